@@ -1,0 +1,76 @@
+"""robot_dynamics: dynamics of robot arms and mechanisms from URDF and YAML.
+
+    >>> import robot_dynamics as rd
+    >>> model = rd.load_robot("puma560")
+    >>> tau = rd.rnea(model, q, qd, qdd)          # inverse dynamics, shape (..., nq)
+    >>> M = rd.crba(model, q)                     # joint-space inertia matrix
+    >>> qdd = rd.aba(model, q, qd, tau)           # direct dynamics
+
+The core needs numpy and scipy only; ROS 2 lives in ``robot_dynamics.ros``.
+"""
+
+from .conventions import GRAVITY
+from .dynamics import (
+    aba,
+    bias_torques,
+    coriolis_matrix,
+    crba,
+    gravity_torques,
+    kinetic_energy,
+    mechanical_energy,
+    potential_energy,
+    rnea,
+)
+from .errors import InputError, ModelError, RobotDynamicsError, SingularityError, UnknownNameError
+from .kinematics import (
+    IKResult,
+    body_poses,
+    frame_pose,
+    frame_poses,
+    frame_velocity,
+    inverse_kinematics,
+    jacobian,
+    jacobian_dot_qdot,
+)
+from .model import (
+    DEFAULT_ROBOT,
+    RobotModel,
+    list_robots,
+    load_dh_yaml,
+    load_robot,
+    load_urdf,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_ROBOT",
+    "GRAVITY",
+    "IKResult",
+    "InputError",
+    "ModelError",
+    "RobotDynamicsError",
+    "RobotModel",
+    "SingularityError",
+    "UnknownNameError",
+    "aba",
+    "bias_torques",
+    "body_poses",
+    "coriolis_matrix",
+    "crba",
+    "frame_pose",
+    "frame_poses",
+    "frame_velocity",
+    "gravity_torques",
+    "inverse_kinematics",
+    "jacobian",
+    "jacobian_dot_qdot",
+    "kinetic_energy",
+    "list_robots",
+    "load_dh_yaml",
+    "load_robot",
+    "load_urdf",
+    "mechanical_energy",
+    "potential_energy",
+    "rnea",
+]

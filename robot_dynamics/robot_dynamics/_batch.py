@@ -1,0 +1,49 @@
+"""Shape checking at the API boundary: one helper for every ``(..., n)`` input."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .errors import InputError
+
+__all__ = ["as_batch", "broadcast_batch"]
+
+
+def as_batch(
+    x: ArrayLike, n: int, what: str, names: Sequence[str] | None = None
+) -> tuple[NDArray[np.float64], tuple[int, ...]]:
+    """Validate ``x`` of shape (..., n) and flatten it to (N, n).
+
+    Returns:
+        (array of shape (N, n), the leading batch shape).
+
+    Raises:
+        InputError: wrong last dimension, non-numeric or non-finite values; the message names
+            the expected shape (and the joint names when given).
+    """
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{what}: expected numbers of shape (..., {n}), got {x!r}") from None
+    if arr.ndim == 0 or arr.shape[-1] != n:
+        hint = f" ordered as {list(names)}" if names is not None else ""
+        raise InputError(f"{what}: expected shape (..., {n}){hint}, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise InputError(f"{what}: contains NaN or infinite values")
+    batch = arr.shape[:-1]
+    return arr.reshape(-1, n), batch
+
+
+def broadcast_batch(
+    arrays: Sequence[tuple[NDArray[np.float64], tuple[int, ...]]],
+) -> tuple[list[NDArray[np.float64]], tuple[int, ...]]:
+    """Broadcast several flattened (N_i, n_i) arrays with batch shapes to one common batch."""
+    shape = np.broadcast_shapes(*(b for _, b in arrays))
+    out = []
+    for flat, b in arrays:
+        full = np.broadcast_to(flat.reshape(b + flat.shape[-1:]), shape + flat.shape[-1:])
+        out.append(np.ascontiguousarray(full).reshape(-1, flat.shape[-1]))
+    return out, shape

@@ -1,0 +1,19 @@
+"""Inverse and direct dynamics of rigid-body trees, batched over leading dimensions."""
+
+from .aba import aba
+from .coriolis import coriolis_matrix
+from .crba import crba
+from .energy import kinetic_energy, mechanical_energy, potential_energy
+from .rnea import bias_torques, gravity_torques, rnea
+
+__all__ = [
+    "aba",
+    "bias_torques",
+    "coriolis_matrix",
+    "crba",
+    "gravity_torques",
+    "kinetic_energy",
+    "mechanical_energy",
+    "potential_energy",
+    "rnea",
+]

@@ -1,0 +1,46 @@
+"""The package's exceptions: one base class, messages that name what was expected."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+__all__ = [
+    "RobotDynamicsError",
+    "ModelError",
+    "InputError",
+    "UnknownNameError",
+    "SingularityError",
+]
+
+
+class RobotDynamicsError(Exception):
+    """Base class of every error raised by robot_dynamics."""
+
+
+class ModelError(RobotDynamicsError):
+    """A robot description (URDF, xacro, DH or drive-train YAML) is malformed or inconsistent."""
+
+
+class InputError(RobotDynamicsError, ValueError):
+    """A numeric input has the wrong shape, a non-finite value or an invalid range."""
+
+
+class SingularityError(RobotDynamicsError):
+    """A computation met a singular configuration (inverse kinematics, loop closure, A matrix)."""
+
+
+class UnknownNameError(RobotDynamicsError, KeyError):
+    """A name (joint, link, frame, robot, profile...) is not among the valid ones.
+
+    The message lists the valid choices, MuJoCo style:
+    ``Unknown joint 'elbw'. Valid joints: ['shoulder', 'elbow']``.
+    """
+
+    def __init__(self, kind: str, name: object, valid: Iterable[object]):
+        self.kind = kind
+        self.name = name
+        self.valid = list(valid)
+        super().__init__(f"Unknown {kind} {name!r}. Valid {kind}s: {self.valid}")
+
+    def __str__(self) -> str:  # KeyError would quote the whole message otherwise
+        return str(self.args[0])

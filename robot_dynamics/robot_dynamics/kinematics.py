@@ -1,0 +1,334 @@
+"""Kinematics: joint transforms, forward kinematics of every frame, Jacobians, IK.
+
+All functions accept leading batch dimensions: ``q`` of shape (..., nq). Poses are 4x4
+homogeneous transforms T_base_frame; Jacobians are geometric, ``[linear; angular]`` rows
+(shape (..., 6, nq)), expressed in the base frame at the frame's origin (Khalil's J_n
+projected in frame 0; Pinocchio's LOCAL_WORLD_ALIGNED).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._batch import as_batch
+from .errors import InputError, SingularityError
+from .model.robot_model import RobotModel
+from .spatial import (
+    cross,
+    crm,
+    homogeneous,
+    log_so3,
+    rotation_about_axis,
+    transform_motion,
+)
+
+__all__ = [
+    "body_coordinates",
+    "joint_transforms",
+    "spatial_motion",
+    "body_poses",
+    "frame_poses",
+    "frame_pose",
+    "jacobian",
+    "frame_velocity",
+    "jacobian_dot_qdot",
+    "IKResult",
+    "inverse_kinematics",
+]
+
+Array = NDArray[np.float64]
+
+
+def body_coordinates(model: RobotModel, q: Array) -> Array:
+    """Body joint coordinates from independent ones (mimic joints): (N, nq) -> (N, nb)."""
+    if not model.has_mimic:
+        return q
+    return q @ model.mimic_matrix.T + model.mimic_offset
+
+
+def joint_transforms(model: RobotModel, qb: Array) -> tuple[Array, Array]:
+    """Plücker transforms parent -> body for every body.
+
+    Args:
+        qb: body joint coordinates, (N, nb).
+
+    Returns:
+        E: body_R_parent, (N, nb, 3, 3); r: body origin in parent coordinates, (N, nb, 3).
+    """
+    N = qb.shape[0]
+    rev = ~model.is_prismatic
+    # Revolute: child = joint frame rotated by q about the axis, so E = R(axis, q)^T E_tree.
+    Rj = np.broadcast_to(np.eye(3), (N, model.nb, 3, 3)).copy()
+    if np.any(rev):
+        Rj[:, rev] = rotation_about_axis(model.axis[rev], qb[:, rev])
+    E = np.swapaxes(Rj, -1, -2) @ model.E_tree
+    r = np.broadcast_to(model.r_tree, (N, model.nb, 3)).copy()
+    if np.any(model.is_prismatic):
+        pr = model.is_prismatic
+        # Prismatic: the origin slides by q along the axis, expressed in parent coordinates.
+        axis_parent = (np.swapaxes(model.E_tree[pr], -1, -2) @ model.axis[pr][..., None])[..., 0]
+        r[:, pr] += axis_parent * qb[:, pr, None]
+    return E, r
+
+
+def spatial_motion(
+    model: RobotModel,
+    qb: Array,
+    qdb: Array,
+    qddb: Array | None,
+    base_acceleration: Array | None,
+) -> tuple[Array, Array, Array, Array | None]:
+    """Forward recursion of body velocities and accelerations (Khalil [7.43]-[7.45]).
+
+    ``v_i = X_i v_p + S_i qd_i``; ``a_i = X_i a_p + S_i qdd_i + v_i x S_i qd_i``, in body
+    coordinates, Featherstone order [angular; linear]. Gravity enters as the base acceleration
+    ``a_0 = [0; -g]`` (Featherstone's trick, Khalil's dV_0 = -g).
+
+    Args:
+        qb, qdb: body coordinates and velocities, (N, nb).
+        qddb: body accelerations, (N, nb), or None to skip accelerations.
+        base_acceleration: spatial acceleration of the base, (N, 6) or (6,), or None for 0.
+
+    Returns:
+        (E, r, v, a): transforms (N, nb, 3, 3), (N, nb, 3); velocities (N, nb, 6);
+        accelerations (N, nb, 6) or None.
+    """
+    N, nb = qb.shape
+    E, r = joint_transforms(model, qb)
+    S = model.S
+    v = np.empty((N, nb, 6))
+    a = np.empty((N, nb, 6)) if qddb is not None else None
+    a0 = None if base_acceleration is None else np.broadcast_to(base_acceleration, (N, 6))
+    for i in range(nb):
+        p = model.parent[i]
+        vJ = S[i] * qdb[:, i : i + 1]
+        if p < 0:
+            v[:, i] = vJ
+        else:
+            v[:, i] = transform_motion(E[:, i], r[:, i], v[:, p]) + vJ
+        if a is not None:
+            ap = a0 if p < 0 else a[:, p]
+            ai = S[i] * qddb[:, i : i + 1] + crm(v[:, i], vJ)  # type: ignore[index]
+            if ap is not None:
+                ai = ai + transform_motion(E[:, i], r[:, i], ap)
+            a[:, i] = ai
+    return E, r, v, a
+
+
+def _poses_from_transforms(model: RobotModel, E: Array, r: Array) -> Array:
+    """T_base_body for every body from the parent -> body transforms, (N, nb, 4, 4)."""
+    N = E.shape[0]
+    T_local = homogeneous(np.swapaxes(E, -1, -2), r)  # T_parent_body
+    T = np.empty((N, model.nb, 4, 4))
+    for i in range(model.nb):
+        p = model.parent[i]
+        T[:, i] = T_local[:, i] if p < 0 else T[:, p] @ T_local[:, i]
+    return T
+
+
+def body_poses(model: RobotModel, q: ArrayLike) -> Array:
+    """Poses of the moving bodies, T_base_body, shape (..., nb, 4, 4)."""
+    qf, batch = as_batch(q, model.nq, "q", model.joint_names)
+    E, r = joint_transforms(model, body_coordinates(model, qf))
+    return _poses_from_transforms(model, E, r).reshape(batch + (model.nb, 4, 4))
+
+
+def _frame_poses_flat(model: RobotModel, qf: Array) -> tuple[Array, Array]:
+    E, r = joint_transforms(model, body_coordinates(model, qf))
+    Tb = _poses_from_transforms(model, E, r)
+    N = qf.shape[0]
+    # Base frame (body -1) gets the identity.
+    Tb_ext = np.concatenate([Tb, np.broadcast_to(np.eye(4), (N, 1, 4, 4))], axis=1)
+    T = Tb_ext[:, model.frame_body] @ model.frame_placement
+    return T, Tb
+
+
+def frame_poses(model: RobotModel, q: ArrayLike) -> Array:
+    """Poses of every frame (every URDF link), T_base_frame, shape (..., nf, 4, 4)."""
+    qf, batch = as_batch(q, model.nq, "q", model.joint_names)
+    T, _ = _frame_poses_flat(model, qf)
+    return T.reshape(batch + (len(model.frame_names), 4, 4))
+
+
+def frame_pose(model: RobotModel, q: ArrayLike, frame: str | None = None) -> Array:
+    """Pose T_base_frame of one frame (default: the end effector), shape (..., 4, 4)."""
+    k = model.frame_index(frame or model.end_effector)
+    qf, batch = as_batch(q, model.nq, "q", model.joint_names)
+    T, _ = _frame_poses_flat(model, qf)
+    return T[:, k].reshape(batch + (4, 4))
+
+
+def _ancestors(model: RobotModel, body: int) -> list[int]:
+    chain = []
+    while body >= 0:
+        chain.append(body)
+        body = int(model.parent[body])
+    return chain
+
+
+def jacobian(model: RobotModel, q: ArrayLike, frame: str | None = None) -> Array:
+    """Geometric Jacobian of a frame, ``[v; w] = J qd``, shape (..., 6, nq).
+
+    Rows are [linear; angular] in base-frame axes; the linear part is the velocity of the
+    frame's origin. Columns follow ``model.joint_names`` (mimic joints folded in).
+    """
+    k = model.frame_index(frame or model.end_effector)
+    qf, batch = as_batch(q, model.nq, "q", model.joint_names)
+    T, Tb = _frame_poses_flat(model, qf)
+    p = T[:, k, :3, 3]
+    Jb = np.zeros((qf.shape[0], 6, model.nb))
+    for j in _ancestors(model, int(model.frame_body[k])):
+        z = Tb[:, j, :3, :3] @ model.axis[j]
+        if model.is_prismatic[j]:
+            Jb[:, :3, j] = z
+        else:
+            Jb[:, :3, j] = cross(z, p - Tb[:, j, :3, 3])
+            Jb[:, 3:, j] = z
+    J = Jb @ model.mimic_matrix if model.has_mimic else Jb
+    return J.reshape(batch + (6, model.nq))
+
+
+def _point_motion(
+    model: RobotModel, qf: Array, qdf: Array, k: int, with_acceleration: bool
+) -> tuple[Array, Array | None]:
+    """Classical velocity [v; w] and (qdd = 0, no gravity) acceleration of frame k's origin."""
+    N = qf.shape[0]
+    body = int(model.frame_body[k])
+    if body < 0:
+        return np.zeros((N, 6)), (np.zeros((N, 6)) if with_acceleration else None)
+    qb, qdb = body_coordinates(model, qf), qdf @ model.mimic_matrix.T if model.has_mimic else qdf
+    zeros = np.zeros_like(qb) if with_acceleration else None
+    E, r, v, a = spatial_motion(model, qb, qdb, zeros, None)
+    Tb = _poses_from_transforms(model, E, r)
+    R = Tb[:, body, :3, :3]
+    pb = model.frame_placement[k, :3, 3]  # frame origin in body coordinates
+    w, vo = v[:, body, :3], v[:, body, 3:]
+    vp = vo + cross(w, pb)  # velocity of the point (spatial shift)
+    vel = np.concatenate([(R @ vp[..., None])[..., 0], (R @ w[..., None])[..., 0]], -1)
+    if a is None:
+        return vel, None
+    alpha, ao = a[:, body, :3], a[:, body, 3:]
+    # classical acceleration of a body-fixed point: spatial accel shifted to it, plus w x v_p
+    acc_p = ao + cross(alpha, pb) + cross(w, vp)
+    acc = np.concatenate([(R @ acc_p[..., None])[..., 0], (R @ alpha[..., None])[..., 0]], -1)
+    return vel, acc
+
+
+def frame_velocity(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None = None) -> Array:
+    """Twist [v; w] of a frame's origin in base axes, shape (..., 6); equals J qd."""
+    k = model.frame_index(frame or model.end_effector)
+    qf, b1 = as_batch(q, model.nq, "q", model.joint_names)
+    qdf, b2 = as_batch(qd, model.nq, "qd", model.joint_names)
+    if b1 != b2:
+        raise InputError(f"q and qd must have the same batch shape, got {b1} and {b2}")
+    vel, _ = _point_motion(model, qf, qdf, k, False)
+    return vel.reshape(b1 + (6,))
+
+
+def jacobian_dot_qdot(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None = None) -> Array:
+    """``Jdot qd``: the frame origin's acceleration [a; alpha] at qdd = 0, base axes, (..., 6).
+
+    So that the classical acceleration is ``J qdd + Jdot qd`` (Khalil [9.33]).
+    """
+    k = model.frame_index(frame or model.end_effector)
+    qf, b1 = as_batch(q, model.nq, "q", model.joint_names)
+    qdf, b2 = as_batch(qd, model.nq, "qd", model.joint_names)
+    if b1 != b2:
+        raise InputError(f"q and qd must have the same batch shape, got {b1} and {b2}")
+    _, acc = _point_motion(model, qf, qdf, k, True)
+    assert acc is not None
+    return acc.reshape(b1 + (6,))
+
+
+class IKResult(NamedTuple):
+    """Result of :func:`inverse_kinematics`.
+
+    Attributes:
+        q: joint positions, (nq,).
+        success: True when the pose error is within tolerance.
+        position_error: [m]; orientation_error: [rad] at ``q``.
+        iterations: iterations used.
+    """
+
+    q: Array
+    success: bool
+    position_error: float
+    orientation_error: float
+    iterations: int
+
+
+def inverse_kinematics(
+    model: RobotModel,
+    target: ArrayLike,
+    frame: str | None = None,
+    q0: ArrayLike | None = None,
+    *,
+    position_only: bool = False,
+    damping: float = 1e-3,
+    tolerance: float = 1e-10,
+    max_iterations: int = 200,
+    respect_limits: bool = True,
+    raise_on_failure: bool = False,
+) -> IKResult:
+    """Damped least squares inverse kinematics of one frame (Levenberg-Marquardt steps).
+
+    Iterates ``dq = J^T (J J^T + lambda^2 I)^-1 e`` with e = [p* - p; log(R* R^T)] in base axes,
+    clamping to the joint limits.
+
+    Args:
+        target: T_base_frame wanted, (4, 4); or a position (3,) with ``position_only``.
+        frame: frame name (default: the end effector).
+        q0: initial guess (nq,); default the middle of the limits (0 when unlimited).
+        position_only: solve the position only.
+        damping: lambda [m]; larger is more robust near singularities, slower to converge.
+        tolerance: stop when the error norm is below this.
+        raise_on_failure: raise SingularityError instead of returning ``success=False``.
+    """
+    fname = frame or model.end_effector
+    model.frame_index(fname)
+    tgt = np.asarray(target, dtype=float)
+    if position_only and tgt.shape == (3,):
+        p_star, R_star = tgt, None
+    elif tgt.shape == (4, 4):
+        p_star, R_star = tgt[:3, 3], (None if position_only else tgt[:3, :3])
+    else:
+        raise InputError(f"target: expected a (4, 4) pose (or a (3,) position with position_only), got {tgt.shape}")
+    if not np.all(np.isfinite(tgt)):
+        raise InputError("target: contains NaN or infinite values")
+    lo = np.where(np.isfinite(model.lower), model.lower, -np.inf)
+    hi = np.where(np.isfinite(model.upper), model.upper, np.inf)
+    if q0 is None:
+        q = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), 0.0)
+    else:
+        q = as_batch(q0, model.nq, "q0", model.joint_names)[0][0].copy()
+    rows = slice(0, 3) if R_star is None else slice(0, 6)
+    err = np.inf
+    it = 0
+    for it in range(1, max_iterations + 1):
+        T = frame_pose(model, q, fname)
+        e = np.zeros(6)
+        e[:3] = p_star - T[:3, 3]
+        if R_star is not None:
+            e[3:] = log_so3(R_star @ T[:3, :3].T)
+        e = e[rows]
+        err = float(np.linalg.norm(e))
+        if err < tolerance:
+            break
+        J = jacobian(model, q, fname)[rows]
+        dq = J.T @ np.linalg.solve(J @ J.T + damping**2 * np.eye(J.shape[0]), e)
+        q = q + dq
+        if respect_limits:
+            q = np.clip(q, lo, hi)
+    T = frame_pose(model, q, fname)
+    pos_err = float(np.linalg.norm(p_star - T[:3, 3]))
+    rot_err = 0.0 if R_star is None else float(np.linalg.norm(log_so3(R_star @ T[:3, :3].T)))
+    ok = np.hypot(pos_err, rot_err) < max(tolerance * 10, 1e-9)
+    if not ok and raise_on_failure:
+        raise SingularityError(
+            f"Inverse kinematics of {fname!r} did not converge in {it} iterations: position error "
+            f"{pos_err:.3g} m, orientation error {rot_err:.3g} rad (target unreachable or singular)"
+        )
+    return IKResult(q, bool(ok), pos_err, rot_err, it)

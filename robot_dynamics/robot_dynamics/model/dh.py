@@ -1,0 +1,219 @@
+"""Robots described by Denavit-Hartenberg tables in YAML (standard DH or Khalil's modified DH).
+
+The source documents describe robots this way (Khalil's Stäubli RX-90, Chen & Wang's geared
+example). A table becomes the same :class:`LinkSpec`/:class:`JointSpec` lists as a URDF, so one
+builder serves both, and :func:`dh_to_urdf` writes the equivalent URDF.
+
+YAML format::
+
+    name: rx90
+    convention: modified          # 'modified' (Khalil, Craig) or 'standard'
+    base_link: base_link
+    links:
+      - name: link1               # the link carried by the joint
+        joint: joint1
+        type: revolute            # revolute | continuous | prismatic
+        alpha: 0.0                # modified: alpha_j, d_j, theta_j, r_j (Khalil)
+        d: 0.0                    # standard: theta, d, a, alpha
+        theta: 0.0                # constant offset added to the joint angle
+        r: 0.0
+        limits: {lower: -2.9, upper: 2.9, velocity: 4.0, effort: 150}
+        mass: 10.0                # [kg]
+        com: [0.0, 0.0, 0.1]      # in the DH frame of the link [m]
+        inertia: [0.2, 0, 0, 0.2, 0, 0.05]   # xx xy xz yy yz zz about the COM [kg m^2]
+        # or Khalil's standard parameters about O_j:
+        # inertia_origin: [XX, XY, XZ, YY, YZ, ZZ]   ms: [MX, MY, MZ]
+    tool: {name: tool0, xyz: [0, 0, 0.1], rpy: [0, 0, 0]}   # optional fixed frame
+
+Khalil's modified DH: ``T_{j-1,j} = Rot(x, alpha_j) Trans(x, d_j) Rot(z, theta_j) Trans(z, r_j)``;
+standard DH: ``T_{i-1,i} = Rot(z, theta_i) Trans(z, d_i) Trans(x, a_i) Rot(x, alpha_i)``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelError
+from ..spatial import homogeneous, rotation_about_axis, skew
+from .robot_model import JointSpec, LinkSpec, RobotModel, build_model
+from .sidecar import read_yaml
+
+__all__ = ["load_dh_yaml", "dh_specs", "modified_dh_transform", "standard_dh_transform"]
+
+_Z = np.array([0.0, 0.0, 1.0])
+_X = np.array([1.0, 0.0, 0.0])
+CONVENTIONS = ("modified", "standard")
+_LINK_KEYS = {
+    "name", "joint", "type", "alpha", "d", "theta", "r", "a", "limits", "mass", "com",
+    "inertia", "inertia_origin", "ms", "damping", "friction",
+}
+
+
+def _rot(axis: np.ndarray, angle: float) -> np.ndarray:
+    return homogeneous(rotation_about_axis(axis, angle), np.zeros(3))
+
+
+def _trans(axis: np.ndarray, dist: float) -> np.ndarray:
+    return homogeneous(np.eye(3), axis * dist)
+
+
+def modified_dh_transform(alpha: float, d: float, theta: float, r: float) -> np.ndarray:
+    """Khalil's T_{j-1,j} = Rot(x, alpha) Trans(x, d) Rot(z, theta) Trans(z, r), (4, 4)."""
+    return _rot(_X, alpha) @ _trans(_X, d) @ _rot(_Z, theta) @ _trans(_Z, r)
+
+
+def standard_dh_transform(theta: float, d: float, a: float, alpha: float) -> np.ndarray:
+    """Standard T_{i-1,i} = Rot(z, theta) Trans(z, d) Trans(x, a) Rot(x, alpha), (4, 4)."""
+    return _rot(_Z, theta) @ _trans(_Z, d) @ _trans(_X, a) @ _rot(_X, alpha)
+
+
+def _vec(entry: dict[str, Any], key: str, n: int, where: str) -> np.ndarray | None:
+    if key not in entry:
+        return None
+    v = entry[key]
+    if not isinstance(v, (list, tuple)) or len(v) != n:
+        raise ModelError(f"{where}.{key}: expected a list of {n} numbers, got {v!r}")
+    try:
+        arr = np.array([float(x) for x in v])
+    except (TypeError, ValueError):
+        raise ModelError(f"{where}.{key}: expected a list of {n} numbers, got {v!r}") from None
+    if not np.all(np.isfinite(arr)):
+        raise ModelError(f"{where}.{key}: values must be finite")
+    return arr
+
+
+def _num(entry: dict[str, Any], key: str, where: str, default: float = 0.0) -> float:
+    v = entry.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
+        raise ModelError(f"{where}.{key}: expected a finite number, got {v!r}")
+    return float(v)
+
+
+def _sym(v: np.ndarray) -> np.ndarray:
+    xx, xy, xz, yy, yz, zz = v
+    return np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+
+
+def _link_inertia(entry: dict[str, Any], where: str) -> tuple[float, np.ndarray, np.ndarray]:
+    """(mass, com, inertia about com) in the DH frame of the link."""
+    mass = _num(entry, "mass", where)
+    if mass < 0:
+        raise ModelError(f"{where}.mass: must be >= 0, got {mass}")
+    com = _vec(entry, "com", 3, where)
+    inertia = _vec(entry, "inertia", 6, where)
+    inertia_o = _vec(entry, "inertia_origin", 6, where)
+    ms = _vec(entry, "ms", 3, where)
+    if inertia_o is not None or ms is not None:
+        if inertia is not None or com is not None:
+            raise ModelError(f"{where}: give either 'com' + 'inertia' or 'ms' + 'inertia_origin', not both")
+        ms = np.zeros(3) if ms is None else ms
+        if mass == 0 and np.any(ms):
+            raise ModelError(f"{where}.ms: a massless link cannot have a first moment of mass")
+        com = ms / mass if mass > 0 else np.zeros(3)
+        J_o = _sym(np.zeros(6) if inertia_o is None else inertia_o)
+        C = skew(com)
+        # Khalil's J_j is about O_j: J_o = I_c - m [c]x^2, so I_c = J_o + m [c]x^2.
+        return mass, com, J_o + mass * C @ C
+    return mass, np.zeros(3) if com is None else com, _sym(np.zeros(6) if inertia is None else inertia)
+
+
+def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]]:
+    """Turn a parsed DH YAML document into (name, links, joints) specs."""
+    convention = data.get("convention", "modified")
+    if convention not in CONVENTIONS:
+        raise ModelError(f"convention: {convention!r} is not valid. Valid conventions: {list(CONVENTIONS)}")
+    name = str(data.get("name", "robot"))
+    base = str(data.get("base_link", "base_link"))
+    entries = data.get("links")
+    if not isinstance(entries, list) or not entries:
+        raise ModelError("links: expected a non-empty list of DH rows")
+    links = [LinkSpec(base)]
+    joints: list[JointSpec] = []
+    prev = base
+    # For standard DH the body frame is the joint frame (frame i-1 moved by q); the constant
+    # part of row i becomes the origin of the next joint, and the inertia is carried over.
+    pending = np.eye(4)
+    for k, entry in enumerate(entries):
+        where = f"links[{k}]"
+        if not isinstance(entry, dict):
+            raise ModelError(f"{where}: expected a mapping")
+        unknown = set(entry) - _LINK_KEYS
+        if unknown:
+            raise ModelError(f"{where}: unknown keys {sorted(unknown)}. Valid keys: {sorted(_LINK_KEYS)}")
+        lname = str(entry.get("name", f"link{k + 1}"))
+        jname = str(entry.get("joint", f"joint{k + 1}"))
+        jtype = entry.get("type", "revolute")
+        if jtype not in ("revolute", "continuous", "prismatic"):
+            raise ModelError(f"{where}.type: {jtype!r} is not valid. Valid types: ['revolute', 'continuous', 'prismatic']")
+        mass, com, I_c = _link_inertia(entry, where)
+        if convention == "modified":
+            origin = modified_dh_transform(
+                _num(entry, "alpha", where), _num(entry, "d", where), _num(entry, "theta", where), _num(entry, "r", where)
+            )
+            T_body_dh = np.eye(4)
+        else:
+            origin = pending
+            T_body_dh = standard_dh_transform(
+                _num(entry, "theta", where), _num(entry, "d", where), _num(entry, "a", where), _num(entry, "alpha", where)
+            )
+            pending = T_body_dh
+        R, p = T_body_dh[:3, :3], T_body_dh[:3, 3]
+        links.append(LinkSpec(lname, mass, R @ com + p, R @ I_c @ R.T))
+        spec = JointSpec(jname, jtype, prev, lname, origin, _Z.copy())
+        limits = entry.get("limits") or {}
+        if not isinstance(limits, dict):
+            raise ModelError(f"{where}.limits: expected a mapping of lower, upper, velocity, effort")
+        for key, attr in (("lower", "lower"), ("upper", "upper"), ("velocity", "velocity"), ("effort", "effort")):
+            if key in limits:
+                setattr(spec, attr, _num(limits, key, f"{where}.limits"))
+        spec.damping = _num(entry, "damping", where)
+        spec.friction = _num(entry, "friction", where)
+        joints.append(spec)
+        prev = lname
+    tool = data.get("tool")
+    flange = pending if convention == "standard" else np.eye(4)
+    if tool is not None:
+        if not isinstance(tool, dict):
+            raise ModelError("tool: expected a mapping with name, xyz, rpy")
+        from .robot_model import origin_matrix
+
+        xyz = _vec(tool, "xyz", 3, "tool")
+        rpy = _vec(tool, "rpy", 3, "tool")
+        T_tool = flange @ origin_matrix(np.zeros(3) if xyz is None else xyz, np.zeros(3) if rpy is None else rpy)
+        tname = str(tool.get("name", "tool0"))
+        links.append(LinkSpec(tname))
+        joints.append(JointSpec(f"{tname}_joint", "fixed", prev, tname, T_tool))
+    elif convention == "standard":
+        # keep the last DH frame (the flange) reachable as a frame
+        links.append(LinkSpec("flange"))
+        joints.append(JointSpec("flange_joint", "fixed", prev, "flange", flange))
+    return name, links, joints
+
+
+def load_dh_yaml(
+    source: str | os.PathLike[str] | dict[str, Any],
+    drivetrain: str | os.PathLike[str] | dict[str, Any] | None = None,
+) -> RobotModel:
+    """Load a robot from a DH/modified-DH YAML table (see the module docstring).
+
+    Args:
+        source: YAML path or parsed dict.
+        drivetrain: optional joint-properties / drive-train YAML, as for :func:`load_urdf`.
+    """
+    data = read_yaml(source, "DH YAML")
+    name, links, joints = dh_specs(data)
+    from .urdf_writer import specs_to_urdf
+
+    gravity = _vec(data, "gravity", 3, "gravity")
+    model = build_model(
+        name, links, joints, description=specs_to_urdf(name, links, joints),
+        **({"gravity": gravity} if gravity is not None else {}),
+    )
+    if drivetrain is not None:
+        from .sidecar import apply_sidecar
+
+        model = apply_sidecar(model, drivetrain)
+    return model

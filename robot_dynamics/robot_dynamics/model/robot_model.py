@@ -1,0 +1,451 @@
+"""RobotModel: the immutable description every algorithm reads (model/data split).
+
+Loaders (URDF, xacro, DH YAML) produce :class:`LinkSpec` and :class:`JointSpec` lists;
+:func:`build_model` turns them into a :class:`RobotModel`:
+
+* fixed joints are merged into their parent body (their links stay as frames);
+* the movable joints are ordered so that ``parent[i] < i`` (depth first, document order);
+* mimic joints become bodies whose coordinate is ``multiplier * q[k] + offset`` of an
+  independent joint k, so ``model.joint_names`` holds the independent joints only.
+
+Bodies are the links carried by movable joints, in the frame of their joint (the URDF child
+link frame). Joint properties (limits, friction, rotor inertia) are per independent joint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..conventions import GRAVITY
+from ..errors import ModelError, UnknownNameError
+from ..spatial import homogeneous, rotational_inertia_about_origin, skew, spatial_inertia
+
+__all__ = ["LinkSpec", "JointSpec", "RobotModel", "build_model", "JOINT_TYPES"]
+
+Array = NDArray[np.float64]
+
+#: Joint types a robot description may use (URDF names; ``continuous`` is an unlimited revolute).
+JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
+
+
+@dataclass
+class LinkSpec:
+    """A link as written in the description.
+
+    Attributes:
+        name: link name.
+        mass: [kg]; 0 for a link without inertial (massless by the URDF spec).
+        com: centre of mass in the link frame, (3,) [m].
+        inertia: rotational inertia about the centre of mass, link-frame axes, (3, 3) [kg m^2].
+    """
+
+    name: str
+    mass: float = 0.0
+    com: Array = field(default_factory=lambda: np.zeros(3))
+    inertia: Array = field(default_factory=lambda: np.zeros((3, 3)))
+
+
+@dataclass
+class JointSpec:
+    """A joint as written in the description.
+
+    Attributes:
+        name: joint name.
+        type: one of :data:`JOINT_TYPES`.
+        parent, child: link names.
+        origin: T_parent_joint, (4, 4): the child link frame at q = 0.
+        axis: unit axis in the joint (child) frame, (3,).
+        lower, upper: position limits [rad or m] (inf for continuous or unlimited).
+        velocity, effort: limits [rad/s or m/s], [N m or N] (inf when not given).
+        damping: viscous friction Fv [N m s/rad]; friction: Coulomb friction Fc [N m].
+        mimic: (joint name, multiplier, offset) or None.
+    """
+
+    name: str
+    type: str
+    parent: str
+    child: str
+    origin: Array = field(default_factory=lambda: np.eye(4))
+    axis: Array = field(default_factory=lambda: np.array([1.0, 0.0, 0.0]))
+    lower: float = -np.inf
+    upper: float = np.inf
+    velocity: float = np.inf
+    effort: float = np.inf
+    damping: float = 0.0
+    friction: float = 0.0
+    mimic: tuple[str, float, float] | None = None
+
+
+def _readonly(a: Any, dtype: Any = float) -> NDArray[Any]:
+    arr = np.array(a, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class RobotModel:
+    """An immutable rigid-body tree with its joint properties.
+
+    Body arrays have nb = number of moving joints (mimic joints included); joint arrays have
+    nq = number of independent joints. All arrays are read-only.
+
+    Attributes:
+        name: robot name.
+        base_link: name of the root link (fixed to the world).
+        joint_names: independent movable joints in tree order, (nq,).
+        body_names: links carried by the moving joints, (nb,).
+        body_joint_names: the moving joints, (nb,); equals ``joint_names`` without mimic joints.
+        parent: parent body index of each body, -1 for the base, with ``parent[i] < i``, (nb,).
+        joint_type: ``'revolute'`` or ``'prismatic'`` per body (continuous joints are revolute).
+        axis: unit joint axis in the body frame, (nb, 3).
+        E_tree: rotation joint_R_parent of the joint frame at q = 0, (nb, 3, 3).
+        r_tree: joint frame origin in parent body coordinates, (nb, 3) [m].
+        mass: body mass (fixed children merged), (nb,) [kg].
+        com: body centre of mass in the body frame, (nb, 3) [m].
+        inertia_com: rotational inertia about the centre of mass, body axes, (nb, 3, 3).
+        mimic_matrix: G with q_body = G q + mimic_offset, (nb, nq).
+        mimic_offset: (nb,).
+        lower, upper, velocity_limit, effort_limit: joint limits, (nq,).
+        viscous, coulomb: Khalil's Fv, Fc [7.27] per joint, (nq,).
+        rotor_inertia: Ia = N^2 Jm per joint (Khalil [7.29]), (nq,) [kg m^2 or kg].
+        continuous: True for continuous joints, (nq,).
+        frame_names: every link of the description, base first, (nf,).
+        frame_body: body carrying each frame, -1 for the base, (nf,).
+        frame_placement: T_body_frame, (nf, 4, 4).
+        gravity: default gravity in the base frame, (3,) [m/s^2].
+        drivetrain: drive-train description (geared mechanisms), or None.
+        description: the source text (URDF) when known, for /robot_description.
+        transmissions: raw ros2_control ``<transmission>`` XML elements of the URDF.
+    """
+
+    name: str
+    base_link: str
+    joint_names: tuple[str, ...]
+    body_names: tuple[str, ...]
+    body_joint_names: tuple[str, ...]
+    parent: NDArray[np.int_]
+    joint_type: tuple[str, ...]
+    axis: Array
+    E_tree: Array
+    r_tree: Array
+    mass: Array
+    com: Array
+    inertia_com: Array
+    mimic_matrix: Array
+    mimic_offset: Array
+    lower: Array
+    upper: Array
+    velocity_limit: Array
+    effort_limit: Array
+    viscous: Array
+    coulomb: Array
+    rotor_inertia: Array
+    continuous: NDArray[np.bool_]
+    frame_names: tuple[str, ...]
+    frame_body: NDArray[np.int_]
+    frame_placement: Array
+    gravity: Array = field(default_factory=lambda: _readonly(GRAVITY))
+    drivetrain: Any = None
+    description: str | None = None
+    transmissions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray) and value.flags.writeable:
+                object.__setattr__(self, f.name, _readonly(value, value.dtype))
+        # Derived, cached quantities used by every algorithm.
+        h = self.mass[:, None] * self.com
+        I_o = rotational_inertia_about_origin(self.mass, self.com, self.inertia_com)
+        is_prismatic = np.array([t == "prismatic" for t in self.joint_type], dtype=bool)
+        # Motion subspace S = [axis; 0] (revolute) or [0; axis] (prismatic), Featherstone order.
+        S = np.zeros((self.nb, 6))
+        S[~is_prismatic, :3] = self.axis[~is_prismatic]
+        S[is_prismatic, 3:] = self.axis[is_prismatic]
+        identity = (
+            self.mimic_matrix.shape[0] == self.mimic_matrix.shape[1]
+            and np.array_equal(self.mimic_matrix, np.eye(self.nq))
+            and not np.any(self.mimic_offset)
+        )
+        object.__setattr__(self, "h", _readonly(h))
+        object.__setattr__(self, "I_origin", _readonly(I_o))
+        object.__setattr__(self, "inertia6", _readonly(spatial_inertia(self.mass, self.com, self.inertia_com)))
+        object.__setattr__(self, "is_prismatic", _readonly(is_prismatic, bool))
+        object.__setattr__(self, "S", _readonly(S))
+        object.__setattr__(self, "has_mimic", not identity)
+
+    # -- sizes ---------------------------------------------------------------------------
+    @property
+    def nq(self) -> int:
+        """Number of independent joint coordinates (one angle per continuous joint)."""
+        return len(self.joint_names)
+
+    @property
+    def nv(self) -> int:
+        """Number of joint velocities; equals nq here (no quaternion joints)."""
+        return len(self.joint_names)
+
+    @property
+    def nb(self) -> int:
+        """Number of moving bodies (mimic joints included)."""
+        return len(self.body_names)
+
+    # -- names -----------------------------------------------------------------------------
+    def joint_index(self, name: str) -> int:
+        """Index of an independent joint in ``joint_names``; raises UnknownNameError."""
+        try:
+            return self.joint_names.index(name)
+        except ValueError:
+            raise UnknownNameError("joint", name, self.joint_names) from None
+
+    def frame_index(self, name: str) -> int:
+        """Index of a link frame in ``frame_names``; raises UnknownNameError."""
+        try:
+            return self.frame_names.index(name)
+        except ValueError:
+            raise UnknownNameError("frame", name, self.frame_names) from None
+
+    @property
+    def end_effector(self) -> str:
+        """The default tool frame: the last frame of the deepest chain (the last link)."""
+        return self.frame_names[-1]
+
+    def total_mass(self) -> float:
+        """Mass of the moving bodies [kg]."""
+        return float(self.mass.sum())
+
+    def replace(self, **changes: Any) -> RobotModel:
+        """A new model with some fields changed (the model itself is never mutated)."""
+        return dataclasses.replace(self, **changes)
+
+    def __repr__(self) -> str:
+        return (
+            f"RobotModel(name={self.name!r}, nq={self.nq}, bodies={self.nb}, "
+            f"joints={list(self.joint_names)})"
+        )
+
+
+def _merge_inertia(
+    m1: float, c1: Array, I1: Array, m2: float, c2: Array, I2: Array
+) -> tuple[float, Array, Array]:
+    """Combine two rigid inertias given in the same frame (about their own centres of mass)."""
+    m = m1 + m2
+    if m <= 0.0:
+        return 0.0, np.zeros(3), I1 + I2
+    c = (m1 * c1 + m2 * c2) / m
+    d1, d2 = skew(c1 - c), skew(c2 - c)
+    return m, c, I1 - m1 * d1 @ d1 + I2 - m2 * d2 @ d2
+
+
+def _transform_inertia(T: Array, link: LinkSpec) -> tuple[float, Array, Array]:
+    """The inertia of ``link`` expressed in the frame F where T = T_F_link."""
+    R, p = T[:3, :3], T[:3, 3]
+    return link.mass, R @ link.com + p, R @ link.inertia @ R.T
+
+
+def build_model(
+    name: str,
+    links: list[LinkSpec],
+    joints: list[JointSpec],
+    *,
+    description: str | None = None,
+    gravity: tuple[float, float, float] | Array = GRAVITY,
+) -> RobotModel:
+    """Build a :class:`RobotModel` from link and joint specs (shared by every loader).
+
+    Raises:
+        ModelError: unknown link names, a link with two parents, a cycle, several roots,
+            an unsupported joint type, a bad mimic reference, or a non-physical inertia.
+    """
+    link_by_name: dict[str, LinkSpec] = {}
+    for link in links:
+        if link.name in link_by_name:
+            raise ModelError(f"Link {link.name!r} is defined twice")
+        _check_inertia(link)
+        link_by_name[link.name] = link
+    if not link_by_name:
+        raise ModelError("The robot has no links")
+    joint_names_all = [j.name for j in joints]
+    if len(set(joint_names_all)) != len(joint_names_all):
+        dup = sorted({n for n in joint_names_all if joint_names_all.count(n) > 1})
+        raise ModelError(f"Joint names defined twice: {dup}")
+
+    children: dict[str, list[JointSpec]] = {n: [] for n in link_by_name}
+    parent_joint: dict[str, JointSpec] = {}
+    for j in joints:
+        if j.type not in JOINT_TYPES:
+            raise ModelError(
+                f"Joint {j.name!r} has type {j.type!r}; supported joint types: {list(JOINT_TYPES)}"
+            )
+        for role, link_name in (("parent", j.parent), ("child", j.child)):
+            if link_name not in link_by_name:
+                raise ModelError(
+                    f"Joint {j.name!r} names {role} link {link_name!r}, which is not defined. "
+                    f"Valid links: {sorted(link_by_name)}"
+                )
+        if j.child in parent_joint:
+            raise ModelError(
+                f"Link {j.child!r} is the child of two joints ({parent_joint[j.child].name!r} and "
+                f"{j.name!r}); a URDF describes a tree"
+            )
+        parent_joint[j.child] = j
+        children[j.parent].append(j)
+        if j.type != "fixed":
+            n = float(np.linalg.norm(j.axis))
+            if not np.isfinite(n) or n < 1e-12:
+                raise ModelError(f"Joint {j.name!r} has a zero or non-finite axis {list(j.axis)}")
+
+    roots = [n for n in link_by_name if n not in parent_joint]
+    if len(roots) != 1:
+        raise ModelError(
+            f"A robot needs exactly one root link (a link that is no joint's child); found {roots or 'none (a cycle)'}"
+        )
+    base = roots[0]
+
+    # Depth-first walk in document order: bodies get parent[i] < i.
+    body_names: list[str] = []
+    body_joints: list[JointSpec] = []
+    parent_idx: list[int] = []
+    E_tree, r_tree = [], []
+    inertia: list[tuple[float, Array, Array]] = []
+    frame_names: list[str] = [base]
+    frame_body: list[int] = [-1]
+    frame_T: list[Array] = [np.eye(4)]
+    base_inertia = _transform_inertia(np.eye(4), link_by_name[base])
+
+    visited = {base}
+    # stack items: (joint, body index of the parent link, T_parentbody_parentlink)
+    stack: list[tuple[JointSpec, int, Array]] = [(j, -1, np.eye(4)) for j in reversed(children[base])]
+    while stack:
+        j, pbody, T_pb_pl = stack.pop()
+        if j.child in visited:
+            raise ModelError(f"The joint graph has a cycle through link {j.child!r}")
+        visited.add(j.child)
+        child = link_by_name[j.child]
+        T_pb_c = T_pb_pl @ j.origin
+        if j.type == "fixed":
+            body, T_body_child = pbody, T_pb_c
+            m, c, Ic = _transform_inertia(T_body_child, child)
+            if body >= 0:
+                inertia[body] = _merge_inertia(*inertia[body], m, c, Ic)
+            else:
+                base_inertia = _merge_inertia(*base_inertia, m, c, Ic)
+        else:
+            body = len(body_names)
+            body_names.append(j.child)
+            body_joints.append(j)
+            parent_idx.append(pbody)
+            E_tree.append(T_pb_c[:3, :3].T)
+            r_tree.append(T_pb_c[:3, 3].copy())
+            inertia.append(_transform_inertia(np.eye(4), child))
+            T_body_child = np.eye(4)
+        frame_names.append(j.child)
+        frame_body.append(body)
+        frame_T.append(T_body_child)
+        for cj in reversed(children[j.child]):
+            stack.append((cj, body, T_body_child))
+
+    unreached = sorted(set(link_by_name) - visited)
+    if unreached:
+        raise ModelError(f"Links not connected to the root {base!r}: {unreached}")
+
+    # Independent coordinates and mimic map.
+    by_name = {j.name: j for j in body_joints}
+    independent = [j for j in body_joints if j.mimic is None]
+    joint_names = tuple(j.name for j in independent)
+    nq, nb = len(independent), len(body_joints)
+    G = np.zeros((nb, nq))
+    offset = np.zeros(nb)
+    for i, j in enumerate(body_joints):
+        mult, off, cur, seen = 1.0, 0.0, j, {j.name}
+        while cur.mimic is not None:
+            target, m_k, o_k = cur.mimic
+            if target not in by_name:
+                raise ModelError(
+                    f"Joint {cur.name!r} mimics {target!r}, which is not a movable joint. "
+                    f"Valid joints: {list(by_name)}"
+                )
+            if target in seen:
+                raise ModelError(f"Mimic joints form a cycle through {target!r}")
+            seen.add(target)
+            # q_cur = m_k q_target + o_k, composed along the chain
+            off = off + mult * o_k
+            mult = mult * m_k
+            cur = by_name[target]
+        G[i, joint_names.index(cur.name)] = mult
+        offset[i] = off
+
+    def prop(attr: str) -> Array:
+        return np.array([getattr(j, attr) for j in independent], dtype=float)
+
+    masses = np.array([m for m, _, _ in inertia], dtype=float).reshape(nb)
+    coms = np.array([c for _, c, _ in inertia], dtype=float).reshape(nb, 3)
+    inert = np.array([I for _, _, I in inertia], dtype=float).reshape(nb, 3, 3)
+    axes = np.array([np.asarray(j.axis, float) / np.linalg.norm(j.axis) for j in body_joints]).reshape(nb, 3)
+
+    return RobotModel(
+        name=name,
+        base_link=base,
+        joint_names=joint_names,
+        body_names=tuple(body_names),
+        body_joint_names=tuple(j.name for j in body_joints),
+        parent=np.array(parent_idx, dtype=int),
+        joint_type=tuple("prismatic" if j.type == "prismatic" else "revolute" for j in body_joints),
+        axis=axes,
+        E_tree=np.array(E_tree, dtype=float).reshape(nb, 3, 3),
+        r_tree=np.array(r_tree, dtype=float).reshape(nb, 3),
+        mass=masses,
+        com=coms,
+        inertia_com=inert,
+        mimic_matrix=G,
+        mimic_offset=offset,
+        lower=prop("lower"),
+        upper=prop("upper"),
+        velocity_limit=prop("velocity"),
+        effort_limit=prop("effort"),
+        viscous=prop("damping"),
+        coulomb=prop("friction"),
+        rotor_inertia=np.zeros(nq),
+        continuous=np.array([j.type == "continuous" for j in independent], dtype=bool),
+        frame_names=tuple(frame_names),
+        frame_body=np.array(frame_body, dtype=int),
+        frame_placement=np.array(frame_T, dtype=float),
+        gravity=np.asarray(gravity, dtype=float),
+        description=description,
+    )
+
+
+def _check_inertia(link: LinkSpec) -> None:
+    """Reject non-physical inertias: negative mass, non-symmetric or indefinite tensors.
+
+    The triangle inequality of principal moments is not enforced: many published URDFs
+    break it slightly and every peer library loads them.
+    """
+    name = link.name
+    if not np.isfinite(link.mass) or link.mass < 0:
+        raise ModelError(f"Link {name!r}: mass must be a finite number >= 0, got {link.mass}")
+    I = np.asarray(link.inertia, dtype=float)
+    if I.shape != (3, 3) or not np.all(np.isfinite(I)):
+        raise ModelError(f"Link {name!r}: inertia must be a finite 3x3 tensor")
+    if not np.allclose(I, I.T, atol=1e-12):
+        raise ModelError(f"Link {name!r}: inertia tensor is not symmetric")
+    if not np.all(np.isfinite(link.com)):
+        raise ModelError(f"Link {name!r}: centre of mass must be finite")
+    ev = np.linalg.eigvalsh(I)
+    scale = max(float(np.max(np.abs(ev))), 1e-300)
+    if ev[0] < -1e-9 * scale:
+        raise ModelError(
+            f"Link {name!r}: inertia tensor has a negative principal moment {ev[0]:.3g} kg m^2"
+        )
+
+
+def origin_matrix(xyz: Any, rpy: Any) -> Array:
+    """T from URDF ``<origin xyz rpy>`` (translation then fixed-axis RPY)."""
+    from ..spatial import rpy_to_matrix
+
+    return homogeneous(rpy_to_matrix(np.asarray(rpy, float)), np.asarray(xyz, float))

@@ -1,0 +1,144 @@
+"""The YAML sidecar beside a URDF: per-joint friction, rotor inertia and limits.
+
+Format (every key optional; joints are matched by name)::
+
+    joints:
+      shoulder:
+        viscous: 0.8          # Fv [N m s/rad] (Khalil [7.27])
+        coulomb: 1.2          # Fc [N m]
+        rotor_inertia: 2.0e-4 # Jm, motor-side [kg m^2]
+        gear_ratio: 62.6      # N = qm_dot / q_dot, so Ia = N^2 Jm (Khalil [7.29])
+        # or directly, joint side:  armature: 0.78
+        limits: {lower: -2.7, upper: 2.7, velocity: 3.0, effort: 97.6}
+
+Other top-level sections (the drive train of geared mechanisms) are handed to the handlers
+registered in :data:`SECTION_HANDLERS`; an unknown section is an error naming the valid ones.
+The whole file is validated before a new model is returned: nothing is applied half.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from ..errors import ModelError
+from .robot_model import RobotModel
+
+__all__ = ["apply_sidecar", "read_yaml", "SECTION_HANDLERS", "JOINT_KEYS"]
+
+JOINT_KEYS = ("viscous", "coulomb", "rotor_inertia", "gear_ratio", "armature", "limits")
+LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
+
+#: Handlers of further top-level sections: name -> f(model, section, whole_document) -> model.
+SECTION_HANDLERS: dict[str, Callable[[RobotModel, Any, dict[str, Any]], RobotModel]] = {}
+
+
+def read_yaml(source: str | os.PathLike[str] | dict[str, Any], what: str = "YAML file") -> dict[str, Any]:
+    """Read a YAML mapping from a path (or pass a dict through); ModelError when it is not one."""
+    if isinstance(source, dict):
+        return source
+    path = Path(source)
+    if not path.is_file():
+        raise ModelError(f"{what} not found: {str(path)!r}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ModelError(f"Malformed {what} {path.name!r}: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ModelError(f"{what} {path.name!r} must hold a mapping at the top level")
+    return data
+
+
+def _number(value: Any, where: str, *, minimum: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ModelError(f"{where}: expected a number, got {value!r}")
+    v = float(value)
+    if np.isnan(v):
+        raise ModelError(f"{where}: NaN is not a valid value")
+    if minimum is not None and v < minimum:
+        raise ModelError(f"{where}: must be >= {minimum}, got {v}")
+    return v
+
+
+def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, Any]) -> RobotModel:
+    """Return a new model with the sidecar's joint properties (and other sections) applied.
+
+    Raises:
+        ModelError: unknown section, unknown joint, unknown key, wrong type or sign; the message
+            names the field and the valid choices.
+    """
+    data = read_yaml(source, "drive-train YAML")
+    valid_sections = ["joints", *SECTION_HANDLERS]
+    for key in data:
+        if key not in valid_sections:
+            raise ModelError(f"Unknown section {key!r} in the drive-train YAML. Valid sections: {valid_sections}")
+
+    arrays = {
+        "viscous": model.viscous.copy(),
+        "coulomb": model.coulomb.copy(),
+        "rotor_inertia": model.rotor_inertia.copy(),
+        "lower": model.lower.copy(),
+        "upper": model.upper.copy(),
+        "velocity": model.velocity_limit.copy(),
+        "effort": model.effort_limit.copy(),
+    }
+    joints = data.get("joints") or {}
+    if not isinstance(joints, dict):
+        raise ModelError("Section 'joints' must map joint names to their properties")
+    for jname, props in joints.items():
+        if jname not in model.joint_names:
+            raise ModelError(
+                f"joints.{jname}: unknown joint. Valid joints: {list(model.joint_names)}"
+            )
+        if not isinstance(props, dict):
+            raise ModelError(f"joints.{jname}: expected a mapping of {list(JOINT_KEYS)}")
+        i = model.joint_index(jname)
+        for key in props:
+            if key not in JOINT_KEYS:
+                raise ModelError(f"joints.{jname}.{key}: unknown key. Valid keys: {list(JOINT_KEYS)}")
+        where = f"joints.{jname}"
+        if "viscous" in props:
+            arrays["viscous"][i] = _number(props["viscous"], f"{where}.viscous", minimum=0.0)
+        if "coulomb" in props:
+            arrays["coulomb"][i] = _number(props["coulomb"], f"{where}.coulomb", minimum=0.0)
+        if "armature" in props and ("rotor_inertia" in props or "gear_ratio" in props):
+            raise ModelError(f"{where}: give either 'armature' or 'rotor_inertia' (+ 'gear_ratio'), not both")
+        if "armature" in props:
+            arrays["rotor_inertia"][i] = _number(props["armature"], f"{where}.armature", minimum=0.0)
+        elif "rotor_inertia" in props or "gear_ratio" in props:
+            jm = _number(props.get("rotor_inertia", 0.0), f"{where}.rotor_inertia", minimum=0.0)
+            ratio = _number(props.get("gear_ratio", 1.0), f"{where}.gear_ratio")
+            if ratio == 0.0:
+                raise ModelError(f"{where}.gear_ratio: must be non-zero")
+            arrays["rotor_inertia"][i] = ratio**2 * jm  # Khalil [7.29]: Ia = N^2 Jm
+        limits = props.get("limits") or {}
+        if not isinstance(limits, dict):
+            raise ModelError(f"{where}.limits: expected a mapping of {list(LIMIT_KEYS)}")
+        for lk, lv in limits.items():
+            if lk not in LIMIT_KEYS:
+                raise ModelError(f"{where}.limits.{lk}: unknown key. Valid keys: {list(LIMIT_KEYS)}")
+            minimum = 0.0 if lk in ("velocity", "effort") else None
+            arrays[lk][i] = _number(lv, f"{where}.limits.{lk}", minimum=minimum)
+        if arrays["lower"][i] > arrays["upper"][i]:
+            raise ModelError(f"{where}.limits: lower {arrays['lower'][i]} is above upper {arrays['upper'][i]}")
+
+    new = model.replace(
+        viscous=arrays["viscous"],
+        coulomb=arrays["coulomb"],
+        rotor_inertia=arrays["rotor_inertia"],
+        lower=arrays["lower"],
+        upper=arrays["upper"],
+        velocity_limit=arrays["velocity"],
+        effort_limit=arrays["effort"],
+    )
+    for key, handler in SECTION_HANDLERS.items():
+        if key in data:
+            new = handler(new, data[key], data)
+    return new

@@ -1,0 +1,205 @@
+"""URDF and xacro loading on the standard library's XML parser.
+
+Geometry (visual, collision, meshes, ``package://`` URIs) is never resolved: dynamics does
+not need it, and an unresolvable mesh must not stop a robot from loading. ros2_control
+``<transmission>`` elements are kept as raw XML on the side for the drive-train layer.
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelError
+from .robot_model import JOINT_TYPES, JointSpec, LinkSpec, RobotModel, build_model, origin_matrix
+
+__all__ = ["parse_urdf", "load_urdf", "read_description"]
+
+_UNSUPPORTED = {"floating", "planar"}
+
+
+def _floats(text: str | None, n: int, what: str, default: list[float]) -> np.ndarray:
+    if text is None:
+        return np.array(default, dtype=float)
+    try:
+        vals = [float(t) for t in text.split()]
+    except ValueError:
+        raise ModelError(f"{what}: expected {n} numbers, got {text!r}") from None
+    if len(vals) != n or not all(np.isfinite(vals)):
+        raise ModelError(f"{what}: expected {n} finite numbers, got {text!r}")
+    return np.array(vals, dtype=float)
+
+
+def _float_attr(elem: ET.Element, attr: str, what: str, default: float) -> float:
+    text = elem.get(attr)
+    if text is None:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ModelError(f"{what}: attribute {attr!r} must be a number, got {text!r}") from None
+    if np.isnan(value):
+        raise ModelError(f"{what}: attribute {attr!r} is NaN")
+    return value
+
+
+def _origin(elem: ET.Element | None, what: str) -> np.ndarray:
+    if elem is None:
+        return np.eye(4)
+    xyz = _floats(elem.get("xyz"), 3, f"{what} <origin xyz>", [0.0, 0.0, 0.0])
+    rpy = _floats(elem.get("rpy"), 3, f"{what} <origin rpy>", [0.0, 0.0, 0.0])
+    return origin_matrix(xyz, rpy)
+
+
+def _parse_link(elem: ET.Element) -> LinkSpec:
+    name = elem.get("name")
+    if not name:
+        raise ModelError("A <link> has no name attribute")
+    inertial = elem.find("inertial")
+    if inertial is None:
+        return LinkSpec(name)  # massless by the URDF spec
+    what = f"link {name!r}"
+    mass_el = inertial.find("mass")
+    mass = _float_attr(mass_el, "value", f"{what} <mass>", 0.0) if mass_el is not None else 0.0
+    I = np.zeros((3, 3))
+    in_el = inertial.find("inertia")
+    if in_el is not None:
+        g = {k: _float_attr(in_el, k, f"{what} <inertia>", 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+        I = np.array(
+            [[g["ixx"], g["ixy"], g["ixz"]], [g["ixy"], g["iyy"], g["iyz"]], [g["ixz"], g["iyz"], g["izz"]]]
+        )
+    T = _origin(inertial.find("origin"), f"{what} <inertial>")
+    R = T[:3, :3]
+    # The URDF inertia is about the COM in the inertial frame's axes: rotate into link axes.
+    return LinkSpec(name, mass=mass, com=T[:3, 3].copy(), inertia=R @ I @ R.T)
+
+
+def _parse_joint(elem: ET.Element) -> JointSpec:
+    name = elem.get("name")
+    if not name:
+        raise ModelError("A <joint> has no name attribute")
+    jtype = elem.get("type")
+    what = f"joint {name!r}"
+    if jtype in _UNSUPPORTED:
+        raise ModelError(
+            f"{what} has type {jtype!r}, which robot_dynamics does not model; "
+            f"supported joint types: {list(JOINT_TYPES)} (model a floating base as six 1-dof joints)"
+        )
+    if jtype not in JOINT_TYPES:
+        raise ModelError(f"{what} has type {jtype!r}; valid joint types: {list(JOINT_TYPES)}")
+    parent, child = elem.find("parent"), elem.find("child")
+    if parent is None or child is None or not parent.get("link") or not child.get("link"):
+        raise ModelError(f"{what} needs <parent link=...> and <child link=...>")
+    axis_el = elem.find("axis")
+    axis = _floats(axis_el.get("xyz") if axis_el is not None else None, 3, f"{what} <axis>", [1.0, 0.0, 0.0])
+    spec = JointSpec(name, jtype, parent.get("link", ""), child.get("link", ""), _origin(elem.find("origin"), what), axis)
+    limit = elem.find("limit")
+    if limit is not None:
+        spec.effort = abs(_float_attr(limit, "effort", f"{what} <limit>", np.inf))
+        spec.velocity = abs(_float_attr(limit, "velocity", f"{what} <limit>", np.inf))
+        if jtype in ("revolute", "prismatic"):
+            spec.lower = _float_attr(limit, "lower", f"{what} <limit>", 0.0)
+            spec.upper = _float_attr(limit, "upper", f"{what} <limit>", 0.0)
+            if spec.lower > spec.upper:
+                raise ModelError(f"{what}: <limit> lower {spec.lower} is above upper {spec.upper}")
+            if spec.lower == spec.upper == 0.0 and limit.get("lower") is None and limit.get("upper") is None:
+                spec.lower, spec.upper = -np.inf, np.inf
+    dyn = elem.find("dynamics")
+    if dyn is not None:
+        spec.damping = _float_attr(dyn, "damping", f"{what} <dynamics>", 0.0)
+        spec.friction = _float_attr(dyn, "friction", f"{what} <dynamics>", 0.0)
+        if spec.damping < 0 or spec.friction < 0:
+            raise ModelError(f"{what}: <dynamics> damping and friction must be >= 0")
+    mimic = elem.find("mimic")
+    if mimic is not None:
+        target = mimic.get("joint")
+        if not target:
+            raise ModelError(f"{what}: <mimic> needs a joint attribute")
+        spec.mimic = (
+            target,
+            _float_attr(mimic, "multiplier", f"{what} <mimic>", 1.0),
+            _float_attr(mimic, "offset", f"{what} <mimic>", 0.0),
+        )
+    return spec
+
+
+def parse_urdf(text: str) -> tuple[str, list[LinkSpec], list[JointSpec], list[ET.Element]]:
+    """Parse URDF text into (robot name, links, joints, <transmission> elements).
+
+    Raises:
+        ModelError: malformed XML or URDF.
+    """
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise ModelError(f"Malformed URDF XML: {exc}") from None
+    if root.tag != "robot":
+        raise ModelError(f"A URDF's root element must be <robot>, got <{root.tag}>")
+    name = root.get("name") or "robot"
+    links = [_parse_link(e) for e in root.findall("link")]
+    joints = [_parse_joint(e) for e in root.findall("joint")]
+    return name, links, joints, root.findall("transmission")
+
+
+def read_description(source: str | os.PathLike[str], mappings: dict[str, str] | None = None) -> str:
+    """Read a URDF file, expanding xacro when the file is xacro (``.xacro`` or xacro namespace).
+
+    Args:
+        source: a file path.
+        mappings: xacro arguments (``name:=value``) when the file is xacro.
+    """
+    path = Path(source)
+    if not path.is_file():
+        raise ModelError(f"Robot description file not found: {str(path)!r} (expected a .urdf or .xacro file)")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".xacro" or "xmlns:xacro" in text:
+        try:
+            import xacro
+        except ImportError as exc:  # pragma: no cover - xacro is a dependency
+            raise ModelError("Reading .xacro needs the 'xacro' package (pip install xacro)") from exc
+        try:
+            doc = xacro.process_file(str(path), mappings=mappings or {})
+        except Exception as exc:  # xacro raises its own XacroException and xml errors
+            raise ModelError(f"xacro could not expand {path.name!r}: {exc}") from None
+        text = doc.toxml()
+    return text
+
+
+def load_urdf(
+    source: str | os.PathLike[str],
+    drivetrain: str | os.PathLike[str] | dict[str, Any] | None = None,
+    *,
+    xacro_args: dict[str, str] | None = None,
+) -> RobotModel:
+    """Load a robot from a URDF or xacro file, or from URDF text.
+
+    Args:
+        source: path of a ``.urdf``/``.xacro`` file, or the URDF XML text itself (as in the
+            ``robot_description`` parameter).
+        drivetrain: optional YAML path (or an already parsed dict) with joint properties
+            (friction, rotor inertia, limits) and the drive train.
+        xacro_args: xacro arguments when ``source`` is a xacro file.
+
+    Returns:
+        The immutable :class:`RobotModel`.
+
+    Raises:
+        ModelError: missing file, malformed XML, unsupported joint types, broken tree.
+    """
+    if isinstance(source, str) and source.lstrip().startswith("<"):
+        text = source
+    else:
+        text = read_description(source, xacro_args)
+    name, links, joints, transmissions = parse_urdf(text)
+    model = build_model(name, links, joints, description=text)
+    if transmissions:
+        model = model.replace(transmissions=tuple(ET.tostring(t, encoding="unicode") for t in transmissions))
+    if drivetrain is not None:
+        from .sidecar import apply_sidecar
+
+        model = apply_sidecar(model, drivetrain)
+    return model

@@ -1,0 +1,286 @@
+"""6D spatial algebra (Featherstone, Rigid Body Dynamics Algorithms, ch. 2), batched.
+
+Every function accepts leading batch dimensions ``...``. Spatial vectors are
+``[angular; linear]`` (see :mod:`robot_dynamics.conventions`); a Plücker transform from frame
+A to frame B is ``(E, r)`` with ``E`` = B_R_A (3, 3) and ``r`` the origin of B in A (3,).
+
+The algorithms work on 3-vector halves rather than 6x6 matrices where that is cheaper; the
+6x6 forms are here too (``plucker``, ``crm_matrix``, ``spatial_inertia``) for the
+articulated-body recursions and for tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "cross",
+    "skew",
+    "rotation_about_axis",
+    "rpy_to_matrix",
+    "matrix_to_rpy",
+    "exp_so3",
+    "log_so3",
+    "homogeneous",
+    "invert_homogeneous",
+    "plucker",
+    "transform_motion",
+    "inverse_transform_motion",
+    "transform_force_to_parent",
+    "crm",
+    "crf",
+    "crm_matrix",
+    "crf_matrix",
+    "spatial_inertia",
+    "inertia_times_motion",
+    "rotational_inertia_about_origin",
+]
+
+Array = NDArray[np.float64]
+
+
+def cross(a: ArrayLike, b: ArrayLike) -> Array:
+    """Cross product of 3-vectors, shape (..., 3); faster than ``np.cross`` on small batches."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+def skew(v: ArrayLike) -> Array:
+    """Skew-symmetric matrix [v]x such that ``skew(v) @ u == cross(v, u)``; (..., 3) -> (..., 3, 3)."""
+    v = np.asarray(v, dtype=float)
+    z = np.zeros(v.shape[:-1])
+    x, y, w = v[..., 0], v[..., 1], v[..., 2]
+    return np.stack(
+        [np.stack([z, -w, y], -1), np.stack([w, z, -x], -1), np.stack([-y, x, z], -1)], -2
+    )
+
+
+def rotation_about_axis(axis: ArrayLike, angle: ArrayLike) -> Array:
+    """Rotation matrix of ``angle`` [rad] about the unit ``axis`` (Rodrigues' formula).
+
+    Args:
+        axis: unit vector, shape (3,) or (..., 3).
+        angle: shape (...) [rad].
+
+    Returns:
+        The active rotation R, shape (..., 3, 3): ``R @ u`` rotates u about ``axis``.
+    """
+    axis = np.asarray(axis, dtype=float)
+    angle = np.asarray(angle, dtype=float)
+    s = np.sin(angle)[..., None, None]
+    c = np.cos(angle)[..., None, None]
+    K = skew(axis)
+    K2 = K @ K
+    return np.eye(3) + s * K + (1.0 - c) * K2
+
+
+def rpy_to_matrix(rpy: ArrayLike) -> Array:
+    """URDF roll-pitch-yaw to a rotation matrix, ``Rz(yaw) Ry(pitch) Rx(roll)``; (..., 3) -> (..., 3, 3)."""
+    rpy = np.asarray(rpy, dtype=float)
+    cr, sr = np.cos(rpy[..., 0]), np.sin(rpy[..., 0])
+    cp, sp = np.cos(rpy[..., 1]), np.sin(rpy[..., 1])
+    cy, sy = np.cos(rpy[..., 2]), np.sin(rpy[..., 2])
+    return np.stack(
+        [
+            np.stack([cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr], -1),
+            np.stack([sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr], -1),
+            np.stack([-sp, cp * sr, cp * cr], -1),
+        ],
+        -2,
+    )
+
+
+def matrix_to_rpy(R: ArrayLike) -> Array:
+    """Inverse of :func:`rpy_to_matrix`; pitch in [-pi/2, pi/2]; (..., 3, 3) -> (..., 3)."""
+    R = np.asarray(R, dtype=float)
+    pitch = np.arcsin(np.clip(-R[..., 2, 0], -1.0, 1.0))
+    roll = np.arctan2(R[..., 2, 1], R[..., 2, 2])
+    yaw = np.arctan2(R[..., 1, 0], R[..., 0, 0])
+    # At gimbal lock (cos pitch = 0) roll and yaw are coupled: put everything in yaw.
+    lock = np.abs(np.cos(pitch)) < 1e-9
+    if np.any(lock):
+        roll = np.where(lock, 0.0, roll)
+        yaw = np.where(lock, np.arctan2(-R[..., 0, 1], R[..., 1, 1]), yaw)
+    return np.stack([roll, pitch, yaw], -1)
+
+
+def exp_so3(w: ArrayLike) -> Array:
+    """Rotation matrix of the rotation vector ``w`` (axis * angle [rad]); (..., 3) -> (..., 3, 3)."""
+    w = np.asarray(w, dtype=float)
+    theta = np.linalg.norm(w, axis=-1)
+    small = theta < 1e-12
+    safe = np.where(small, 1.0, theta)
+    axis = w / safe[..., None]
+    axis = np.where(small[..., None], np.array([1.0, 0.0, 0.0]), axis)
+    return rotation_about_axis(axis, np.where(small, 0.0, theta))
+
+
+def log_so3(R: ArrayLike) -> Array:
+    """Rotation vector (axis * angle, angle in [0, pi]) of a rotation matrix; (..., 3, 3) -> (..., 3)."""
+    R = np.asarray(R, dtype=float)
+    tr = R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2]
+    cos_t = np.clip((tr - 1.0) / 2.0, -1.0, 1.0)
+    theta = np.arccos(cos_t)
+    vee = np.stack(
+        [R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]], -1
+    )
+    sin_t = np.sin(theta)
+    # Regular case: w = theta / (2 sin theta) * vee(R - R^T); near 0 use the series theta/sin ~ 1.
+    factor = np.where(theta < 1e-6, 0.5 + theta**2 / 12.0, theta / (2.0 * np.where(sin_t == 0, 1, sin_t)))
+    w = factor[..., None] * vee
+    # Near pi, vee(R - R^T) vanishes: take the axis from the symmetric part R + I = 2 a a^T (approx).
+    near_pi = theta > np.pi - 1e-4
+    if np.any(near_pi):
+        B = (R + np.eye(3)) / 2.0
+        diag = np.stack([B[..., 0, 0], B[..., 1, 1], B[..., 2, 2]], -1)
+        k = np.argmax(diag, axis=-1)
+        col = np.take_along_axis(B, k[..., None, None].repeat(3, -1), axis=-2)[..., 0, :]
+        axis = col / np.linalg.norm(col, axis=-1, keepdims=True)
+        # fix the sign with the (small) antisymmetric part when it is informative
+        sign = np.where(np.sum(axis * vee, -1) < 0, -1.0, 1.0)
+        w = np.where(near_pi[..., None], sign[..., None] * axis * theta[..., None], w)
+    return w
+
+
+def homogeneous(R: ArrayLike, p: ArrayLike) -> Array:
+    """4x4 homogeneous transform from rotation (..., 3, 3) and translation (..., 3)."""
+    R = np.asarray(R, dtype=float)
+    p = np.asarray(p, dtype=float)
+    shape = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
+    T = np.zeros(shape + (4, 4))
+    T[..., :3, :3] = R
+    T[..., :3, 3] = p
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def invert_homogeneous(T: ArrayLike) -> Array:
+    """Inverse of a rigid 4x4 transform, shape (..., 4, 4)."""
+    T = np.asarray(T, dtype=float)
+    R = T[..., :3, :3]
+    Rt = np.swapaxes(R, -1, -2)
+    return homogeneous(Rt, -(Rt @ T[..., :3, 3:4])[..., 0])
+
+
+def plucker(E: ArrayLike, r: ArrayLike) -> Array:
+    """6x6 motion transform ``[[E, 0], [-E [r]x, E]]`` (Featherstone eq. 2.24); (..., 6, 6)."""
+    E = np.asarray(E, dtype=float)
+    r = np.asarray(r, dtype=float)
+    shape = np.broadcast_shapes(E.shape[:-2], r.shape[:-1])
+    X = np.zeros(shape + (6, 6))
+    X[..., :3, :3] = E
+    X[..., 3:, 3:] = E
+    X[..., 3:, :3] = -E @ skew(r)
+    return X
+
+
+def transform_motion(E: ArrayLike, r: ArrayLike, m: ArrayLike) -> Array:
+    """Apply the motion transform (E, r) to motion vectors ``m = [w; v]`` of shape (..., 6).
+
+    ``X m = [E w; E (v - r x w)]``.
+    """
+    E = np.asarray(E, dtype=float)
+    m = np.asarray(m, dtype=float)
+    w, v = m[..., :3], m[..., 3:]
+    Ew = (E @ w[..., None])[..., 0]
+    Ev = (E @ (v - cross(r, w))[..., None])[..., 0]
+    return np.concatenate([Ew, Ev], -1)
+
+
+def inverse_transform_motion(E: ArrayLike, r: ArrayLike, m: ArrayLike) -> Array:
+    """Apply the inverse motion transform: ``X^-1 m = [E^T w; E^T v + r x E^T w]``; (..., 6)."""
+    Et = np.swapaxes(np.asarray(E, dtype=float), -1, -2)
+    m = np.asarray(m, dtype=float)
+    w = (Et @ m[..., :3, None])[..., 0]
+    v = (Et @ m[..., 3:, None])[..., 0] + cross(r, w)
+    return np.concatenate([w, v], -1)
+
+
+def transform_force_to_parent(E: ArrayLike, r: ArrayLike, f: ArrayLike) -> Array:
+    """Apply ``X^T`` to forces ``f = [n; f]`` (child coordinates -> parent coordinates); (..., 6).
+
+    ``X^T f = [E^T n + r x E^T f; E^T f]`` (Featherstone eq. 2.25 for X* = X^-T).
+    """
+    Et = np.swapaxes(np.asarray(E, dtype=float), -1, -2)
+    f = np.asarray(f, dtype=float)
+    lin = (Et @ f[..., 3:, None])[..., 0]
+    ang = (Et @ f[..., :3, None])[..., 0] + cross(r, lin)
+    return np.concatenate([ang, lin], -1)
+
+
+def crm(v: ArrayLike, m: ArrayLike) -> Array:
+    """Spatial cross product for motions, ``v x m = [w x mw; w x mv + v x mw]``; (..., 6)."""
+    v = np.asarray(v, dtype=float)
+    m = np.asarray(m, dtype=float)
+    w, u = v[..., :3], v[..., 3:]
+    return np.concatenate([cross(w, m[..., :3]), cross(w, m[..., 3:]) + cross(u, m[..., :3])], -1)
+
+
+def crf(v: ArrayLike, f: ArrayLike) -> Array:
+    """Spatial cross product for forces, ``v x* f = [w x n + v x f; w x f]``; (..., 6)."""
+    v = np.asarray(v, dtype=float)
+    f = np.asarray(f, dtype=float)
+    w, u = v[..., :3], v[..., 3:]
+    return np.concatenate([cross(w, f[..., :3]) + cross(u, f[..., 3:]), cross(w, f[..., 3:])], -1)
+
+
+def crm_matrix(v: ArrayLike) -> Array:
+    """6x6 matrix of ``v x`` (motion cross product), shape (..., 6, 6)."""
+    v = np.asarray(v, dtype=float)
+    W = skew(v[..., :3])
+    U = skew(v[..., 3:])
+    out = np.zeros(v.shape[:-1] + (6, 6))
+    out[..., :3, :3] = W
+    out[..., 3:, 3:] = W
+    out[..., 3:, :3] = U
+    return out
+
+
+def crf_matrix(v: ArrayLike) -> Array:
+    """6x6 matrix of ``v x*`` (force cross product) ``= -crm_matrix(v)^T``, shape (..., 6, 6)."""
+    return -np.swapaxes(crm_matrix(v), -1, -2)
+
+
+def rotational_inertia_about_origin(mass: ArrayLike, com: ArrayLike, I_com: ArrayLike) -> Array:
+    """Parallel-axis theorem: inertia about the frame origin, ``Ic + m (|c|^2 I - c c^T)``; (..., 3, 3)."""
+    mass = np.asarray(mass, dtype=float)
+    com = np.asarray(com, dtype=float)
+    C = skew(com)
+    return np.asarray(I_com, dtype=float) - mass[..., None, None] * (C @ C)
+
+
+def spatial_inertia(mass: ArrayLike, com: ArrayLike, I_com: ArrayLike) -> Array:
+    """6x6 spatial inertia about the frame origin (Featherstone eq. 2.63); (..., 6, 6).
+
+    Args:
+        mass: (...) [kg].
+        com: centre of mass in the frame, (..., 3) [m].
+        I_com: rotational inertia about the centre of mass, frame axes, (..., 3, 3) [kg m^2].
+    """
+    mass = np.asarray(mass, dtype=float)
+    com = np.asarray(com, dtype=float)
+    C = skew(com)
+    m = mass[..., None, None]
+    out = np.zeros(np.broadcast_shapes(mass.shape, com.shape[:-1]) + (6, 6))
+    out[..., :3, :3] = rotational_inertia_about_origin(mass, com, I_com)
+    out[..., :3, 3:] = m * C
+    out[..., 3:, :3] = -m * C
+    out[..., 3:, 3:] = m * np.eye(3)
+    return out
+
+
+def inertia_times_motion(mass: ArrayLike, h: ArrayLike, I_o: ArrayLike, a: ArrayLike) -> Array:
+    """Spatial inertia applied to a motion, from the body's parameters; (..., 6).
+
+    ``I a = [I_o w + h x v; m v - h x w]`` with ``h = m c`` the first moment of mass
+    (Khalil's MS) and ``I_o`` the rotational inertia about the frame origin (Khalil's J).
+    """
+    a = np.asarray(a, dtype=float)
+    w, v = a[..., :3], a[..., 3:]
+    ang = (np.asarray(I_o) @ w[..., None])[..., 0] + cross(h, v)
+    lin = np.asarray(mass)[..., None] * v - cross(h, w)
+    return np.concatenate([ang, lin], -1)

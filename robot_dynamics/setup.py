@@ -1,0 +1,72 @@
+"""robot_dynamics: an ament_python package that pip installs too.
+
+colcon builds it as a ROS 2 package (data files land under share/robot_dynamics, node
+executables under lib/robot_dynamics); ``pip install ./robot_dynamics`` installs the library
+and the ``robot-dynamics`` command, which need no ROS.
+"""
+
+from glob import glob
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+PACKAGE = "robot_dynamics"
+HERE = Path(__file__).resolve().parent
+
+
+def share(subdir: str, pattern: str = "*") -> tuple[str, list[str]]:
+    """One data_files entry: every file of ``subdir`` matching ``pattern`` into share/."""
+    files = sorted(p for p in glob(f"{subdir}/{pattern}") if Path(p).is_file())
+    return (f"share/{PACKAGE}/{subdir}", files)
+
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    description="Robot dynamics from URDF + YAML: inverse/direct dynamics, drive trains, "
+    "trajectories, controllers, ROS 2 nodes",
+    long_description=(HERE.parent / "README.md").read_text(encoding="utf-8")
+    if (HERE.parent / "README.md").exists()
+    else "",
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.10",
+    packages=find_packages(exclude=["test", "test.*"]),
+    package_data={PACKAGE: ["py.typed"]},
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        share("launch", "*.launch.py"),
+        share("urdf"),
+        share("config"),
+        share("rviz"),
+    ],
+    install_requires=[
+        "numpy>=1.24",
+        "scipy>=1.10",
+        "PyYAML>=6.0",
+        "xacro>=2.0",
+        "matplotlib>=3.7",
+        "rosbags>=0.10",
+        "sympy>=1.12",
+        "tqdm>=4.66",
+    ],
+    extras_require={
+        "test": [
+            "pytest>=7.4",
+            "hypothesis>=6.90",
+            "pin>=3.0",
+            "mcap-ros2-support>=0.5",
+        ],
+    },
+    zip_safe=True,
+    entry_points={
+        "console_scripts": [
+            "robot-dynamics = robot_dynamics.cli:main",
+            "dynamics = robot_dynamics.ros.dynamics_node:main",
+            "trajectory = robot_dynamics.ros.trajectory_node:main",
+            "controller = robot_dynamics.ros.controller_node:main",
+            "simulator = robot_dynamics.ros.simulator_node:main",
+        ],
+    },
+)
