@@ -1,0 +1,73 @@
+"""The ``robot-dynamics`` command: dynamics from the shell, no ROS needed.
+
+Subcommands live in :mod:`robot_dynamics.commands`: every module there with a
+``register(subparsers, parents)`` function adds one (or a few) subcommands. Errors of the
+package become one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from . import __version__, commands
+from .errors import RobotDynamicsError
+
+__all__ = ["main", "build_parser"]
+
+
+def _common_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    group = common.add_argument_group("robot")
+    src = group.add_mutually_exclusive_group()
+    src.add_argument("--robot", "-r", help="bundled robot name (see `robot-dynamics info --list`)")
+    src.add_argument("--urdf", help="URDF or xacro file (or a DH YAML table)")
+    group.add_argument("--drivetrain", help="drive-train / joint-properties YAML beside the URDF")
+    out = common.add_argument_group("output")
+    out.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    out.add_argument("--out", default=None, help="folder for plots, CSV and recordings")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every discovered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="robot-dynamics",
+        description="Robot dynamics from URDF + YAML: inverse and direct dynamics, trajectories, "
+        "controllers and simulation.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parents = [_common_parser()]
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(sub, parents)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``robot-dynamics``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except RobotDynamicsError as exc:
+        print(f"robot-dynamics {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"robot-dynamics {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

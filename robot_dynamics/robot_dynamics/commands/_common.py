@@ -1,0 +1,149 @@
+"""Helpers shared by the subcommands: loading the robot, parsing vectors, printing, files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, ModelError
+from ..model import DEFAULT_ROBOT, RobotModel, load_dh_yaml, load_robot, load_urdf
+
+__all__ = [
+    "load_model",
+    "parse_vector",
+    "state_vector",
+    "emit",
+    "format_table",
+    "output_dir",
+    "write_atomic",
+    "save_figure",
+]
+
+
+def load_model(args: argparse.Namespace) -> RobotModel:
+    """The robot chosen by --robot / --urdf (+ --drivetrain); the default robot otherwise."""
+    urdf = getattr(args, "urdf", None)
+    drivetrain = getattr(args, "drivetrain", None)
+    if urdf:
+        path = Path(urdf)
+        if path.suffix in (".yaml", ".yml"):
+            return load_dh_yaml(path, drivetrain=drivetrain)
+        return load_urdf(path, drivetrain=drivetrain)
+    model = load_robot(getattr(args, "robot", None) or DEFAULT_ROBOT)
+    if drivetrain:
+        from ..model import apply_sidecar
+
+        model = apply_sidecar(model, drivetrain)
+    return model
+
+
+def parse_vector(text: str, n: int, what: str, names: Sequence[str] | None = None) -> np.ndarray:
+    """Parse a comma list of ``n`` finite numbers (``"0.1,0,-0.3"``); InputError otherwise."""
+    parts = [p for p in text.replace(" ", ",").split(",") if p != ""]
+    try:
+        values = np.array([float(p) for p in parts])
+    except ValueError:
+        raise InputError(f"--{what}: expected {n} comma-separated numbers, got {text!r}") from None
+    if values.size != n:
+        hint = f" ({', '.join(names)})" if names is not None else ""
+        raise InputError(f"--{what}: expected {n} values{hint}, got {values.size}")
+    if not np.all(np.isfinite(values)):
+        raise InputError(f"--{what}: values must be finite numbers, got {text!r}")
+    return values
+
+
+def state_vector(args: argparse.Namespace, attr: str, model: RobotModel, default: np.ndarray | None = None) -> np.ndarray:
+    """The joint vector given as --<attr>, or ``default`` (zeros) when absent."""
+    text = getattr(args, attr, None)
+    if text is None:
+        return np.zeros(model.nq) if default is None else default
+    return parse_vector(text, model.nq, attr, model.joint_names)
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, float):
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return f"{v: .6g}"
+    return str(v)
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A plain aligned text table."""
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
+    sep = "  ".join("-" * w for w in widths)
+    body = ["  ".join(c.rjust(w) if c[:1] in " -0123456789i" else c.ljust(w) for c, w in zip(r, widths)) for r in cells]
+    return "\n".join([line, sep, *body])
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _jsonable(obj.tolist())
+    if isinstance(obj, (np.floating, float)):
+        f = float(obj)
+        return f if math.isfinite(f) else (None if math.isnan(f) else ("inf" if f > 0 else "-inf"))
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    return obj
+
+
+def emit(args: argparse.Namespace, data: dict[str, Any], text: str | Callable[[], str]) -> None:
+    """Print ``data`` as JSON with --json, else the human-readable ``text``."""
+    if getattr(args, "json", False):
+        print(json.dumps(_jsonable(data), indent=2))
+    else:
+        print(text() if callable(text) else text)
+
+
+def output_dir(args: argparse.Namespace, default: str = "robot_dynamics_out") -> Path:
+    """The --out folder (created), default ``./robot_dynamics_out``."""
+    path = Path(getattr(args, "out", None) or default)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ModelError(f"--out: cannot create folder {str(path)!r}: {exc.strerror}") from None
+    return path
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> Path:
+    """Write a file atomically: a temporary file in the same folder, then os.replace."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str], dpi: int = 120) -> Path:
+    """Save a matplotlib figure as PNG atomically and close it."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return write_atomic(path, buf.getvalue())
