@@ -34,6 +34,9 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("mass-matrix", parents=[*parents, state], help="joint-space inertia matrix A(q)")
     p.set_defaults(func=run_mass_matrix)
 
+    p = sub.add_parser("urdf", parents=parents, help="print the robot as URDF (e.g. a DH YAML table converted)")
+    p.set_defaults(func=run_urdf)
+
 
 def run_info(args: argparse.Namespace) -> int:
     from ..model import DEFAULT_ROBOT, list_robots
@@ -135,4 +138,19 @@ def run_mass_matrix(args: argparse.Namespace) -> int:
     rows = [[n, *M[i]] for i, n in enumerate(m.joint_names)]
     emit(args, data, lambda: f"joint-space inertia matrix A(q) of {m.name} [kg m^2, kg m, kg]\n"
          + format_table(["", *m.joint_names], rows))
+    return 0
+
+
+def run_urdf(args: argparse.Namespace) -> int:
+    from ..errors import ModelError
+    from ._common import output_dir, write_atomic
+
+    m = load_model(args)
+    if m.description is None:
+        raise ModelError(f"robot {m.name!r} has no URDF description")
+    if args.out:
+        path = write_atomic(output_dir(args) / f"{m.name}.urdf", m.description)
+        print(path)
+    else:
+        print(m.description, end="")
     return 0
