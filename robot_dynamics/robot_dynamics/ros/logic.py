@@ -1,0 +1,226 @@
+"""What the dynamics node does, without rclpy: model loading and the service callbacks.
+
+Every callback of ``dynamics_node`` is one call into :class:`DynamicsServices`; the methods
+read a request object (the real field layout of the robot_dynamics_interfaces services),
+call the core (``rnea``, ``aba``, ``crba``), fill the response and return it. They never
+raise: any bad request (unknown joint, wrong length, NaN, unknown link) gets
+``success = False`` and a one-line ``message``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import InputError, ModelError, RobotDynamicsError
+from ..model import RobotModel, apply_sidecar, load_robot, load_urdf
+from . import conversion as cv
+
+__all__ = ["load_model_from_parameters", "DynamicsServices", "guarded", "actuator_efforts", "joint_efforts"]
+
+Array = NDArray[np.float64]
+
+
+def load_model_from_parameters(params: Mapping[str, Any]) -> RobotModel:
+    """The robot from ``robot_description`` (URDF text), else ``urdf_path``, else ``robot``.
+
+    The drive-train YAML (``drivetrain``) is applied on top, and ``gravity`` set.
+
+    Raises:
+        ModelError: no source given, or the description cannot be loaded.
+    """
+    description = str(params.get("robot_description") or "").strip()
+    urdf_path = str(params.get("urdf_path") or "").strip()
+    robot = str(params.get("robot") or "").strip()
+    drivetrain = str(params.get("drivetrain") or "").strip() or None
+    if description:
+        model = load_urdf(description, drivetrain=drivetrain)
+    elif urdf_path:
+        model = load_urdf(urdf_path, drivetrain=drivetrain)
+    elif robot:
+        model = load_robot(robot)
+        if drivetrain:
+            model = apply_sidecar(model, drivetrain)
+    else:
+        raise ModelError(
+            "No robot given: set the 'robot_description' parameter (URDF text), 'urdf_path' (a URDF/xacro "
+            "file) or 'robot' (a bundled robot name)"
+        )
+    gravity = params.get("gravity")
+    if gravity is not None:
+        g = np.asarray(gravity, dtype=float)
+        if g.shape != (3,) or not np.all(np.isfinite(g)):
+            raise ModelError(f"gravity: expected 3 finite numbers [m/s^2], got {gravity!r}")
+        model = model.replace(gravity=g)
+    return model
+
+
+def guarded(response: Any, work: Callable[[], None]) -> Any:
+    """Run ``work`` (which fills ``response``); any error becomes success False + message.
+
+    Errors of the package give their own message; anything else (a bug) is reported with its
+    type so the node keeps serving.
+    """
+    try:
+        work()
+        response.success = True
+        if not getattr(response, "message", ""):
+            response.message = "ok"
+    except RobotDynamicsError as exc:
+        response.success = False
+        response.message = str(exc)
+    except Exception as exc:  # noqa: BLE001 - a callback must never raise
+        response.success = False
+        response.message = f"internal error ({type(exc).__name__}): {exc}"
+    return response
+
+
+def actuator_efforts(model: RobotModel, q: Array, qd: Array, qdd: Array, tau: Array) -> Array:
+    """Efforts at the actuators for joint efforts ``tau`` (through the model's drive train).
+
+    Uses the drive-train layer when the model carries a structure (gear train); a model
+    without one drives each joint directly, so the actuator efforts are the joint efforts
+    (rotor inertia and friction are already in ``tau``, referred to the joint side).
+    """
+    if getattr(model, "drivetrain", None) is None:
+        return np.array(tau, dtype=float)
+    import robot_dynamics as rd
+
+    fn = getattr(rd, "actuator_torques", None)
+    if fn is None:
+        raise ModelError("This model has a drive train but robot_dynamics has no actuator_torques")
+    return np.asarray(fn(model, q, qd, qdd), dtype=float)
+
+
+def joint_efforts(model: RobotModel, q: Array, actuator: Array) -> Array:
+    """Joint efforts produced by actuator efforts (inverse of :func:`actuator_efforts`' map)."""
+    if getattr(model, "drivetrain", None) is None:
+        return np.array(actuator, dtype=float)
+    import robot_dynamics as rd
+
+    fn = getattr(rd, "joint_torques_from_actuators", None)
+    if fn is None:
+        raise InputError("actuator_efforts: this model's drive train has no actuator-to-joint map; send joint efforts")
+    return np.asarray(fn(model, q, actuator), dtype=float)
+
+
+class DynamicsServices:
+    """The dynamics node's callbacks as plain methods over a :class:`RobotModel`.
+
+    Args:
+        model: the robot.
+        friction: include joint friction in inverse and forward dynamics.
+    """
+
+    def __init__(self, model: RobotModel, *, friction: bool = True):
+        self.model = model
+        self.friction = friction
+        self.names = list(model.joint_names)
+
+    # -- services ------------------------------------------------------------------------
+    def inverse_dynamics(self, request: Any, response: Any) -> Any:
+        """InverseDynamics: efforts = rnea(q, qd, qdd, f_ext) and the actuator efforts."""
+        import robot_dynamics as rd
+
+        def work() -> None:
+            m, names = self.model, request.joint_names
+            q = cv.request_vector(names, request.positions, self.names, "positions", empty_is_zero=False)
+            qd = cv.request_vector(names, request.velocities, self.names, "velocities", empty_is_zero=True)
+            qdd = cv.request_vector(names, request.accelerations, self.names, "accelerations", empty_is_zero=True)
+            f_ext = None
+            link = str(request.wrench_link).strip()
+            if link:
+                m.frame_index(link)  # UnknownNameError lists the valid links
+                f_ext = {link: cv.wrench_to_array(request.wrench)}
+            tau = rd.rnea(m, q, qd, qdd, f_ext=f_ext, friction=self.friction)
+            response.joint_names = list(self.names)
+            response.efforts = cv.to_list(tau)
+            response.actuator_efforts = cv.to_list(actuator_efforts(m, q, qd, qdd, tau))
+
+        return guarded(response, work)
+
+    def forward_dynamics(self, request: Any, response: Any) -> Any:
+        """ForwardDynamics: accelerations = aba(q, qd, efforts)."""
+        import robot_dynamics as rd
+
+        def work() -> None:
+            names = request.joint_names
+            q = cv.request_vector(names, request.positions, self.names, "positions", empty_is_zero=False)
+            qd = cv.request_vector(names, request.velocities, self.names, "velocities", empty_is_zero=True)
+            effort = cv.request_vector(names, request.efforts, self.names, "efforts", empty_is_zero=False)
+            if request.actuator_efforts:
+                effort = joint_efforts(self.model, q, effort)
+            qdd = rd.aba(self.model, q, qd, effort, friction=self.friction)
+            response.joint_names = list(self.names)
+            response.accelerations = cv.to_list(qdd)
+
+        return guarded(response, work)
+
+    def mass_matrix(self, request: Any, response: Any) -> Any:
+        """MassMatrix: M(q), row-major."""
+        import robot_dynamics as rd
+
+        def work() -> None:
+            q = cv.request_vector(request.joint_names, request.positions, self.names, "positions", empty_is_zero=False)
+            M = rd.crba(self.model, q)
+            response.joint_names = list(self.names)
+            response.mass_matrix = cv.to_list(M)
+            response.size = self.model.nq
+
+        return guarded(response, work)
+
+    def trajectory_effort(self, request: Any, response: Any, point_type: Callable[[], Any]) -> Any:
+        """TrajectoryEffort: rnea at every point, peaks per joint, feasibility against the limits.
+
+        Args:
+            point_type: the JointTrajectoryPoint class (the response's points are built with it).
+        """
+        import robot_dynamics as rd
+
+        def work() -> None:
+            traj = request.trajectory
+            arrays = cv.trajectory_to_arrays(traj, self.names)
+            tau = rd.rnea(self.model, arrays.position, arrays.velocity, arrays.acceleration, friction=self.friction)
+            order = [self.names.index(n) for n in traj.joint_names]  # back to the request's order
+            out = response.trajectory
+            out.header = traj.header
+            cv.fill_joint_trajectory(
+                out, point_type, self.names, arrays.time, arrays.position, arrays.velocity,
+                arrays.acceleration, tau,
+            )
+            # Keep the caller's joint order in the answer: reorder the columns.
+            out.joint_names = list(traj.joint_names)
+            for p in out.points:
+                for attr in ("positions", "velocities", "accelerations", "effort"):
+                    values = np.asarray(getattr(p, attr))
+                    setattr(p, attr, cv.to_list(values[order]))
+            peak = np.max(np.abs(tau), axis=0)
+            limit = np.asarray(self.model.effort_limit, dtype=float)
+            over = peak > limit
+            response.peak_efforts = cv.to_list(peak[order])
+            response.effort_limits = cv.to_list(limit[order])
+            response.violating_joints = [self.names[i] for i in order if over[i]]
+            response.feasible = not bool(np.any(over))
+            notes = []
+            if arrays.estimated:
+                notes.append(f"{' and '.join(arrays.estimated)} estimated by finite differences")
+            notes.append("feasible" if response.feasible else f"effort limits exceeded by {response.violating_joints}")
+            response.message = "; ".join(notes)
+
+        return guarded(response, work)
+
+    # -- topic ---------------------------------------------------------------------------
+    def gravity_compensation(self, joint_state: Any) -> tuple[bool, Array, str]:
+        """Gravity torques G(q) for a JointState; (ok, values in model order, status)."""
+        import robot_dynamics as rd
+
+        try:
+            state = cv.joint_state_to_arrays(joint_state, self.names)
+            return True, rd.gravity_torques(self.model, state.position), "ok"
+        except RobotDynamicsError as exc:
+            return False, np.zeros(self.model.nq), str(exc)
+        except Exception as exc:  # noqa: BLE001 - a callback must never raise
+            return False, np.zeros(self.model.nq), f"internal error ({type(exc).__name__}): {exc}"

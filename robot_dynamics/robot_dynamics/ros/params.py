@@ -1,0 +1,196 @@
+"""Parameters of the nodes: one table per node, validated without rclpy.
+
+Each node declares the parameters of its table (with a descriptor built from ``description``,
+``read_only`` and the numeric range), reads them into a plain dict and calls
+:func:`validate` before building anything: an invalid value stops the node at start-up with a
+message that names the parameter and the valid choices, as ros2_controllers'
+generate_parameter_library does. The config YAML files in ``config/`` are checked against
+these tables by the tests.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = [
+    "ParamSpec",
+    "NODE_PARAMETERS",
+    "validate",
+    "defaults",
+    "ROBOT_SOURCE",
+]
+
+#: ROS parameter types by name (rcl_interfaces/ParameterType).
+TYPES = ("bool", "integer", "double", "string", "string_array", "double_array")
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One node parameter.
+
+    Attributes:
+        name: parameter name (dots for nested YAML keys).
+        type: one of ``TYPES``.
+        default: value when not overridden; None for an empty array (declared with dynamic
+            typing, since rclpy cannot infer the type of an empty list).
+        description: shown by ``ros2 param describe``.
+        minimum, maximum: numeric range (inclusive) for integer/double.
+        choices: the valid strings of a ``string`` parameter (empty: any).
+        read_only: cannot change after start-up.
+    """
+
+    name: str
+    type: str
+    default: Any
+    description: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    read_only: bool = True
+    check: Callable[[Any], str | None] | None = field(default=None, compare=False)
+
+
+def _nonempty_or_none(kind: str) -> Callable[[Any], str | None]:
+    return lambda v: None
+
+
+#: Where the robot comes from: shared by every node.
+ROBOT_SOURCE: tuple[ParamSpec, ...] = (
+    ParamSpec("robot_description", "string", "", "URDF text of the robot (as robot_state_publisher takes it); "
+              "first choice"),
+    ParamSpec("urdf_path", "string", "", "Path of a URDF or xacro file, used when robot_description is empty"),
+    ParamSpec("robot", "string", "", "Name of a bundled robot (planar2, puma560, rx90, iiwa14), used when both "
+              "robot_description and urdf_path are empty"),
+    ParamSpec("drivetrain", "string", "", "Path of the drive-train YAML (friction, rotor inertia, gear ratios); "
+              "empty for none"),
+    ParamSpec("gravity", "double_array", [0.0, 0.0, -9.81], "Gravity in the base frame [m/s^2]"),
+)
+
+_PROFILES = ("linear", "cubic", "quintic", "trapezoidal", "bang_bang", "continuous_acceleration")
+
+NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
+    "dynamics": ROBOT_SOURCE
+    + (
+        ParamSpec("joint_states_topic", "string", "/joint_states", "Joint states to compute gravity compensation for"),
+        ParamSpec("publish_gravity_compensation", "bool", True,
+                  "Publish ~/gravity_compensation (Float64MultiArray) for every /joint_states message"),
+        ParamSpec("gravity_compensation_joints", "string_array", None,
+                  "Joint order of ~/gravity_compensation; empty = the model's joint order"),
+        ParamSpec("friction", "bool", True, "Include joint friction (viscous + Coulomb) in inverse dynamics"),
+    ),
+    "trajectory": ROBOT_SOURCE
+    + (
+        ParamSpec("profile", "string", "quintic", "Default time-law profile", choices=_PROFILES),
+        ParamSpec("duration", "double", 0.0, "Default duration [s]; 0 = shortest allowed by the limits",
+                  minimum=0.0, maximum=3600.0),
+        ParamSpec("velocity_scaling", "double", 0.5, "Fraction of the model's velocity limits used by default",
+                  minimum=1e-3, maximum=1.0),
+        ParamSpec("max_acceleration", "double", 5.0, "Default acceleration limit of every joint [rad/s^2 or m/s^2]",
+                  minimum=1e-6, maximum=1e4),
+        ParamSpec("sample_period", "double", 0.05, "Sample period of published JointTrajectory messages [s]",
+                  minimum=1e-4, maximum=10.0),
+        ParamSpec("publish_rate", "double", 100.0, "Rate of the ~/reference stream [Hz]", minimum=1.0,
+                  maximum=10000.0),
+        ParamSpec("joint_states_topic", "string", "/joint_states", "Current state: start of planned motions"),
+        ParamSpec("goal_topic", "string", "~/goal", "Goal positions (sensor_msgs/JointState, joints by name)"),
+    ),
+    "controller": ROBOT_SOURCE
+    + (
+        ParamSpec("controller", "string", "computed_torque", "Controller of robot_dynamics.control"),
+        ParamSpec("gains.kp", "double_array", None, "Proportional gains per joint (empty: the controller's "
+                  "default)"),
+        ParamSpec("gains.kd", "double_array", None, "Derivative gains per joint (empty: default)"),
+        ParamSpec("gains.ki", "double_array", None, "Integral gains per joint (empty: default)"),
+        ParamSpec("rate", "double", 500.0, "Control rate [Hz]", minimum=1.0, maximum=10000.0),
+        ParamSpec("joints", "string_array", None,
+                  "Joint order of the command, as the 'joints' parameter of the effort forward-command "
+                  "controller; empty = the model's joint order"),
+        ParamSpec("command_topic", "string", "/effort_controller/commands",
+                  "Effort commands (std_msgs/Float64MultiArray), ros2_control's JointGroupEffortController"),
+        ParamSpec("joint_states_topic", "string", "/joint_states", "Measured joint states"),
+        ParamSpec("reference_topic", "string", "/trajectory/reference",
+                  "Reference (trajectory_msgs/JointTrajectory, one point: positions, velocities, "
+                  "accelerations)"),
+        ParamSpec("state_timeout", "double", 0.5, "Stop commanding when no joint state came for this long [s]",
+                  minimum=1e-3, maximum=60.0),
+        ParamSpec("hold_on_start", "bool", True, "Hold the first measured position until a reference arrives"),
+    ),
+    "simulator": ROBOT_SOURCE
+    + (
+        ParamSpec("rate", "double", 200.0, "Publication rate of /joint_states [Hz]", minimum=1.0, maximum=10000.0),
+        ParamSpec("substeps", "integer", 5, "Integration steps per publication", minimum=1, maximum=1000),
+        ParamSpec("initial_positions", "double_array", None, "Initial joint positions, model order (empty: "
+                  "zeros, clipped into the joint limits)"),
+        ParamSpec("joints", "string_array", None, "Joint order of the effort commands; empty = model order"),
+        ParamSpec("command_topic", "string", "/effort_controller/commands", "Effort commands to apply"),
+        ParamSpec("joint_states_topic", "string", "/joint_states", "Where the simulated state is published"),
+        ParamSpec("command_timeout", "double", 0.5, "Apply zero effort when no command came for this long [s]",
+                  minimum=1e-3, maximum=60.0),
+        ParamSpec("friction", "bool", True, "Simulate joint friction (viscous + Coulomb)"),
+        ParamSpec("effort_saturation", "bool", True, "Clip commands to the model's effort limits"),
+    ),
+}
+
+
+def defaults(node: str) -> dict[str, Any]:
+    """``{name: default}`` of a node's parameters (None arrays as empty lists)."""
+    return {p.name: ([] if p.default is None else p.default) for p in NODE_PARAMETERS[node]}
+
+
+def _type_ok(spec: ParamSpec, value: Any) -> bool:
+    if spec.type == "bool":
+        return isinstance(value, bool)
+    if spec.type == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if spec.type == "double":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if spec.type == "string":
+        return isinstance(value, str)
+    if spec.type == "string_array":
+        return isinstance(value, Sequence) and not isinstance(value, str) and all(isinstance(v, str) for v in value)
+    if spec.type == "double_array":
+        return isinstance(value, Sequence) and not isinstance(value, str) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    return False
+
+
+def validate(node: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """Check a node's parameter values; returns them completed with defaults.
+
+    Raises:
+        InputError: unknown node, unknown parameter, wrong type, out of range, or a string that
+            is not among the choices; the message names the parameter and what is valid.
+    """
+    if node not in NODE_PARAMETERS:
+        raise InputError(f"Unknown node {node!r}. Valid nodes: {sorted(NODE_PARAMETERS)}")
+    specs = {p.name: p for p in NODE_PARAMETERS[node]}
+    unknown = sorted(set(values) - set(specs))
+    if unknown:
+        raise InputError(f"{node}: unknown parameters {unknown}. Valid parameters: {sorted(specs)}")
+    out = defaults(node)
+    for name, value in values.items():
+        spec = specs[name]
+        if value is None and spec.type.endswith("_array"):
+            value = []
+        if not _type_ok(spec, value):
+            raise InputError(f"{node}: parameter {name!r} must be of type {spec.type}, got {value!r}")
+        if spec.type in ("integer", "double"):
+            if not math.isfinite(float(value)):
+                raise InputError(f"{node}: parameter {name!r} must be finite, got {value!r}")
+            if spec.minimum is not None and value < spec.minimum:
+                raise InputError(f"{node}: parameter {name!r} must be >= {spec.minimum}, got {value!r}")
+            if spec.maximum is not None and value > spec.maximum:
+                raise InputError(f"{node}: parameter {name!r} must be <= {spec.maximum}, got {value!r}")
+        if spec.type == "double_array" and not all(math.isfinite(float(v)) for v in value):
+            raise InputError(f"{node}: parameter {name!r} must hold finite numbers, got {value!r}")
+        if spec.choices and value not in spec.choices:
+            raise InputError(f"{node}: parameter {name!r} is {value!r}. Valid choices: {list(spec.choices)}")
+        out[name] = list(value) if spec.type.endswith("_array") else value
+    if len(out["gravity"]) != 3:
+        raise InputError(f"{node}: parameter 'gravity' must hold 3 numbers [m/s^2], got {out['gravity']!r}")
+    return out

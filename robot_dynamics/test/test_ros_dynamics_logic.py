@@ -1,0 +1,211 @@
+"""The dynamics node's callbacks (logic.DynamicsServices), without rclpy.
+
+Requests and responses are objects with the real field layout of robot_dynamics_interfaces;
+answers are checked against the core called directly with model-ordered arrays and against
+identities (aba undoes rnea, J^T f for a wrench, M from unit accelerations).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import robot_dynamics as rd
+from robot_dynamics.ros.logic import DynamicsServices, load_model_from_parameters
+from robot_dynamics.ros.messages import message_class, service_class
+from robot_dynamics.testing import random_tree_urdf
+
+ID = service_class("InverseDynamics")
+FD = service_class("ForwardDynamics")
+MM = service_class("MassMatrix")
+TE = service_class("TrajectoryEffort")
+JointState = message_class("sensor_msgs/JointState")
+JointTrajectory = message_class("trajectory_msgs/JointTrajectory")
+Point = message_class("trajectory_msgs/JointTrajectoryPoint")
+
+
+@pytest.fixture(scope="module")
+def puma():
+    return rd.load_robot("puma560")
+
+
+@pytest.fixture(scope="module")
+def tree():
+    return rd.load_urdf(random_tree_urdf(np.random.default_rng(3), 7))
+
+
+def _state(model, seed):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-1, 1, (3, model.nq))
+
+
+def test_inverse_dynamics_matches_core_with_shuffled_names(puma):
+    svc = DynamicsServices(puma)
+    q, qd, qdd = _state(puma, 0)
+    perm = np.random.default_rng(1).permutation(puma.nq)
+    req = ID.Request(joint_names=[puma.joint_names[i] for i in perm], positions=list(q[perm]),
+                     velocities=list(qd[perm]), accelerations=list(qdd[perm]))
+    res = svc.inverse_dynamics(req, ID.Response())
+    assert res.success, res.message
+    assert res.joint_names == list(puma.joint_names)
+    np.testing.assert_allclose(res.efforts, rd.rnea(puma, q, qd, qdd), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(res.actuator_efforts, res.efforts)  # no gear structure: identical
+
+
+def test_inverse_dynamics_wrench_adds_jacobian_transpose(tree):
+    # Khalil [7.30]: a wrench f_en exerted by the link on the environment adds J^T f_en.
+    svc = DynamicsServices(tree)
+    q, qd, qdd = _state(tree, 2)
+    link = tree.frame_names[-1]
+    req = ID.Request(positions=list(q), velocities=list(qd), accelerations=list(qdd), wrench_link=link)
+    f = np.array([3.0, -1.0, 2.0, 0.5, 0.25, -0.75])
+    req.wrench.force.x, req.wrench.force.y, req.wrench.force.z = f[:3]
+    req.wrench.torque.x, req.wrench.torque.y, req.wrench.torque.z = f[3:]
+    with_wrench = svc.inverse_dynamics(req, ID.Response())
+    req.wrench_link = ""
+    without = svc.inverse_dynamics(req, ID.Response())
+    assert with_wrench.success and without.success
+    J = rd.jacobian(tree, q, link)
+    np.testing.assert_allclose(np.subtract(with_wrench.efforts, without.efforts), J.T @ f, atol=1e-10)
+
+
+def test_forward_dynamics_undoes_inverse_dynamics(tree):
+    svc = DynamicsServices(tree)
+    q, qd, qdd = _state(tree, 4)
+    tau = svc.inverse_dynamics(ID.Request(positions=list(q), velocities=list(qd), accelerations=list(qdd)),
+                               ID.Response()).efforts
+    names = list(tree.joint_names)[::-1]
+    res = svc.forward_dynamics(FD.Request(joint_names=names, positions=list(q[::-1]), velocities=list(qd[::-1]),
+                                          efforts=list(np.asarray(tau)[::-1])), FD.Response())
+    assert res.success, res.message
+    np.testing.assert_allclose(res.accelerations, qdd, atol=1e-9)
+
+
+def test_mass_matrix_row_major_equals_unit_acceleration_columns(tree):
+    svc = DynamicsServices(tree, friction=False)
+    q = _state(tree, 5)[0]
+    res = svc.mass_matrix(MM.Request(positions=list(q)), MM.Response())
+    assert res.success and res.size == tree.nq
+    M = np.asarray(res.mass_matrix).reshape(tree.nq, tree.nq)
+    # Column j of M = rnea(q, 0, e_j) - rnea(q, 0, 0) (Walker-Orin method 1), an independent path.
+    bias = rd.rnea(tree, q, np.zeros(tree.nq), np.zeros(tree.nq))
+    for j in range(tree.nq):
+        e = np.zeros(tree.nq)
+        e[j] = 1.0
+        np.testing.assert_allclose(M[:, j], rd.rnea(tree, q, np.zeros(tree.nq), e) - bias, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "request_fields, match",
+    [
+        ({"positions": [0.0] * 5}, "expected 6 values"),
+        ({"positions": [0.0, float("nan"), 0, 0, 0, 0]}, "NaN"),
+        ({"joint_names": ["joint1", "joint2"], "positions": [0.0, 0.0]}, "missing joints"),
+        ({"joint_names": [f"joint{i}" for i in range(1, 7)] + ["wrist"], "positions": [0.0] * 7},
+         "Unknown joint 'wrist'"),
+        ({"positions": [0.0] * 6, "velocities": [1.0]}, "velocities: expected 6"),
+        ({"positions": [0.0] * 6, "wrench_link": "hand"}, "Unknown frame 'hand'. Valid frames"),
+        ({"positions": "abc"}, "positions"),
+    ],
+)
+def test_bad_requests_get_success_false(puma, request_fields, match):
+    svc = DynamicsServices(puma)
+    for srv, method in ((ID, svc.inverse_dynamics), (FD, svc.forward_dynamics), (MM, svc.mass_matrix)):
+        fields = {k: v for k, v in request_fields.items() if k in srv.Request.__slots__}
+        if srv is FD:
+            fields.setdefault("efforts", [0.0] * 6)
+        res = method(srv.Request(**fields), srv.Response())
+        if set(request_fields) <= set(srv.Request.__slots__):
+            assert res.success is False
+            assert match in res.message, res.message
+
+
+def test_callbacks_never_raise_on_garbage(puma):
+    svc = DynamicsServices(puma)
+    req = ID.Request()
+    req.positions = None  # not even a sequence
+    res = svc.inverse_dynamics(req, ID.Response())
+    assert res.success is False and res.message
+    res = svc.trajectory_effort(TE.Request(trajectory=None), TE.Response(), Point)
+    assert res.success is False and "internal error" in res.message
+
+
+def _quintic_trajectory(model, names, T=1.0, n=101):
+    # q(t) = q0 + (q1 - q0) s(t), s = 10 tau^3 - 15 tau^4 + 6 tau^5 (Khalil [13.13]).
+    rng = np.random.default_rng(7)
+    q0, q1 = rng.uniform(-1, 1, (2, model.nq))
+    t = np.linspace(0, T, n)
+    tau = t / T
+    s = 10 * tau**3 - 15 * tau**4 + 6 * tau**5
+    sd = (30 * tau**2 - 60 * tau**3 + 30 * tau**4) / T
+    sdd = (60 * tau - 180 * tau**2 + 120 * tau**3) / T**2
+    Q = q0 + np.outer(s, q1 - q0)
+    Qd, Qdd = np.outer(sd, q1 - q0), np.outer(sdd, q1 - q0)
+    idx = [model.joint_names.index(j) for j in names]
+    msg = JointTrajectory(joint_names=list(names))
+    msg.points = []
+    for k in range(n):
+        p = Point(positions=list(Q[k, idx]))
+        p.time_from_start.sec, p.time_from_start.nanosec = int(t[k]), int(round((t[k] % 1) * 1e9))
+        msg.points.append(p)
+    return msg, t, Q, Qd, Qdd
+
+
+def test_trajectory_effort_fills_efforts_and_checks_limits(puma):
+    svc = DynamicsServices(puma)
+    names = list(puma.joint_names)[::-1]
+    msg, t, Q, Qd, Qdd = _quintic_trajectory(puma, names)
+    res = svc.trajectory_effort(TE.Request(trajectory=msg), TE.Response(), Point)
+    assert res.success, res.message
+    assert "estimated by finite differences" in res.message
+    assert res.trajectory.joint_names == names and len(res.trajectory.points) == len(t)
+    effort = np.array([p.effort for p in res.trajectory.points])[:, ::-1]  # back to model order
+    exact = rd.rnea(puma, Q, Qd, Qdd)
+    # Finite-difference derivatives of a 101-sample quintic: efforts within 1 % of the peak.
+    err = np.abs(effort - exact)[5:-5].max()
+    assert err < 0.01 * np.abs(exact).max()
+    np.testing.assert_allclose(res.peak_efforts, np.abs(effort).max(axis=0)[::-1], rtol=1e-12)
+    np.testing.assert_allclose(res.effort_limits, puma.effort_limit[::-1])
+    assert res.feasible == bool(np.all(np.abs(effort).max(axis=0) <= puma.effort_limit))
+    # Tighten the limits below the peaks: infeasible, and the violating joints are named.
+    tight = puma.replace(effort_limit=np.abs(exact).max(axis=0) * 0.5)
+    res2 = DynamicsServices(tight).trajectory_effort(TE.Request(trajectory=msg), TE.Response(), Point)
+    assert res2.success and not res2.feasible
+    assert sorted(res2.violating_joints) == sorted(puma.joint_names)
+
+
+def test_trajectory_effort_uses_given_derivatives_exactly(tree):
+    svc = DynamicsServices(tree)
+    msg, t, Q, Qd, Qdd = _quintic_trajectory(tree, tree.joint_names, n=11)
+    for k, p in enumerate(msg.points):
+        p.velocities, p.accelerations = list(Qd[k]), list(Qdd[k])
+    res = svc.trajectory_effort(TE.Request(trajectory=msg), TE.Response(), Point)
+    assert res.success and "estimated" not in res.message
+    np.testing.assert_allclose([p.effort for p in res.trajectory.points], rd.rnea(tree, Q, Qd, Qdd), atol=1e-10)
+
+
+def test_gravity_compensation_status(puma):
+    svc = DynamicsServices(puma)
+    q = _state(puma, 9)[0]
+    ok, g, status = svc.gravity_compensation(JointState(name=["finger"] + list(puma.joint_names),
+                                                        position=[0.3] + list(q)))
+    assert ok and status == "ok"
+    np.testing.assert_allclose(g, rd.gravity_torques(puma, q))
+    ok, g, status = svc.gravity_compensation(JointState(name=["joint1"], position=[0.0]))
+    assert not ok and "missing joints" in status and np.all(g == 0)
+
+
+def test_model_from_parameters(tmp_path):
+    text = random_tree_urdf(np.random.default_rng(0), 4)
+    a = load_model_from_parameters({"robot_description": text})
+    path = tmp_path / "r.urdf"
+    path.write_text(text)
+    b = load_model_from_parameters({"urdf_path": str(path), "gravity": [0.0, 0.0, -1.62]})
+    assert a.joint_names == b.joint_names
+    np.testing.assert_allclose(b.gravity, [0, 0, -1.62])
+    c = load_model_from_parameters({"robot": "planar2"})
+    assert c.nq == 2
+    with pytest.raises(rd.ModelError, match="No robot given"):
+        load_model_from_parameters({})
+    with pytest.raises(rd.UnknownNameError, match="Valid robots"):
+        load_model_from_parameters({"robot": "r2d2"})
