@@ -1,0 +1,201 @@
+"""``plan``: one entry point for point-to-point joint-space profiles, minimum time by default."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..errors import InputError, UnknownNameError
+from .base import as_limits, as_vector
+from .double_s import DoubleSTiming, double_s_timing
+from .profiles import (
+    BangBangProfile,
+    ContinuousAccelerationProfile,
+    CubicProfile,
+    DoubleSProfile,
+    LinearProfile,
+    PointToPoint,
+    QuinticProfile,
+    TrapezoidalProfile,
+)
+from .synchronization import (
+    POLYNOMIAL_PEAKS,
+    PROFILES,
+    continuous_acceleration_timing,
+    polynomial_minimum_time,
+    trapezoid_timing,
+    unit_limits,
+)
+
+if TYPE_CHECKING:
+    from ..model import RobotModel
+
+Array = NDArray[np.float64]
+
+__all__ = ["plan", "model_limits"]
+
+_POLY = {"linear": LinearProfile, "cubic": CubicProfile, "quintic": QuinticProfile, "bang_bang": BangBangProfile}
+
+# Shape of a law when only its duration is given (no limits): unit limits on r', r'', r'''
+# whose minimum-time law is then stretched to the duration. The trapezoids get tau = tf / 3
+# (peak velocity 1.5 D / tf, as the cubic).
+_SHAPE_V, _SHAPE_A_TRAP, _SHAPE_A_CONT, _SHAPE_A_S, _SHAPE_J_S = 1.5, 4.5, 6.75, 6.0, 60.0
+
+
+def _check_profile(profile: str) -> str:
+    if profile not in PROFILES:
+        raise UnknownNameError("profile", profile, PROFILES)
+    return profile
+
+
+def model_limits(model: RobotModel, samples: int = 64, seed: int = 0) -> tuple[Array, Array]:
+    """Default joint velocity and acceleration limits of a robot, each (nq,).
+
+    kv_j is the URDF ``<limit velocity>``; ka_j is Khalil's estimate (section 8.3): the maximum
+    torque over the largest diagonal inertia, ``effort_j / max_q A_jj(q)``, the maximum taken
+    over ``samples`` random configurations inside the joint limits (and q = 0). Joints without
+    an effort or velocity limit get inf (unlimited).
+    """
+    from ..dynamics import crba
+
+    rng = np.random.default_rng(seed)
+    lo = np.where(np.isfinite(model.lower), model.lower, -np.pi)
+    hi = np.where(np.isfinite(model.upper), model.upper, np.pi)
+    q = np.vstack([np.clip(np.zeros(model.nq), lo, hi), rng.uniform(lo, hi, (samples, model.nq))])
+    M = crba(model, q)
+    a_max = np.max(np.diagonal(M, axis1=-2, axis2=-1), axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ka = np.where(np.isfinite(model.effort_limit) & (a_max > 0), model.effort_limit / a_max, np.inf)
+    kv = np.where(np.isfinite(model.velocity_limit) & (model.velocity_limit > 0), model.velocity_limit, np.inf)
+    return np.asarray(kv, dtype=float), np.asarray(ka, dtype=float)
+
+
+def _stretch(duration: float | None, t_min: Array, moving: Array, profile: str) -> Array:
+    """Time-scaling factor per joint taking the minimum-time law to ``duration`` (>= 1)."""
+    if duration is None:
+        return np.ones(t_min.shape)
+    slowest = float(np.max(t_min[moving]))
+    if duration < slowest * (1.0 - 1e-12):
+        raise InputError(
+            f"duration: {duration:.6g} s is shorter than the minimum {slowest:.6g} s of the {profile} "
+            "profile under the given limits"
+        )
+    return np.where(moving, duration / np.where(moving, t_min, 1.0), 1.0)
+
+
+def plan(
+    profile: str,
+    q_start: ArrayLike,
+    q_goal: ArrayLike,
+    velocity_limit: ArrayLike | None = None,
+    acceleration_limit: ArrayLike | None = None,
+    jerk_limit: ArrayLike | None = None,
+    duration: float | None = None,
+    *,
+    synchronize: bool = True,
+    model: RobotModel | None = None,
+) -> PointToPoint:
+    """A rest-to-rest joint-space trajectory from ``q_start`` to ``q_goal``.
+
+    Without ``duration`` the trajectory takes the minimum time allowed by the limits (Khalil
+    Table 8.1, [8.14], [8.22], [8.33], [8.45]; double S for the jerk limit). With
+    ``synchronize`` (default) all joints start and stop together on homothetic profiles
+    ([8.23]-[8.34]); otherwise each joint moves in its own minimum time and then holds. With
+    ``duration`` the minimum-time law is stretched in time to last exactly ``duration``
+    (an error if shorter than the minimum); with a duration and no limits, a fixed shape is used.
+
+    Args:
+        profile: one of ``linear, cubic, quintic, bang_bang, trapezoidal,
+            continuous_acceleration, double_s``.
+        q_start, q_goal: (n,) [rad or m].
+        velocity_limit, acceleration_limit, jerk_limit: kv, ka, kj > 0, scalar or (n,)
+            [rad/s, rad/s^2, rad/s^3 or m/...]; inf for unlimited. Default: from ``model``
+            (:func:`model_limits`) when given, else unlimited. The linear law ignores ka (its
+            velocity steps), and only double_s uses kj.
+        duration: total time [s], or None for the minimum time.
+        synchronize: one common law for every joint (True) or each joint alone.
+        model: robot whose limits are the defaults; n must equal model.nq.
+
+    Returns:
+        A :class:`PointToPoint` trajectory (``duration``, ``sample(t)``, peaks). A zero
+        displacement gives a trajectory of duration 0.
+
+    Raises:
+        UnknownNameError: unknown profile. InputError: NaN, wrong lengths, limits <= 0, no
+        duration and no limit bounding the motion, or a duration below the minimum.
+    """
+    _check_profile(profile)
+    names = model.joint_names if model is not None else None
+    qs = as_vector(q_start, model.nq if model is not None else None, "q_start", names)
+    n = qs.size
+    qg = as_vector(q_goal, n, "q_goal", names)
+    kv = as_limits(velocity_limit, n, "velocity_limit")
+    ka = as_limits(acceleration_limit, n, "acceleration_limit")
+    kj = as_limits(jerk_limit, n, "jerk_limit")
+    if model is not None and (kv is None or ka is None):
+        kv_m, ka_m = model_limits(model)
+        kv = kv_m if kv is None else kv
+        ka = ka_m if ka is None else ka
+    if duration is not None:
+        duration = float(duration)
+        if not np.isfinite(duration) or duration < 0.0:
+            raise InputError(f"duration: expected a finite time >= 0 s, got {duration}")
+    D = qg - qs
+    moving = D != 0.0
+    if not np.any(moving):  # nothing to do: a zero-length trajectory
+        if profile == "double_s":
+            z = np.zeros(n)
+            return DoubleSProfile(qs, qg, DoubleSTiming(z, z, z, z, z, z))
+        if profile in ("trapezoidal", "continuous_acceleration"):
+            cls = TrapezoidalProfile if profile == "trapezoidal" else ContinuousAccelerationProfile
+            return cls(qs, qg, 0.0, 0.0)
+        return _POLY[profile](qs, qg, 0.0)
+    if duration == 0.0:
+        raise InputError("duration: a motion needs a duration > 0 s")
+
+    V = unit_limits(D, kv, synchronize)
+    A = unit_limits(D, ka, synchronize)
+    J = unit_limits(D, kj, synchronize)
+
+    if profile in POLYNOMIAL_PEAKS:
+        t_min = polynomial_minimum_time(profile, V, np.full(n, np.inf) if profile == "linear" else A)
+        bounded = np.all(t_min[moving] > 0)
+        if not bounded:
+            if duration is None:
+                raise InputError(_unbounded_message(profile, "velocity_limit or acceleration_limit"))
+            return _POLY[profile](qs, qg, duration)
+        c = _stretch(duration, t_min, moving, profile)
+        return _POLY[profile](qs, qg, t_min * c)
+
+    if profile in ("trapezoidal", "continuous_acceleration"):
+        timing = trapezoid_timing if profile == "trapezoidal" else continuous_acceleration_timing
+        cls = TrapezoidalProfile if profile == "trapezoidal" else ContinuousAccelerationProfile
+        tau, t_min, _ = timing(V, A)
+        if not np.all(np.isfinite(A[moving])):
+            if duration is None:
+                raise InputError(_unbounded_message(profile, "acceleration_limit"))
+            shape_a = _SHAPE_A_TRAP if profile == "trapezoidal" else _SHAPE_A_CONT
+            tau1, tf1, _ = timing(np.array(_SHAPE_V), np.array(shape_a))
+            return cls(qs, qg, float(tau1) * duration / float(tf1), duration)
+        c = _stretch(duration, t_min, moving, profile)
+        return cls(qs, qg, tau * c, t_min * c)
+
+    # double S
+    if not np.all(np.isfinite(J[moving])):
+        if duration is None:
+            raise InputError(_unbounded_message(profile, "jerk_limit"))
+        unit = double_s_timing(np.array(_SHAPE_V), np.array(_SHAPE_A_S), np.array(_SHAPE_J_S))
+        c = np.full(n, duration / float(unit.duration))
+        unit = DoubleSTiming(*(np.full(n, float(x)) for x in unit))
+    else:
+        unit = double_s_timing(V, A, J)
+        c = _stretch(duration, unit.duration, moving, profile)
+    # time scaling by c: durations * c, jerk / c^3, peak velocity / c
+    timing = DoubleSTiming(unit.Tj * c, unit.Ta * c, unit.Tv * c, unit.duration * c, unit.jerk / c**3, unit.v_peak / c)
+    return DoubleSProfile(qs, qg, timing)
+
+
+def _unbounded_message(profile: str, what: str) -> str:
+    return f"{profile}: give a duration or a finite {what} for the moving joints (limits must bound the motion)"
