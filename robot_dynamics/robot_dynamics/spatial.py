@@ -120,29 +120,33 @@ def exp_so3(w: ArrayLike) -> Array:
 
 
 def log_so3(R: ArrayLike) -> Array:
-    """Rotation vector (axis * angle, angle in [0, pi]) of a rotation matrix; (..., 3, 3) -> (..., 3)."""
+    """Rotation vector (axis * angle, angle in [0, pi]) of a rotation matrix; (..., 3, 3) -> (..., 3).
+
+    Well conditioned at every angle: theta = atan2(|vee(R - R^T)| / 2, (tr R - 1) / 2); below
+    pi/2 the axis is vee(R - R^T) / (2 sin theta); above, it comes from the symmetric part,
+    (R + R^T) / 2 = cos(theta) I + (1 - cos(theta)) a a^T, exact up to pi.
+    """
     R = np.asarray(R, dtype=float)
     tr = R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2]
-    cos_t = np.clip((tr - 1.0) / 2.0, -1.0, 1.0)
-    theta = np.arccos(cos_t)
     vee = np.stack(
         [R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]], -1
     )
-    sin_t = np.sin(theta)
-    # Regular case: w = theta / (2 sin theta) * vee(R - R^T); near 0 use the series theta/sin ~ 1.
-    factor = np.where(theta < 1e-6, 0.5 + theta**2 / 12.0, theta / (2.0 * np.where(sin_t == 0, 1, sin_t)))
+    sin_t = 0.5 * np.linalg.norm(vee, axis=-1)
+    cos_t = 0.5 * (tr - 1.0)
+    theta = np.arctan2(sin_t, cos_t)
+    # theta / (2 sin theta), with its series near 0
+    factor = np.where(theta < 1e-6, 0.5 + theta**2 / 12.0, theta / (2.0 * np.where(sin_t == 0, 1.0, sin_t)))
     w = factor[..., None] * vee
-    # Near pi, vee(R - R^T) vanishes: take the axis from the symmetric part R + I = 2 a a^T (approx).
-    near_pi = theta > np.pi - 1e-4
-    if np.any(near_pi):
-        B = (R + np.eye(3)) / 2.0
-        diag = np.stack([B[..., 0, 0], B[..., 1, 1], B[..., 2, 2]], -1)
+    wide = theta > np.pi / 2
+    if np.any(wide):
+        S = 0.5 * (R + np.swapaxes(R, -1, -2)) - cos_t[..., None, None] * np.eye(3)
+        S = S / (1.0 - cos_t)[..., None, None]  # = a a^T
+        diag = np.stack([S[..., 0, 0], S[..., 1, 1], S[..., 2, 2]], -1)
         k = np.argmax(diag, axis=-1)
-        col = np.take_along_axis(B, k[..., None, None].repeat(3, -1), axis=-2)[..., 0, :]
-        axis = col / np.linalg.norm(col, axis=-1, keepdims=True)
-        # fix the sign with the (small) antisymmetric part when it is informative
+        col = np.take_along_axis(S, k[..., None, None].repeat(3, -1), axis=-2)[..., 0, :]
+        axis = col / np.sqrt(np.maximum(np.take_along_axis(diag, k[..., None], -1), 1e-300))
         sign = np.where(np.sum(axis * vee, -1) < 0, -1.0, 1.0)
-        w = np.where(near_pi[..., None], sign[..., None] * axis * theta[..., None], w)
+        w = np.where(wide[..., None], sign[..., None] * axis * theta[..., None], w)
     return w
 
 
