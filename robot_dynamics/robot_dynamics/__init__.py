@@ -21,6 +21,7 @@ from .dynamics import (
     potential_energy,
     rnea,
 )
+from .drivetrain import actuated_aba, actuator_torques
 from .errors import InputError, ModelError, RobotDynamicsError, SingularityError, UnknownNameError
 from .kinematics import (
     IKResult,
@@ -54,6 +55,8 @@ __all__ = [
     "SingularityError",
     "UnknownNameError",
     "aba",
+    "actuated_aba",
+    "actuator_torques",
     "bias_torques",
     "body_poses",
     "coriolis_matrix",

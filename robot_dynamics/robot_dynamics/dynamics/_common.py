@@ -87,3 +87,56 @@ def external_body_forces(
         out[:, body, :3] += (Rt @ M_body_origin[..., None])[..., 0]
         out[:, body, 3:] += (Rt @ F[..., None])[..., 0]
     return out
+
+
+def secondary_link_forces(model: RobotModel, v: Array, a: Array, qd: Array, qdd: Array, f: Array) -> Array:
+    """Relative-motion terms of the drive train's secondary links inside the Newton-Euler pass.
+
+    Chen & Wang (seed 000) split a secondary link j (gear, rotor) carried by body c into the
+    virtual link (its mass lumped into c, already in the body inertias) and its spin
+    beta_j = b_j . theta relative to c about the axis e_j (eq. 11). For an axisymmetric link
+    whose centre of mass is on e_j, the spin adds to the carrier the couple
+    ``n_j = I_j (e_j betadd_j + w_c x e_j betad_j)`` (rate of the relative angular momentum
+    I_j e_j betad_j, carried by the bearing), and the torque along the spin coordinate is
+    ``I_j (e_j . alpha_c + betadd_j)``; by virtual work it reaches the joints as b_j^T times
+    that. Together they are G_s = M_s thetadd + C_s of eqs. (14)-(21) for any constant b.
+
+    Args:
+        v, a: body velocities and accelerations of the forward pass, (N, nb, 6).
+        qd, qdd: independent joint velocities and accelerations, (N, nq).
+        f: body forces, (N, nb, 6); the couples are added in place.
+
+    Returns:
+        The joint torques of the spin coordinates, B^T tau_s, (N, nq).
+    """
+    dt = model.drivetrain
+    bd = qd @ dt.B.T  # eq. (11): betad_j = sum_k b_jk thetad_k, (N, nr)
+    bdd = qdd @ dt.B.T
+    N, nr = bd.shape
+    on = dt.carrier_body >= 0  # links carried by the base: the carrier does not move
+    cb = dt.carrier_body[on]
+    w_c = np.zeros((N, nr, 3))
+    al_c = np.zeros((N, nr, 3))
+    w_c[:, on] = v[:, cb, :3]
+    al_c[:, on] = a[:, cb, :3]
+    h = dt.inertia[:, None] * dt.axis_body  # I_j e_j
+    n = h * bdd[..., None] + cross(w_c, h * bd[..., None])
+    for j in np.flatnonzero(on):
+        f[:, dt.carrier_body[j], :3] += n[:, j]
+    tau_s = np.einsum("jk,njk->nj", h, al_c) + dt.inertia * bdd
+    return tau_s @ dt.B
+
+
+def secondary_link_kinetic_energy(model: RobotModel, v: Array, qd: Array) -> Array:
+    """Kinetic energy of the secondary links' relative motion, eq. (14), (N,).
+
+    ``K_j = 1/2 I_j betad_j^2 + I_j betad_j (e_j . w_c)`` (the rest is in the virtual links).
+    """
+    dt = model.drivetrain
+    bd = qd @ dt.B.T
+    N, nr = bd.shape
+    on = dt.carrier_body >= 0
+    w_c = np.zeros((N, nr, 3))
+    w_c[:, on] = v[:, dt.carrier_body[on], :3]
+    proj = np.einsum("jk,njk->nj", dt.axis_body, w_c)
+    return (dt.inertia * (0.5 * bd**2 + bd * proj)).sum(-1)

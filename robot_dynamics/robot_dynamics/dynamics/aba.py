@@ -45,8 +45,10 @@ def aba(
     (qf, qdf, tauf), batch = joint_inputs(model, q=q, qd=qd, tau=tau)
     if friction:
         tauf = tauf - joint_friction(model, qdf)
-    if model.has_mimic:
-        # Mimic joints couple coordinates: solve the joint-space equation instead.
+    if model.has_mimic or (model.drivetrain is not None and model.drivetrain.coupled):
+        # Mimic joints and gear trains couple coordinates (a secondary link's b_j may span
+        # joints of different branches), which the articulated-body recursion cannot absorb:
+        # solve the joint-space equation from the inverse model instead (Khalil 7.6.1).
         from .crba import crba
         from .rnea import rnea
 

@@ -29,11 +29,33 @@ def composite_inertias(model: RobotModel, X: Array) -> Array:
     return Ic
 
 
+def _secondary_link_momenta(model: RobotModel, X: Array) -> Array:
+    """U[k, j] = S_k . (I_j e_j) seen from body k, for every ancestor k of j's carrier, (N, nb, nr).
+
+    The unit spin of secondary link j has the momentum [I_j e_j; 0] (a pure couple), so
+    U[k, j] = I_j e_j . z_k, the projections of seed 000 eq. (18b)/(18c), walked from the
+    carrier to the base as the composite-inertia columns are.
+    """
+    dt = model.drivetrain
+    N = X.shape[0]
+    U = np.zeros((N, model.nb, dt.n_secondary))
+    for j in range(dt.n_secondary):
+        c = int(dt.carrier_body[j])
+        F = np.zeros((N, 6))
+        F[:, :3] = dt.inertia[j] * dt.axis_body[j]
+        while c >= 0:
+            U[:, c, j] = F @ model.S[c]
+            F = (np.swapaxes(X[:, c], -1, -2) @ F[..., None])[..., 0]
+            c = int(model.parent[c])
+    return U
+
+
 def crba(model: RobotModel, q: ArrayLike) -> Array:
     """Joint-space inertia matrix A(q) (Khalil's A, Featherstone's H), shape (..., nq, nq).
 
     Symmetric positive definite for a physical robot; includes the rotor inertias Ia on the
-    diagonal (Khalil [7.29]).
+    diagonal (Khalil [7.29]) and, for a geared robot, the secondary links' M_s (seed 000
+    eq. 21) on top of the virtual links' M_v.
     """
     (qf,), batch = joint_inputs(model, q=q)
     N, nb = qf.shape[0], model.nb
@@ -50,8 +72,17 @@ def crba(model: RobotModel, q: ArrayLike) -> Array:
             F = (np.swapaxes(X[:, j], -1, -2) @ F[..., None])[..., 0]
             j = model.parent[j]
             H[:, i, j] = H[:, j, i] = F @ S[j]
+    if model.drivetrain is not None and model.drivetrain.coupled:
+        U = _secondary_link_momenta(model, X)
     if model.has_mimic:
         G = model.mimic_matrix
         H = G.T @ H @ G
+        if model.drivetrain is not None and model.drivetrain.coupled:
+            U = G.T @ U
+    if model.drivetrain is not None and model.drivetrain.coupled:
+        # Chen & Wang eq. (18): M_s = B^T diag(I) B (18d) + U B + (U B)^T (18b, 18c).
+        dt = model.drivetrain
+        UB = U @ dt.B
+        H = H + (dt.B.T * dt.inertia) @ dt.B + UB + np.swapaxes(UB, -1, -2)
     H[:, np.arange(model.nq), np.arange(model.nq)] += model.rotor_inertia
     return H.reshape(batch + (model.nq, model.nq))

@@ -16,6 +16,7 @@ from ._common import (
     external_body_forces,
     joint_friction,
     joint_inputs,
+    secondary_link_forces,
     to_joint_space,
 )
 
@@ -60,12 +61,19 @@ def rnea(
     fx = external_body_forces(model, f_ext, batch, E, r)
     if fx is not None:
         f += fx  # the environment pushes back with -f_en
+    geared = model.drivetrain is not None and model.drivetrain.coupled
+    if geared:
+        # Secondary links' spin about their carriers (Chen & Wang eqs. 14-21): couples on the
+        # carriers, propagated by the same backward pass, plus their own coordinates' torques.
+        tau_s = secondary_link_forces(model, v, a, qdf, qddf, f)
     # Backward recursion: f_parent += X^T f (Khalil [7.48]-[7.49]).
     for i in range(model.nb - 1, -1, -1):
         p = model.parent[i]
         if p >= 0:
             f[:, p] += transform_force_to_parent(E[:, i], r[:, i], f[:, i])
     tau = to_joint_space(model, np.einsum("nbk,bk->nb", f, model.S))
+    if geared:
+        tau += tau_s
     # Rotor inertia (Khalil [7.29]) and friction (Khalil [7.28]).
     tau += model.rotor_inertia * qddf
     if friction:

@@ -1,0 +1,35 @@
+"""Geared robots: the virtual link approach (Chen & Wang), structure matrix, transmissions, elastic joints.
+
+Importing this package registers the drive-train sections of the YAML beside a URDF
+(``secondary_links``, ``gear_pairs``, ``inputs``, ``elastic``, ``transmissions``) with the
+sidecar loader, so ``rd.load_urdf(path, drivetrain=yaml)`` builds the geared model. The
+dynamics algorithms (rnea, crba, aba, Coriolis, energy) read ``model.drivetrain`` directly.
+"""
+
+from .actuation import (
+    actuated_aba,
+    actuator_torques,
+    actuator_velocities,
+    diagonal_armature_model,
+    joint_torques_from_actuators,
+    structure_matrix_of,
+    virtual_chain_model,
+)
+from .loader import apply_drivetrain, register
+from .model import DriveTrain, ElasticJoints
+
+register()
+
+__all__ = [
+    "DriveTrain",
+    "ElasticJoints",
+    "actuated_aba",
+    "actuator_torques",
+    "actuator_velocities",
+    "apply_drivetrain",
+    "diagonal_armature_model",
+    "joint_torques_from_actuators",
+    "register",
+    "structure_matrix_of",
+    "virtual_chain_model",
+]
