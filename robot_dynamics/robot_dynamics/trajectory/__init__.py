@@ -24,6 +24,14 @@ from .profiles import (
     TrapezoidalProfile,
 )
 from .sampling import TabulatedTrajectory, peaks, sample_table, sample_times
+from .splines import (
+    SPLINES,
+    PolynomialSpline,
+    TrigonometricSpline,
+    exact_peaks,
+    spline_through,
+    trigonometric_spline,
+)
 from .synchronization import (
     PROFILES,
     SynchronizedTrapezoid,
@@ -31,9 +39,25 @@ from .synchronization import (
     synchronized_continuous_acceleration,
     synchronized_trapezoid,
 )
+from .torque_scaling import TorqueCheck, check_torques, scale_to_torque_limits
+from .task_space import CartesianMotion, JointPathReport, cartesian_motion, rotation_axis_angle, task_space_to_joint
 
 __all__ = [
     "PROFILES",
+    "SPLINES",
+    "CartesianMotion",
+    "JointPathReport",
+    "PolynomialSpline",
+    "TrigonometricSpline",
+    "cartesian_motion",
+    "exact_peaks",
+    "rotation_axis_angle",
+    "spline_through",
+    "task_space_to_joint",
+    "trigonometric_spline",
+    "TorqueCheck",
+    "check_torques",
+    "scale_to_torque_limits",
     "BangBangProfile",
     "ContinuousAccelerationProfile",
     "CubicProfile",

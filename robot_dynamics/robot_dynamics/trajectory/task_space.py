@@ -1,0 +1,266 @@
+"""Point-to-point motion in the task space (Khalil section 8.4).
+
+The end effector goes from ``T_start = [Ai Pi]`` to ``T_goal = [Af Pf]`` along the straight
+segment Pi -> Pf ([8.48], [8.53]) while its orientation turns by alpha about one axis u of the
+end-effector frame, ``Ai rot(u, alpha) = Af`` ([8.49], [8.54]). The distance D and the angle
+alpha are two coordinates of one synchronised point-to-point law (any profile of
+:func:`plan`), limited by the task-space velocity and acceleration limits ([8.48]-[8.57]).
+
+:func:`task_space_to_joint` samples the motion into joint positions through the core's
+inverse kinematics, velocities and accelerations through the Jacobian, and refuses (with the
+time and the reason) a path that leaves the workspace, meets a singularity, jumps between
+inverse-kinematics branches or leaves the joint limits.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..errors import InputError, SingularityError
+from ..spatial import log_so3, rotation_about_axis
+from .base import as_times, as_vector
+from .planning import plan
+from .profiles import PointToPoint
+from .sampling import TabulatedTrajectory, sample_times
+
+if TYPE_CHECKING:
+    from ..model import RobotModel
+
+Array = NDArray[np.float64]
+
+__all__ = ["CartesianMotion", "cartesian_motion", "rotation_axis_angle", "task_space_to_joint", "JointPathReport"]
+
+
+def _pose(T: ArrayLike, what: str) -> Array:
+    arr = np.asarray(T, dtype=float)
+    if arr.shape != (4, 4) or not np.all(np.isfinite(arr)):
+        raise InputError(f"{what}: expected a finite (4, 4) homogeneous transform, got shape {arr.shape}")
+    R = arr[:3, :3]
+    if np.abs(R.T @ R - np.eye(3)).max() > 1e-6 or np.linalg.det(R) < 0:
+        raise InputError(f"{what}: its 3x3 block is not a rotation matrix")
+    return arr
+
+
+def rotation_axis_angle(A_start: ArrayLike, A_goal: ArrayLike) -> tuple[Array, float]:
+    """(u, alpha) with A_start rot(u, alpha) = A_goal, u in the end-effector frame (Khalil [8.49]).
+
+    Khalil [8.50]-[8.51] read u and alpha from rot(u, alpha) = Ai^T Af; near alpha = pi (small
+    sin alpha) his section 2.3.8 switches to the symmetric part, which the core's ``log_so3``
+    does at every angle, so it is used here. alpha is in [0, pi]; u is z for alpha = 0.
+    """
+    w = log_so3(np.asarray(A_start, float).T @ np.asarray(A_goal, float))
+    alpha = float(np.linalg.norm(w))
+    u = w / alpha if alpha > 0.0 else np.array([0.0, 0.0, 1.0])
+    return u, alpha
+
+
+class CartesianMotion:
+    """Straight-line translation with a synchronised rotation about a fixed axis.
+
+    Attributes:
+        T_start, T_goal: (4, 4) poses of the frame in the base frame.
+        distance: D = ||Pf - Pi|| [m] ([8.48]); axis: u (3,) in the end-effector frame;
+        angle: alpha [rad] ([8.51]).
+        law: the synchronised 2-coordinate law s(t) in [0, D], theta(t) in [0, alpha].
+        duration: [s].
+    """
+
+    def __init__(self, T_start: Array, T_goal: Array, law: PointToPoint, axis: Array, angle: float):
+        self.T_start, self.T_goal = T_start, T_goal
+        self.law = law
+        self.axis, self.angle = axis, angle
+        self.distance = float(np.linalg.norm(T_goal[:3, 3] - T_start[:3, 3]))
+        d = T_goal[:3, 3] - T_start[:3, 3]
+        self.direction = d / self.distance if self.distance > 0 else np.zeros(3)
+        self.duration = law.duration
+
+    def sample(self, t: ArrayLike) -> tuple[Array, Array, Array]:
+        """Pose (..., 4, 4), twist (..., 6) and its derivative (..., 6) at times t.
+
+        Twists are [linear; angular] in base axes at the frame origin: v = s' (Pf - Pi) / D
+        ([8.53]) and w = Ai u theta' ([8.57] expressed in the base frame).
+        """
+        flat, shape = as_times(t)
+        x, xd, xdd = self.law.sample(flat)
+        Ai, Pi = self.T_start[:3, :3], self.T_start[:3, 3]
+        T = np.tile(np.eye(4), (flat.size, 1, 1))
+        T[:, :3, :3] = Ai @ rotation_about_axis(self.axis, x[:, 1])  # [8.54]
+        T[:, :3, 3] = Pi + x[:, :1] * self.direction  # [8.53]
+        T[flat >= self.duration] = self.T_goal
+        w_axis = Ai @ self.axis
+        twist = np.concatenate([xd[:, :1] * self.direction, xd[:, 1:2] * w_axis], axis=1)
+        accel = np.concatenate([xdd[:, :1] * self.direction, xdd[:, 1:2] * w_axis], axis=1)
+        return T.reshape(shape + (4, 4)), twist.reshape(shape + (6,)), accel.reshape(shape + (6,))
+
+
+def cartesian_motion(
+    T_start: ArrayLike,
+    T_goal: ArrayLike,
+    linear_velocity: float | None = None,
+    linear_acceleration: float | None = None,
+    angular_velocity: float | None = None,
+    angular_acceleration: float | None = None,
+    *,
+    profile: str = "trapezoidal",
+    duration: float | None = None,
+    linear_jerk: float | None = None,
+    angular_jerk: float | None = None,
+) -> CartesianMotion:
+    """Task-space point-to-point motion (Khalil 8.4) in minimum time under task limits.
+
+    Args:
+        T_start, T_goal: (4, 4) poses of the end-effector frame in the base frame.
+        linear_velocity, linear_acceleration: kv1 [m/s], ka1 [m/s^2] of the translation.
+        angular_velocity, angular_acceleration: kv2 [rad/s], ka2 [rad/s^2] of the rotation.
+        profile: any point-to-point profile name of :func:`plan`.
+        duration: [s], or None for the minimum time.
+        linear_jerk, angular_jerk: for ``double_s``.
+    """
+    Ts, Tg = _pose(T_start, "T_start"), _pose(T_goal, "T_goal")
+    u, alpha = rotation_axis_angle(Ts[:3, :3], Tg[:3, :3])
+    D = float(np.linalg.norm(Tg[:3, 3] - Ts[:3, 3]))
+
+    def pair(a: float | None, b: float | None) -> Array | None:
+        if a is None and b is None:
+            return None
+        return np.array([np.inf if a is None else a, np.inf if b is None else b], dtype=float)
+
+    law = plan(
+        profile,
+        [0.0, 0.0],
+        [D, alpha],
+        pair(linear_velocity, angular_velocity),
+        pair(linear_acceleration, angular_acceleration),
+        pair(linear_jerk, angular_jerk),
+        duration,
+    )
+    return CartesianMotion(Ts, Tg, law, u, alpha)
+
+
+class JointPathReport(NamedTuple):
+    """What :func:`task_space_to_joint` found along the path.
+
+    Attributes:
+        trajectory: the joint trajectory (a :class:`TabulatedTrajectory` of the samples).
+        t, q, qd, qdd: the samples, (N,) and (N, nq).
+        min_singular_value: smallest singular value of J over the path (of the rows used).
+        max_velocity_ratio: max_j,t |qd_j| / velocity limit (> 1: too fast for the joints).
+        position_error, orientation_error: worst IK residuals [m], [rad].
+    """
+
+    trajectory: TabulatedTrajectory
+    t: Array
+    q: Array
+    qd: Array
+    qdd: Array
+    min_singular_value: float
+    max_velocity_ratio: float
+    position_error: float
+    orientation_error: float
+
+
+def task_space_to_joint(
+    model: RobotModel,
+    motion: CartesianMotion,
+    q_start: ArrayLike | None = None,
+    *,
+    frame: str | None = None,
+    rate: float = 100.0,
+    position_only: bool = False,
+    singular_threshold: float = 1e-3,
+    max_joint_step: float = 0.25,
+    check_limits: bool = True,
+) -> JointPathReport:
+    """Joint trajectory that moves ``frame`` along a task-space motion.
+
+    Each sample is solved by :func:`robot_dynamics.inverse_kinematics` from the previous
+    solution; qd = J^+ twist and qdd = J^+ (twist' - Jdot qd) (Khalil [9.33]).
+
+    Args:
+        model: the robot; frame: its frame (default the end effector).
+        motion: from :func:`cartesian_motion`.
+        q_start: joint positions at the start (its pose must be T_start); default: solved by IK
+            from the middle of the joint limits.
+        rate: samples per second [Hz].
+        position_only: follow the position only (robots with fewer than 6 joints).
+        singular_threshold: refuse when the smallest singular value of J drops below it.
+        max_joint_step: refuse a jump larger than this [rad or m] between samples (a change
+            of inverse-kinematics branch, Khalil's change of aspect).
+        check_limits: refuse positions outside [lower, upper].
+
+    Raises:
+        SingularityError: unreachable pose, singular configuration or branch jump (with the time).
+        InputError: a joint leaves its limits (with the time and the joint name).
+    """
+    from ..kinematics import frame_pose, inverse_kinematics, jacobian, jacobian_dot_qdot
+
+    fname = frame or model.end_effector
+    model.frame_index(fname)
+    rows = slice(0, 3) if position_only else slice(0, 6)
+    t = sample_times(motion.duration, rate)
+    T, twist, accel = motion.sample(t)
+    N, n = t.size, model.nq
+    q = np.zeros((N, n))
+    qd = np.zeros((N, n))
+    qdd = np.zeros((N, n))
+    if q_start is None:
+        ik = inverse_kinematics(model, T[0], fname, position_only=position_only, respect_limits=True)
+        if not ik.success:
+            raise SingularityError(f"task space: the start pose is not reachable by {fname!r}")
+        q_prev = ik.q
+    else:
+        q_prev = as_vector(q_start, n, "q_start", model.joint_names)
+        T0 = frame_pose(model, q_prev, fname)
+        err = np.linalg.norm(T0[:3, 3] - T[0, :3, 3]) + (0.0 if position_only else np.linalg.norm(log_so3(T[0, :3, :3] @ T0[:3, :3].T)))
+        if err > 1e-6:
+            raise InputError(f"q_start: its pose of {fname!r} is {err:.3g} away from T_start")
+    lo, hi = model.lower, model.upper
+    smin = np.inf
+    perr = oerr = 0.0
+    for k in range(N):
+        guess = q_prev if k == 0 else q_prev + qd[k - 1] * (t[k] - t[k - 1])
+        target = T[k, :3, 3] if position_only else T[k]
+        ik = inverse_kinematics(model, target, fname, guess, position_only=position_only, respect_limits=False, tolerance=1e-12)
+        if not ik.success and max(ik.position_error, ik.orientation_error) > 1e-9:
+            raise SingularityError(
+                f"task space: pose at t={t[k]:.4g} s not reachable by {fname!r} (position error "
+                f"{ik.position_error:.3g} m, orientation error {ik.orientation_error:.3g} rad)"
+            )
+        perr, oerr = max(perr, ik.position_error), max(oerr, ik.orientation_error)
+        qk = ik.q
+        step = np.abs(qk - q_prev)
+        if k > 0 and np.max(step) > max_joint_step:
+            j = int(np.argmax(step))
+            raise SingularityError(
+                f"task space: joint {model.joint_names[j]!r} jumps by {step[j]:.3g} at t={t[k]:.4g} s "
+                "(inverse-kinematics branch change near a singularity)"
+            )
+        if check_limits:
+            bad = (qk < lo - 1e-9) | (qk > hi + 1e-9)
+            if np.any(bad):
+                j = int(np.flatnonzero(bad)[0])
+                raise InputError(
+                    f"task space: joint {model.joint_names[j]!r} leaves its limits [{lo[j]:.4g}, {hi[j]:.4g}] "
+                    f"at t={t[k]:.4g} s (q={qk[j]:.4g})"
+                )
+        J = jacobian(model, qk, fname)[rows]
+        sv = np.linalg.svd(J, compute_uv=False)
+        s_small = float(sv[-1]) if J.shape[0] <= J.shape[1] else 0.0
+        smin = min(smin, s_small)
+        if s_small < singular_threshold:
+            raise SingularityError(
+                f"task space: singular configuration at t={t[k]:.4g} s (smallest singular value of J "
+                f"{s_small:.3g} < {singular_threshold:g})"
+            )
+        qd_k = np.linalg.lstsq(J, twist[k, rows], rcond=None)[0]
+        bias = jacobian_dot_qdot(model, qk, qd_k, fname)[rows]
+        qdd_k = np.linalg.lstsq(J, accel[k, rows] - bias, rcond=None)[0]
+        q[k], qd[k], qdd[k] = qk, qd_k, qdd_k
+        q_prev = qk
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(np.isfinite(model.velocity_limit), np.abs(qd) / model.velocity_limit, 0.0)
+    traj = TabulatedTrajectory(t, q, qd, qdd) if N > 1 else TabulatedTrajectory(t, q, qd * 0, qdd * 0)
+    return JointPathReport(traj, t, q, qd, qdd, float(smin), float(np.max(ratio)), perr, oerr)
