@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import InputError, ModelError, RobotDynamicsError
+from ..errors import ModelError, RobotDynamicsError
 from ..model import RobotModel, apply_sidecar, load_robot, load_urdf
 from . import conversion as cv
 
@@ -78,33 +78,22 @@ def guarded(response: Any, work: Callable[[], None]) -> Any:
     return response
 
 
-def actuator_efforts(model: RobotModel, q: Array, qd: Array, qdd: Array, tau: Array) -> Array:
-    """Efforts at the actuators for joint efforts ``tau`` (through the model's drive train).
+def actuator_efforts(model: RobotModel, q: Array, tau: Array) -> Array:
+    """Efforts at the actuators for joint efforts ``tau`` (the control layer's drive-train map).
 
-    Uses the drive-train layer when the model carries a structure (gear train); a model
-    without one drives each joint directly, so the actuator efforts are the joint efforts
-    (rotor inertia and friction are already in ``tau``, referred to the joint side).
+    The identity for a model without a drive train (rotor inertia and friction are then
+    already in ``tau``, referred to the joint side).
     """
-    if getattr(model, "drivetrain", None) is None:
-        return np.array(tau, dtype=float)
-    import robot_dynamics as rd
+    from ..control import joint_to_actuator
 
-    fn = getattr(rd, "actuator_torques", None)
-    if fn is None:
-        raise ModelError("This model has a drive train but robot_dynamics has no actuator_torques")
-    return np.asarray(fn(model, q, qd, qdd), dtype=float)
+    return np.asarray(joint_to_actuator(model, q, tau), dtype=float)
 
 
 def joint_efforts(model: RobotModel, q: Array, actuator: Array) -> Array:
-    """Joint efforts produced by actuator efforts (inverse of :func:`actuator_efforts`' map)."""
-    if getattr(model, "drivetrain", None) is None:
-        return np.array(actuator, dtype=float)
-    import robot_dynamics as rd
+    """Joint efforts produced by actuator efforts (inverse of :func:`actuator_efforts`)."""
+    from ..control import actuator_to_joint
 
-    fn = getattr(rd, "joint_torques_from_actuators", None)
-    if fn is None:
-        raise InputError("actuator_efforts: this model's drive train has no actuator-to-joint map; send joint efforts")
-    return np.asarray(fn(model, q, actuator), dtype=float)
+    return np.asarray(actuator_to_joint(model, q, actuator), dtype=float)
 
 
 class DynamicsServices:
@@ -138,7 +127,7 @@ class DynamicsServices:
             tau = rd.rnea(m, q, qd, qdd, f_ext=f_ext, friction=self.friction)
             response.joint_names = list(self.names)
             response.efforts = cv.to_list(tau)
-            response.actuator_efforts = cv.to_list(actuator_efforts(m, q, qd, qdd, tau))
+            response.actuator_efforts = cv.to_list(actuator_efforts(m, q, tau))
 
         return guarded(response, work)
 

@@ -11,11 +11,12 @@ these tables by the tests.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
+from ..trajectory import PROFILES as _PROFILES
 
 __all__ = [
     "ParamSpec",
@@ -23,6 +24,7 @@ __all__ = [
     "validate",
     "defaults",
     "ROBOT_SOURCE",
+    "CONTROLLERS",
 ]
 
 #: ROS parameter types by name (rcl_interfaces/ParameterType).
@@ -52,11 +54,6 @@ class ParamSpec:
     maximum: float | None = None
     choices: tuple[str, ...] = ()
     read_only: bool = True
-    check: Callable[[Any], str | None] | None = field(default=None, compare=False)
-
-
-def _nonempty_or_none(kind: str) -> Callable[[Any], str | None]:
-    return lambda v: None
 
 
 #: Where the robot comes from: shared by every node.
@@ -71,7 +68,8 @@ ROBOT_SOURCE: tuple[ParamSpec, ...] = (
     ParamSpec("gravity", "double_array", [0.0, 0.0, -9.81], "Gravity in the base frame [m/s^2]"),
 )
 
-_PROFILES = ("linear", "cubic", "quintic", "trapezoidal", "bang_bang", "continuous_acceleration")
+#: Controllers of robot_dynamics.control the controller node runs (see motion.build_controller).
+CONTROLLERS = ("pid", "pd_gravity", "computed_torque", "task_pid", "task_computed_torque")
 
 NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
     "dynamics": ROBOT_SOURCE
@@ -101,7 +99,11 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
     ),
     "controller": ROBOT_SOURCE
     + (
-        ParamSpec("controller", "string", "computed_torque", "Controller of robot_dynamics.control"),
+        ParamSpec("controller", "string", "computed_torque", "Controller of robot_dynamics.control",
+                  choices=CONTROLLERS),
+        ParamSpec("gains.omega", "double", 20.0, "Closed-loop bandwidth [rad/s] used when kp/kd are empty",
+                  minimum=1e-3, maximum=1e4),
+        ParamSpec("frame", "string", "", "Controlled frame of the task-space controllers (empty: end effector)"),
         ParamSpec("gains.kp", "double_array", None, "Proportional gains per joint (empty: the controller's "
                   "default)"),
         ParamSpec("gains.kd", "double_array", None, "Derivative gains per joint (empty: default)"),

@@ -1,0 +1,461 @@
+"""What the trajectory, controller and simulator nodes do, without rclpy.
+
+Each node owns one object of this module and its callbacks are one call each:
+
+- :class:`TrajectoryStreamer` (trajectory node): plans with :func:`robot_dynamics.trajectory.plan`
+  on a service request or a goal message, and gives the reference at any time.
+- :class:`ControlLoop` (controller node): keeps the latest measured state and reference and
+  ticks a controller of :mod:`robot_dynamics.control`, giving effort commands in the order of
+  ros2_control's effort forward-command controller.
+- :class:`SimulatedPlant` (simulator node): integrates the direct dynamics
+  (:func:`robot_dynamics.aba`) under the latest effort command, held between commands.
+
+Times are plain floats in seconds (the node passes its clock); arrays are in the model's
+joint order. Nothing here raises once built: every per-message or per-tick method returns a
+status, as controller update loops do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..control import (
+    ComputedTorque,
+    ControllerBase,
+    JointPID,
+    PDGravity,
+    Reference,
+    TaskComputedTorque,
+    TaskPID,
+    TaskReference,
+    actuator_to_joint,
+    joint_to_actuator,
+    max_inertia_diagonal,
+)
+from ..dynamics import aba, gravity_torques
+from ..errors import InputError, RobotDynamicsError, UnknownNameError
+from ..kinematics import frame_pose, frame_velocity, jacobian_dot_qdot
+from ..model import RobotModel
+from ..trajectory import PROFILES, Trajectory, plan, sample_table
+from . import conversion as cv
+from .logic import guarded
+
+__all__ = [
+    "CONTROLLERS",
+    "build_controller",
+    "task_reference",
+    "TrajectoryStreamer",
+    "ControlLoop",
+    "SimulatedPlant",
+    "command_joint_order",
+]
+
+Array = NDArray[np.float64]
+
+#: Controllers the controller node can run (``controller`` parameter).
+from .params import CONTROLLERS
+
+
+def command_joint_order(model: RobotModel, joints: Sequence[str] | None) -> list[str]:
+    """The command's joint order: ``joints`` (validated) or the model's order when empty.
+
+    Raises:
+        UnknownNameError: a name the model does not have. InputError: a repeated name.
+    """
+    if not joints:
+        return list(model.joint_names)
+    names = [str(j) for j in joints]
+    for j in names:
+        model.joint_index(j)
+    if len(set(names)) != len(names):
+        raise InputError(f"joints: repeated names in {names}")
+    return names
+
+
+def build_controller(
+    model: RobotModel,
+    name: str,
+    *,
+    kp: Sequence[float] | None = None,
+    kd: Sequence[float] | None = None,
+    ki: Sequence[float] | None = None,
+    omega: float = 20.0,
+    frame: str | None = None,
+) -> ControllerBase:
+    """A controller of :mod:`robot_dynamics.control` by name, with per-joint (or per-task-row) gains.
+
+    Empty gains use a bandwidth design at ``omega`` [rad/s]: Khalil [9.10] for the PID, critical
+    damping ``kp = a w^2, kd = 2 a w`` (a_j = max A_jj) for PD + gravity, ``omega`` directly for
+    the computed-torque laws (Khalil [9.25]); task PID defaults to ``kp = w^2, kd = 2 w`` per
+    unit task mass.
+
+    Raises:
+        UnknownNameError: unknown controller name (lists :data:`CONTROLLERS`).
+        InputError: gains of the wrong length or sign (from the controller's own checks).
+    """
+    def given(v: Sequence[float] | None) -> Array | None:
+        return None if v is None or len(v) == 0 else np.asarray(v, dtype=float)
+
+    P, D, I_ = given(kp), given(kd), given(ki)
+    if name == "pid":
+        if P is None and D is None:
+            return JointPID.from_bandwidth(model, omega)
+        return JointPID(model, P if P is not None else 0.0, D if D is not None else 0.0, I_ if I_ is not None else 0.0)
+    if name == "pd_gravity":
+        if P is None or D is None:
+            a = max_inertia_diagonal(model)
+            P = a * omega**2 if P is None else P
+            D = 2.0 * a * omega if D is None else D
+        return PDGravity(model, P, D)
+    if name == "computed_torque":
+        if P is not None or D is not None:
+            return ComputedTorque(model, kp=P, kd=D)
+        return ComputedTorque(model, omega=omega)
+    if name == "task_pid":
+        return TaskPID(model, P if P is not None else omega**2, D if D is not None else 2.0 * omega,
+                       I_ if I_ is not None else 0.0, frame=frame or None, gravity_compensation=True)
+    if name == "task_computed_torque":
+        if P is not None or D is not None:
+            return TaskComputedTorque(model, kp=P, kd=D, frame=frame or None)
+        return TaskComputedTorque(model, omega=omega, frame=frame or None)
+    raise UnknownNameError("controller", name, CONTROLLERS)
+
+
+def task_reference(model: RobotModel, frame: str, reference: Reference) -> TaskReference:
+    """The motion of ``frame`` that a joint reference produces (for task-space controllers).
+
+    pose = T(q_d), twist = J qd_d, accel = J qdd_d + Jdot qd_d (Khalil [9.33]), base axes.
+    """
+    pose = frame_pose(model, reference.q, frame)
+    twist = frame_velocity(model, reference.q, reference.qd, frame)
+    accel = frame_velocity(model, reference.q, reference.qdd, frame) + jacobian_dot_qdot(
+        model, reference.q, reference.qd, frame
+    )
+    return TaskReference(pose, twist, accel)
+
+
+def _reference_from_message(msg: Any, model_joints: Sequence[str]) -> Reference:
+    """The first point of a JointTrajectory as a joint Reference (model order)."""
+    arrays = cv.trajectory_to_arrays(msg, model_joints)
+    return Reference(arrays.position[0], arrays.velocity[0], arrays.acceleration[0])
+
+
+# -- trajectory node ---------------------------------------------------------------------
+
+
+@dataclass
+class _Active:
+    trajectory: Trajectory
+    start_time: float
+
+
+class TrajectoryStreamer:
+    """Plans point-to-point motions and gives the reference at any time.
+
+    Args:
+        model: the robot (its limits are the defaults).
+        profile: default time law (one of :data:`robot_dynamics.trajectory.PROFILES`).
+        duration: default duration [s]; 0 = minimum time under the limits.
+        velocity_scaling: fraction of the model's velocity limits used by default.
+        max_acceleration: default acceleration limit of every joint.
+        sample_period: default period of the published JointTrajectory [s].
+    """
+
+    def __init__(
+        self,
+        model: RobotModel,
+        *,
+        profile: str = "quintic",
+        duration: float = 0.0,
+        velocity_scaling: float = 0.5,
+        max_acceleration: float = 5.0,
+        sample_period: float = 0.05,
+    ):
+        if profile not in PROFILES:
+            raise UnknownNameError("profile", profile, PROFILES)
+        self.model = model
+        self.names = list(model.joint_names)
+        self.profile = profile
+        self.duration = float(duration)
+        self.velocity_limit = np.where(np.isfinite(model.velocity_limit), model.velocity_limit * velocity_scaling, np.inf)
+        self.acceleration_limit = np.full(model.nq, float(max_acceleration))
+        self.sample_period = float(sample_period)
+        self.current: Array | None = None
+        self.active: _Active | None = None
+
+    # -- inputs --------------------------------------------------------------------------
+    def on_joint_state(self, msg: Any) -> tuple[bool, str]:
+        """Remember the measured position (start of the next plan)."""
+        try:
+            self.current = cv.joint_state_to_arrays(msg, self.names).position
+            return True, "ok"
+        except RobotDynamicsError as exc:
+            return False, str(exc)
+        except Exception as exc:  # noqa: BLE001 - a callback must never raise
+            return False, f"internal error ({type(exc).__name__}): {exc}"
+
+    def plan(
+        self,
+        start: Array | None,
+        goal: Array,
+        *,
+        profile: str = "",
+        duration: float = 0.0,
+        max_velocities: Array | None = None,
+        max_accelerations: Array | None = None,
+    ) -> Trajectory:
+        """A trajectory from ``start`` (default: the measured position) to ``goal`` (model order).
+
+        Raises:
+            InputError: no start known, limits of the wrong length, or the planner's own errors.
+        """
+        if start is None:
+            if self.current is None:
+                raise InputError("start_positions: empty and no joint state received yet; give the start")
+            start = self.current
+        kv = self.velocity_limit if max_velocities is None or len(max_velocities) == 0 else max_velocities
+        ka = self.acceleration_limit if max_accelerations is None or len(max_accelerations) == 0 else max_accelerations
+        T = duration if duration > 0 else (self.duration if self.duration > 0 else None)
+        return plan(profile or self.profile, start, goal, kv, ka, duration=T, model=self.model)
+
+    def start(self, trajectory: Trajectory, now: float) -> None:
+        """Stream ``trajectory`` from time ``now`` [s] on."""
+        self.active = _Active(trajectory, float(now))
+
+    def sampled(self, trajectory: Trajectory, period: float = 0.0) -> tuple[Array, Array, Array, Array]:
+        """(t, q, qd, qdd) at the sample period (the rows of a JointTrajectory)."""
+        return sample_table(trajectory, rate=1.0 / (period if period > 0 else self.sample_period))
+
+    def handle_plan(self, request: Any, response: Any, point_type: Callable[[], Any], now: float) -> Any:
+        """PlanTrajectory service: plan, fill the response, start streaming when ``execute``."""
+
+        def work() -> None:
+            names = list(request.joint_names)
+            start = (None if len(request.start_positions) == 0 else
+                     cv.request_vector(names, request.start_positions, self.names, "start_positions",
+                                       empty_is_zero=False))
+            goal = cv.request_vector(names, request.goal_positions, self.names, "goal_positions", empty_is_zero=False)
+            kv = (None if len(request.max_velocities) == 0 else
+                  cv.request_vector(names, request.max_velocities, self.names, "max_velocities", empty_is_zero=False))
+            ka = (None if len(request.max_accelerations) == 0 else
+                  cv.request_vector(names, request.max_accelerations, self.names, "max_accelerations",
+                                    empty_is_zero=False))
+            traj = self.plan(start, goal, profile=str(request.profile), duration=float(request.duration),
+                             max_velocities=kv, max_accelerations=ka)
+            t, q, qd, qdd = self.sampled(traj, float(request.sample_period))
+            cv.fill_joint_trajectory(response.trajectory, point_type, self.names, t, q, qd, qdd)
+            response.duration = float(traj.duration)
+            if request.execute:
+                self.start(traj, now)
+            response.message = f"planned {traj.duration:.3f} s, {t.size} points" + (
+                ", executing" if request.execute else "")
+
+        return guarded(response, work)
+
+    def handle_goal(self, msg: Any, now: float) -> tuple[Trajectory | None, str]:
+        """A goal (JointState positions, joints by name): plan from the current position and start."""
+        try:
+            goal = cv.joint_state_to_arrays(msg, self.names).position
+            traj = self.plan(None, goal)
+            self.start(traj, now)
+            return traj, f"planned {traj.duration:.3f} s to the goal"
+        except RobotDynamicsError as exc:
+            return None, str(exc)
+        except Exception as exc:  # noqa: BLE001 - a callback must never raise
+            return None, f"internal error ({type(exc).__name__}): {exc}"
+
+    def reference(self, now: float) -> Reference | None:
+        """Reference at time ``now``: the active trajectory (holding its goal after the end)."""
+        if self.active is None:
+            return None
+        q, qd, qdd = self.active.trajectory.sample(max(0.0, now - self.active.start_time))
+        return Reference(q.reshape(-1), qd.reshape(-1), qdd.reshape(-1))
+
+    def fill_reference(self, msg: Any, point_type: Callable[[], Any], now: float) -> bool:
+        """Write the reference at ``now`` as a one-point JointTrajectory; False when idle."""
+        ref = self.reference(now)
+        if ref is None or self.active is None:
+            return False
+        t = now - self.active.start_time
+        cv.fill_joint_trajectory(msg, point_type, self.names, [max(0.0, t)], ref.q, ref.qd, ref.qdd)
+        return True
+
+
+# -- controller node ---------------------------------------------------------------------
+
+
+class ControlLoop:
+    """Latest state + latest reference -> one controller tick -> effort command.
+
+    Args:
+        model: the controller's model.
+        controller: built by :func:`build_controller`.
+        command_joints: joint order of the command (the forward-command controller's ``joints``).
+        state_timeout: a state older than this [s] stops the law: the command becomes the
+            gravity torque of the last measured position (hold), as the controllers' fault path.
+        hold_on_start: before any reference, regulate to the first measured position.
+    """
+
+    def __init__(
+        self,
+        model: RobotModel,
+        controller: ControllerBase,
+        command_joints: Sequence[str],
+        *,
+        state_timeout: float = 0.5,
+        hold_on_start: bool = True,
+    ):
+        self.model = model
+        self.controller = controller
+        self.names = list(model.joint_names)
+        self.command_joints = command_joint_order(model, command_joints)
+        self.state_timeout = float(state_timeout)
+        self.hold_on_start = hold_on_start
+        self.task_frame: str | None = getattr(controller, "frame", None) if isinstance(
+            controller, (TaskPID, TaskComputedTorque)) else None
+        self.q: Array | None = None
+        self.qd: Array | None = None
+        self.state_time = -np.inf
+        self.ref: Reference | None = None
+        self.hold: Reference | None = None
+
+    def on_joint_state(self, msg: Any, now: float) -> tuple[bool, str]:
+        try:
+            s = cv.joint_state_to_arrays(msg, self.names)
+        except RobotDynamicsError as exc:
+            return False, str(exc)
+        except Exception as exc:  # noqa: BLE001
+            return False, f"internal error ({type(exc).__name__}): {exc}"
+        self.q, self.qd, self.state_time = s.position, s.velocity, float(now)
+        if self.hold is None:
+            self.hold = Reference(s.position.copy(), np.zeros(self.model.nq), np.zeros(self.model.nq))
+        return True, "ok"
+
+    def on_reference(self, msg: Any) -> tuple[bool, str]:
+        try:
+            self.ref = _reference_from_message(msg, self.names)
+            return True, "ok"
+        except RobotDynamicsError as exc:
+            return False, str(exc)
+        except Exception as exc:  # noqa: BLE001
+            return False, f"internal error ({type(exc).__name__}): {exc}"
+
+    def tick(self, now: float) -> tuple[Array | None, str]:
+        """One control period: (effort command in ``command_joints`` order or None, status).
+
+        None means nothing to command yet (no joint state received).
+        """
+        try:
+            if self.q is None or self.qd is None:
+                return None, "waiting for joint states"
+            if now - self.state_time > self.state_timeout:
+                tau = gravity_torques(self.model, self.q)
+                effort = np.clip(joint_to_actuator(self.model, self.q, tau), -self.model.effort_limit,
+                                 self.model.effort_limit)
+                return self._ordered(effort), f"joint states older than {self.state_timeout} s: holding gravity"
+            ref = self.ref if self.ref is not None else (self.hold if self.hold_on_start else None)
+            if ref is None:
+                return None, "waiting for a reference"
+            target: Any = ref if self.task_frame is None else task_reference(self.model, self.task_frame, ref)
+            out = self.controller.update(now, self.q, self.qd, target)
+            return self._ordered(out.effort), out.message or out.status.name or "ok"
+        except Exception as exc:  # noqa: BLE001 - a tick must never raise
+            return None, f"internal error ({type(exc).__name__}): {exc}"
+
+    def _ordered(self, effort: Array) -> Array:
+        return np.asarray(effort, dtype=float)[[self.names.index(j) for j in self.command_joints]]
+
+
+# -- simulator node ----------------------------------------------------------------------
+
+
+class SimulatedPlant:
+    """The robot's direct dynamics integrated under a zero-order-hold effort command.
+
+    Args:
+        model: the simulated robot.
+        q0: initial positions (model order); default zeros clipped into the joint limits.
+        command_joints: joint order of the incoming Float64MultiArray commands.
+        command_timeout: a command older than this [s] is dropped (zero effort).
+        friction: simulate joint friction.
+        effort_saturation: clip commands to the model's effort limits.
+    """
+
+    def __init__(
+        self,
+        model: RobotModel,
+        q0: Sequence[float] | None = None,
+        command_joints: Sequence[str] | None = None,
+        *,
+        command_timeout: float = 0.5,
+        friction: bool = True,
+        effort_saturation: bool = True,
+    ):
+        self.model = model
+        self.names = list(model.joint_names)
+        self.command_joints = command_joint_order(model, command_joints)
+        if q0 is None or len(q0) == 0:
+            lo = np.where(np.isfinite(model.lower), model.lower, -np.inf)
+            hi = np.where(np.isfinite(model.upper), model.upper, np.inf)
+            self.q = np.clip(np.zeros(model.nq), lo, hi)
+        else:
+            self.q = cv.request_vector([], list(q0), self.names, "initial_positions", empty_is_zero=False)
+        self.qd = np.zeros(model.nq)
+        self.effort = np.zeros(model.nq)  # latest actuator effort command (model order)
+        self.applied = np.zeros(model.nq)  # joint efforts applied during the last step
+        self.command_time = -np.inf
+        self.command_timeout = float(command_timeout)
+        self.friction = friction
+        self.effort_saturation = effort_saturation
+        self.time = 0.0
+
+    def on_command(self, msg: Any, now: float) -> tuple[bool, str]:
+        """Take an effort command (Float64MultiArray in ``command_joints`` order)."""
+        try:
+            effort = cv.float64_multi_array_to_vector(msg, self.command_joints, self.names)
+        except RobotDynamicsError as exc:
+            return False, str(exc)
+        except Exception as exc:  # noqa: BLE001
+            return False, f"internal error ({type(exc).__name__}): {exc}"
+        if self.effort_saturation:
+            effort = np.clip(effort, -self.model.effort_limit, self.model.effort_limit)
+        self.effort, self.command_time = effort, float(now)
+        return True, "ok"
+
+    def _accel(self, q: Array, qd: Array, tau: Array) -> Array:
+        return aba(self.model, q, qd, tau, friction=self.friction)
+
+    def step(self, dt: float, now: float, substeps: int = 1) -> tuple[bool, str]:
+        """Advance the state by ``dt`` [s] (classical RK4, ``substeps`` steps, effort held)."""
+        try:
+            stale = now - self.command_time > self.command_timeout
+            effort = np.zeros(self.model.nq) if stale else self.effort
+            tau = actuator_to_joint(self.model, self.q, effort)  # the plant's drive train
+            q, qd, h = self.q, self.qd, dt / substeps
+            for _ in range(substeps):
+                # Classical RK4 on x = (q, qd), xdot = (qd, aba(q, qd, tau)), tau held (ZOH).
+                k1v, k1a = qd, self._accel(q, qd, tau)
+                k2v = qd + 0.5 * h * k1a
+                k2a = self._accel(q + 0.5 * h * k1v, k2v, tau)
+                k3v = qd + 0.5 * h * k2a
+                k3a = self._accel(q + 0.5 * h * k2v, k3v, tau)
+                k4v = qd + h * k3a
+                k4a = self._accel(q + h * k3v, k4v, tau)
+                q = q + h / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v)
+                qd = qd + h / 6.0 * (k1a + 2 * k2a + 2 * k3a + k4a)
+            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+                self.qd = np.zeros(self.model.nq)
+                return False, "the integration diverged; velocities reset to zero"
+            self.q, self.qd, self.time, self.applied = q, qd, self.time + dt, tau
+            return True, "no recent command: zero effort" if stale else "ok"
+        except Exception as exc:  # noqa: BLE001 - a tick must never raise
+            return False, f"internal error ({type(exc).__name__}): {exc}"
+
+    def joint_state(self, msg: Any) -> Any:
+        """Fill a JointState with the simulated state (efforts: the joint efforts applied)."""
+        return cv.fill_joint_state(msg, self.names, self.q, self.qd, self.applied)

@@ -1,0 +1,233 @@
+"""Trajectory, controller and simulator node logic (ros.motion), without rclpy.
+
+The last tests wire the three objects together exactly as the nodes are wired by topics
+(messages of the real layout in between) and check that the simulated arm reaches the goal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import robot_dynamics as rd
+from robot_dynamics.control import Reference
+from robot_dynamics.ros import conversion as cv
+from robot_dynamics.ros.messages import message_class, service_class
+from robot_dynamics.ros.motion import (
+    CONTROLLERS,
+    ControlLoop,
+    SimulatedPlant,
+    TrajectoryStreamer,
+    build_controller,
+    task_reference,
+)
+
+PT = service_class("PlanTrajectory")
+JointState = message_class("sensor_msgs/JointState")
+JointTrajectory = message_class("trajectory_msgs/JointTrajectory")
+Point = message_class("trajectory_msgs/JointTrajectoryPoint")
+Float64MultiArray = message_class("std_msgs/Float64MultiArray")
+
+
+@pytest.fixture(scope="module")
+def planar():
+    return rd.load_robot("planar2")
+
+
+@pytest.fixture(scope="module")
+def puma():
+    return rd.load_robot("puma560")
+
+
+def test_plan_service_matches_the_planner(puma):
+    s = TrajectoryStreamer(puma, profile="quintic", sample_period=0.01)
+    names = list(puma.joint_names)[::-1]
+    q0, q1 = np.zeros(6), np.array([0.5, -0.4, 0.3, 0.2, -0.1, 0.6])
+    req = PT.Request(joint_names=names, start_positions=list(q0[::-1]), goal_positions=list(q1[::-1]),
+                     duration=2.0)
+    res = s.handle_plan(req, PT.Response(), Point, now=10.0)
+    assert res.success, res.message
+    assert res.duration == pytest.approx(2.0)
+    arr = cv.trajectory_to_arrays(res.trajectory, puma.joint_names)
+    assert arr.time[0] == 0.0 and arr.time[-1] == pytest.approx(2.0) and arr.time.size == 201
+    np.testing.assert_allclose(arr.position[0], q0, atol=1e-12)
+    np.testing.assert_allclose(arr.position[-1], q1, atol=1e-12)
+    # Quintic law (Khalil [8.9]): mid-way is half-way, at rest at both ends.
+    np.testing.assert_allclose(arr.position[100], 0.5 * (q0 + q1), atol=1e-12)
+    np.testing.assert_allclose(arr.velocity[[0, -1]], 0.0, atol=1e-12)
+    # The velocities agree with finite differences of the positions.
+    np.testing.assert_allclose(np.gradient(arr.position, arr.time, axis=0)[1:-1], arr.velocity[1:-1], atol=2e-3)
+    assert s.reference(10.5) is None  # execute was False
+
+
+def test_plan_execute_streams_and_holds_the_goal(planar):
+    s = TrajectoryStreamer(planar, profile="trapezoidal")
+    ok, _ = s.on_joint_state(JointState(name=["elbow", "shoulder"], position=[0.2, 0.1]))
+    assert ok
+    res = s.handle_plan(PT.Request(goal_positions=[1.0, -0.5], execute=True), PT.Response(), Point, now=3.0)
+    assert res.success and "executing" in res.message
+    T = res.duration
+    ref0 = s.reference(3.0)
+    np.testing.assert_allclose(ref0.q, [0.1, 0.2])
+    after = s.reference(3.0 + T + 5.0)
+    np.testing.assert_allclose(after.q, [1.0, -0.5])
+    np.testing.assert_allclose(after.qd, 0.0)
+    msg = JointTrajectory()
+    assert s.fill_reference(msg, Point, 3.0 + 0.5 * T)
+    assert msg.joint_names == ["shoulder", "elbow"] and len(msg.points) == 1
+    mid = s.reference(3.0 + 0.5 * T)
+    np.testing.assert_allclose(msg.points[0].positions, mid.q)
+    assert cv.duration_to_seconds(msg.points[0].time_from_start) == pytest.approx(0.5 * T)
+
+
+@pytest.mark.parametrize(
+    "fields, match",
+    [
+        ({"goal_positions": [1.0, 0.0]}, "no joint state received"),
+        ({"start_positions": [0.0, 0.0], "goal_positions": [1.0]}, "goal_positions: expected 2"),
+        ({"start_positions": [0.0, 0.0], "goal_positions": [1.0, 0.0], "profile": "sine"}, "Valid profiles"),
+        ({"start_positions": [0.0, 0.0], "goal_positions": [1.0, float("nan")]}, "NaN"),
+        ({"joint_names": ["a", "b"], "start_positions": [0.0, 0.0], "goal_positions": [1.0, 0.0]}, "Unknown joint"),
+        ({"start_positions": [0.0, 0.0], "goal_positions": [1.0, 0.0], "max_velocities": [1.0, -1.0]}, "velocity"),
+    ],
+)
+def test_bad_plan_requests(planar, fields, match):
+    s = TrajectoryStreamer(planar)
+    res = s.handle_plan(PT.Request(**fields), PT.Response(), Point, now=0.0)
+    assert res.success is False
+    assert match in res.message, res.message
+    assert s.reference(1.0) is None
+
+
+def test_goal_topic_plans_from_the_measured_state(planar):
+    s = TrajectoryStreamer(planar, profile="cubic", duration=1.5)
+    traj, status = s.handle_goal(JointState(name=["shoulder", "elbow"], position=[1.0, 1.0]), now=0.0)
+    assert traj is None and "no joint state" in status
+    s.on_joint_state(JointState(name=["shoulder", "elbow"], position=[0.0, 0.0]))
+    traj, status = s.handle_goal(JointState(name=["elbow", "shoulder"], position=[0.3, -0.2]), now=1.0)
+    assert traj is not None and traj.duration == pytest.approx(1.5)
+    np.testing.assert_allclose(s.reference(2.5).q, [-0.2, 0.3])
+
+
+@pytest.mark.parametrize("name", CONTROLLERS)
+def test_every_controller_builds_and_ticks(planar, name):
+    ctrl = build_controller(planar, name)
+    loop = ControlLoop(planar, ctrl, ["elbow", "shoulder"])
+    assert loop.tick(0.0) == (None, "waiting for joint states")
+    loop.on_joint_state(JointState(name=["shoulder", "elbow"], position=[0.3, 0.4], velocity=[0.0, 0.0]), now=0.0)
+    effort, status = loop.tick(0.001)
+    assert effort is not None and effort.shape == (2,) and np.all(np.isfinite(effort))
+    # Holding the first measured position at rest: every law commands the gravity torque
+    # (PID's integral is still 0 and has gravity off: it commands 0 instead).
+    g = rd.gravity_torques(planar, [0.3, 0.4])[::-1]
+    expected = np.zeros(2) if name == "pid" else g
+    np.testing.assert_allclose(effort, expected, atol=1e-6)
+
+
+def test_build_controller_errors(planar):
+    with pytest.raises(rd.UnknownNameError, match="Valid controllers"):
+        build_controller(planar, "lqr")
+    with pytest.raises(rd.InputError):
+        build_controller(planar, "pd_gravity", kp=[1.0, 2.0, 3.0], kd=[1.0, 1.0])
+    with pytest.raises(rd.UnknownNameError):
+        ControlLoop(planar, build_controller(planar, "pid"), ["shoulder", "wrist"])
+
+
+def test_stale_state_holds_gravity_and_bad_messages_are_statuses(planar):
+    loop = ControlLoop(planar, build_controller(planar, "computed_torque"), [], state_timeout=0.1)
+    ok, status = loop.on_joint_state(JointState(name=["shoulder"], position=[0.1]), now=0.0)
+    assert not ok and "missing joints" in status
+    loop.on_joint_state(JointState(name=["shoulder", "elbow"], position=[0.3, 0.4]), now=0.0)
+    ok, status = loop.on_reference(JointTrajectory(joint_names=["shoulder", "elbow"]))
+    assert not ok and "no points" in status
+    effort, status = loop.tick(5.0)
+    assert "holding gravity" in status
+    np.testing.assert_allclose(effort, rd.gravity_torques(planar, [0.3, 0.4]))
+
+
+def test_task_reference_is_the_frame_motion(puma):
+    rng = np.random.default_rng(2)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 6))
+    ref = task_reference(puma, puma.end_effector, Reference(q, qd, qdd))
+    h = 1e-6
+    # Finite differences of the pose along q(t) = q + qd t + qdd t^2 / 2 give twist and accel.
+    p = [rd.frame_pose(puma, q + qd * t + 0.5 * qdd * t * t)[:3, 3] for t in (-h, 0.0, h)]
+    np.testing.assert_allclose(ref.pose[:3, 3], p[1])
+    np.testing.assert_allclose(ref.twist[:3], (p[2] - p[0]) / (2 * h), atol=1e-6)
+    np.testing.assert_allclose(ref.accel[:3], (p[2] - 2 * p[1] + p[0]) / h**2, atol=2e-3)
+
+
+def test_plant_conserves_energy_without_command_or_friction(puma):
+    plant = SimulatedPlant(puma, [0.1, -0.5, 0.4, 0.0, 0.3, 0.0], friction=False)
+    E0 = rd.mechanical_energy(puma, plant.q, plant.qd)
+    for k in range(200):  # 1 s of free swing under gravity
+        ok, status = plant.step(0.005, now=0.005 * k, substeps=2)
+        assert ok and status == "no recent command: zero effort"
+    E1 = rd.mechanical_energy(puma, plant.q, plant.qd)
+    assert np.max(np.abs(plant.qd)) > 0.1  # it did move
+    assert abs(E1 - E0) < 1e-5 * max(1.0, abs(E0))
+
+
+def test_plant_commands_order_timeout_and_rejections(planar):
+    plant = SimulatedPlant(planar, command_joints=["elbow", "shoulder"], command_timeout=0.2, friction=False)
+    ok, _ = plant.on_command(Float64MultiArray(data=[1.0, 500.0]), now=0.0)
+    assert ok
+    np.testing.assert_allclose(plant.effort, [planar.effort_limit[0], 1.0])  # saturated shoulder
+    ok, status = plant.on_command(Float64MultiArray(data=[1.0]), now=0.01)
+    assert not ok and "expected 2 values" in status
+    ok, status = plant.on_command(Float64MultiArray(data=[float("nan"), 0.0]), now=0.01)
+    assert not ok and "NaN" in status
+    np.testing.assert_allclose(plant.effort, [planar.effort_limit[0], 1.0])  # unchanged
+    # While fresh the command is applied: qdd = aba(q, 0, effort) at the first instant.
+    q0 = plant.q.copy()
+    plant.step(1e-4, now=0.05)
+    qdd0 = rd.aba(planar, q0, np.zeros(2), plant.effort, friction=False)
+    np.testing.assert_allclose(plant.qd / 1e-4, qdd0, rtol=1e-3)
+    js = plant.joint_state(JointState())
+    assert js.name == ["shoulder", "elbow"] and js.effort == list(plant.effort)
+    plant.step(1e-3, now=1.0)
+    assert plant.joint_state(JointState()).effort == [0.0, 0.0]
+
+
+def _closed_loop(model, controller_name, goal, command_joints, seconds, rate=500.0):
+    """The four nodes' objects wired through messages, stepped at ``rate``."""
+    streamer = TrajectoryStreamer(model, profile="quintic", velocity_scaling=0.5, max_acceleration=2.0)
+    loop = ControlLoop(model, build_controller(model, controller_name), command_joints)
+    plant = SimulatedPlant(model, command_joints=command_joints)
+    dt = 1.0 / rate
+    sent = False
+    worst_status = []
+    for k in range(int(seconds * rate)):
+        now = k * dt
+        js = plant.joint_state(JointState())
+        assert streamer.on_joint_state(js)[0] and loop.on_joint_state(js, now)[0]
+        if not sent and k == 10:
+            traj, status = streamer.handle_goal(JointState(name=list(model.joint_names), position=list(goal)), now)
+            assert traj is not None, status
+            sent = True
+        ref = JointTrajectory()
+        if streamer.fill_reference(ref, Point, now):
+            assert loop.on_reference(ref)[0]
+        effort, status = loop.tick(now)
+        if effort is not None:
+            cmd = Float64MultiArray(data=list(effort))
+            assert plant.on_command(cmd, now)[0]
+        ok, status = plant.step(dt, now, substeps=1)
+        if not ok:
+            worst_status.append(status)
+    assert not worst_status, worst_status[:3]
+    return plant, streamer
+
+
+def test_simulated_arm_reaches_the_goal_planar(planar):
+    goal = np.array([0.8, -0.6])
+    plant, streamer = _closed_loop(planar, "computed_torque", goal, ["elbow", "shoulder"], seconds=4.0)
+    assert streamer.active is not None and streamer.active.trajectory.duration < 3.5
+    np.testing.assert_allclose(plant.q, goal, atol=2e-3)
+    np.testing.assert_allclose(plant.qd, 0.0, atol=1e-2)
+
+
+def test_simulated_arm_reaches_the_goal_puma_pd_gravity(puma):
+    goal = np.array([0.4, -0.3, 0.5, 0.2, -0.3, 0.4])
+    plant, _ = _closed_loop(puma, "pd_gravity", goal, list(puma.joint_names), seconds=4.0, rate=250.0)
+    np.testing.assert_allclose(plant.q, goal, atol=5e-3)
