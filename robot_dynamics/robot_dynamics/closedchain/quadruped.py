@@ -1,0 +1,905 @@
+"""Quadruped with a 2-dof tail, four feet on the ground, by the virtual work principle.
+
+The formulation of Liu & Ben-Tzvi ("Dynamic modeling of a quadruped with a robotic tail using
+virtual work principle"): an 8-dof hybrid mechanism whose torso (the travelling plate) is
+carried by four SRRR legs (hip universal joint = ``theta_ha`` about y then ``theta_hb``, knee
+``theta_k``, spherical foot fixed on the ground) and carries a pendulum tail (universal joint
+``theta_ta`` about x then ``theta_tb`` about z, massless bar, point mass at the tip N).
+
+Coordinates and velocities
+    ``q = [p, phi_x, phi_y, phi_z, theta_ta, theta_tb]`` (8,): torso centre P in the ground
+    frame S [m], the fixed-axis roll-pitch-yaw angles of eq. (1), ``R = Rz Ry Rx`` [rad], and
+    the tail angles [rad]. The paper's velocity is the twist ``nu = [v, omega, theta_ta_dot,
+    theta_tb_dot]`` (8,), omega the torso angular velocity in S: every Jacobian of eqs. (13)-(28)
+    multiplies ``nu``. Eqs. (2)-(3) state ``omega = phi_dot``, which holds only where
+    ``phi_y = phi_z = 0``; here ``omega = E(phi) phi_dot`` (:func:`rpy_rate_matrix`) and the
+    functions with ``nu`` in their signature use the twist, as the paper's equations do. The
+    :class:`QuadrupedTail` interface speaks plain coordinate rates ``qd = dq/dt``.
+
+Corrections to the machine-extracted equations (each one is also noted at its line):
+    (7)  ``theta_ha = atan(s_x / s_z)``: atan2(s_x, s_z) gives angles near pi for a leg below
+         its hip (s_z < 0), outside the stated range (-pi/2, pi/2).
+    (11) the left side is ``sin(pi - theta_k) theta_k_dot`` (the derivative of a cosine).
+    (13) ``j_s = [-R_S^P, R_S^P [d_i - p]x]``: the skew of (d_i - p) is lost in the text.
+    (17)-(18) are written for the knee's relative angle ``pi - theta_k``; with the knee angle of
+         eq. (6) (the interior angle HKF, which makes the knee torques of section 4.1
+         positive) they read ``cos(theta_hb - theta_k)`` and the lower sum becomes a difference.
+    (19) ``v_h = d(p + a_i)/dt`` (the hip is at p + a_i, eq. 4).
+    (29)-(31) the first tilde terms are ``[omega_dot]x`` (angular acceleration).
+    (36) the hip term is ``m_th / 2`` (the thigh's half of its weight), as in (40) and (47).
+    (48) the last term is ``K_t_dot theta_t_dot`` (velocities, not angles).
+    (51) a bar's mass matrix is ``m/3 (J1^T J1 + J2^T J2) + m/6 (J1^T J2 + J2^T J1)``:
+         the extracted form is not symmetric and has half the cross term twice.
+    K_t of (31), (48), (55) is K_n of (25).
+
+Leg joint accelerations, which the paper leaves implicit in (30), come from differentiating the
+loop equation (5) twice.
+
+Every function takes leading batch dimensions: ``q`` of shape (..., 8).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._batch import as_batch, broadcast_batch
+from ..errors import InputError, SingularityError, UnknownNameError
+from ..spatial import cross, rpy_to_matrix, skew
+from .quadruped_params import QuadrupedParams, load_quadruped_params
+
+__all__ = [
+    "COORDINATE_NAMES",
+    "ACTUATED_JOINTS",
+    "REDUNDANT_JOINTS",
+    "LEG_JOINTS",
+    "DISTRIBUTIONS",
+    "QuadrupedKinematics",
+    "QuadrupedAccelerations",
+    "QuadrupedForces",
+    "QuadrupedTail",
+    "rpy_rate_matrix",
+    "rpy_rate_matrix_dot",
+    "velocity_from_rates",
+    "rates_from_velocity",
+    "leg_inverse_kinematics",
+    "leg_positions",
+    "kinematics",
+    "accelerations",
+    "generalized_forces",
+    "mass_matrix",
+    "gravity_forces",
+    "bias_forces",
+    "inverse_dynamics",
+    "forward_dynamics",
+    "actuation_force",
+    "energy",
+    "check_configuration",
+]
+
+Array = NDArray[np.float64]
+
+#: Generalized coordinates q (eq. 8 of section 2 of the paper).
+COORDINATE_NAMES = ("p_x", "p_y", "p_z", "phi_x", "phi_y", "phi_z", "theta_ta", "theta_tb")
+#: The non-redundant actuated joints q_a, in the order of eq. (27).
+ACTUATED_JOINTS = ("theta_ha_1", "theta_ha_2", "theta_k_1", "theta_k_2", "theta_k_3", "theta_k_4",
+                   "theta_ta", "theta_tb")
+#: The redundant actuated joints q_p, in the order of eq. (28).
+REDUNDANT_JOINTS = ("theta_ha_3", "theta_ha_4", "theta_hb_1", "theta_hb_2", "theta_hb_3", "theta_hb_4")
+#: The joints of the four legs, leg by leg.
+LEG_JOINTS = tuple(f"theta_{j}_{i}" for i in range(1, 5) for j in ("ha", "hb", "k"))
+#: How the inverse dynamics shares the load between tau_a and tau_p.
+DISTRIBUTIONS = ("prescribed", "min_norm")
+
+_EZ = np.array([0.0, 0.0, 1.0])
+_EY = np.array([0.0, 1.0, 0.0])
+# Singularity thresholds: relative margins on the leg triangle, on the denominators of the joint
+# Jacobians and on the condition number of J_tau_a.
+_REACH_MARGIN = 1e-9
+_DEN_TOL = 1e-9
+_COND_MAX = 1e10
+
+
+# -- orientation rates ---------------------------------------------------------------------------
+def rpy_rate_matrix(phi: ArrayLike) -> Array:
+    """E(phi) with ``omega = E phi_dot`` for ``R = Rz(phi_z) Ry(phi_y) Rx(phi_x)`` (eq. 1).
+
+    Args:
+        phi: [phi_x, phi_y, phi_z], shape (..., 3) [rad].
+
+    Returns:
+        E, shape (..., 3, 3); its columns are the world axes of the three rotations
+        (``Rz Ry e_x``, ``Rz e_y``, ``e_z``); det E = cos(phi_y).
+    """
+    phi = np.asarray(phi, dtype=float)
+    cy, sy = np.cos(phi[..., 1]), np.sin(phi[..., 1])
+    cz, sz = np.cos(phi[..., 2]), np.sin(phi[..., 2])
+    z, o = np.zeros_like(cy), np.ones_like(cy)
+    return np.stack([np.stack([cz * cy, -sz, z], -1), np.stack([sz * cy, cz, z], -1),
+                     np.stack([-sy, z, o], -1)], -2)
+
+
+def rpy_rate_matrix_dot(phi: ArrayLike, phi_dot: ArrayLike) -> Array:
+    """Time derivative of :func:`rpy_rate_matrix`, shape (..., 3, 3)."""
+    phi, phi_dot = np.asarray(phi, dtype=float), np.asarray(phi_dot, dtype=float)
+    cy, sy = np.cos(phi[..., 1]), np.sin(phi[..., 1])
+    cz, sz = np.cos(phi[..., 2]), np.sin(phi[..., 2])
+    dy, dz = phi_dot[..., 1], phi_dot[..., 2]
+    z = np.zeros_like(cy)
+    return np.stack([np.stack([-sz * cy * dz - cz * sy * dy, -cz * dz, z], -1),
+                     np.stack([cz * cy * dz - sz * sy * dy, -sz * dz, z], -1),
+                     np.stack([-cy * dy, z, z], -1)], -2)
+
+
+def _rate_blocks(q: Array) -> tuple[Array, Array]:
+    E = rpy_rate_matrix(q[..., 3:6])
+    return E, np.abs(np.cos(q[..., 4]))
+
+
+def velocity_from_rates(q: ArrayLike, qd: ArrayLike, qdd: ArrayLike | None = None) -> tuple[Array, Array | None]:
+    """The twist ``nu`` (and ``nu_dot``) from coordinate rates ``qd`` (and ``qdd``).
+
+    ``omega = E phi_dot``, ``omega_dot = E phi_ddot + E_dot phi_dot``; the other entries are
+    unchanged. Shapes (..., 8).
+    """
+    q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+    E = rpy_rate_matrix(q[..., 3:6])
+    nu = qd.copy()
+    nu[..., 3:6] = np.einsum("...ij,...j->...i", E, qd[..., 3:6])
+    if qdd is None:
+        return nu, None
+    qdd = np.asarray(qdd, dtype=float)
+    nud = qdd.copy()
+    Ed = rpy_rate_matrix_dot(q[..., 3:6], qd[..., 3:6])
+    nud[..., 3:6] = np.einsum("...ij,...j->...i", E, qdd[..., 3:6]) + np.einsum("...ij,...j->...i", Ed, qd[..., 3:6])
+    return nu, nud
+
+
+def rates_from_velocity(q: ArrayLike, nu: ArrayLike, nu_dot: ArrayLike | None = None) -> tuple[Array, Array | None]:
+    """Coordinate rates ``qd`` (and ``qdd``) from the twist ``nu`` (and ``nu_dot``).
+
+    Raises:
+        SingularityError: ``cos(phi_y) = 0`` (the roll-pitch-yaw angles are singular there).
+    """
+    q, nu = np.asarray(q, dtype=float), np.asarray(nu, dtype=float)
+    if np.any(np.abs(np.cos(q[..., 4])) < 1e-9):
+        raise SingularityError("phi_y = +-pi/2: the roll-pitch-yaw rates are undefined (gimbal lock)")
+    E = rpy_rate_matrix(q[..., 3:6])
+    qd = nu.copy()
+    qd[..., 3:6] = np.linalg.solve(E, nu[..., 3:6, None])[..., 0]
+    if nu_dot is None:
+        return qd, None
+    nud = np.asarray(nu_dot, dtype=float)
+    qdd = nud.copy()
+    Ed = rpy_rate_matrix_dot(q[..., 3:6], qd[..., 3:6])
+    rhs = nud[..., 3:6] - np.einsum("...ij,...j->...i", Ed, qd[..., 3:6])
+    qdd[..., 3:6] = np.linalg.solve(E, rhs[..., None])[..., 0]
+    return qd, qdd
+
+
+# -- position analysis (eqs. 4-10) ----------------------------------------------------------------
+def _rot_y(angle: Array) -> Array:
+    c, s = np.cos(angle), np.sin(angle)
+    z, o = np.zeros_like(c), np.ones_like(c)
+    return np.stack([np.stack([c, z, s], -1), np.stack([z, o, z], -1), np.stack([-s, z, c], -1)], -2)
+
+
+def _u(beta: Array) -> Array:
+    """Unit direction of a leg segment at angle beta in the leg plane: (0, -sin, -cos)."""
+    return np.stack([np.zeros_like(beta), -np.sin(beta), -np.cos(beta)], -1)
+
+
+def _du(beta: Array) -> Array:
+    return np.stack([np.zeros_like(beta), -np.cos(beta), np.sin(beta)], -1)
+
+
+class _Legs(NamedTuple):
+    R: Array  # (N, 3, 3) R_P^S
+    RL: Array  # (N, 4, 3, 3) R_L^S of each leg frame
+    dp: Array  # (N, 4, 3) d_i - p in S
+    s: Array  # (N, 4, 3) s_i in P (eq. 5)
+    ns: Array  # (N, 4) |s_i|
+    ha: Array
+    hb: Array
+    k: Array  # (N, 4) joint angles
+    ok: Array  # (N,) configuration is regular
+    message: str
+
+
+def _leg_ik(P: QuadrupedParams, qf: Array) -> _Legs:
+    """Leg inverse kinematics, eqs. (4)-(9), with the checks of a regular configuration."""
+    lth, lsh = P.l_th, P.l_sh
+    R = rpy_to_matrix(qf[:, 3:6])  # eq. (1)
+    RL = np.einsum("nij,kjl->nkil", R, P.R_leg)  # leg frames L_i (frame P turned by hip_yaw_i)
+    dp = P.d[None] - qf[:, None, :3]
+    # eq. (5): s_i = R_S^P (d_i - p) - a_i^(P), expressed in the leg frame L_i
+    s = np.einsum("nkji,nkj->nki", RL, dp) - np.einsum("kji,kj->ki", P.R_leg, P.a)[None]
+    ns = np.linalg.norm(s, axis=-1)
+    # eq. (6): cos(pi - theta_k) = (|s|^2 - l_th^2 - l_sh^2) / (2 l_th l_sh); theta_k is the
+    # interior angle HKF of the leg triangle.
+    c = (ns**2 - lth**2 - lsh**2) / (2.0 * lth * lsh)
+    k = np.pi - np.arccos(np.clip(c, -1.0, 1.0))
+    # eq. (7) corrected: atan(s_x / s_z) (the extracted atan2(s_x, s_z) is off by pi for s_z < 0).
+    sx, sy, sz = s[..., 0], s[..., 1], s[..., 2]
+    below = sz < 0.0
+    sz_safe = np.where(below, sz, -1.0)
+    ha = np.arctan(sx / sz_safe)
+    # eq. (8)-(9): hb = atan(s'_y / s'_z) - (hip angle of triangle H K F), A by Heron's formula.
+    szp = np.sin(ha) * sx + np.cos(ha) * sz_safe  # s'_z of s' = R_y(ha)^T s (< 0 below the hip)
+    semi = (lth + lsh + ns) / 2.0
+    area = np.sqrt(np.clip(semi * (semi - lth) * (semi - lsh) * (semi - ns), 0.0, None))
+    # asin(2A / (|s| l_th)) of eq. (8), taken with the cosine rule so an obtuse hip angle stays right
+    # (sin = 2A / (|s| l_th), cos = (l_th^2 + |s|^2 - l_sh^2) / (2 l_th |s|), both scaled by 2 l_th |s|).
+    gamma = np.arctan2(4.0 * area, lth**2 + ns**2 - lsh**2)
+    hb = np.arctan(sy / szp) - gamma
+    reach_lo, reach_hi = abs(lth - lsh), lth + lsh
+    tol = _REACH_MARGIN * reach_hi
+    reach_ok = (ns > reach_lo + tol) & (ns < reach_hi - tol)
+    den = lth * np.cos(hb) - lsh * np.cos(hb - k)  # denominator of eq. (17), corrected
+    den_ok = np.abs(den) > _DEN_TOL * reach_hi
+    ok_leg = reach_ok & below & den_ok
+    ok = np.all(ok_leg, axis=1)
+    message = "regular configuration"
+    if not np.all(ok):
+        n = int(np.argmin(ok))
+        i = int(np.argmin(ok_leg[n]))
+        pre = f"sample {n}: " if qf.shape[0] > 1 else ""
+        if not reach_ok[n, i]:
+            message = (f"{pre}leg {i + 1}: foot out of reach, |s_{i + 1}| = {ns[n, i]:.6g} m is not inside "
+                       f"({reach_lo:.6g}, {reach_hi:.6g}) m (leg length out of range, eq. 6)")
+        elif not below[n, i]:
+            message = (f"{pre}leg {i + 1}: the foot is not below the hip (s_z = {sz[n, i]:.4g} m >= 0): "
+                       f"theta_ha leaves (-pi/2, pi/2) (eq. 7)")
+        else:
+            message = (f"{pre}leg {i + 1}: hip singularity, l_th cos(theta_hb) = l_sh cos(theta_hb - theta_k) "
+                       f"(theta_hb is not determined by the foot velocity, eq. 17)")
+    return _Legs(R, RL, dp, s, ns, ha, hb, k, ok, message)
+
+
+def _flat_q(q: ArrayLike) -> tuple[Array, tuple[int, ...]]:
+    return as_batch(q, 8, "q", COORDINATE_NAMES)
+
+
+def leg_inverse_kinematics(params: QuadrupedParams, q: ArrayLike) -> tuple[Array, Array, Array]:
+    """Joint angles of the four legs, eqs. (4)-(9).
+
+    Args:
+        params: the quadruped.
+        q: generalized coordinates, shape (..., 8).
+
+    Returns:
+        (theta_ha, theta_hb, theta_k), each shape (..., 4) [rad]; theta_k is the interior knee
+        angle of eq. (6).
+
+    Raises:
+        SingularityError: a foot out of reach (leg length out of range), a foot above its hip,
+            or a hip singularity; the message names the leg.
+    """
+    qf, batch = _flat_q(q)
+    legs = _leg_ik(params, qf)
+    if not np.all(legs.ok):
+        raise SingularityError(legs.message)
+    return tuple(x.reshape(batch + (4,)) for x in (legs.ha, legs.hb, legs.k))  # type: ignore[return-value]
+
+
+def _leg_vectors(P: QuadrupedParams, ha: Array, hb: Array, k: Array) -> tuple[Array, Array]:
+    """b_i^(P) (hip to knee) and c_i^(P) (knee to foot) from the joint angles."""
+    Ry = _rot_y(ha)
+    b = np.einsum("...ij,...j->...i", Ry, P.l_th * _u(hb))  # = l_th [-s_ha c_hb, -s_hb, -c_ha c_hb]
+    c = np.einsum("...ij,...j->...i", Ry, P.l_sh * _u(hb + np.pi - k))  # shank turned by pi - theta_k
+    return b, c
+
+
+def leg_positions(params: QuadrupedParams, q: ArrayLike) -> dict[str, Array]:
+    """World positions of the hips H_i, knees K_i, feet F_i (..., 4, 3) and tail tip N (..., 3) [m].
+
+    The feet are computed forward from the joint angles (they equal ``params.d`` when the loops
+    close), so the result checks the inverse kinematics.
+    """
+    qf, batch = _flat_q(q)
+    legs = _leg_ik(params, qf)
+    if not np.all(legs.ok):
+        raise SingularityError(legs.message)
+    R, RL = legs.R, legs.RL
+    b, c = _leg_vectors(params, legs.ha, legs.hb, legs.k)
+    p = qf[:, None, :3]
+    hip = p + np.einsum("nij,kj->nki", R, params.a)
+    knee = hip + np.einsum("nkij,nkj->nki", RL, b)
+    foot = knee + np.einsum("nkij,nkj->nki", RL, c)
+    tip = qf[:, :3] + np.einsum("nij,nj->ni", R, params.r + _tail_vector(params, qf[:, 6], qf[:, 7]))
+    return {"hip": hip.reshape(batch + (4, 3)), "knee": knee.reshape(batch + (4, 3)),
+            "foot": foot.reshape(batch + (4, 3)), "tail_tip": tip.reshape(batch + (3,))}
+
+
+def _tail_vector(P: QuadrupedParams, ta: Array, tb: Array) -> Array:
+    """t^(P) = R_x(theta_ta) R_z(theta_tb) [0, -l_t, 0] (eq. 10)."""
+    ca, sa, cb, sb = np.cos(ta), np.sin(ta), np.cos(tb), np.sin(tb)
+    return P.l_t * np.stack([sb, -ca * cb, -sa * cb], -1)
+
+
+# -- Jacobians (eqs. 11-28) ---------------------------------------------------------------------
+class QuadrupedKinematics(NamedTuple):
+    """Positions and Jacobians of the quadruped at one configuration (flattened batch N).
+
+    Attributes:
+        q: the configurations, (N, 8).
+        R: R_P^S, (N, 3, 3). RL: R_L^S of the four leg frames, (N, 4, 3, 3).
+        s: s_i in the leg frame L_i (eq. 5), (N, 4, 3) [m].
+        theta_ha, theta_hb, theta_k: leg joint angles, (N, 4) [rad].
+        a, b: hip offsets a_i and thigh vectors b_i in frame S, (N, 4, 3) [m].
+        rt: r + t, tail joint to tail tip from P, frame S, (N, 3) [m].
+        j_s: Jacobians of s_i w.r.t. the torso twist (eq. 13), (N, 4, 3, 6).
+        j_ha, j_hb, j_k: joint Jacobians (eqs. 15, 16, 18) w.r.t. nu, (N, 4, 8).
+        Q_k: eq. (22), (N, 4, 3, 2). K_n: eq. (25), (N, 3, 2).
+        J_h, J_k: point Jacobians of the hips and knees (eqs. 20, 23), (N, 4, 3, 8).
+        J_t: point Jacobian of the tail tip (eq. 26), (N, 3, 8).
+        J_tau_a, J_tau_p: actuation Jacobians (eqs. 27, 28), (N, 8, 8) and (N, 6, 8).
+        dp: d_i - p in frame S, (N, 4, 3) [m].
+        ok: regular configuration, (N,); message: a one-line report of the first irregular one.
+    """
+
+    q: Array
+    R: Array
+    RL: Array
+    s: Array
+    theta_ha: Array
+    theta_hb: Array
+    theta_k: Array
+    a: Array
+    b: Array
+    rt: Array
+    dp: Array
+    j_s: Array
+    j_ha: Array
+    j_hb: Array
+    j_k: Array
+    Q_k: Array
+    K_n: Array
+    J_h: Array
+    J_k: Array
+    J_t: Array
+    J_tau_a: Array
+    J_tau_p: Array
+    ok: Array
+    message: str
+
+
+def _pad8(j6: Array) -> Array:
+    out = np.zeros(j6.shape[:-1] + (8,))
+    out[..., :6] = j6
+    return out
+
+
+def _kinematics_flat(P: QuadrupedParams, qf: Array) -> QuadrupedKinematics:
+    legs = _leg_ik(P, qf)
+    R, RL, s, dp, ha, hb, k = legs.R, legs.RL, legs.s, legs.dp, legs.ha, legs.hb, legs.k
+    N = qf.shape[0]
+    lth, lsh = P.l_th, P.l_sh
+    RLt = np.swapaxes(RL, -1, -2)
+    # eq. (13): j_s = [-R_S^P, R_S^P [d_i - p]x] (the skew is lost in the extracted text), in frame L_i
+    j_s = np.concatenate([-RLt, RLt @ skew(dp)], axis=-1)
+    sin_k = np.sin(k)
+    sin_k_safe = np.where(np.abs(sin_k) > 1e-300, sin_k, 1.0)
+    # eq. (15): j_k = s^T j_s / (l_th l_sh sin theta_k)
+    sTj = np.einsum("nki,nkij->nkj", s, j_s)
+    j_k = sTj / (lth * lsh * sin_k_safe)[..., None]
+    # eq. (16): j_ha = cos^2(ha) / s_z^2 [s_z, 0, -s_x] j_s
+    sx, sz = s[..., 0], s[..., 2]
+    sz_safe = np.where(sz < 0, sz, -1.0)
+    row = np.stack([sz, np.zeros_like(sz), -sx], -1)
+    j_ha = (np.cos(ha) ** 2 / sz_safe**2)[..., None] * np.einsum("nki,nkij->nkj", row, j_s)
+    # eq. (18) corrected for the interior knee angle (see module docstring):
+    # j_hb = (-l_th sin k [0 1 0] j_s - cos(hb - k) s^T j_s) / (l_th sin k (l_th cos hb - l_sh cos(hb - k)))
+    den = lth * sin_k_safe * (lth * np.cos(hb) - lsh * np.cos(hb - k))
+    den = np.where(np.abs(den) > 1e-300, den, 1.0)
+    j_hb = (-(lth * sin_k)[..., None] * j_s[:, :, 1, :] - np.cos(hb - k)[..., None] * sTj) / den[..., None]
+    j_ha8, j_hb8, j_k8 = _pad8(j_ha), _pad8(j_hb), _pad8(j_k)
+    # eq. (22): Q_k = d b^(P) / d(theta_ha, theta_hb)
+    cha, sha, chb, shb = np.cos(ha), np.sin(ha), np.cos(hb), np.sin(hb)
+    Q_k = lth * np.stack([np.stack([-cha * chb, sha * shb], -1),
+                          np.stack([np.zeros_like(chb), -chb], -1),
+                          np.stack([sha * chb, cha * shb], -1)], -2)
+    b_P, _ = _leg_vectors(P, ha, hb, k)
+    aS = np.einsum("nij,kj->nki", R, P.a)
+    bS = np.einsum("nkij,nkj->nki", RL, b_P)
+    I3 = np.broadcast_to(np.eye(3), (N, 4, 3, 3))
+    zeros2 = np.zeros((N, 4, 3, 2))
+    # eq. (20): J_h = [I, -[a_i]x, 0]
+    J_h = np.concatenate([I3, -skew(aS), zeros2], axis=-1)
+    # eq. (23): J_k = [I, -[a_i]x - [b_i]x, 0] + R Q_k [j_ha; j_hb]
+    J_k = np.concatenate([I3, -skew(aS + bS), zeros2], axis=-1)
+    J_k = J_k + np.einsum("nkij,nkjl,nklm->nkim", RL, Q_k, np.stack([j_ha8, j_hb8], axis=-2))
+    # eq. (10), (25), (26): tail tip
+    ta, tb = qf[:, 6], qf[:, 7]
+    rt = np.einsum("nij,nj->ni", R, P.r + _tail_vector(P, ta, tb))
+    ca, sa, cb, sb = np.cos(ta), np.sin(ta), np.cos(tb), np.sin(tb)
+    K_n = P.l_t * np.stack([np.stack([np.zeros_like(cb), cb], -1), np.stack([sa * cb, ca * sb], -1),
+                            np.stack([-ca * cb, sa * sb], -1)], -2)
+    J_t = np.concatenate([np.broadcast_to(np.eye(3), (N, 3, 3)), -skew(rt), R @ K_n], axis=-1)
+    # eqs. (27), (28): actuation Jacobians
+    tail_rows = np.zeros((N, 2, 8))
+    tail_rows[:, 0, 6] = 1.0
+    tail_rows[:, 1, 7] = 1.0
+    J_tau_a = np.concatenate([j_ha8[:, :2], j_k8, tail_rows], axis=1)
+    J_tau_p = np.concatenate([j_ha8[:, 2:], j_hb8], axis=1)
+    return QuadrupedKinematics(qf, R, RL, s, ha, hb, k, aS, bS, rt, dp, j_s, j_ha8, j_hb8, j_k8, Q_k, K_n, J_h, J_k,
+                               J_t, J_tau_a, J_tau_p, legs.ok, legs.message)
+
+
+def kinematics(params: QuadrupedParams, q: ArrayLike) -> QuadrupedKinematics:
+    """Leg angles, joint, point and actuation Jacobians (eqs. 4-28) at ``q``.
+
+    Args:
+        params: the quadruped.
+        q: generalized coordinates, shape (..., 8); the result's arrays have the batch
+            flattened to N (one row per configuration).
+
+    Raises:
+        SingularityError: an unreachable or singular configuration (the message names the leg).
+    """
+    qf, _ = _flat_q(q)
+    kin = _kinematics_flat(params, qf)
+    if not np.all(kin.ok):
+        raise SingularityError(kin.message)
+    return kin
+
+
+def check_configuration(params: QuadrupedParams, q: ArrayLike, *, actuation: bool = True) -> tuple[bool, str]:
+    """Whether ``q`` (8,) is a regular configuration, with a one-line reason; never raises on q.
+
+    Checks the leg triangles (reach), the branch of eq. (7), the hip singularity of eq. (17), the
+    roll-pitch-yaw singularity and, with ``actuation``, the conditioning of J_tau_a (eq. 41).
+    """
+    qf = np.asarray(q, dtype=float).reshape(1, 8)
+    if not np.all(np.isfinite(qf)):
+        return False, "non-finite configuration"
+    kin = _kinematics_flat(params, qf)
+    if not kin.ok[0]:
+        return False, kin.message
+    if abs(np.cos(qf[0, 4])) < 1e-9:
+        return False, "phi_y = +-pi/2: roll-pitch-yaw singularity"
+    if actuation:
+        cond = np.linalg.cond(kin.J_tau_a[0])
+        if not np.isfinite(cond) or cond > _COND_MAX:
+            return False, _actuation_message(cond)
+    return True, "regular configuration"
+
+
+def _actuation_message(cond: float) -> str:
+    return (f"J_tau_a is singular (condition number {cond:.3g} > {_COND_MAX:.0e}): the non-redundant actuators "
+            f"theta_ha_1, theta_ha_2, theta_k_1..4, theta_ta, theta_tb cannot balance the motion (eq. 41)")
+
+
+# -- accelerations (eqs. 29-31) ------------------------------------------------------------------
+class QuadrupedAccelerations(NamedTuple):
+    """Joint rates and point accelerations of a motion (flattened batch N).
+
+    Attributes:
+        leg_rates: (theta_ha_dot, theta_hb_dot, theta_k_dot) of each leg, (N, 4, 3) [rad/s].
+        leg_accelerations: the second derivatives, (N, 4, 3) [rad/s^2].
+        a_h, a_k: hip and knee accelerations (eqs. 29, 30), (N, 4, 3) [m/s^2].
+        a_n: tail-tip acceleration (eq. 31), (N, 3) [m/s^2].
+    """
+
+    leg_rates: Array
+    leg_accelerations: Array
+    a_h: Array
+    a_k: Array
+    a_n: Array
+
+
+def _accelerations_flat(P: QuadrupedParams, kin: QuadrupedKinematics, nu: Array, nud: Array) -> QuadrupedAccelerations:
+    lth, lsh = P.l_th, P.l_sh
+    v, w, thd = nu[:, :3], nu[:, 3:6], nu[:, 6:]
+    vd, wd, thdd = nud[:, :3], nud[:, 3:6], nud[:, 6:]
+    R, ha, hb, k = kin.R, kin.theta_ha, kin.theta_hb, kin.theta_k
+    # eqs. (14), (16), (18): joint rates from the twist
+    had = np.einsum("nkj,nj->nk", kin.j_ha, nu)
+    hbd = np.einsum("nkj,nj->nk", kin.j_hb, nu)
+    kd = np.einsum("nkj,nj->nk", kin.j_k, nu)
+    # Second derivative of eq. (12): R s_ddot = -v_dot + 2 w x v + (d - p) x w_dot - w x ((d - p) x w)
+    wN, vN = w[:, None], v[:, None]
+    rhs_S = -vd[:, None] + 2.0 * cross(wN, vN) + cross(kin.dp, wd[:, None]) - cross(wN, cross(kin.dp, wN))
+    s_dd = np.einsum("nkji,nkj->nki", kin.RL, rhs_S)
+    # Loop equation (5) twice differentiated in the leg: s = Ry(ha) w(hb, k),
+    # w = l_th u(hb) + l_sh u(hb + pi - k); J_f theta_ddot = s_ddot - (terms quadratic in rates).
+    b2 = hb + np.pi - k
+    wv = lth * _u(hb) + lsh * _u(b2)
+    w_hb = lth * _du(hb) + lsh * _du(b2)
+    w_k = -lsh * _du(b2)
+    Ry = _rot_y(ha)
+    ey = np.broadcast_to(_EY, wv.shape)
+    J_f = np.einsum("nkij,nkjl->nkil", Ry, np.stack([cross(ey, wv), w_hb, w_k], axis=-1))
+    wdot = w_hb * hbd[..., None] + w_k * kd[..., None]
+    wdd_q = -lth * _u(hb) * (hbd**2)[..., None] - lsh * _u(b2) * ((hbd - kd) ** 2)[..., None]
+    quad_local = (cross(ey, cross(ey, wv)) * (had**2)[..., None] + 2.0 * cross(ey, wdot) * had[..., None] + wdd_q)
+    quad = np.einsum("nkij,nkj->nki", Ry, quad_local)
+    theta_dd = np.linalg.solve(J_f, (s_dd - quad)[..., None])[..., 0]
+    hadd, hbdd = theta_dd[..., 0], theta_dd[..., 1]
+    # eq. (29) (the first tilde is [w_dot]x): a_h = v_dot + w_dot x a + w x (w x a)
+    aS = kin.a
+    a_h = vd[:, None] + cross(wd[:, None], aS) + cross(wN, cross(wN, aS))
+    # eq. (30): knee acceleration, with Q_k_dot the derivative of eq. (22)
+    cha, sha, chb, shb = np.cos(ha), np.sin(ha), np.cos(hb), np.sin(hb)
+    Qd = lth * np.stack([np.stack([sha * chb * had + cha * shb * hbd, cha * shb * had + sha * chb * hbd], -1),
+                         np.stack([np.zeros_like(chb), shb * hbd], -1),
+                         np.stack([cha * chb * had - sha * shb * hbd, -sha * shb * had + cha * chb * hbd], -1)], -2)
+    hip_rates = np.stack([had, hbd], -1)
+    hip_acc = np.stack([hadd, hbdd], -1)
+    ab = aS + kin.b
+    RQt = np.einsum("nkij,nkj->nki", kin.RL, np.einsum("nkij,nkj->nki", kin.Q_k, hip_rates))
+    a_k = (vd[:, None] + cross(wd[:, None], ab) + cross(wN, cross(wN, ab)) + 2.0 * cross(wN, RQt)
+           + np.einsum("nkij,nkj->nki", kin.RL, np.einsum("nkij,nkj->nki", kin.Q_k, hip_acc)
+                       + np.einsum("nkij,nkj->nki", Qd, hip_rates)))
+    # eq. (31): tail tip, K_t = K_n of eq. (25), K_n_dot its derivative
+    a_n = vd + cross(wd, kin.rt) + cross(w, cross(w, kin.rt)) + _tail_velocity_terms(P, kin, w, thd)
+    a_n = a_n + np.einsum("nij,nj->ni", R, np.einsum("nij,nj->ni", kin.K_n, thdd))
+    rates = np.stack([had, hbd, kd], -1)
+    accs = np.stack([hadd, hbdd, theta_dd[..., 2]], -1)
+    return QuadrupedAccelerations(rates, accs, a_h, a_k, a_n)
+
+
+def _tail_K_dot(P: QuadrupedParams, ta: Array, tb: Array, ad: Array, bd: Array) -> Array:
+    """K_n_dot: time derivative of eq. (25), (N, 3, 2)."""
+    ca, sa, cb, sb = np.cos(ta), np.sin(ta), np.cos(tb), np.sin(tb)
+    z = np.zeros_like(cb)
+    return P.l_t * np.stack([
+        np.stack([z, -sb * bd], -1),
+        np.stack([ca * cb * ad - sa * sb * bd, -sa * sb * ad + ca * cb * bd], -1),
+        np.stack([sa * cb * ad + ca * sb * bd, ca * sb * ad + sa * cb * bd], -1),
+    ], -2)
+
+
+def _tail_velocity_terms(P: QuadrupedParams, kin: QuadrupedKinematics, w: Array, thd: Array) -> Array:
+    """2 [w]x R K_n theta_t_dot + R K_n_dot theta_t_dot: the rate terms of eqs. (31) and (48)."""
+    Kd = _tail_K_dot(P, kin.q[:, 6], kin.q[:, 7], thd[:, 0], thd[:, 1])
+    RKt = np.einsum("nij,nj->ni", kin.R, np.einsum("nij,nj->ni", kin.K_n, thd))
+    return 2.0 * cross(w, RKt) + np.einsum("nij,nj->ni", kin.R, np.einsum("nij,nj->ni", Kd, thd))
+
+
+def _flat_motion(q: ArrayLike, nu: ArrayLike, nu_dot: ArrayLike | None) -> tuple[list[Array], tuple[int, ...]]:
+    parts = [_flat_q(q), as_batch(nu, 8, "nu", COORDINATE_NAMES)]
+    if nu_dot is not None:
+        parts.append(as_batch(nu_dot, 8, "nu_dot", COORDINATE_NAMES))
+    return broadcast_batch(parts)
+
+
+def _checked_kinematics(P: QuadrupedParams, qf: Array) -> QuadrupedKinematics:
+    kin = _kinematics_flat(P, qf)
+    if not np.all(kin.ok):
+        raise SingularityError(kin.message)
+    return kin
+
+
+def accelerations(params: QuadrupedParams, q: ArrayLike, nu: ArrayLike, nu_dot: ArrayLike) -> QuadrupedAccelerations:
+    """Leg joint rates and accelerations, hip, knee and tail-tip accelerations (eqs. 14-18, 29-31).
+
+    Args:
+        q: generalized coordinates (..., 8); nu, nu_dot: twist and its derivative (..., 8).
+
+    Returns:
+        A QuadrupedAccelerations with the batch flattened to N.
+    """
+    (qf, nuf, nudf), _ = _flat_motion(q, nu, nu_dot)
+    return _accelerations_flat(params, _checked_kinematics(params, qf), nuf, nudf)
+
+
+# -- virtual work: inverse dynamics (eqs. 32-41) ----------------------------------------------
+class QuadrupedForces(NamedTuple):
+    """Generalized forces of eq. (37) and the actuator torques that balance them.
+
+    Attributes:
+        tau_a: non-redundant actuator torques, ACTUATED_JOINTS order, (..., 8) [N m].
+        tau_p: redundant actuator torques, REDUNDANT_JOINTS order, (..., 6) [N m].
+        generalized: right side of eq. (37), tau_b + tau_t + sum tau_l, (..., 8)
+            [N, N m] (work-conjugate to nu).
+        tau_b, tau_t: torso (eq. 38) and tail (eq. 39) parts, (..., 8).
+        tau_l: the four legs' parts (eq. 40), (..., 4, 8).
+    """
+
+    tau_a: Array
+    tau_p: Array
+    generalized: Array
+    tau_b: Array
+    tau_t: Array
+    tau_l: Array
+
+
+def _generalized_flat(P: QuadrupedParams, kin: QuadrupedKinematics, nu: Array, nud: Array,
+                      gravity: bool = True) -> tuple[Array, Array, Array]:
+    acc = _accelerations_flat(P, kin, nu, nud)
+    N = nu.shape[0]
+    g = P.g * _EZ if gravity else np.zeros(3)  # -[0, 0, -g]
+    w, vd, wd = nu[:, 3:6], nud[:, :3], nud[:, 3:6]
+    # eq. (38): tau_b = J_bx^T m_b (v_dot - [0 0 -g]) + J_bw^T (I_b w_dot + [w]x I_b w), I_b = R I_b^(P) R^T
+    I_S = kin.R @ P.I_b @ np.swapaxes(kin.R, -1, -2)
+    tau_b = np.zeros((N, 8))
+    tau_b[:, :3] = P.m_b * (vd + g)
+    tau_b[:, 3:6] = np.einsum("nij,nj->ni", I_S, wd) + cross(w, np.einsum("nij,nj->ni", I_S, w))
+    # eq. (39): tau_t = J_t^T m_t (a_n - [0 0 -g])
+    tau_t = np.einsum("nij,ni->nj", kin.J_t, P.m_t * (acc.a_n + g))
+    # eq. (40): each leg = thigh (ideal bar H-K) + shank (ideal bar K-F, F fixed), eqs. (33)-(36)
+    mth, msh = P.m_th, P.m_sh
+    fk = (mth + msh) / 3.0 * acc.a_k + mth / 6.0 * acc.a_h + (mth + msh) / 2.0 * g
+    fh = mth / 3.0 * acc.a_h + mth / 6.0 * acc.a_k + mth / 2.0 * g
+    tau_l = np.einsum("nkij,nki->nkj", kin.J_k, fk) + np.einsum("nkij,nki->nkj", kin.J_h, fh)
+    return tau_b, tau_t, tau_l
+
+
+def generalized_forces(params: QuadrupedParams, q: ArrayLike, nu: ArrayLike, nu_dot: ArrayLike) -> Array:
+    """Right side of eq. (37): the generalized force the actuators must supply, (..., 8).
+
+    Equals ``M nu_dot + C + G`` (eq. 42); work-conjugate to the twist ``nu``.
+    """
+    (qf, nuf, nudf), batch = _flat_motion(q, nu, nu_dot)
+    tb, tt, tl = _generalized_flat(params, _checked_kinematics(params, qf), nuf, nudf)
+    return (tb + tt + tl.sum(axis=1)).reshape(batch + (8,))
+
+
+def _solve_actuators(kin: QuadrupedKinematics, F: Array, tau_p: Array | None, distribution: str) -> tuple[Array, Array]:
+    """tau_a, tau_p with J_tau_a^T tau_a + J_tau_p^T tau_p = F (eq. 37); SingularityError if J_tau_a is singular."""
+    N = F.shape[0]
+    JaT = np.swapaxes(kin.J_tau_a, -1, -2)
+    JpT = np.swapaxes(kin.J_tau_p, -1, -2)
+    if distribution == "min_norm":
+        # minimum-norm split of the 14 torques: [J_a^T J_p^T] tau = F
+        A = np.concatenate([JaT, JpT], axis=-1)
+        tau = np.einsum("nij,nj->ni", np.linalg.pinv(A), F)
+        s = np.linalg.svd(A, compute_uv=False)
+        if np.any(s[:, -1] <= 1e-12 * s[:, 0]):
+            raise SingularityError("the 14 actuators cannot balance the motion ([J_tau_a^T J_tau_p^T] has rank < 8)")
+        return tau[:, :8], tau[:, 8:]
+    tp = np.zeros((N, 6)) if tau_p is None else tau_p
+    cond = np.linalg.cond(kin.J_tau_a)
+    bad = ~np.isfinite(cond) | (cond > _COND_MAX)
+    if np.any(bad):
+        n = int(np.argmax(bad))
+        raise SingularityError((f"sample {n}: " if N > 1 else "") + _actuation_message(float(cond[n])))
+    # eq. (41), generalised to a prescribed tau_p: tau_a = J_tau_a^-T (F - J_tau_p^T tau_p)
+    ta = np.linalg.solve(JaT, (F - np.einsum("nij,nj->ni", JpT, tp))[..., None])[..., 0]
+    return ta, tp
+
+
+def inverse_dynamics(
+    params: QuadrupedParams,
+    q: ArrayLike,
+    nu: ArrayLike,
+    nu_dot: ArrayLike,
+    tau_p: ArrayLike | None = None,
+    *,
+    distribution: str = "prescribed",
+) -> QuadrupedForces:
+    """Actuator torques for a motion, by virtual work (eqs. 37-41).
+
+    Args:
+        params: the quadruped.
+        q: generalized coordinates (..., 8); nu, nu_dot: twist and its derivative (..., 8).
+        tau_p: prescribed redundant torques (..., 6), REDUNDANT_JOINTS order; default zeros
+            (the paper's choice, eq. 41). Used with ``distribution="prescribed"``.
+        distribution: ``"prescribed"`` (tau_p given, tau_a solved, eq. 41) or ``"min_norm"``
+            (the minimum-norm set of all 14 torques).
+
+    Raises:
+        SingularityError: an unreachable leg configuration, or J_tau_a singular (eq. 41).
+        UnknownNameError: an unknown distribution.
+    """
+    if distribution not in DISTRIBUTIONS:
+        raise UnknownNameError("distribution", distribution, DISTRIBUTIONS)
+    parts = [_flat_q(q), as_batch(nu, 8, "nu", COORDINATE_NAMES), as_batch(nu_dot, 8, "nu_dot", COORDINATE_NAMES)]
+    if tau_p is not None:
+        parts.append(as_batch(tau_p, 6, "tau_p", REDUNDANT_JOINTS))
+    flat, batch = broadcast_batch(parts)
+    qf, nuf, nudf = flat[:3]
+    kin = _checked_kinematics(params, qf)
+    tb, tt, tl = _generalized_flat(params, kin, nuf, nudf)
+    F = tb + tt + tl.sum(axis=1)  # eq. (37), right side
+    ta, tp = _solve_actuators(kin, F, flat[3] if tau_p is not None else None, distribution)
+    return QuadrupedForces(ta.reshape(batch + (8,)), tp.reshape(batch + (6,)), F.reshape(batch + (8,)),
+                           tb.reshape(batch + (8,)), tt.reshape(batch + (8,)), tl.reshape(batch + (4, 8)))
+
+
+# -- forward dynamics (eqs. 42-55) -------------------------------------------------------------
+def _bar_mass(m: float, J1: Array, J2: Array) -> Array:
+    """Mass matrix of an ideal bar from its end-point Jacobians, eq. (51) corrected.
+
+    T = m/6 (v1.v1 + v2.v2 + v1.v2), so M = m/3 (J1^T J1 + J2^T J2) + m/6 (J1^T J2 + J2^T J1).
+    """
+    J1T, J2T = np.swapaxes(J1, -1, -2), np.swapaxes(J2, -1, -2)
+    return m / 3.0 * (J1T @ J1 + J2T @ J2) + m / 6.0 * (J1T @ J2 + J2T @ J1)
+
+
+def _mass_flat(P: QuadrupedParams, kin: QuadrupedKinematics) -> Array:
+    N = kin.R.shape[0]
+    # eq. (54): torso
+    M = np.zeros((N, 8, 8))
+    M[:, :3, :3] = P.m_b * np.eye(3)
+    M[:, 3:6, 3:6] = kin.R @ P.I_b @ np.swapaxes(kin.R, -1, -2)
+    # eq. (55): tail tip, m_t J_t^T J_t
+    M += P.m_t * np.swapaxes(kin.J_t, -1, -2) @ kin.J_t
+    # eq. (53): thigh (bar H-K) and shank (bar K-F with J_F = 0)
+    zero = np.zeros_like(kin.J_k)
+    M += (_bar_mass(P.m_th, kin.J_h, kin.J_k) + _bar_mass(P.m_sh, kin.J_k, zero)).sum(axis=1)
+    return M
+
+
+def mass_matrix(params: QuadrupedParams, q: ArrayLike) -> Array:
+    """Mass matrix M(q) of eq. (42) in the twist coordinates nu (eqs. 51-55), (..., 8, 8).
+
+    Kinetic energy ``T = 1/2 nu^T M nu``; symmetric positive definite at regular configurations.
+    """
+    qf, batch = _flat_q(q)
+    return _mass_flat(params, _checked_kinematics(params, qf)).reshape(batch + (8, 8))
+
+
+def _gravity_flat(P: QuadrupedParams, kin: QuadrupedKinematics) -> Array:
+    # eq. (47): G = [m_b J_bx^T + m_t J_t^T + sum(J_k^T (m_th + m_sh)/2 + J_h^T m_th/2)] [0, 0, g]
+    N = kin.R.shape[0]
+    gz = P.g * _EZ
+    G = np.zeros((N, 8))
+    G[:, :3] = P.m_b * gz
+    G += P.m_t * np.einsum("nij,i->nj", kin.J_t, gz)
+    G += np.einsum("nkij,i->nj", kin.J_k, (P.m_th + P.m_sh) / 2.0 * gz)
+    G += np.einsum("nkij,i->nj", kin.J_h, P.m_th / 2.0 * gz)
+    return G
+
+
+def gravity_forces(params: QuadrupedParams, q: ArrayLike) -> Array:
+    """G(q) of eq. (47), (..., 8)."""
+    qf, batch = _flat_q(q)
+    return _gravity_flat(params, _checked_kinematics(params, qf)).reshape(batch + (8,))
+
+
+def bias_forces(params: QuadrupedParams, q: ArrayLike, nu: ArrayLike) -> Array:
+    """C(q, nu) + G(q) of eq. (42): the inverse dynamics at nu_dot = 0, (..., 8).
+
+    C collects eq. (45) (torso), eq. (48) (tail) and the legs' velocity terms, which the paper
+    omits "due to space limitations" and which come here from eq. (30) at zero acceleration.
+    """
+    (qf, nuf), batch = _flat_motion(q, nu, None)
+    kin = _checked_kinematics(params, qf)
+    tb, tt, tl = _generalized_flat(params, kin, nuf, np.zeros_like(nuf))
+    return (tb + tt + tl.sum(axis=1)).reshape(batch + (8,))
+
+
+def actuation_force(params: QuadrupedParams, q: ArrayLike, tau_a: ArrayLike, tau_p: ArrayLike | None = None) -> Array:
+    """F = J_tau_a^T tau_a + J_tau_p^T tau_p (eq. 46), (..., 8)."""
+    parts = [_flat_q(q), as_batch(tau_a, 8, "tau_a", ACTUATED_JOINTS)]
+    if tau_p is not None:
+        parts.append(as_batch(tau_p, 6, "tau_p", REDUNDANT_JOINTS))
+    flat, batch = broadcast_batch(parts)
+    kin = _checked_kinematics(params, flat[0])
+    F = np.einsum("nij,ni->nj", kin.J_tau_a, flat[1])
+    if tau_p is not None:
+        F += np.einsum("nij,ni->nj", kin.J_tau_p, flat[2])
+    return F.reshape(batch + (8,))
+
+
+def _forward_flat(P: QuadrupedParams, kin: QuadrupedKinematics, nu: Array, ta: Array, tp: Array | None) -> Array:
+    M = _mass_flat(P, kin)
+    tb, tt, tl = _generalized_flat(P, kin, nu, np.zeros_like(nu))
+    CG = tb + tt + tl.sum(axis=1)
+    F = np.einsum("nij,ni->nj", kin.J_tau_a, ta)  # eq. (46)
+    if tp is not None:
+        F += np.einsum("nij,ni->nj", kin.J_tau_p, tp)
+    # eq. (43): nu_dot = M^-1 (F - C - G), by a Cholesky-backed solve (M is SPD)
+    return np.linalg.solve(M, (F - CG)[..., None])[..., 0]
+
+
+def forward_dynamics(
+    params: QuadrupedParams, q: ArrayLike, nu: ArrayLike, tau_a: ArrayLike, tau_p: ArrayLike | None = None
+) -> Array:
+    """Twist derivative nu_dot under actuator torques (eq. 43), (..., 8).
+
+    Args:
+        q: generalized coordinates (..., 8); nu: twist (..., 8).
+        tau_a: non-redundant torques (..., 8), ACTUATED_JOINTS order.
+        tau_p: redundant torques (..., 6), REDUNDANT_JOINTS order; default zeros.
+
+    Raises:
+        SingularityError: an unreachable or singular leg configuration.
+    """
+    parts = [_flat_q(q), as_batch(nu, 8, "nu", COORDINATE_NAMES), as_batch(tau_a, 8, "tau_a", ACTUATED_JOINTS)]
+    if tau_p is not None:
+        parts.append(as_batch(tau_p, 6, "tau_p", REDUNDANT_JOINTS))
+    flat, batch = broadcast_batch(parts)
+    kin = _checked_kinematics(params, flat[0])
+    out = _forward_flat(params, kin, flat[1], flat[2], flat[3] if tau_p is not None else None)
+    return out.reshape(batch + (8,))
+
+
+def _potential_flat(P: QuadrupedParams, kin: QuadrupedKinematics) -> Array:
+    p = kin.q[:, :3]
+    hip_z = p[:, None, 2] + kin.a[..., 2]
+    knee_z = hip_z + kin.b[..., 2]
+    foot_z = P.d[None, :, 2]
+    tip_z = p[:, 2] + kin.rt[:, 2]
+    z = (P.m_b * p[:, 2] + P.m_t * tip_z
+         + (P.m_th * (hip_z + knee_z) / 2.0 + P.m_sh * (knee_z + foot_z) / 2.0).sum(axis=1))
+    return P.g * z
+
+
+def energy(params: QuadrupedParams, q: ArrayLike, nu: ArrayLike) -> tuple[Array, Array]:
+    """(kinetic, potential) energy [J], each (...): ``1/2 nu^T M nu`` and the weight's potential."""
+    (qf, nuf), batch = _flat_motion(q, nu, None)
+    kin = _checked_kinematics(params, qf)
+    T = 0.5 * np.einsum("ni,nij,nj->n", nuf, _mass_flat(params, kin), nuf)
+    return T.reshape(batch), _potential_flat(params, kin).reshape(batch)
+
+
+# -- the common closed-chain interface (general.Mechanism) ---------------------------------------
+class QuadrupedTail:
+    """The quadruped in the common Mechanism interface: coordinates q, rates qd = dq/dt.
+
+    ``inverse_dynamics``, ``forward_dynamics`` and ``mass_matrix`` answer as for a serial robot,
+    in the coordinates ``COORDINATE_NAMES`` and their plain time derivatives (the roll-pitch-yaw
+    rates, converted to the paper's twist internally).
+
+    Args:
+        params: the quadruped (default: the bundled Table 1 parameters).
+        actuation: ``"paper"``: the 8 actuators q_a with the redundant torques held at zero
+            (eq. 41); ``"all"``: the 14 actuators q_a + q_p, minimum-norm inverse dynamics.
+    """
+
+    ACTUATIONS = ("paper", "all")
+
+    def __init__(self, params: QuadrupedParams | None = None, actuation: str = "paper") -> None:
+        if actuation not in self.ACTUATIONS:
+            raise UnknownNameError("actuation", actuation, self.ACTUATIONS)
+        self.params = load_quadruped_params() if params is None else params
+        self.actuation = actuation
+
+    @property
+    def nq(self) -> int:
+        """Number of generalized coordinates (8)."""
+        return 8
+
+    @property
+    def coordinate_names(self) -> tuple[str, ...]:
+        """Names of the generalized coordinates."""
+        return COORDINATE_NAMES
+
+    @property
+    def actuator_names(self) -> tuple[str, ...]:
+        """Names of the actuated joints (tau order)."""
+        return ACTUATED_JOINTS if self.actuation == "paper" else ACTUATED_JOINTS + REDUNDANT_JOINTS
+
+    def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
+        """Actuator torques (..., na) [N m] for the motion q, qd = dq/dt, qdd = d2q/dt2."""
+        (qf, qdf, qddf), batch = broadcast_batch([_flat_q(q), as_batch(qd, 8, "qd", COORDINATE_NAMES),
+                                                  as_batch(qdd, 8, "qdd", COORDINATE_NAMES)])
+        nu, nud = velocity_from_rates(qf, qdf, qddf)
+        dist = "prescribed" if self.actuation == "paper" else "min_norm"
+        res = inverse_dynamics(self.params, qf, nu, nud, distribution=dist)
+        tau = res.tau_a if self.actuation == "paper" else np.concatenate([res.tau_a, res.tau_p], axis=-1)
+        return tau.reshape(batch + (len(self.actuator_names),))
+
+    def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> Array:
+        """Coordinate accelerations d2q/dt2 (..., 8) under actuator torques tau (..., na)."""
+        na = len(self.actuator_names)
+        (qf, qdf, tf), batch = broadcast_batch([_flat_q(q), as_batch(qd, 8, "qd", COORDINATE_NAMES),
+                                                as_batch(tau, na, "tau", self.actuator_names)])
+        nu, _ = velocity_from_rates(qf, qdf)
+        tp = tf[:, 8:] if na == 14 else None
+        nud = forward_dynamics(self.params, qf, nu, tf[:, :8], tp)
+        _, qdd = rates_from_velocity(qf, nu, nud)
+        assert qdd is not None
+        return qdd.reshape(batch + (8,))
+
+    def mass_matrix(self, q: ArrayLike) -> Array:
+        """Mass matrix in the coordinate rates, ``H^T M H`` with nu = H qd, (..., 8, 8)."""
+        qf, batch = _flat_q(q)
+        M = mass_matrix(self.params, qf)
+        H = np.broadcast_to(np.eye(8), M.shape).copy()
+        H[:, 3:6, 3:6] = rpy_rate_matrix(qf[:, 3:6])
+        return (np.swapaxes(H, -1, -2) @ M @ H).reshape(batch + (8, 8))
+
+    def energy(self, q: ArrayLike, qd: ArrayLike) -> Array:
+        """Total mechanical energy [J], (...)."""
+        nu, _ = velocity_from_rates(np.asarray(q, dtype=float), np.asarray(qd, dtype=float))
+        T, V = energy(self.params, q, nu)
+        return T + V
+
+    def __repr__(self) -> str:
+        return f"QuadrupedTail(params={self.params.name!r}, actuation={self.actuation!r})"
