@@ -1,0 +1,196 @@
+"""``robot-dynamics trajectory``: plan a joint or task-space trajectory, print its duration and
+peaks, write a CSV table (t, q, qd, qdd) and a PNG of position/velocity/acceleration."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from ._common import emit, format_table, load_model, output_dir, parse_vector, save_figure, write_atomic
+
+#: jerk limit used for double_s when none is given: this many times the acceleration limit [1/s]
+DEFAULT_JERK_PER_ACCELERATION = 10.0
+
+
+def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    from ..trajectory.splines import SPLINES
+    from ..trajectory.synchronization import PROFILES
+
+    p = sub.add_parser(
+        "trajectory",
+        parents=parents,
+        help="plan a point-to-point or via-point trajectory (minimum time by default); CSV + PNG",
+        description="Joint-space profiles (Khalil chapter 8: linear, cubic, quintic, bang_bang, trapezoidal, "
+        "continuous_acceleration; double_s; splines through --via points) or a task-space straight line "
+        "(--cartesian, --rotation). Limits default from the URDF (velocity) and effort / max inertia "
+        "(acceleration). Writes trajectory.csv and trajectory.png into --out.",
+    )
+    p.add_argument("--profile", "-p", default="trapezoidal", choices=[*PROFILES, *SPLINES], help="time law (default trapezoidal)")
+    p.add_argument("--start", help="start joint positions, comma list (default zeros, inside the limits)")
+    p.add_argument("--goal", help="goal joint positions (default start + 0.5 rad on every joint, inside the limits)")
+    p.add_argument("--via", action="append", default=[], help="via point for the splines, comma list; repeat in order")
+    p.add_argument("--velocity", help="joint velocity limits kv, one value or a comma list (default URDF)")
+    p.add_argument("--acceleration", help="joint acceleration limits ka (default effort / max inertia)")
+    p.add_argument("--jerk", help=f"joint jerk limits for double_s (default {DEFAULT_JERK_PER_ACCELERATION:g} x ka)")
+    p.add_argument("--duration", type=float, help="total time [s] instead of the minimum time")
+    p.add_argument("--rate", type=float, default=100.0, help="sampling rate of the table [Hz] (default 100)")
+    p.add_argument("--no-sync", action="store_true", help="each joint in its own minimum time (no synchronisation)")
+    p.add_argument("--torque-scaling", action="store_true", help="slow down until |tau| <= effort limits (rnea)")
+    g = p.add_argument_group("task space (Khalil 8.4): straight line + rotation about one axis from the start pose")
+    g.add_argument("--cartesian", help="translation dx,dy,dz [m] of the end effector in base axes")
+    g.add_argument("--rotation", help="rotation ux,uy,uz,angle_deg about an axis of the end-effector frame")
+    g.add_argument("--linear-velocity", type=float, default=0.25, help="[m/s] (default 0.25)")
+    g.add_argument("--linear-acceleration", type=float, default=1.0, help="[m/s^2] (default 1)")
+    g.add_argument("--angular-velocity", type=float, default=1.0, help="[rad/s] (default 1)")
+    g.add_argument("--angular-acceleration", type=float, default=2.0, help="[rad/s^2] (default 2)")
+    p.add_argument("--no-plot", action="store_true", help="do not write the PNG")
+    p.set_defaults(func=run)
+
+
+def _limits(text: str | None, n: int, what: str, default: np.ndarray) -> np.ndarray:
+    if text is None:
+        return default
+    parts = [s for s in text.replace(" ", ",").split(",") if s]
+    if len(parts) == 1:
+        return parse_vector(parts[0], 1, what) * np.ones(n)
+    return parse_vector(text, n, what)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..errors import InputError
+    from ..kinematics import frame_pose
+    from ..spatial import rotation_about_axis
+    from ..trajectory import (
+        PROFILES,
+        cartesian_motion,
+        check_torques,
+        model_limits,
+        plan,
+        sample_table,
+        scale_to_torque_limits,
+        spline_through,
+        task_space_to_joint,
+    )
+
+    model = load_model(args)
+    n, names = model.nq, model.joint_names
+    lo = np.where(np.isfinite(model.lower), model.lower, -np.inf)
+    hi = np.where(np.isfinite(model.upper), model.upper, np.inf)
+    start = np.clip(np.zeros(n), lo, hi) if args.start is None else parse_vector(args.start, n, "start", names)
+    goal = np.clip(start + 0.5, lo, hi) if args.goal is None else parse_vector(args.goal, n, "goal", names)
+    kv_m, ka_m = model_limits(model)
+    kv = _limits(args.velocity, n, "velocity", kv_m)
+    ka = _limits(args.acceleration, n, "acceleration", ka_m)
+    kj = _limits(args.jerk, n, "jerk", DEFAULT_JERK_PER_ACCELERATION * ka)
+    if not np.isfinite(args.rate) or args.rate <= 0:
+        raise InputError(f"--rate: expected a rate > 0 Hz, got {args.rate}")
+    info: dict[str, Any] = {"robot": model.name, "profile": args.profile}
+
+    if args.cartesian is not None or args.rotation is not None:
+        T0 = frame_pose(model, start)
+        T1 = T0.copy()
+        if args.cartesian is not None:
+            T1[:3, 3] += parse_vector(args.cartesian, 3, "cartesian")
+        if args.rotation is not None:
+            r = parse_vector(args.rotation, 4, "rotation")
+            norm = np.linalg.norm(r[:3])
+            if norm == 0:
+                raise InputError("--rotation: the axis ux,uy,uz must not be zero")
+            T1[:3, :3] = T0[:3, :3] @ rotation_about_axis(r[:3] / norm, np.radians(r[3]))
+        if args.profile not in PROFILES:
+            raise InputError(f"--profile: task space uses a point-to-point profile, one of {list(PROFILES)}")
+        motion = cartesian_motion(
+            T0, T1, args.linear_velocity, args.linear_acceleration, args.angular_velocity, args.angular_acceleration,
+            profile=args.profile, duration=args.duration,
+        )
+        report = task_space_to_joint(model, motion, start, rate=args.rate, position_only=model.nq < 6)
+        traj = report.trajectory
+        info.update(
+            task_space={
+                "distance_m": motion.distance,
+                "axis": motion.axis,
+                "angle_rad": motion.angle,
+                "min_singular_value": report.min_singular_value,
+                "max_joint_velocity_ratio": report.max_velocity_ratio,
+            }
+        )
+        goal = report.q[-1]
+    elif args.profile in PROFILES:
+        if args.via:
+            raise InputError("--via: via points need a spline profile (cubic_spline, quintic_spline, trigonometric_spline)")
+        traj = plan(args.profile, start, goal, kv, ka, kj, args.duration, synchronize=not args.no_sync)
+    else:
+        vias = [parse_vector(v, n, "via", names) for v in args.via]
+        points = np.vstack([start, *vias, goal])
+        durations = None
+        if args.duration is not None:
+            chord = np.max(np.abs(np.diff(points, axis=0)) / kv, axis=1)
+            chord = np.where(chord > 0, chord, np.max(chord) if np.max(chord) > 0 else 1.0)
+            durations = args.duration * chord / np.sum(chord)
+        traj = spline_through(args.profile, points, durations, kv, ka)
+        info["via_points"] = points
+
+    if args.torque_scaling:
+        traj, tcheck = scale_to_torque_limits(model, traj, rate=max(args.rate, 200.0))
+    else:
+        tcheck = check_torques(model, traj, rate=max(args.rate, 200.0))
+    t, q, qd, qdd = sample_table(traj, args.rate)
+    vpk, apk = np.max(np.abs(qd), axis=0), np.max(np.abs(qdd), axis=0)
+    tau_pk = np.max(np.abs(tcheck.tau), axis=0)
+    rows = [
+        [names[j], start[j], goal[j], vpk[j], kv[j], apk[j], ka[j], tau_pk[j], model.effort_limit[j]]
+        for j in range(n)
+    ]
+    out = output_dir(args)
+    header = ["t"] + [f"q_{s}" for s in names] + [f"qd_{s}" for s in names] + [f"qdd_{s}" for s in names]
+    table = np.column_stack([t, q, qd, qdd]) + 0.0  # no "-0" in the file
+    lines = [",".join(header)] + [",".join(f"{x:.10g}" for x in row) for row in table]
+    csv_path = write_atomic(out / "trajectory.csv", "\n".join(lines) + "\n")
+    png_path = None if args.no_plot else _plot(out / "trajectory.png", t, q, qd, qdd, names, f"{model.name}: {args.profile}")
+    info.update(
+        duration=traj.duration,
+        samples=int(t.size),
+        rate=args.rate,
+        joints=[
+            dict(zip(["name", "start", "goal", "peak_velocity", "velocity_limit", "peak_acceleration",
+                      "acceleration_limit", "peak_torque", "effort_limit"], r))
+            for r in rows
+        ],
+        torque_ratio=tcheck.ratio,
+        torque_feasible=tcheck.feasible,
+        csv=str(csv_path),
+        png=None if png_path is None else str(png_path),
+    )
+
+    def text() -> str:
+        head = f"{model.name}: {args.profile} trajectory, duration {traj.duration:.4f} s, {t.size} samples at {args.rate:g} Hz"
+        torque = (
+            f"peak |tau| / effort = {tcheck.ratio:.3f} at t={tcheck.time:.3f} s ({tcheck.joint}): "
+            + ("within the effort limits" if tcheck.feasible else "EXCEEDS the effort limits (try --torque-scaling)")
+        )
+        files = f"wrote {csv_path}" + ("" if png_path is None else f" and {png_path}")
+        tab = format_table(["joint", "start", "goal", "|qd| max", "kv", "|qdd| max", "ka", "|tau| max", "effort"], rows)
+        return "\n".join([head, tab, torque, files])
+
+    emit(args, info, text)
+    return 0
+
+
+def _plot(path: Any, t: np.ndarray, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, names: Any, title: str) -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    for ax, data, label in zip(axes, (q, qd, qdd), ("position [rad, m]", "velocity [/s]", "acceleration [/s²]")):
+        for j, name in enumerate(names):
+            ax.plot(t, data[:, j], label=name)
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_title(title)
+    axes[0].legend(loc="best", fontsize="small", ncol=min(len(names), 4))
+    axes[-1].set_xlabel("time [s]")
+    return save_figure(fig, path)
