@@ -59,6 +59,10 @@ __all__ = [
     "stewart_closed_chain",
     "stewart_tree_state",
     "test_motion_points",
+    "test_motion",
+    "stewart_energy",
+    "check_configuration",
+    "tree_coordinates",
 ]
 
 Array = NDArray[np.float64]
@@ -211,6 +215,25 @@ def test_motion_points(params: StewartParameters) -> tuple[Array, Array, float]:
         raise ModelError("test_motion: P1 and P2 need 6 numbers each and segment_duration must be > 0")
     to_si = np.array([1e-3] * 3 + [math.pi / 180] * 3)
     return P1 * to_si, P2 * to_si, dur
+
+
+def test_motion(params: StewartParameters, samples_per_segment: int = 200) -> tuple[Array, Array, Array, Array]:
+    """The test motion of Section 5: P1 -> P2 -> P1 by third-order trigonometric splines.
+
+    Returns:
+        (t (T,), x, x_dot, x_ddot (T, 6)) in SI units.
+    """
+    from ..trajectory.splines import trigonometric_spline
+
+    P1, P2, dur = test_motion_points(params)
+    spline = trigonometric_spline(np.stack([P1, P2, P1]), dur)
+    t = np.linspace(0.0, 2.0 * dur, 2 * samples_per_segment + 1)
+    x, xd, xdd = spline.sample(t)
+    return t, x, xd, xdd
+
+
+test_motion.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+test_motion_points.__test__ = False  # type: ignore[attr-defined]
 
 
 # -- kinematics (eqs. 3-9, 29-40, 59-62) ----------------------------------------------------
@@ -519,6 +542,21 @@ def stewart_dynamics(
 
     return StewartDynamics(rs(I_B), rs(I_E), rs(V), rs(G), rs(G_E), rs(f), rs(tau), rs(tp), rs(tc), rs(ts),
                            rs(kin.lengths), rs(kin.length_rates), ok.reshape(batch), msg)
+
+
+def stewart_energy(params: StewartParameters, x: ArrayLike, xd: ArrayLike) -> tuple[Array, Array]:
+    """Kinetic ``1/2 u^T I_B u`` and potential ``sum m g z_c`` (eq. 77) energy [J], each (...)."""
+    (xf, xdf), batch = _inputs((x, "x"), (xd, "x_dot"))
+    d = stewart_dynamics(params, xf, xdf, np.zeros_like(xf), check=False)
+    T = _block_T(_euler_jacobian(xf))
+    u = np.einsum("nij,nj->ni", T, xdf)
+    kin = 0.5 * np.einsum("ni,nij,nj->n", u, d.I, u)
+    k = _kin(params, xf, xdf)
+    lhat = k.legs / k.lengths[..., None]
+    z_c = params.b[:, 2] + params.b_C * lhat[..., 2]  # eq. (29)
+    z_s = xf[:, None, 2] + (k.R @ params.p.T).transpose(0, 2, 1)[..., 2] - params.b_S * lhat[..., 2]  # eq. (59)
+    pot = params.g * (params.m_P * xf[:, 2] + params.m_C * z_c.sum(1) + params.m_S * z_s.sum(1))
+    return kin.reshape(batch), pot.reshape(batch)
 
 
 class StewartPlatform:
