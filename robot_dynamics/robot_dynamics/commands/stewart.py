@@ -1,0 +1,157 @@
+"""``robot-dynamics stewart``: inverse dynamics of the Stewart platform along the test motion of
+Lopes (2009), Section 5: actuator lengths, velocities, accelerations (Fig. 4), actuator forces
+(Fig. 5) and their split into platform, cylinder and piston contributions (Fig. 6); CSV + PNGs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+
+from ._common import emit, format_table, output_dir, parse_vector, save_figure, write_atomic
+
+
+def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "stewart",
+        parents=parents,
+        help="Stewart platform (Lopes 2009): leg lengths and forces along the P1 -> P2 -> P1 test motion; CSV + PNGs",
+        description="Inverse dynamics of the 6-UPS Stewart platform by the generalized momentum approach, along "
+        "third-order trigonometric splines P1 -> P2 -> P1. Writes stewart.csv, stewart_fig4_actuators.png, "
+        "stewart_fig5_forces.png and stewart_fig6_contributions.png into --out. --check compares the forces "
+        "with the general closed-chain layer (RNEA on the U-P-S spanning tree with loop closures).",
+    )
+    p.add_argument("--params", help="parameters YAML (default: the bundled Table 2, config/stewart_platform.yaml)")
+    p.add_argument("--p1", help="start/end pose x,y,z [mm],psi,theta,phi [deg] (default the YAML's P1)")
+    p.add_argument("--p2", help="middle pose, same units (default the YAML's P2)")
+    p.add_argument("--segment-duration", type=float, help="duration of each spline segment [s] (default the YAML's)")
+    p.add_argument("--samples", type=int, default=400, help="samples per segment (default 400)")
+    p.add_argument("--check", action="store_true", help="cross-check every 20th sample with the general layer")
+    p.add_argument("--no-plot", action="store_true", help="do not write the PNGs")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..closedchain import stewart as st
+    from ..errors import InputError
+    from ..trajectory.splines import trigonometric_spline
+
+    if getattr(args, "robot", None) or getattr(args, "urdf", None):
+        raise InputError("stewart: the mechanism comes from --params (a Stewart platform YAML), not --robot/--urdf")
+    params = st.load_stewart_parameters(args.params)
+    P1, P2, dur = st.test_motion_points(params)
+    to_si = np.array([1e-3] * 3 + [np.pi / 180] * 3)
+    if args.p1:
+        P1 = parse_vector(args.p1, 6, "p1") * to_si
+    if args.p2:
+        P2 = parse_vector(args.p2, 6, "p2") * to_si
+    if args.segment_duration is not None:
+        if not np.isfinite(args.segment_duration) or args.segment_duration <= 0:
+            raise InputError(f"--segment-duration must be > 0 s, got {args.segment_duration}")
+        dur = args.segment_duration
+    if args.samples < 2:
+        raise InputError(f"--samples must be >= 2, got {args.samples}")
+    spline = trigonometric_spline(np.stack([P1, P2, P1]), dur)
+    t = np.linspace(0.0, 2.0 * dur, 2 * args.samples + 1)
+    x, xd, xdd = spline.sample(t)
+    d = st.stewart_dynamics(params, x, xd, xdd)  # raises on an unreachable or singular pose
+    kin = st.stewart_kinematics(params, x, xd)
+    l_ddot = np.gradient(kin.length_rates, t, axis=0, edge_order=2)
+
+    result: dict[str, Any] = {
+        "mechanism": params.name,
+        "P1": (P1 / to_si).tolist(),
+        "P2": (P2 / to_si).tolist(),
+        "segment_duration": dur,
+        "legs": [],
+    }
+    rows = []
+    for i, name in enumerate(st.ACTUATOR_NAMES):
+        leg = {
+            "leg": name,
+            "length_min": float(d.lengths[:, i].min()),
+            "length_max": float(d.lengths[:, i].max()),
+            "force_min": float(d.tau[:, i].min()),
+            "force_max": float(d.tau[:, i].max()),
+            "platform_peak": float(np.abs(d.tau_platform[:, i]).max()),
+            "cylinders_peak": float(np.abs(d.tau_cylinders[:, i]).max()),
+            "pistons_peak": float(np.abs(d.tau_pistons[:, i]).max()),
+        }
+        result["legs"].append(leg)
+        rows.append([name, *(leg[k] for k in list(leg)[1:])])
+
+    if args.check:
+        from ..closedchain import actuator_forces, complete_state
+
+        mech = st.stewart_closed_chain(params)
+        sel = slice(None, None, 20)
+        q, qd, qdd = complete_state(mech, x[sel], xd[sel], xdd[sel], q_guess=st.tree_coordinates(mech, params, x[sel]))
+        tau_g = actuator_forces(mech, q, qd, qdd).tau
+        rel = float(np.abs(tau_g - d.tau[sel]).max() / np.abs(tau_g).max())
+        result["general_layer_max_relative_difference"] = rel
+
+    out = output_dir(args)
+    header = ["t", *[f"x{k}" for k in range(6)], *[f"l{i}" for i in range(1, 7)], *[f"tau{i}" for i in range(1, 7)],
+              *[f"tau_platform{i}" for i in range(1, 7)], *[f"tau_cylinders{i}" for i in range(1, 7)],
+              *[f"tau_pistons{i}" for i in range(1, 7)]]
+    table = np.column_stack([t, x, d.lengths, d.tau, d.tau_platform, d.tau_cylinders, d.tau_pistons])
+    lines = [",".join(header)] + [",".join(f"{v:.9g}" for v in row) for row in table]
+    files = [str(write_atomic(out / "stewart.csv", "\n".join(lines) + "\n"))]
+    if not args.no_plot:
+        files += _plots(out, t, d.lengths, kin.length_rates, l_ddot, d)
+    result["files"] = files
+
+    def text() -> str:
+        s = [f"Stewart platform {params.name}: P1 -> P2 -> P1, {dur:g} s per segment, {len(t)} samples",
+             format_table(["leg", "l min [m]", "l max [m]", "F min [N]", "F max [N]", "|platform| [N]",
+                           "|cylinders| [N]", "|pistons| [N]"], rows)]
+        if "general_layer_max_relative_difference" in result:
+            s.append(f"general closed-chain layer: max relative difference {result['general_layer_max_relative_difference']:.2e}")
+        s.append("wrote " + ", ".join(files))
+        return "\n".join(s)
+
+    emit(args, result, text)
+    return 0
+
+
+def _plots(out: Any, t: np.ndarray, l: np.ndarray, ld: np.ndarray, ldd: np.ndarray, d: Any) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [f"leg {i}" for i in range(1, 7)]
+    files = []
+    fig, axes = plt.subplots(3, 1, figsize=(7, 8), sharex=True)
+    for ax, data, ylabel in zip(axes, (l, ld, ldd), ("length [m]", "velocity [m/s]", "acceleration [m/s²]")):
+        ax.plot(t, data)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_title("Actuator trajectories (Lopes 2009, Fig. 4)")
+    axes[0].legend(labels, ncol=3, fontsize=8)
+    axes[-1].set_xlabel("time [s]")
+    files.append(str(save_figure(fig, out / "stewart_fig4_actuators.png")))
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(t, d.tau)
+    ax.set_title("Actuator forces (Lopes 2009, Fig. 5)")
+    ax.set_xlabel("time [s]")
+    ax.set_ylabel("force [N]")
+    ax.legend(labels, ncol=3, fontsize=8)
+    ax.grid(True, alpha=0.3)
+    files.append(str(save_figure(fig, out / "stewart_fig5_forces.png")))
+
+    fig, axes = plt.subplots(3, 1, figsize=(7, 8), sharex=True)
+    for ax, data, title in zip(axes, (d.tau_platform, d.tau_cylinders, d.tau_pistons),
+                               ("moving platform", "six cylinders", "six pistons")):
+        ax.plot(t, data)
+        ax.set_ylabel("force [N]")
+        ax.set_title(f"contribution of the {title}", fontsize=10)
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(labels, ncol=3, fontsize=8)
+    axes[-1].set_xlabel("time [s]")
+    fig.suptitle("Split of the actuator forces (Lopes 2009, Fig. 6)")
+    files.append(str(save_figure(fig, out / "stewart_fig6_contributions.png")))
+    return files
