@@ -21,7 +21,6 @@ from .spatial import (
     crm,
     homogeneous,
     log_so3,
-    rotation_about_axis,
     transform_motion,
 )
 
@@ -59,14 +58,14 @@ def joint_transforms(model: RobotModel, qb: Array) -> tuple[Array, Array]:
         E: body_R_parent, (N, nb, 3, 3); r: body origin in parent coordinates, (N, nb, 3).
     """
     N = qb.shape[0]
-    rev = ~model.is_prismatic
-    # Revolute: child = joint frame rotated by q about the axis, so E = R(axis, q)^T E_tree.
-    Rj = np.broadcast_to(np.eye(3), (N, model.nb, 3, 3)).copy()
-    if np.any(rev):
-        Rj[:, rev] = rotation_about_axis(model.axis[rev], qb[:, rev])
-    E = np.swapaxes(Rj, -1, -2) @ model.E_tree
-    r = np.broadcast_to(model.r_tree, (N, model.nb, 3)).copy()
+    # Revolute: child = joint frame rotated by q about the axis, so E = R(axis, q)^T E_tree,
+    # in closed form (Rodrigues) from per-model constants: c E_tree - s [a]x E_tree + (1 - c) a a^T E_tree.
+    qr = np.where(model.is_prismatic, 0.0, qb)[..., None, None]
+    c, s = np.cos(qr), np.sin(qr)
+    E = c * model.E_tree - s * model.axis_skew_E_tree + (1.0 - c) * model.axis_outer_E_tree
+    r = np.broadcast_to(model.r_tree, (N, model.nb, 3))
     if np.any(model.is_prismatic):
+        r = r.copy()
         pr = model.is_prismatic
         # Prismatic: the origin slides by q along the axis, expressed in parent coordinates.
         axis_parent = (np.swapaxes(model.E_tree[pr], -1, -2) @ model.axis[pr][..., None])[..., 0]

@@ -49,6 +49,13 @@ def cross(a: ArrayLike, b: ArrayLike) -> Array:
     return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
+def _rotate(E: Array, v: Array) -> Array:
+    """E @ v for stacks of 3x3 matrices and 3-vectors (einsum beats matmul on tiny matrices)."""
+    if E.ndim == 2:
+        return v @ E.T
+    return np.einsum("...ij,...j->...i", E, v)
+
+
 def skew(v: ArrayLike) -> Array:
     """Skew-symmetric matrix [v]x such that ``skew(v) @ u == cross(v, u)``; (..., 3) -> (..., 3, 3)."""
     v = np.asarray(v, dtype=float)
@@ -190,9 +197,7 @@ def transform_motion(E: ArrayLike, r: ArrayLike, m: ArrayLike) -> Array:
     E = np.asarray(E, dtype=float)
     m = np.asarray(m, dtype=float)
     w, v = m[..., :3], m[..., 3:]
-    Ew = (E @ w[..., None])[..., 0]
-    Ev = (E @ (v - cross(r, w))[..., None])[..., 0]
-    return np.concatenate([Ew, Ev], -1)
+    return np.concatenate([_rotate(E, w), _rotate(E, v - cross(r, w))], -1)
 
 
 def inverse_transform_motion(E: ArrayLike, r: ArrayLike, m: ArrayLike) -> Array:

@@ -177,6 +177,10 @@ class RobotModel:
         object.__setattr__(self, "inertia6", _readonly(spatial_inertia(self.mass, self.com, self.inertia_com)))
         object.__setattr__(self, "is_prismatic", _readonly(is_prismatic, bool))
         object.__setattr__(self, "S", _readonly(S))
+        # Joint rotation in closed form: R(a, q)^T E_tree = c E_tree - s [a]x E_tree + (1 - c) a a^T E_tree
+        K = skew(self.axis)
+        object.__setattr__(self, "axis_skew_E_tree", _readonly(K @ self.E_tree))
+        object.__setattr__(self, "axis_outer_E_tree", _readonly(self.axis[:, :, None] * self.axis[:, None, :] @ self.E_tree))
         object.__setattr__(self, "has_mimic", not identity)
 
     # -- sizes ---------------------------------------------------------------------------
