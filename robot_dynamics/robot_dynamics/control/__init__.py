@@ -1,0 +1,54 @@
+"""Motion control (Khalil chapter 9): PID, PD + gravity, computed torque in joint and task space.
+
+Every controller is built once (model, gains, limits; bad values raise
+:class:`~robot_dynamics.errors.InputError`) and ticked with ``update(t, q, qd, reference)``,
+which returns a :class:`ControlOutput` (actuator efforts, joint torques, :class:`Status`,
+message) and never raises.
+
+    >>> from robot_dynamics.control import ComputedTorque, Reference
+    >>> ctrl = ComputedTorque(model, omega=20.0, xi=1.0)
+    >>> out = ctrl.update(t, q, qd, Reference(q_d, qd_d, qdd_d))
+"""
+
+from .base import (
+    FAULT_ACTIONS,
+    ControlOutput,
+    Controller,
+    ControllerBase,
+    Reference,
+    Status,
+    TaskReference,
+    actuator_to_joint,
+    gain_vector,
+    joint_to_actuator,
+)
+from .computed_torque import SCHEMES, ComputedTorque, gains_from_bandwidth, model_error_excitation
+from .pd_gravity import GRAVITY_MODES, PDGravity, gravity_stiffness_bound
+from .pid import JointPID, max_inertia_diagonal
+from .task_space import TaskComputedTorque, TaskPID, damped_pseudo_inverse, task_error
+
+__all__ = [
+    "FAULT_ACTIONS",
+    "GRAVITY_MODES",
+    "SCHEMES",
+    "ComputedTorque",
+    "ControlOutput",
+    "Controller",
+    "ControllerBase",
+    "JointPID",
+    "PDGravity",
+    "Reference",
+    "Status",
+    "TaskComputedTorque",
+    "TaskPID",
+    "TaskReference",
+    "actuator_to_joint",
+    "damped_pseudo_inverse",
+    "gain_vector",
+    "gains_from_bandwidth",
+    "gravity_stiffness_bound",
+    "joint_to_actuator",
+    "max_inertia_diagonal",
+    "model_error_excitation",
+    "task_error",
+]

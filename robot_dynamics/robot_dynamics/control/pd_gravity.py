@@ -1,0 +1,100 @@
+"""PD control with gravity compensation for regulation to a fixed goal (Khalil 9.3.2)."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..dynamics import gravity_torques
+from ..errors import InputError
+from ..model.robot_model import RobotModel
+from .base import ControllerBase, Reference, Status, gain_vector
+from .pid import sample_configurations
+
+__all__ = ["PDGravity", "gravity_stiffness_bound", "GRAVITY_MODES"]
+
+Array = NDArray[np.float64]
+
+logger = logging.getLogger("robot_dynamics.control")
+
+#: Where the gravity compensation is evaluated: the measured q (Q(q), [9.12]) or the goal (Q(q^d)).
+GRAVITY_MODES = ("current", "desired")
+
+
+def gravity_stiffness_bound(model: RobotModel, samples: int = 64, seed: int = 0, step: float = 1e-6) -> float:
+    """max over q of ||dQ/dq||_2, the bound Kp_j must exceed for PD + Q(q^d) (Khalil 9.3.2).
+
+    Estimated by central differences of the gravity torques on configurations drawn inside
+    the joint limits (one batched RNEA call).
+    """
+    q = sample_configurations(model, samples, seed)
+    n = model.nq
+    dq = step * np.eye(n)
+    qp = q[:, None, :] + dq
+    qm = q[:, None, :] - dq
+    G = (gravity_torques(model, qp) - gravity_torques(model, qm)) / (2 * step)  # (S, n_col, n_row)
+    dQdq = np.swapaxes(G, -1, -2)
+    return float(np.max(np.linalg.norm(dQdq, ord=2, axis=(-2, -1))))
+
+
+class PDGravity(ControllerBase):
+    """Khalil [9.12]: ``Gamma = Kp e - Kd qd + Q``, e = q^d - q, for a constant goal q^d.
+
+    With ``gravity="current"``, Q = Q(q): the Lyapunov function [9.11] decreases as [9.16]
+    and La Salle's theorem gives asymptotic stability for any Kp, Kd > 0. With
+    ``gravity="desired"``, Q = Q(q^d) is constant (computed once per goal); stability then
+    asks Kp_j > ||dQ/dq|| (Khalil 9.3.2), which the constructor checks and logs.
+
+    The derivative term is ``Kd (qd^d - qd)``, equal to [9.12]'s ``-Kd qd`` for a fixed goal.
+
+    Args:
+        model: the controller's model (gravity torques come from it).
+        kp, kd: diagonal gains, scalar or (nq,), > 0.
+        gravity: one of :data:`GRAVITY_MODES`.
+        effort_limit, actuator_limit, fault_action: see :class:`ControllerBase`.
+    """
+
+    name = "pd-gravity"
+
+    def __init__(
+        self,
+        model: RobotModel,
+        kp: ArrayLike,
+        kd: ArrayLike,
+        *,
+        gravity: str = "current",
+        effort_limit: ArrayLike | None = None,
+        actuator_limit: ArrayLike | None = None,
+        fault_action: str = "hold",
+    ):
+        super().__init__(model, effort_limit=effort_limit, actuator_limit=actuator_limit, fault_action=fault_action)
+        names = model.joint_names
+        self.kp = gain_vector(kp, model.nq, "kp", names, allow_zero=False)
+        self.kd = gain_vector(kd, model.nq, "kd", names, allow_zero=False)
+        if gravity not in GRAVITY_MODES:
+            raise InputError(f"gravity: expected one of {list(GRAVITY_MODES)}, got {gravity!r}")
+        self.gravity = gravity
+        self._goal: Array | None = None
+        self._Q_goal: Array | None = None
+        if gravity == "desired":
+            bound = gravity_stiffness_bound(model)
+            if np.min(self.kp) <= bound:
+                logger.warning(
+                    "pd-gravity with Q(q^d): min Kp %.3g <= ||dQ/dq|| bound %.3g; convergence is not guaranteed",
+                    float(np.min(self.kp)),
+                    bound,
+                )
+
+    def _law(self, t: float, dt: float, q: Array, qd: Array, reference: Reference) -> tuple[Array, Status, str]:
+        e = reference.q - q
+        ed = reference.qd - qd
+        if self.gravity == "current":
+            Q = gravity_torques(self.model, q)
+        else:
+            if self._goal is None or not np.array_equal(self._goal, reference.q):
+                self._goal = reference.q.copy()
+                self._Q_goal = gravity_torques(self.model, reference.q)
+            Q = self._Q_goal
+        return self.kp * e + self.kd * ed + Q, Status.OK, ""  # Khalil [9.12]
