@@ -192,3 +192,95 @@ def service_class(name: str) -> type:
             "Response": message_class(f"{INTERFACES_PACKAGE}/{name}_Response"),
         },
     )
+
+
+# -- typing stubs for the type check of the nodes (.ci/ros_checks.sh) -------------------------
+
+_PY_TYPES = {
+    "bool": "bool",
+    "byte": "bytes",
+    "char": "int",
+    "float32": "float",
+    "float64": "float",
+    "string": "str",
+    "wstring": "str",
+}
+
+
+def _py_type(node: tuple[Any, Any], package: str) -> str:
+    kind, arg = node
+    kind = int(kind)
+    if kind == 1:
+        return _PY_TYPES.get(arg[0], "int")
+    if kind == 2:
+        pkg, name = _short(arg).split("/")
+        return name if pkg == package else f"_{pkg}.{name}"
+    inner = _py_type(arg[0], package)
+    if inner == "float":
+        return "Sequence[float]"  # rclpy accepts any sequence and returns array.array('d')
+    return f"list[{inner}]"
+
+
+def _deps(fields: Any) -> set[str]:
+    out = set()
+    for _, node in fields:
+        while int(node[0]) in (3, 4):
+            node = node[1][0]
+        if int(node[0]) == 2:
+            out.add(_short(node[1]).split("/")[0])
+    return out
+
+
+def write_stubs(out_dir: str | os.PathLike[str], packages: dict[str, list[str]]) -> list[Path]:
+    """Write ``.pyi`` stubs of message and service classes, rclpy style, for a type checker.
+
+    Args:
+        out_dir: stub root (put it on MYPYPATH).
+        packages: ``{"rcl_interfaces/msg": [names], "robot_dynamics_interfaces/srv": [names]}``;
+            an empty list means every type of that package known here.
+
+    Returns:
+        The files written.
+    """
+    defs = _fielddefs()
+    written: list[Path] = []
+    for key, names in packages.items():
+        package, sub = key.split("/")
+        if sub == "srv":
+            chosen = names or sorted({k.split("/")[1].rsplit("_", 1)[0] for k in defs
+                                      if k.startswith(package + "/") and k.endswith("_Request")})
+            types = [f"{n}_{part}" for n in chosen for part in ("Request", "Response")]
+        else:
+            types = names or sorted(k.split("/")[1] for k in defs if k.startswith(package + "/"))
+        deps: set[str] = set()
+        body: list[str] = []
+        for t in types:
+            constants, fields = defs[f"{package}/{t}"]
+            deps |= _deps(fields)
+            body.append(f"class {t}:")
+            for cname, ctype, _ in constants:
+                body.append(f"    {cname}: {_PY_TYPES.get(ctype, 'int')}")
+            for fname, node in fields:
+                body.append(f"    {fname}: {_py_type(node, package)}")
+            args = ", ".join(f"{fname}: {_py_type(node, package)} = ..." for fname, node in fields)
+            body.append(f"    def __init__(self{', *, ' + args if args else ''}) -> None: ...")
+            body.append("")
+        if sub == "srv":
+            # rclpy's generated service class holds Request and Response as nested classes.
+            nested: list[str] = []
+            for n in chosen:
+                nested.append(f"class {n}:")
+                for part in ("Request", "Response"):
+                    nested.append(f"    class {part}({n}_{part}):")
+                    nested.append("        pass")
+                nested.append("")
+            body += nested
+        deps.discard(package)
+        header = ["from typing import Sequence", ""] + [f"import {d}.msg as _{d}" for d in sorted(deps)] + [""]
+        root = Path(out_dir) / package
+        (root / sub).mkdir(parents=True, exist_ok=True)
+        for path, text in ((root / "__init__.pyi", ""), (root / sub / "__init__.pyi", "\n".join(header + body))):
+            if not path.exists() or path.parent.name == sub:
+                path.write_text(text, encoding="utf-8")
+                written.append(path)
+    return written

@@ -80,6 +80,9 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
         ParamSpec("gravity_compensation_joints", "string_array", None,
                   "Joint order of ~/gravity_compensation; empty = the model's joint order"),
         ParamSpec("friction", "bool", True, "Include joint friction (viscous + Coulomb) in inverse dynamics"),
+        ParamSpec("robot_description_topic", "string", "/robot_description",
+                  "When no robot parameter is set, wait for the URDF on this topic (std_msgs/String, "
+                  "transient local, as robot_state_publisher publishes it)"),
     ),
     "trajectory": ROBOT_SOURCE
     + (

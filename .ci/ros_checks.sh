@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# ROS 2 checks that run without ROS 2 installed, in their own virtualenv (.ci-venv-ros/),
+# kept apart from the test environment because the typing packages shadow the real rclpy:
+#   1. the .srv files of robot_dynamics_interfaces: syntax and field types (pytest);
+#   2. colcon discovers both packages with their build types and dependencies, and the
+#      ament_python package installs launch/, rviz/, config/, urdf/ and the node executables;
+#   3. mypy type-checks robot_dynamics/ros against rclpy's sources (rclpy-intellisense), the
+#      standard message classes (common-interfaces-intellisense) and stubs generated from the
+#      real definitions of rcl_interfaces (rosbags' Humble store) and of our .srv files.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
+PY=${PYTHON:-python3}
+VENV=.ci-venv-ros
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PY" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install -q \
+  "mypy>=1.8" "rclpy-intellisense==1.2.0" "common-interfaces-intellisense==0.1.0" \
+  "numpy>=1.24" "rosbags>=0.10" "PyYAML>=6.0" "pytest>=7.4" \
+  "colcon-core" "colcon-ros" "colcon-python-setup-py"
+SITE=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+
+echo "-- .srv syntax and field types"
+# The checker only needs rosbags and the standard library: load the test module by path.
+"$VENV/bin/python" - <<'PY'
+import importlib.util, sys, pathlib
+root = pathlib.Path("robot_dynamics/robot_dynamics/ros")
+spec = importlib.util.spec_from_file_location("robot_dynamics_ros_messages", root / "messages.py")
+mod = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = mod
+spec.loader.exec_module(mod)
+bad = []
+for name, path in mod.srv_files().items():
+    try:
+        parsed = mod.parse_srv(name, path.read_text(encoding="utf-8"))
+    except Exception as exc:
+        bad.append(f"{path}: {exc}")
+        continue
+    for key, (_, fields) in parsed.items():
+        for field, node in fields:
+            try:
+                mod.message_class(key).__init__  # resolves every nested type
+                mod._default(node)
+            except Exception as exc:
+                bad.append(f"{key}.{field}: {exc}")
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+print(f"{len(mod.srv_files())} .srv files parse and every field type resolves")
+PY
+
+echo "-- colcon: package discovery and the ament_python install tree"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$VENV/bin/colcon" list --base-paths . --names-only > "$work/names.txt"
+"$VENV/bin/colcon" list --base-paths . > "$work/list.txt"
+grep -q "^robot_dynamics_interfaces.*(ros.ament_cmake)" "$work/list.txt" \
+  || { cat "$work/list.txt"; echo "robot_dynamics_interfaces is not discovered as ros.ament_cmake"; exit 1; }
+grep -q "^robot_dynamics	.*(ros.ament_python)" "$work/list.txt" \
+  || { cat "$work/list.txt"; echo "robot_dynamics is not discovered as ros.ament_python"; exit 1; }
+# build order: the interfaces before the nodes that use them
+"$VENV/bin/colcon" list --base-paths . --topological-order --names-only | tr '\n' ' ' \
+  | grep -q "robot_dynamics_interfaces robot_dynamics" \
+  || { echo "colcon does not order robot_dynamics_interfaces before robot_dynamics"; exit 1; }
+"$VENV/bin/colcon" --log-base "$work/log" build --base-paths robot_dynamics --build-base "$work/build" \
+  --install-base "$work/install" --event-handlers console_cohesion- > "$work/colcon.txt" 2>&1 \
+  || { cat "$work/colcon.txt"; exit 1; }
+share="$work/install/robot_dynamics/share/robot_dynamics"
+lib="$work/install/robot_dynamics/lib/robot_dynamics"
+missing=0
+for f in "$share/launch/sim.launch.py" "$share/launch/dynamics.launch.py" "$share/rviz/robot_dynamics.rviz" \
+         "$share/config/dynamics_node.yaml" "$share/config/trajectory_node.yaml" \
+         "$share/config/controller_node.yaml" "$share/config/simulator_node.yaml" \
+         "$share/urdf/puma560.urdf" \
+         "$lib/dynamics" "$lib/trajectory" "$lib/controller" "$lib/simulator"; do
+  [ -e "$f" ] || { echo "missing in the colcon install tree: ${f#"$work"/}"; missing=1; }
+done
+[ "$missing" -eq 0 ] || exit 1
+for exe in dynamics trajectory controller simulator; do
+  grep -q "robot_dynamics.ros.${exe}_node" "$lib/$exe" \
+    || { echo "lib/robot_dynamics/$exe does not start robot_dynamics.ros.${exe}_node"; exit 1; }
+done
+echo "install tree: launch files, rviz config, node configs, urdf and the 4 node executables are in place"
+
+echo "-- mypy: robot_dynamics/ros against the rclpy and message sources"
+stubs="$VENV/stubs"
+rm -rf "$stubs"
+# rclpy-intellisense and common-interfaces-intellisense ship sources without py.typed: mark
+# them so that mypy reads them.
+for pkg in rclpy builtin_interfaces std_msgs sensor_msgs trajectory_msgs geometry_msgs common_interfaces; do
+  [ -d "$SITE/$pkg" ] && touch "$SITE/$pkg/py.typed"
+done
+"$VENV/bin/python" - "$stubs" <<'PY'
+import importlib.util, sys, pathlib
+root = pathlib.Path("robot_dynamics/robot_dynamics/ros")
+spec = importlib.util.spec_from_file_location("robot_dynamics_ros_messages", root / "messages.py")
+mod = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = mod
+spec.loader.exec_module(mod)
+files = mod.write_stubs(sys.argv[1], {"rcl_interfaces/msg": [], "robot_dynamics_interfaces/srv": []})
+print(f"generated {len(files)} stub files")
+PY
+cat > "$VENV/mypy.ini" <<'INI'
+[mypy]
+python_version = 3.10
+warn_unused_ignores = True
+warn_redundant_casts = True
+check_untyped_defs = True
+disallow_untyped_defs = True
+no_implicit_optional = True
+
+[mypy-robot_dynamics.*]
+# Only the ROS layer is checked here; the core is the library's own business.
+ignore_errors = True
+follow_imports = silent
+
+[mypy-robot_dynamics.ros.*]
+ignore_errors = False
+follow_imports = normal
+
+[mypy-rclpy.*,common_interfaces.*,builtin_interfaces.*,std_msgs.*,sensor_msgs.*,trajectory_msgs.*,geometry_msgs.*]
+ignore_errors = True
+
+[mypy-rclpy.impl.implementation_singleton,rclpy._rclpy_pybind11,rcl_interfaces.srv,rosgraph_msgs.*,ament_index_python.*,scipy.*,yaml.*,xacro.*,matplotlib.*,tqdm.*,sympy.*,rosbags.*,numba.*,mcap.*,mcap_ros2.*]
+ignore_missing_imports = True
+INI
+MYPYPATH="$stubs:robot_dynamics" "$VENV/bin/mypy" --config-file "$VENV/mypy.ini" \
+  --cache-dir "$VENV/mypy-cache" -p robot_dynamics.ros
+echo "ROS 2 checks passed"

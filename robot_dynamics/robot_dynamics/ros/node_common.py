@@ -1,0 +1,92 @@
+"""What the four rclpy nodes share: declaring the parameter table, reading time, running main().
+
+Targets ROS 2 Humble and Jazzy: ``rclpy.init()`` / ``rclpy.spin()`` / ``destroy_node()`` /
+``rclpy.shutdown()`` (no context-manager form, which exists only on Rolling).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import rclpy
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+
+from ..errors import RobotDynamicsError
+from .params import NODE_PARAMETERS, ParamSpec, validate
+
+__all__ = ["declare_parameters", "seconds", "run"]
+
+
+def _descriptor(spec: ParamSpec) -> ParameterDescriptor:
+    d = ParameterDescriptor()
+    d.name = spec.name
+    d.description = spec.description
+    d.read_only = spec.read_only
+    if spec.choices:
+        d.additional_constraints = f"one of {list(spec.choices)}"
+    if spec.type == "double" and (spec.minimum is not None or spec.maximum is not None):
+        r = FloatingPointRange()
+        r.from_value = float(spec.minimum if spec.minimum is not None else -sys.float_info.max)
+        r.to_value = float(spec.maximum if spec.maximum is not None else sys.float_info.max)
+        r.step = 0.0
+        d.floating_point_range = [r]
+    if spec.type == "integer" and (spec.minimum is not None or spec.maximum is not None):
+        ir = IntegerRange()
+        ir.from_value = int(spec.minimum if spec.minimum is not None else -(2**63))
+        ir.to_value = int(spec.maximum if spec.maximum is not None else 2**63 - 1)
+        ir.step = 0
+        d.integer_range = [ir]
+    if spec.default is None:
+        # An empty list has no type rclpy can infer: declare it dynamically typed, unset.
+        d.dynamic_typing = True
+    return d
+
+
+def declare_parameters(node: Node, node_name: str) -> dict[str, Any]:
+    """Declare every parameter of ``node_name``'s table on ``node`` and return validated values.
+
+    Raises:
+        InputError: a value is invalid (the message names the parameter and the valid values).
+    """
+    values: dict[str, Any] = {}
+    for spec in NODE_PARAMETERS[node_name]:
+        param = node.declare_parameter(spec.name, spec.default, _descriptor(spec))
+        value = param.value
+        if value is not None and spec.type.endswith("_array"):
+            value = list(value)
+        values[spec.name] = value
+    return validate(node_name, values)
+
+
+def seconds(node: Node) -> float:
+    """The node's clock (ROS time, or sim time with use_sim_time) in seconds."""
+    return float(node.get_clock().now().nanoseconds) * 1e-9
+
+
+def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
+    """Init rclpy, build the node, spin until Ctrl-C or shutdown, clean up. Returns an exit code.
+
+    A configuration error (bad parameter, robot that does not load) ends the node with a
+    one-line message and exit code 1.
+    """
+    rclpy.init(args=args)
+    node: Node | None = None
+    code = 0
+    try:
+        node = factory()
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except RobotDynamicsError as exc:
+        print(f"robot_dynamics: {exc}", file=sys.stderr)
+        code = 1
+    finally:
+        if node is not None:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+    return code
