@@ -104,16 +104,20 @@ def spatial_motion(
     for i in range(nb):
         p = model.parent[i]
         vJ = S[i] * qdb[:, i : i + 1]
-        if p < 0:
-            v[:, i] = vJ
+        if a is None:
+            v[:, i] = vJ if p < 0 else transform_motion(E[:, i], r[:, i], v[:, p]) + vJ
+            continue
+        aJ = S[i] * qddb[:, i : i + 1]  # type: ignore[index]
+        if p >= 0:
+            # v and a of the parent through the same transform in one call
+            va = transform_motion(E[:, i, None], r[:, i, None], np.stack([v[:, p], a[:, p]], 1))
+            v[:, i] = va[:, 0] + vJ
+            a[:, i] = va[:, 1] + aJ + crm(v[:, i], vJ)
         else:
-            v[:, i] = transform_motion(E[:, i], r[:, i], v[:, p]) + vJ
-        if a is not None:
-            ap = a0 if p < 0 else a[:, p]
-            ai = S[i] * qddb[:, i : i + 1] + crm(v[:, i], vJ)  # type: ignore[index]
-            if ap is not None:
-                ai = ai + transform_motion(E[:, i], r[:, i], ap)
-            a[:, i] = ai
+            v[:, i] = vJ
+            a[:, i] = aJ  # v_i = vJ here, and vJ x vJ = 0
+            if a0 is not None:
+                a[:, i] += transform_motion(E[:, i], r[:, i], a0)
     return E, r, v, a
 
 

@@ -204,9 +204,8 @@ def inverse_transform_motion(E: ArrayLike, r: ArrayLike, m: ArrayLike) -> Array:
     """Apply the inverse motion transform: ``X^-1 m = [E^T w; E^T v + r x E^T w]``; (..., 6)."""
     Et = np.swapaxes(np.asarray(E, dtype=float), -1, -2)
     m = np.asarray(m, dtype=float)
-    w = (Et @ m[..., :3, None])[..., 0]
-    v = (Et @ m[..., 3:, None])[..., 0] + cross(r, w)
-    return np.concatenate([w, v], -1)
+    w = _rotate(Et, m[..., :3])
+    return np.concatenate([w, _rotate(Et, m[..., 3:]) + cross(r, w)], -1)
 
 
 def transform_force_to_parent(E: ArrayLike, r: ArrayLike, f: ArrayLike) -> Array:
@@ -216,9 +215,8 @@ def transform_force_to_parent(E: ArrayLike, r: ArrayLike, f: ArrayLike) -> Array
     """
     Et = np.swapaxes(np.asarray(E, dtype=float), -1, -2)
     f = np.asarray(f, dtype=float)
-    lin = (Et @ f[..., 3:, None])[..., 0]
-    ang = (Et @ f[..., :3, None])[..., 0] + cross(r, lin)
-    return np.concatenate([ang, lin], -1)
+    lin = _rotate(Et, f[..., 3:])
+    return np.concatenate([_rotate(Et, f[..., :3]) + cross(r, lin), lin], -1)
 
 
 def crm(v: ArrayLike, m: ArrayLike) -> Array:
@@ -290,6 +288,6 @@ def inertia_times_motion(mass: ArrayLike, h: ArrayLike, I_o: ArrayLike, a: Array
     """
     a = np.asarray(a, dtype=float)
     w, v = a[..., :3], a[..., 3:]
-    ang = (np.asarray(I_o) @ w[..., None])[..., 0] + cross(h, v)
+    ang = _rotate(np.asarray(I_o, dtype=float), w) + cross(h, v)
     lin = np.asarray(mass)[..., None] * v - cross(h, w)
     return np.concatenate([ang, lin], -1)
