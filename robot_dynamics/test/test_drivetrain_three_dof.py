@@ -15,7 +15,7 @@ g14, g25, g76, g37 = -6.0, -4.0, -3.0, -4.0
 
 @pytest.fixture(scope="module")
 def geared():
-    return rd.load_robot("geared3")
+    return rd.load_robot("three_dof_geared")
 
 
 def closed_form_Gs(q, qd, qdd):
@@ -73,7 +73,7 @@ def _lumped_urdf() -> str:
     """The URDF with every gear added to its carrier as a fixed child link (independent lumping)."""
     import yaml
 
-    urdf, sidecar = robot_files("geared3")
+    urdf, sidecar = robot_files("three_dof_geared")
     text = urdf.read_text()
     doc = yaml.safe_load(sidecar.read_text())
     extra = []

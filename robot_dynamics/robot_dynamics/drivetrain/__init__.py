@@ -10,13 +10,12 @@ from .actuation import (
     actuated_aba,
     actuator_torques,
     actuator_velocities,
-    diagonal_armature_model,
     joint_torques_from_actuators,
     structure_matrix_of,
-    virtual_chain_model,
 )
 from .loader import apply_drivetrain, register
 from .model import DriveTrain, ElasticJoints
+from .virtual import diagonal_armature_model, virtual_chain_model, virtual_chain_urdf
 
 register()
 
@@ -32,4 +31,5 @@ __all__ = [
     "register",
     "structure_matrix_of",
     "virtual_chain_model",
+    "virtual_chain_urdf",
 ]

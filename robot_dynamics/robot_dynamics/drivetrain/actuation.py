@@ -17,8 +17,6 @@ __all__ = [
     "joint_torques_from_actuators",
     "actuator_velocities",
     "actuated_aba",
-    "virtual_chain_model",
-    "diagonal_armature_model",
 ]
 
 Array = NDArray[np.float64]
@@ -91,20 +89,3 @@ def actuated_aba(
         qdd, (..., nq).
     """
     return aba(model, q, qd, joint_torques_from_actuators(model, xi), gravity, f_ext, friction=friction)
-
-
-def virtual_chain_model(model: RobotModel) -> RobotModel:
-    """The virtual EOLC alone (seed 000 section 5.1): secondary links rigidly lumped, no spin terms."""
-    return model.replace(drivetrain=None)
-
-
-def diagonal_armature_model(model: RobotModel) -> RobotModel:
-    """The diagonal-armature approximation of peer libraries (Khalil [7.29], Pinocchio's armature).
-
-    Virtual links plus Ia_k = sum_j I_j b_jk^2 on the diagonal of the mass matrix: every
-    off-diagonal and velocity-dependent coupling of the gear train is dropped.
-    """
-    dt = model.drivetrain
-    if dt is None:
-        return model
-    return model.replace(drivetrain=None, rotor_inertia=model.rotor_inertia + dt.reflected_inertia())
