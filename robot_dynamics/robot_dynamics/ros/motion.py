@@ -187,6 +187,7 @@ class TrajectoryStreamer:
         self.sample_period = float(sample_period)
         self.current: Array | None = None
         self.active: _Active | None = None
+        self.set_initial_goal(None, 0.0)
 
     # -- inputs --------------------------------------------------------------------------
     def on_joint_state(self, msg: Any) -> tuple[bool, str]:
@@ -268,6 +269,34 @@ class TrajectoryStreamer:
             return None, str(exc)
         except Exception as exc:  # noqa: BLE001 - a callback must never raise
             return None, f"internal error ({type(exc).__name__}): {exc}"
+
+    def set_initial_goal(self, goal: Sequence[float] | None, delay: float) -> None:
+        """Move to ``goal`` (model order) once, ``delay`` seconds after the first joint state.
+
+        Raises:
+            InputError: wrong length or NaN (a configuration error).
+        """
+        self._initial: Array | None = None
+        if goal:
+            self._initial = cv.request_vector([], list(goal), self.names, "initial_goal", empty_is_zero=False)
+        self._initial_delay = float(delay)
+        self._first_state_time: float | None = None
+
+    def initial_goal_due(self, now: float) -> tuple[Trajectory | None, str]:
+        """Start the initial goal when it is due; (trajectory or None, status)."""
+        if getattr(self, "_initial", None) is None or self.current is None:
+            return None, "no initial goal pending"
+        if self._first_state_time is None:
+            self._first_state_time = now
+        if now - self._first_state_time < self._initial_delay:
+            return None, "initial goal waiting"
+        goal, self._initial = self._initial, None
+        try:
+            traj = self.plan(None, goal)
+        except RobotDynamicsError as exc:
+            return None, f"initial goal rejected: {exc}"
+        self.start(traj, now)
+        return traj, f"planned {traj.duration:.3f} s to the initial goal"
 
     def reference(self, now: float) -> Reference | None:
         """Reference at time ``now``: the active trajectory (holding its goal after the end)."""

@@ -99,6 +99,9 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
                   maximum=10000.0),
         ParamSpec("joint_states_topic", "string", "/joint_states", "Current state: start of planned motions"),
         ParamSpec("goal_topic", "string", "~/goal", "Goal positions (sensor_msgs/JointState, joints by name)"),
+        ParamSpec("initial_goal", "double_array", None, "Goal positions (model order) to move to once, "
+                  "initial_goal_delay after the first joint state; empty = none"),
+        ParamSpec("initial_goal_delay", "double", 1.0, "Delay of initial_goal [s]", minimum=0.0, maximum=3600.0),
     ),
     "controller": ROBOT_SOURCE
     + (

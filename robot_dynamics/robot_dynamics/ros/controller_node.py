@@ -1,0 +1,76 @@
+"""The ``controller`` node: any controller of robot_dynamics.control, effort commands out.
+
+Subscribes ``joint_states_topic`` (sensor_msgs/JointState) and ``reference_topic`` (a
+one-point trajectory_msgs/JointTrajectory, as the trajectory node's ``~/reference``); at
+``rate`` publishes std_msgs/Float64MultiArray on ``command_topic``, the topic and the joint
+order (``joints``) of ros2_control's effort forward-command controller
+(effort_controllers/JointGroupEffortController listens on ``/<controller name>/commands``).
+
+Every callback is one call into :class:`robot_dynamics.ros.motion.ControlLoop`.
+"""
+
+from __future__ import annotations
+
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory
+
+from .logic import load_model_from_parameters
+from .motion import ControlLoop, build_controller
+from .node_common import declare_parameters, run, seconds
+
+__all__ = ["ControllerNode", "main"]
+
+
+class ControllerNode(Node):
+    """Thin rclpy shell over :class:`ControlLoop`."""
+
+    def __init__(self) -> None:
+        super().__init__("controller")
+        p = declare_parameters(self, "controller")
+        model = load_model_from_parameters(p)
+        controller = build_controller(
+            model, p["controller"], kp=p["gains.kp"], kd=p["gains.kd"], ki=p["gains.ki"],
+            omega=p["gains.omega"], frame=p["frame"] or None,
+        )
+        self.loop = ControlLoop(model, controller, p["joints"], state_timeout=p["state_timeout"],
+                                hold_on_start=p["hold_on_start"])
+        self.command_pub = self.create_publisher(Float64MultiArray, p["command_topic"], 10)
+        self.create_subscription(JointState, p["joint_states_topic"], self._on_joint_state, 10)
+        self.create_subscription(JointTrajectory, p["reference_topic"], self._on_reference, 10)
+        self.create_timer(1.0 / p["rate"], self._tick)
+        self._last_status = ""
+        self.get_logger().info(
+            f"{p['controller']} on {model.name!r}, commands on {p['command_topic']} for {self.loop.command_joints}"
+        )
+
+    def _on_joint_state(self, msg: JointState) -> None:
+        ok, status = self.loop.on_joint_state(msg, seconds(self))
+        if not ok:
+            self.get_logger().warning(f"joint state ignored: {status}", throttle_duration_sec=2.0)
+
+    def _on_reference(self, msg: JointTrajectory) -> None:
+        ok, status = self.loop.on_reference(msg)
+        if not ok:
+            self.get_logger().warning(f"reference ignored: {status}", throttle_duration_sec=2.0)
+
+    def _tick(self) -> None:
+        effort, status = self.loop.tick(seconds(self))
+        if status != self._last_status:  # log status changes only, not every tick
+            self.get_logger().info(f"controller: {status}")
+            self._last_status = status
+        if effort is None:
+            return
+        msg = Float64MultiArray()
+        msg.data = [float(v) for v in effort]
+        self.command_pub.publish(msg)
+
+
+def main(args: list[str] | None = None) -> None:
+    """Console script ``controller`` (``ros2 run robot_dynamics controller``)."""
+    raise SystemExit(run(ControllerNode, args))
+
+
+if __name__ == "__main__":
+    main()
