@@ -39,17 +39,13 @@ Array = NDArray[np.float64]
 
 
 def random_states(model: RobotModel, n: int, rng: np.random.Generator) -> tuple[Array, Array, Array]:
-    """Random (q, qd, qdd), each (n, nq): positions inside finite limits, else in [-pi, pi]."""
-    lo = np.where(np.isfinite(model.lower), model.lower, -np.pi)
-    hi = np.where(np.isfinite(model.upper), model.upper, np.pi)
-    prismatic_joint = np.zeros(model.nq, dtype=bool)
-    for b in range(model.nb):
-        cols = np.nonzero(model.mimic_matrix[b])[0]
-        if model.is_prismatic[b] and cols.size:
-            prismatic_joint[cols] = True
-    lo = np.where(prismatic_joint & ~np.isfinite(model.lower), -0.5, lo)
-    hi = np.where(prismatic_joint & ~np.isfinite(model.upper), 0.5, hi)
-    q = rng.uniform(lo, hi, size=(n, model.nq))
+    """Random (q, qd, qdd), each (n, nq), q uniform in [-pi, pi] for every joint.
+
+    Limits are ignored on purpose: the relations between regressor columns are algebraic in
+    q, and a narrow range (a prismatic joint, or a revolute joint that a prismatic one mimics)
+    makes independent columns look dependent to the rank test.
+    """
+    q = rng.uniform(-np.pi, np.pi, size=(n, model.nq))
     return q, rng.normal(size=(n, model.nq)), rng.normal(size=(n, model.nq))
 
 

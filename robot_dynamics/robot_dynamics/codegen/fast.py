@@ -1,0 +1,142 @@
+"""The fastest available inverse dynamics for a model, with a fallback to the core's rnea.
+
+Use it where torques are computed in a loop (controllers, the dynamics node)::
+
+    from robot_dynamics.codegen import inverse_dynamics_function
+    tau_of = inverse_dynamics_function(model)      # once, at configuration time
+    tau = tau_of(q, qd, qdd)                       # per tick: (nq,) -> (nq,), or (..., nq)
+
+The returned callable computes exactly ``rd.rnea(model, q, qd, qdd)`` (model gravity,
+friction and rotor inertia included, no external wrench). It is the compiled generated model
+when numba is installed, the generated numpy model otherwise, and the core's rnea when code
+generation is not possible (or ``ROBOT_DYNAMICS_NO_CODEGEN=1``). Inputs are not validated
+on the compiled path beyond their length: validate once at the boundary, as the core does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..dynamics.rnea import rnea
+from ..errors import InputError
+from ..model.robot_model import RobotModel
+from .generated import GeneratedModel, generate
+
+__all__ = ["InverseDynamics", "inverse_dynamics_function", "fastest_rnea", "NO_CODEGEN_ENV"]
+
+Array = NDArray[np.float64]
+NO_CODEGEN_ENV = "ROBOT_DYNAMICS_NO_CODEGEN"
+_REGISTRY: dict[tuple[int, bool | None], tuple[RobotModel, InverseDynamics]] = {}
+
+
+class InverseDynamics:
+    """Callable ``tau = f(q, qd, qdd)`` over (..., nq) arrays; see the module docstring.
+
+    Attributes:
+        model: the robot.
+        path: ``'compiled'``, ``'numpy'`` or ``'core'`` (which implementation runs).
+        generated: the :class:`GeneratedModel`, or None on the core path.
+    """
+
+    def __init__(self, model: RobotModel, generated: GeneratedModel | None):
+        self.model = model
+        self.generated = generated
+        if generated is None:
+            self.path = "core"
+        else:
+            self.path = "compiled" if generated.compiled else "numpy"
+        nq = model.nq
+        if generated is not None and generated.single is not None:
+            single, batch = generated.single, generated.batch
+
+            def call(q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
+                if type(q) is np.ndarray and q.shape == (nq,) and q.dtype == np.float64:
+                    return single(q, qd, qdd)
+                return _batched(batch, nq, q, qd, qdd)
+
+        elif generated is not None:
+            numpy_batch = generated.numpy_batch
+
+            def call(q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
+                return _batched(numpy_batch, nq, q, qd, qdd)
+
+        else:
+
+            def call(q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
+                return rnea(model, q, qd, qdd)
+
+        self._call = call
+
+    def __call__(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:  # noqa: D102
+        return self._call(q, qd, qdd)
+
+    def __repr__(self) -> str:
+        return f"InverseDynamics({self.model.name!r}, path={self.path!r})"
+
+
+def _batched(fn: Callable[..., Array], nq: int, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
+    arrays = [np.asarray(x, dtype=float) for x in (q, qd, qdd)]
+    for name, a in zip(("q", "qd", "qdd"), arrays):
+        if a.ndim == 0 or a.shape[-1] != nq:
+            raise InputError(f"{name}: expected shape (..., {nq}), got {a.shape}")
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    flat = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1, nq) for a in arrays]
+    return np.asarray(fn(*flat)).reshape(shape)
+
+
+def inverse_dynamics_function(
+    model: RobotModel, *, compiled: bool | None = None, progress: Any = None
+) -> InverseDynamics:
+    """The fastest available ``tau = f(q, qd, qdd)`` for ``model`` (generated once, cached).
+
+    Args:
+        model: the robot.
+        compiled: force (True) or refuse (False) the numba path; default: use it if installed.
+        progress: optional callable receiving one-line progress messages while generating.
+
+    Returns:
+        :class:`InverseDynamics`; its ``path`` says which implementation runs.
+    """
+    no_codegen = os.environ.get(NO_CODEGEN_ENV, "") in ("1", "true", "yes")
+    cached = _REGISTRY.get((id(model), compiled))
+    if cached is not None and cached[0] is model and not no_codegen:
+        return cached[1]
+    generated: GeneratedModel | None = None
+    if not no_codegen:
+        try:
+            generated = generate(model, compiled=compiled, progress=progress)
+        except InputError:
+            raise
+        except Exception:  # noqa: BLE001 - no compiler, read-only cache...: fall back to the core
+            generated = None
+    fn = InverseDynamics(model, generated)
+    if not no_codegen:
+        _REGISTRY[(id(model), compiled)] = (model, fn)
+    return fn
+
+
+def fastest_rnea(
+    model: RobotModel,
+    q: ArrayLike,
+    qd: ArrayLike,
+    qdd: ArrayLike,
+    gravity: ArrayLike | None = None,
+    f_ext: Mapping[str, ArrayLike] | None = None,
+    *,
+    friction: bool = True,
+    compiled: bool | None = None,
+) -> Array:
+    """Drop-in for :func:`robot_dynamics.rnea`: the generated model when it applies.
+
+    The generated code has the model's gravity, friction and no external wrench baked in;
+    any other request (``f_ext``, another gravity, ``friction=False``) goes to the core's rnea.
+    ``compiled`` is passed to :func:`inverse_dynamics_function`.
+    """
+    if f_ext or not friction or (gravity is not None and not np.array_equal(np.asarray(gravity, float), model.gravity)):
+        return rnea(model, q, qd, qdd, gravity=gravity, f_ext=f_ext, friction=friction)
+    return inverse_dynamics_function(model, compiled=compiled)(q, qd, qdd)

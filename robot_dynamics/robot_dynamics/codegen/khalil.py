@@ -1,0 +1,104 @@
+"""Operation counts beside Khalil's (Table 7.5: 92n - 127 / 81n - 117; Table 7.6: RX-90).
+
+Khalil's counts are for the inverse dynamic model without friction ("with a Coulomb and
+viscous friction model, we add n multiplications, 2n additions and n sign functions"), with
+a general end-effector wrench allowed, rotor inertias included in the base parameters.
+Ours are counted on the same models: friction off, rotor inertia on, no end-effector wrench
+(the generated model has none; Khalil's count includes it, which favours ours by at most
+the 6 x ... operations of one wrench term, said in the report).
+
+* general 6R: Khalil's "general robot", modified DH with r1 = d1 = alpha1 = 0 and rn = 0,
+  every other geometric parameter and every inertial parameter an arbitrary real value;
+* RX-90 with general inertial parameters (Table 7.6, rows "general"), and with the
+  simplified ones of his Table 7.4 (inertia matrices diagonal, two components of each first
+  moment zero: Table 7.5's footnote *).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.dh import load_dh_yaml
+from ..model.registry import load_robot
+from ..model.robot_model import RobotModel
+from ..testing import random_inertia
+from .generated import operation_counts
+
+__all__ = ["general_robot", "rx90_variant", "khalil_comparison", "KHALIL_COUNTS"]
+
+#: Khalil's published counts: (multiplications, additions).
+KHALIL_COUNTS = {
+    "general 6R, base parameters (92n-127, 81n-117)": (92 * 6 - 127, 81 * 6 - 117),
+    "RX-90 general inertia, standard parameters": (294, 283),
+    "RX-90 general inertia, base parameters": (253, 238),
+    "RX-90 simplified inertia, standard parameters": (202, 153),
+    "RX-90 simplified inertia, base parameters": (160, 113),
+}
+
+
+def general_robot(n: int = 6, seed: int = 0) -> RobotModel:
+    """Khalil's general n-R robot: r1 = d1 = alpha1 = rn = 0, everything else arbitrary."""
+    rng = np.random.default_rng(seed)
+    links = []
+    for j in range(n):
+        alpha = 0.0 if j == 0 else float(rng.uniform(0.3, 1.2) * rng.choice([-1, 1]))
+        d = 0.0 if j == 0 else float(rng.uniform(0.1, 0.5))
+        r = 0.0 if j in (0, n - 1) else float(rng.uniform(0.1, 0.5))
+        com = rng.uniform(-0.2, 0.2, 3)
+        I = random_inertia(rng)
+        links.append(
+            {
+                "name": f"link{j + 1}", "joint": f"joint{j + 1}", "alpha": alpha, "d": d, "theta": 0.0,
+                "r": r, "mass": float(rng.uniform(1, 10)), "com": com.tolist(),
+                "inertia": [I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2]],
+            }
+        )
+    model = load_dh_yaml({"name": f"general{n}R", "convention": "modified", "links": links})
+    return model.replace(rotor_inertia=rng.uniform(0.1, 1.0, n))
+
+
+def rx90_variant(kind: str, seed: int = 0) -> RobotModel:
+    """The RX-90 geometry with 'general' (random, full) or 'simplified' inertial parameters."""
+    model = load_robot("rx90")
+    rng = np.random.default_rng(seed)
+    nb = model.nb
+    if kind == "general":
+        inertia = np.array([random_inertia(rng) for _ in range(nb)])
+        com = rng.uniform(-0.2, 0.2, (nb, 3))
+    elif kind == "simplified":
+        inertia = np.array([np.diag(np.diag(I)) for I in model.inertia_com])
+        com = np.zeros((nb, 3))
+        for b in range(nb):
+            k = int(np.argmax(np.abs(model.com[b])))
+            com[b, k] = model.com[b, k] if model.com[b, k] != 0 else 0.05
+    else:
+        raise ValueError(kind)
+    rotor = model.rotor_inertia if np.any(model.rotor_inertia) else rng.uniform(0.1, 1.0, model.nq)
+    return model.replace(inertia_com=inertia, com=com, rotor_inertia=rotor)
+
+
+def khalil_comparison() -> list[dict[str, object]]:
+    """Rows: case, our multiplications/additions, Khalil's, number of parameters."""
+    cases = [
+        ("general 6R, base parameters (92n-127, 81n-117)", general_robot(6), True),
+        ("RX-90 general inertia, standard parameters", rx90_variant("general"), False),
+        ("RX-90 general inertia, base parameters", rx90_variant("general"), True),
+        ("RX-90 simplified inertia, standard parameters", rx90_variant("simplified"), False),
+        ("RX-90 simplified inertia, base parameters", rx90_variant("simplified"), True),
+    ]
+    rows = []
+    for label, model, base in cases:
+        counts, n_par = operation_counts(model, base=base, friction=False)
+        km, ka = KHALIL_COUNTS[label]
+        rows.append(
+            {
+                "case": label,
+                "multiplications": counts.multiplications,
+                "additions": counts.additions,
+                "sin_cos": counts.functions,
+                "khalil_multiplications": km,
+                "khalil_additions": ka,
+                "parameters": n_par,
+            }
+        )
+    return rows
