@@ -13,19 +13,28 @@ from .actuation import (
     joint_torques_from_actuators,
     structure_matrix_of,
 )
+from .elastic import ElasticInverse, elastic_aba, elastic_energy, elastic_inverse_dynamics, elastic_parameters
 from .loader import apply_drivetrain, register
 from .model import DriveTrain, ElasticJoints
+from .transmission import parse_transmissions, transmissions_drivetrain
 from .virtual import diagonal_armature_model, virtual_chain_model, virtual_chain_urdf
 
 register()
 
 __all__ = [
     "DriveTrain",
+    "ElasticInverse",
     "ElasticJoints",
     "actuated_aba",
     "actuator_torques",
     "actuator_velocities",
     "apply_drivetrain",
+    "elastic_aba",
+    "elastic_energy",
+    "elastic_inverse_dynamics",
+    "elastic_parameters",
+    "parse_transmissions",
+    "transmissions_drivetrain",
     "diagonal_armature_model",
     "joint_torques_from_actuators",
     "register",

@@ -321,6 +321,12 @@ def _elastic(model: RobotModel, section: Any) -> ElasticJoints | None:
         arr["motor_inertia"][i] = _num(props["motor_inertia"], f"{where}.motor_inertia", positive=True)
         arr["motor_viscous"][i] = _num(props.get("motor_viscous", 0.0), f"{where}.motor_viscous", minimum=0.0)
         arr["motor_coulomb"][i] = _num(props.get("motor_coulomb", 0.0), f"{where}.motor_coulomb", minimum=0.0)
+    missing = [n for n in model.joint_names if n not in section]
+    if missing:
+        raise ModelError(
+            f"elastic: every joint needs its stiffness and motor_inertia (the doubled state of Khalil "
+            f"7.3.8); missing joints: {missing}"
+        )
     return ElasticJoints(*(arr[k] for k in ELASTIC_KEYS))
 
 
