@@ -1,0 +1,211 @@
+"""The launch files, run without ROS: launch/launch_ros replaced by recording stand-ins.
+
+The stand-ins have the constructor signatures of launch and launch_ros (DeclareLaunchArgument,
+OpaqueFunction, IfCondition, LaunchConfiguration.perform, Node(package, executable, name,
+parameters, arguments, condition), ParameterValue(value, value_type)); they record what the
+launch file builds so the nodes, parameters and files it starts can be checked. The real
+launch run is test_launch_sim.py (skipped without ROS 2).
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import importlib.util
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import yaml
+
+import robot_dynamics as rd
+from robot_dynamics.ros.launch_support import as_bool, dynamics_parameters, parse_vector, sim_parameters
+
+PKG = Path(__file__).resolve().parents[1]
+LAUNCH = PKG / "launch"
+
+
+def _console_scripts() -> set[str]:
+    text = (PKG / "setup.py").read_text()
+    return set(re.findall(r'"([\w-]+) = robot_dynamics[\w.]*:main"', text))
+
+
+class _Record:
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+
+class _LaunchConfiguration:
+    def __init__(self, name, default=None):
+        self.name = name
+
+    def perform(self, context):
+        return context.launch_configurations[self.name]
+
+
+class _ParameterValue:
+    def __init__(self, value, *, value_type=None):
+        self.value, self.value_type = value, value_type
+
+
+def _fake_modules(monkeypatch):
+    mods = {
+        "launch": types.ModuleType("launch"),
+        "launch.actions": types.ModuleType("launch.actions"),
+        "launch.conditions": types.ModuleType("launch.conditions"),
+        "launch.substitutions": types.ModuleType("launch.substitutions"),
+        "launch_ros": types.ModuleType("launch_ros"),
+        "launch_ros.actions": types.ModuleType("launch_ros.actions"),
+        "launch_ros.parameter_descriptions": types.ModuleType("launch_ros.parameter_descriptions"),
+        "ament_index_python": types.ModuleType("ament_index_python"),
+        "ament_index_python.packages": types.ModuleType("ament_index_python.packages"),
+    }
+    mods["launch"].LaunchDescription = lambda entities: list(entities)
+    mods["launch.actions"].DeclareLaunchArgument = type("DeclareLaunchArgument", (_Record,), {})
+    mods["launch.actions"].OpaqueFunction = type("OpaqueFunction", (_Record,), {})
+    mods["launch.conditions"].IfCondition = type("IfCondition", (_Record,), {})
+    mods["launch.substitutions"].LaunchConfiguration = _LaunchConfiguration
+    mods["launch_ros.actions"].Node = type("Node", (_Record,), {})
+    mods["launch_ros.parameter_descriptions"].ParameterValue = _ParameterValue
+
+    def share(package):
+        assert package == "robot_dynamics", package
+        return str(PKG)
+
+    mods["ament_index_python.packages"].get_package_share_directory = share
+    for name, mod in mods.items():
+        monkeypatch.setitem(sys.modules, name, mod)
+
+
+def _run_launch(monkeypatch, filename, **arguments):
+    """Execute a launch file: declared arguments (defaults overridden) -> the Node records."""
+    _fake_modules(monkeypatch)
+    spec = importlib.util.spec_from_file_location(filename.replace(".", "_"), LAUNCH / filename)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    entities = module.generate_launch_description()
+    declared = {e.args[0]: e.kwargs["default_value"] for e in entities if type(e).__name__ == "DeclareLaunchArgument"}
+    unknown = set(arguments) - set(declared)
+    assert not unknown, f"{filename} has no arguments {unknown}"
+    context = types.SimpleNamespace(launch_configurations={**declared, **arguments})
+    nodes = [e for e in entities if type(e).__name__ == "Node"]
+    for e in entities:
+        if type(e).__name__ == "OpaqueFunction":
+            nodes += e.kwargs["function"](context)
+    return declared, {n.kwargs["name"]: n for n in nodes}, context
+
+
+def test_launch_files_parse_and_define_generate_launch_description():
+    for path in sorted(LAUNCH.glob("*.launch.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert "generate_launch_description" in names, path.name
+    assert {p.name for p in LAUNCH.glob("*.launch.py")} >= {"sim.launch.py", "dynamics.launch.py"}
+
+
+def test_sim_launch_starts_the_five_nodes_and_rviz(monkeypatch):
+    declared, nodes, context = _run_launch(monkeypatch, "sim.launch.py")
+    assert {"robot", "controller", "use_rviz"} <= set(declared)
+    assert declared["robot"] == "puma560"
+    assert set(nodes) == {"robot_state_publisher", "simulator", "controller", "trajectory", "dynamics", "rviz2"}
+    scripts = _console_scripts()
+    urdf_text = (PKG / "urdf" / "puma560.urdf").read_text()
+    for name, node in nodes.items():
+        k = node.kwargs
+        if k["package"] == "robot_dynamics":
+            assert k["executable"] in scripts
+            config, overrides = k["parameters"]
+            assert Path(config).is_file() and Path(config).name == f"{name}_node.yaml"
+            desc = overrides["robot_description"]
+            assert isinstance(desc, _ParameterValue) and desc.value_type is str and desc.value == urdf_text
+            assert overrides["drivetrain"].endswith("puma560_drivetrain.yaml")
+    rsp = nodes["robot_state_publisher"].kwargs
+    assert rsp["package"] == "robot_state_publisher" and rsp["parameters"][0]["robot_description"].value == urdf_text
+    assert nodes["controller"].kwargs["parameters"][1]["controller"] == "computed_torque"
+    rviz = nodes["rviz2"].kwargs
+    assert rviz["package"] == "rviz2"
+    d = rviz["arguments"][rviz["arguments"].index("-d") + 1]
+    assert Path(d).is_file() and Path(d).suffix == ".rviz"
+    assert rviz["arguments"][rviz["arguments"].index("-f") + 1] == "base_link"
+    condition = rviz["condition"]
+    assert condition.args[0].name == "use_rviz"
+
+
+def test_sim_launch_arguments_reach_the_nodes(monkeypatch):
+    _, nodes, _ = _run_launch(monkeypatch, "sim.launch.py", robot="iiwa14", controller="pd_gravity",
+                              goal="0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7", use_rviz="false")
+    assert nodes["controller"].kwargs["parameters"][1]["controller"] == "pd_gravity"
+    assert nodes["trajectory"].kwargs["parameters"][1]["initial_goal"] == [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
+    assert nodes["rviz2"].kwargs["arguments"][-1] == "iiwa_link_0"
+    assert nodes["simulator"].kwargs["parameters"][1]["drivetrain"] == ""  # iiwa14 has no drive-train file
+
+
+@pytest.mark.parametrize(
+    "arguments, error, match",
+    [
+        ({"robot": "r2d2"}, rd.UnknownNameError, "Valid robots"),
+        ({"controller": "lqr"}, rd.InputError, "Valid choices"),
+        ({"goal": "0.1,0.2"}, rd.InputError, "goal: expected 6 values"),
+        ({"goal": "a,b"}, rd.InputError, "expected numbers"),
+        ({"urdf": "no/such/file.urdf"}, rd.ModelError, "not found"),
+    ],
+)
+def test_sim_launch_rejects_bad_arguments_before_starting(monkeypatch, arguments, error, match):
+    with pytest.raises(error, match=match):
+        _run_launch(monkeypatch, "sim.launch.py", **arguments)
+
+
+def test_dynamics_launch_beside_a_real_arm(monkeypatch, tmp_path):
+    declared, nodes, _ = _run_launch(monkeypatch, "dynamics.launch.py")
+    assert set(nodes) == {"dynamics"}
+    config, overrides = nodes["dynamics"].kwargs["parameters"]
+    assert "robot_description" not in overrides  # taken from the /robot_description topic
+    assert overrides["joint_states_topic"] == "/joint_states"
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text((PKG / "urdf" / "planar2.urdf").read_text())
+    _, nodes, _ = _run_launch(monkeypatch, "dynamics.launch.py", urdf=str(urdf), joint_states_topic="/arm/joint_states")
+    _, overrides = nodes["dynamics"].kwargs["parameters"]
+    assert overrides["robot_description"].value == urdf.read_text()
+    assert overrides["joint_states_topic"] == "/arm/joint_states"
+
+
+def test_launch_support_helpers():
+    assert parse_vector("0.5, -0.4 1e-3", "goal") == [0.5, -0.4, 0.001]
+    assert parse_vector("", "goal") == []
+    assert as_bool("True") and not as_bool("0")
+    with pytest.raises(rd.InputError):
+        as_bool("maybe")
+    params = sim_parameters(PKG, robot="planar2", initial_positions="0.1,0.2")
+    assert params["simulator"][1]["initial_positions"] == [0.1, 0.2]
+    assert params["fixed_frame"] == ["base_link"]
+    assert dynamics_parameters(PKG)[1] == {"drivetrain": ""}
+
+
+def test_rviz_config_shows_the_robot_from_robot_description():
+    data = yaml.safe_load((PKG / "rviz" / "robot_dynamics.rviz").read_text())
+    displays = {d["Class"]: d for d in data["Visualization Manager"]["Displays"]}
+    model = displays["rviz_default_plugins/RobotModel"]
+    assert model["Description Source"] == "Topic"
+    assert model["Description Topic"]["Value"] == "/robot_description"
+    assert model["Description Topic"]["Durability Policy"] == "Transient Local"  # robot_state_publisher latches it
+    assert "rviz_default_plugins/TF" in displays
+
+
+def test_setup_installs_what_the_launch_files_use():
+    # setup.py's data_files put launch/*.launch.py, urdf/, config/ and rviz/ under share/;
+    # setup.cfg puts the console scripts under lib/robot_dynamics, where ros2 run looks.
+    text = (PKG / "setup.py").read_text()
+    for folder in ('share("launch", "*.launch.py")', 'share("urdf")', 'share("config")', 'share("rviz")'):
+        assert folder in text
+    cfg = configparser.ConfigParser()
+    cfg.read(PKG / "setup.cfg")
+    assert cfg["install"]["install_scripts"] == "$base/lib/robot_dynamics"
+    assert {"dynamics", "trajectory", "controller", "simulator"} <= _console_scripts()
+    for node in ("dynamics", "trajectory", "controller", "simulator"):
+        module = importlib.util.find_spec(f"robot_dynamics.ros.{node}_node")
+        assert module is not None
+        source = Path(module.origin).read_text()
+        assert "def main(args: list[str] | None = None) -> None:" in source
+        assert "raise SystemExit(run(" in source  # rclpy.init / spin / destroy_node / shutdown
