@@ -119,6 +119,8 @@ def load_quadruped_params(source: str | os.PathLike[str] | dict[str, Any] | None
     """
     data = read_yaml(default_params_path() if source is None else source, "quadruped parameter YAML")
     lengths, masses = _section(data, "lengths"), _section(data, "masses")
+    l_th, l_sh, l_t = (_positive(lengths, k, "lengths") for k in ("thigh", "shank", "tail"))
+    m_th, m_sh, m_b, m_t = (_positive(masses, k, "masses") for k in ("thigh", "shank", "torso", "tail"))
     I_b = _ro(data.get("torso_inertia"), (3, 3), "torso_inertia")
     if not np.allclose(I_b, I_b.T) or np.linalg.eigvalsh(I_b)[0] <= 0:
         raise ModelError("quadruped parameters: torso_inertia must be symmetric positive definite")
@@ -126,13 +128,13 @@ def load_quadruped_params(source: str | os.PathLike[str] | dict[str, Any] | None
     g = _ro(data.get("gravity", 9.81), (), "gravity")
     return QuadrupedParams(
         name=str(data.get("name", "quadruped_tail")),
-        l_th=_positive(lengths, "thigh", "lengths"),
-        l_sh=_positive(lengths, "shank", "lengths"),
-        l_t=_positive(lengths, "tail", "lengths"),
-        m_th=_positive(masses, "thigh", "masses"),
-        m_sh=_positive(masses, "shank", "masses"),
-        m_b=_positive(masses, "torso", "masses"),
-        m_t=_positive(masses, "tail", "masses"),
+        l_th=l_th,
+        l_sh=l_sh,
+        l_t=l_t,
+        m_th=m_th,
+        m_sh=m_sh,
+        m_b=m_b,
+        m_t=m_t,
         I_b=I_b,
         g=float(g),
         a=_ro(data.get("hips"), (4, 3), "hips"),
