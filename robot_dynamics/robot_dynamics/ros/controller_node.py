@@ -11,6 +11,8 @@ Every callback is one call into :class:`robot_dynamics.ros.motion.ControlLoop`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -26,8 +28,9 @@ __all__ = ["ControllerNode", "main"]
 class ControllerNode(Node):
     """Thin rclpy shell over :class:`ControlLoop`."""
 
-    def __init__(self) -> None:
-        super().__init__("controller")
+    def __init__(self, **kwargs: Any) -> None:
+        """Build the node; ``kwargs`` go to rclpy's Node (parameter_overrides, context...)."""
+        super().__init__("controller", **kwargs)
         p = declare_parameters(self, "controller")
         model = load_model_from_parameters(p)
         controller = build_controller(

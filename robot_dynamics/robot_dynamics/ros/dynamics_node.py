@@ -39,8 +39,9 @@ __all__ = ["DynamicsNode", "main"]
 class DynamicsNode(Node):
     """Thin rclpy shell over :class:`DynamicsServices`."""
 
-    def __init__(self) -> None:
-        super().__init__("dynamics")
+    def __init__(self, **kwargs: Any) -> None:
+        """Build the node; ``kwargs`` go to rclpy's Node (parameter_overrides, context...)."""
+        super().__init__("dynamics", **kwargs)
         self.params = declare_parameters(self, "dynamics")
         self.services_: DynamicsServices | None = None
         self.gravity_joints: list[str] = []

@@ -78,13 +78,13 @@ def sim_parameters(
     """
     description, drivetrain = robot_description(robot, urdf, drivetrain)
     model = load_urdf(description, drivetrain=drivetrain or None)
-    common = {"robot_description": description, "drivetrain": drivetrain}
+    common: dict[str, Any] = {"robot_description": description, "drivetrain": drivetrain}
     goal_v = parse_vector(goal, "goal")
     q0 = parse_vector(initial_positions, "initial_positions")
     for what, v in (("goal", goal_v), ("initial_positions", q0)):
         if v and len(v) != model.nq:
             raise InputError(f"{what}: expected {model.nq} values ordered as {list(model.joint_names)}, got {len(v)}")
-    overrides = {
+    overrides: dict[str, dict[str, Any]] = {
         "simulator": {"initial_positions": q0} if q0 else {},
         "controller": {"controller": controller},
         "trajectory": {"initial_goal": goal_v} if goal_v else {},

@@ -284,13 +284,14 @@ class TrajectoryStreamer:
 
     def initial_goal_due(self, now: float) -> tuple[Trajectory | None, str]:
         """Start the initial goal when it is due; (trajectory or None, status)."""
-        if getattr(self, "_initial", None) is None or self.current is None:
+        goal = self._initial
+        if goal is None or self.current is None:
             return None, "no initial goal pending"
         if self._first_state_time is None:
             self._first_state_time = now
         if now - self._first_state_time < self._initial_delay:
             return None, "initial goal waiting"
-        goal, self._initial = self._initial, None
+        self._initial = None
         try:
             traj = self.plan(None, goal)
         except RobotDynamicsError as exc:

@@ -11,6 +11,8 @@ Every callback is one call into :class:`robot_dynamics.ros.motion.SimulatedPlant
 
 from __future__ import annotations
 
+from typing import Any
+
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -25,8 +27,9 @@ __all__ = ["SimulatorNode", "main"]
 class SimulatorNode(Node):
     """Thin rclpy shell over :class:`SimulatedPlant`."""
 
-    def __init__(self) -> None:
-        super().__init__("simulator")
+    def __init__(self, **kwargs: Any) -> None:
+        """Build the node; ``kwargs`` go to rclpy's Node (parameter_overrides, context...)."""
+        super().__init__("simulator", **kwargs)
         p = declare_parameters(self, "simulator")
         model = load_model_from_parameters(p)
         self.plant = SimulatedPlant(

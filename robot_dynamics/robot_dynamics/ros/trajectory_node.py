@@ -12,6 +12,8 @@ Every callback is one call into :class:`robot_dynamics.ros.motion.TrajectoryStre
 
 from __future__ import annotations
 
+from typing import Any
+
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -29,8 +31,9 @@ __all__ = ["TrajectoryNode", "main"]
 class TrajectoryNode(Node):
     """Thin rclpy shell over :class:`TrajectoryStreamer`."""
 
-    def __init__(self) -> None:
-        super().__init__("trajectory")
+    def __init__(self, **kwargs: Any) -> None:
+        """Build the node; ``kwargs`` go to rclpy's Node (parameter_overrides, context...)."""
+        super().__init__("trajectory", **kwargs)
         p = declare_parameters(self, "trajectory")
         model = load_model_from_parameters(p)
         self.streamer = TrajectoryStreamer(

@@ -1,0 +1,123 @@
+"""The rclpy nodes in one process (needs ROS 2: skipped when rclpy is not installed).
+
+Checks that the dynamics services answer with the core's numbers, that /joint_states flows
+from the simulator, and that the simulated arm reaches a goal through the
+trajectory -> controller -> simulator loop.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+pytest.importorskip("robot_dynamics_interfaces")
+
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+
+from robot_dynamics_interfaces.srv import InverseDynamics, MassMatrix  # noqa: E402
+
+import robot_dynamics as rd  # noqa: E402
+from robot_dynamics.ros.controller_node import ControllerNode  # noqa: E402
+from robot_dynamics.ros.dynamics_node import DynamicsNode  # noqa: E402
+from robot_dynamics.ros.simulator_node import SimulatorNode  # noqa: E402
+from robot_dynamics.ros.trajectory_node import TrajectoryNode  # noqa: E402
+
+
+@pytest.fixture
+def ros():
+    rclpy.init()
+    executor = SingleThreadedExecutor()
+    nodes = []
+    yield executor, nodes
+    for n in nodes:
+        executor.remove_node(n)
+        n.destroy_node()
+    executor.shutdown()
+    rclpy.shutdown()
+
+
+def _add(ros, node):
+    executor, nodes = ros
+    executor.add_node(node)
+    nodes.append(node)
+    return node
+
+
+def _spin_until(executor, predicate, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        executor.spin_once(timeout_sec=0.02)
+    return predicate()
+
+
+def _call(ros, client, request, timeout=10.0):
+    executor, _ = ros
+    assert client.wait_for_service(timeout_sec=timeout)
+    future = client.call_async(request)
+    assert _spin_until(executor, future.done, timeout)
+    return future.result()
+
+
+def test_inverse_dynamics_service_returns_the_core_numbers(ros):
+    _add(ros, DynamicsNode(parameter_overrides=[Parameter("robot", value="puma560")]))
+    probe = _add(ros, rclpy.create_node("probe"))
+    client = probe.create_client(InverseDynamics, "/dynamics/inverse_dynamics")
+    model = rd.load_robot("puma560")
+    q, qd, qdd = np.random.default_rng(0).uniform(-1, 1, (3, 6))
+    names = list(model.joint_names)[::-1]
+    res = _call(ros, client, InverseDynamics.Request(joint_names=names, positions=list(q[::-1]),
+                                                      velocities=list(qd[::-1]), accelerations=list(qdd[::-1])))
+    assert res.success, res.message
+    np.testing.assert_allclose(np.asarray(res.efforts), rd.rnea(model, q, qd, qdd), rtol=1e-12, atol=1e-12)
+    bad = _call(ros, client, InverseDynamics.Request(positions=[0.0, float("nan")]))
+    assert bad.success is False and "expected 6 values" in bad.message
+    mm = _call(ros, probe.create_client(MassMatrix, "/dynamics/mass_matrix"), MassMatrix.Request(positions=list(q)))
+    np.testing.assert_allclose(np.asarray(mm.mass_matrix).reshape(6, 6), rd.crba(model, q), atol=1e-12)
+
+
+def test_gravity_compensation_follows_joint_states(ros):
+    executor, _ = ros
+    _add(ros, DynamicsNode(parameter_overrides=[Parameter("robot", value="planar2")]))
+    probe = _add(ros, rclpy.create_node("probe"))
+    got = []
+    probe.create_subscription(Float64MultiArray, "/dynamics/gravity_compensation", lambda m: got.append(m), 10)
+    pub = probe.create_publisher(JointState, "/joint_states", 10)
+    msg = JointState(name=["elbow", "shoulder"], position=[0.3, 0.7])
+    assert _spin_until(executor, lambda: (pub.publish(msg), bool(got))[1], 10.0)
+    np.testing.assert_allclose(np.asarray(got[-1].data), rd.gravity_torques(rd.load_robot("planar2"), [0.7, 0.3]))
+
+
+def test_simulated_arm_reaches_the_goal(ros):
+    executor, _ = ros
+    goal = [0.6, -0.4]
+    common = [Parameter("robot", value="planar2")]
+    _add(ros, SimulatorNode(parameter_overrides=common))
+    _add(ros, ControllerNode(parameter_overrides=common + [Parameter("controller", value="computed_torque")]))
+    _add(ros, TrajectoryNode(parameter_overrides=common + [Parameter("initial_goal", value=goal),
+                                                           Parameter("initial_goal_delay", value=0.5)]))
+    probe = _add(ros, rclpy.create_node("probe"))
+    states = []
+    probe.create_subscription(JointState, "/joint_states", lambda m: states.append(m), 10)
+    assert _spin_until(executor, lambda: len(states) > 10, 10.0), "no /joint_states from the simulator"
+    assert list(states[-1].name) == ["shoulder", "elbow"]
+
+    def at_goal():
+        s = states[-1]
+        return np.allclose(s.position, goal, atol=1e-2) and np.allclose(s.velocity, 0.0, atol=5e-2)
+
+    assert _spin_until(executor, at_goal, 30.0), f"arm at {list(states[-1].position)}, goal {goal}"
+
+
+def test_bad_parameters_stop_the_node_with_the_valid_choices(ros):
+    with pytest.raises(rd.InputError, match="Valid choices"):
+        ControllerNode(parameter_overrides=[Parameter("robot", value="planar2"), Parameter("controller", value="lqr")])
+    with pytest.raises(rd.UnknownNameError, match="Valid robots"):
+        SimulatorNode(parameter_overrides=[Parameter("robot", value="r2d2")])
