@@ -160,3 +160,43 @@ def test_compiled_paths_and_cache(cache):
     assert fn.path == "compiled"
     np.testing.assert_allclose(fn(q, qd, qdd), ref, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(fn(q[0], qd[0], qdd[0]), ref[0], rtol=1e-10, atol=1e-10)
+
+
+def _cli(argv, capsys):
+    from robot_dynamics.cli import main
+
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_codegen_counts_and_cache(capsys, cache):
+    import json
+
+    code, out, err = _cli(["codegen", "--robot", "rx90", "--no-compile", "--json", "--khalil"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["robot"] == "rx90" and data["cache_dir"] == str(cache)
+    assert data["multiplications"] < data["standard_parameters_counts"][0]
+    assert "[2/4]" in err  # progress on stderr
+    cases = {r["case"] for r in data["khalil"]}
+    assert "general 6R, base parameters (92n-127, 81n-117)" in cases
+    code, out, _ = _cli(["codegen", "--robot", "rx90", "--no-compile", "--expressions"], capsys)
+    assert code == 0 and "loaded from the cache" in out and "ZZR1 = ZZ1 + YY2 + YY3" in out
+    code, _, err = _cli(["codegen", "--robot", "nosuchrobot"], capsys)
+    assert code != 0 and "nosuchrobot" in err
+
+
+@pytest.mark.skipif(not HAS_NUMBA, reason="numba (optional extra 'fast') not installed")
+def test_cli_bench_runs(capsys):
+    import json
+
+    code, out, _ = _cli(["bench", "--robot", "planar2", "--batch", "200", "--rounds", "1", "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    paths = {r["path"] for r in data["rows"]}
+    assert "generated, compiled (numba)" in paths
+    for r in data["rows"]:
+        assert r["us"] > 0 and r["agreement"] < 1e-10, r
+    code, _, err = _cli(["bench", "--batch", "0"], capsys)
+    assert code != 0 and "--batch" in err
