@@ -96,6 +96,7 @@ class SimulationResult:
         effort: actuator commands, (K, nq). disturbance: torque disturbance, (K, nq).
         status: Status flags per tick, (K,) int.
         x, x_ref: controlled frame position and its reference (task references), (K, 3), else None.
+        pose_ref: the task reference poses T_base_frame^d, (K, 4, 4), else None.
         messages: (t, text) of the status messages, each logged once when it changes.
         control_rate [Hz], integrator: as simulated. metrics: :class:`SimulationMetrics`.
     """
@@ -119,6 +120,7 @@ class SimulationResult:
     metrics: SimulationMetrics
     x: Array | None = None
     x_ref: Array | None = None
+    pose_ref: Array | None = None
     frame: str | None = None
     messages: list[tuple[float, str]] = field(default_factory=list)
 
@@ -132,6 +134,7 @@ def reference_function(reference: Any, nq: int) -> tuple[Callable[[float], Any],
     """Turn what the user gives into ``f(t) -> Reference | TaskReference``.
 
     Accepted: a trajectory object with ``sample(t) -> (q, qd, qdd)`` (and ``duration``), a
+    task-space motion with ``sample(t) -> (pose (4, 4), twist (6,), accel (6,))``, a
     callable ``t -> Reference | TaskReference | (q, qd, qdd)``, a :class:`Reference`, a
     :class:`TaskReference`, or a goal position (nq,) (regulation).
 
@@ -143,6 +146,20 @@ def reference_function(reference: Any, nq: int) -> tuple[Callable[[float], Any],
         return (lambda t: ref_t), None, None
     if hasattr(reference, "sample") and callable(reference.sample):
         duration = float(getattr(reference, "duration", 0.0))
+        first = reference.sample(0.0)
+        if np.shape(first[0]) == (4, 4):  # a task-space motion: (pose, twist, accel)
+
+            def f_task(t: float) -> TaskReference:
+                return as_task_reference(tuple(reference.sample(t)))
+
+            def batch_task(t: Array) -> Any:
+                P, V, A = reference.sample(t)
+                return [TaskReference(P[k], V[k], A[k]) for k in range(len(t))]
+
+            return f_task, duration, batch_task
+        n = int(getattr(reference, "n", np.shape(first[0])[-1]))
+        if n != nq:
+            raise InputError(f"reference: trajectory has {n} coordinates, the robot {nq} joints")
 
         def f_traj(t: float) -> Reference:
             q, qd, qdd = reference.sample(t)
@@ -151,9 +168,6 @@ def reference_function(reference: Any, nq: int) -> tuple[Callable[[float], Any],
         def batch(t: Array) -> Any:
             return reference.sample(t)
 
-        n = int(getattr(reference, "n", nq))
-        if n != nq:
-            raise InputError(f"reference: trajectory has {n} coordinates, the robot {nq} joints")
         return f_traj, duration, batch
     if callable(reference):
         return reference, getattr(reference, "duration", None), None
@@ -266,11 +280,12 @@ def simulate(
 
     # References: vectorised when the trajectory allows it.
     task = False
-    if ref_batch is not None:
-        Qr, Qdr, Qddr = (np.asarray(a, float).reshape(K, n) for a in ref_batch(t_grid))
+    batch_out = ref_batch(t_grid) if ref_batch is not None else None
+    if batch_out is not None and not isinstance(batch_out, list):
+        Qr, Qdr, Qddr = (np.asarray(a, float).reshape(K, n) for a in batch_out)
         refs: list[Any] | None = None
     else:
-        refs = [ref_f(float(tk)) for tk in t_grid]
+        refs = batch_out if batch_out is not None else [ref_f(float(tk)) for tk in t_grid]
         task = isinstance(refs[0], TaskReference)
         if task:
             Qr = Qdr = Qddr = np.full((K, n), np.nan)
@@ -396,13 +411,14 @@ def simulate(
     if np.any(np.isnan(XDD[-1])):
         XDD[-1] = XDD[-2] if len(XDD) > 1 else 0.0
 
-    x = x_ref = None
+    x = x_ref = pose_ref = None
     frame = None
     task_rms = task_max = None
     if task and refs is not None:
         frame = getattr(controller, "frame", None) or plant.end_effector
         x = frame_pose(plant, X, frame)[:, :3, 3]
-        x_ref = np.array([r.pose[:3, 3] for r in refs[:k_end]])
+        pose_ref = np.array([np.asarray(r.pose, float) for r in refs[:k_end]])
+        x_ref = pose_ref[:, :3, 3]
         ex = np.linalg.norm(x_ref - x, axis=1)
         task_rms = float(np.sqrt(np.mean(ex**2)))
         task_max = float(np.max(ex))
@@ -453,6 +469,7 @@ def simulate(
         metrics=metrics,
         x=x,
         x_ref=x_ref,
+        pose_ref=pose_ref,
         frame=frame,
         messages=messages,
     )
