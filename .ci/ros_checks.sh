@@ -18,7 +18,7 @@ fi
 "$VENV/bin/python" -m pip install -q \
   "mypy>=1.8" "rclpy-intellisense==1.2.0" "common-interfaces-intellisense==0.1.0" \
   "numpy>=1.24" "rosbags>=0.10" "PyYAML>=6.0" "pytest>=7.4" \
-  "colcon-core" "colcon-ros" "colcon-python-setup-py"
+  "colcon-core" "colcon-ros" "colcon-python-setup-py" "colcon-package-information"
 SITE=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
 echo "-- .srv syntax and field types"
@@ -63,7 +63,7 @@ grep -q "^robot_dynamics	.*(ros.ament_python)" "$work/list.txt" \
   | grep -q "robot_dynamics_interfaces robot_dynamics" \
   || { echo "colcon does not order robot_dynamics_interfaces before robot_dynamics"; exit 1; }
 "$VENV/bin/colcon" --log-base "$work/log" build --base-paths robot_dynamics --build-base "$work/build" \
-  --install-base "$work/install" --event-handlers console_cohesion- > "$work/colcon.txt" 2>&1 \
+  --install-base "$work/install" > "$work/colcon.txt" 2>&1 \
   || { cat "$work/colcon.txt"; exit 1; }
 share="$work/install/robot_dynamics/share/robot_dynamics"
 lib="$work/install/robot_dynamics/lib/robot_dynamics"
@@ -76,9 +76,11 @@ for f in "$share/launch/sim.launch.py" "$share/launch/dynamics.launch.py" "$shar
   [ -e "$f" ] || { echo "missing in the colcon install tree: ${f#"$work"/}"; missing=1; }
 done
 [ "$missing" -eq 0 ] || exit 1
+entry_points=$(find "$work/install/robot_dynamics/lib" -path "*robot_dynamics*.egg-info/entry_points.txt" | head -n 1)
 for exe in dynamics trajectory controller simulator; do
-  grep -q "robot_dynamics.ros.${exe}_node" "$lib/$exe" \
-    || { echo "lib/robot_dynamics/$exe does not start robot_dynamics.ros.${exe}_node"; exit 1; }
+  grep -q "'console_scripts', '$exe'" "$lib/$exe" \
+    && grep -q "^$exe = robot_dynamics.ros.${exe}_node:main" "$entry_points" \
+    || { echo "lib/robot_dynamics/$exe does not start robot_dynamics.ros.${exe}_node:main"; exit 1; }
 done
 echo "install tree: launch files, rviz config, node configs, urdf and the 4 node executables are in place"
 
