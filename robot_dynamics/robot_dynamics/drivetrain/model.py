@@ -19,6 +19,7 @@ the joint torques G = A xi (eq. 22).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,7 +29,7 @@ __all__ = ["DriveTrain", "ElasticJoints"]
 Array = NDArray[np.float64]
 
 
-def _ro(a: object, dtype: object = float) -> NDArray:
+def _ro(a: Any, dtype: Any = float) -> NDArray[Any]:
     arr = np.array(a, dtype=dtype)
     arr.setflags(write=False)
     return arr
