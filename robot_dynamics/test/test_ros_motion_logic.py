@@ -221,7 +221,7 @@ def _closed_loop(model, controller_name, goal, command_joints, seconds, rate=500
 
 def test_simulated_arm_reaches_the_goal_planar(planar):
     goal = np.array([0.8, -0.6])
-    plant, streamer = _closed_loop(planar, "computed_torque", goal, ["elbow", "shoulder"], seconds=4.0)
+    plant, streamer = _closed_loop(planar, "computed_torque", goal, ["elbow", "shoulder"], seconds=4.0, rate=250.0)
     assert streamer.active is not None and streamer.active.trajectory.duration < 3.5
     np.testing.assert_allclose(plant.q, goal, atol=2e-3)
     np.testing.assert_allclose(plant.qd, 0.0, atol=1e-2)
