@@ -275,3 +275,17 @@ def test_mechanism_interface_roundtrip(actuation):
                                np.einsum("ni,nij,nj->n", nu, qm.mass_matrix(P, q), nu), rtol=1e-12)
     # batch shapes
     assert quad.inverse_dynamics(q.reshape(2, 2, 8), qd.reshape(2, 2, 8), qdd.reshape(2, 2, 8)).shape == (2, 2, len(quad.actuator_names))
+
+
+def test_coriolis_parts_eqs_45_48():
+    """C_b (45) + C_t (48, velocities in the last term) + legs = C = bias - G."""
+    rng = np.random.default_rng(10)
+    q, nu, _ = admissible_states(rng, 5)
+    parts = qm.coriolis_terms(P, q, nu)
+    C = qm.bias_forces(P, q, nu) - qm.gravity_forces(P, q)
+    np.testing.assert_allclose(parts["torso"] + parts["tail"] + parts["legs"], C, rtol=1e-10, atol=1e-10)
+    # the tail part alone: the tail's inverse dynamics at zero acceleration without gravity
+    T = qm.inverse_dynamics(P, q, nu, np.zeros_like(nu)).tau_t - qm.inverse_dynamics(P, q, 0 * nu, 0 * nu).tau_t
+    np.testing.assert_allclose(parts["tail"], T, rtol=1e-10, atol=1e-10)
+    # C is quadratic in the velocities
+    np.testing.assert_allclose(qm.coriolis_terms(P, q, 2 * nu)["legs"], 4 * parts["legs"], rtol=1e-9, atol=1e-9)

@@ -72,6 +72,7 @@ __all__ = [
     "mass_matrix",
     "gravity_forces",
     "bias_forces",
+    "coriolis_terms",
     "inverse_dynamics",
     "forward_dynamics",
     "actuation_force",
@@ -133,32 +134,24 @@ def rpy_rate_matrix_dot(phi: ArrayLike, phi_dot: ArrayLike) -> Array:
                      np.stack([-cy * dy, z, z], -1)], -2)
 
 
-def _rate_blocks(q: Array) -> tuple[Array, Array]:
-    E = rpy_rate_matrix(q[..., 3:6])
-    return E, np.abs(np.cos(q[..., 4]))
-
-
-def velocity_from_rates(q: ArrayLike, qd: ArrayLike, qdd: ArrayLike | None = None) -> tuple[Array, Array | None]:
-    """The twist ``nu`` (and ``nu_dot``) from coordinate rates ``qd`` (and ``qdd``).
+def velocity_from_rates(q: ArrayLike, qd: ArrayLike, qdd: ArrayLike | None = None) -> tuple[Array, Array]:
+    """The twist ``nu`` and its derivative ``nu_dot`` from coordinate rates ``qd``, ``qdd``.
 
     ``omega = E phi_dot``, ``omega_dot = E phi_ddot + E_dot phi_dot``; the other entries are
-    unchanged. Shapes (..., 8).
+    unchanged. Shapes (..., 8); ``qdd`` defaults to zeros.
     """
     q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+    qdd = np.zeros(np.broadcast_shapes(q.shape, qd.shape)) if qdd is None else np.asarray(qdd, dtype=float)
     E = rpy_rate_matrix(q[..., 3:6])
-    nu = qd.copy()
-    nu[..., 3:6] = np.einsum("...ij,...j->...i", E, qd[..., 3:6])
-    if qdd is None:
-        return nu, None
-    qdd = np.asarray(qdd, dtype=float)
-    nud = qdd.copy()
     Ed = rpy_rate_matrix_dot(q[..., 3:6], qd[..., 3:6])
+    nu, nud = np.array(qd, dtype=float), np.array(qdd, dtype=float)
+    nu[..., 3:6] = np.einsum("...ij,...j->...i", E, qd[..., 3:6])
     nud[..., 3:6] = np.einsum("...ij,...j->...i", E, qdd[..., 3:6]) + np.einsum("...ij,...j->...i", Ed, qd[..., 3:6])
     return nu, nud
 
 
-def rates_from_velocity(q: ArrayLike, nu: ArrayLike, nu_dot: ArrayLike | None = None) -> tuple[Array, Array | None]:
-    """Coordinate rates ``qd`` (and ``qdd``) from the twist ``nu`` (and ``nu_dot``).
+def rates_from_velocity(q: ArrayLike, nu: ArrayLike, nu_dot: ArrayLike | None = None) -> tuple[Array, Array]:
+    """Coordinate rates ``qd`` and ``qdd`` from the twist ``nu`` and ``nu_dot`` (default zeros).
 
     Raises:
         SingularityError: ``cos(phi_y) = 0`` (the roll-pitch-yaw angles are singular there).
@@ -166,13 +159,10 @@ def rates_from_velocity(q: ArrayLike, nu: ArrayLike, nu_dot: ArrayLike | None = 
     q, nu = np.asarray(q, dtype=float), np.asarray(nu, dtype=float)
     if np.any(np.abs(np.cos(q[..., 4])) < 1e-9):
         raise SingularityError("phi_y = +-pi/2: the roll-pitch-yaw rates are undefined (gimbal lock)")
+    nud = np.zeros(np.broadcast_shapes(q.shape, nu.shape)) if nu_dot is None else np.asarray(nu_dot, dtype=float)
     E = rpy_rate_matrix(q[..., 3:6])
-    qd = nu.copy()
+    qd, qdd = np.array(nu, dtype=float), np.array(nud, dtype=float)
     qd[..., 3:6] = np.linalg.solve(E, nu[..., 3:6, None])[..., 0]
-    if nu_dot is None:
-        return qd, None
-    nud = np.asarray(nu_dot, dtype=float)
-    qdd = nud.copy()
     Ed = rpy_rate_matrix_dot(q[..., 3:6], qd[..., 3:6])
     rhs = nud[..., 3:6] - np.einsum("...ij,...j->...i", Ed, qd[..., 3:6])
     qdd[..., 3:6] = np.linalg.solve(E, rhs[..., None])[..., 0]
@@ -763,6 +753,27 @@ def bias_forces(params: QuadrupedParams, q: ArrayLike, nu: ArrayLike) -> Array:
     return (tb + tt + tl.sum(axis=1)).reshape(batch + (8,))
 
 
+def coriolis_terms(params: QuadrupedParams, q: ArrayLike, nu: ArrayLike) -> dict[str, Array]:
+    """The parts of C(q, nu) (eq. 44): torso (eq. 45), tail (eq. 48) and legs, each (..., 8).
+
+    The legs' part, which the paper omits, is eq. (40) at zero acceleration and gravity.
+    """
+    (qf, nuf), batch = _flat_motion(q, nu, None)
+    kin = _checked_kinematics(params, qf)
+    w, thd = nuf[:, 3:6], nuf[:, 6:]
+    N = qf.shape[0]
+    # eq. (45): C_b = J_bw^T [w]x I_b w
+    I_S = kin.R @ params.I_b @ np.swapaxes(kin.R, -1, -2)
+    C_b = np.zeros((N, 8))
+    C_b[:, 3:6] = cross(w, np.einsum("nij,nj->ni", I_S, w))
+    # eq. (48) corrected: C_t = m_t J_t^T ([w]x^2 (r + t) + 2 [w]x R K_t theta_t_dot + R K_t_dot theta_t_dot)
+    a_vel = cross(w, cross(w, kin.rt)) + _tail_velocity_terms(params, kin, w, thd)
+    C_t = params.m_t * np.einsum("nij,ni->nj", kin.J_t, a_vel)
+    _, _, tl = _generalized_flat(params, kin, nuf, np.zeros_like(nuf), gravity=False)
+    return {"torso": C_b.reshape(batch + (8,)), "tail": C_t.reshape(batch + (8,)),
+            "legs": tl.sum(axis=1).reshape(batch + (8,))}
+
+
 def actuation_force(params: QuadrupedParams, q: ArrayLike, tau_a: ArrayLike, tau_p: ArrayLike | None = None) -> Array:
     """F = J_tau_a^T tau_a + J_tau_p^T tau_p (eq. 46), (..., 8)."""
     parts = [_flat_q(q), as_batch(tau_a, 8, "tau_a", ACTUATED_JOINTS)]
@@ -884,7 +895,6 @@ class QuadrupedTail:
         tp = tf[:, 8:] if na == 14 else None
         nud = forward_dynamics(self.params, qf, nu, tf[:, :8], tp)
         _, qdd = rates_from_velocity(qf, nu, nud)
-        assert qdd is not None
         return qdd.reshape(batch + (8,))
 
     def mass_matrix(self, q: ArrayLike) -> Array:

@@ -189,7 +189,7 @@ def pitch_trajectory(params: QuadrupedParams, t: ArrayLike) -> tuple[Array, Arra
     Returns:
         (q, qd, qdd), each (..., 8), coordinate rates.
     """
-    t = np.asarray(t, dtype=float)
+    t = np.asarray(t, dtype=np.float64)
     w = 2.0 * np.pi / PITCH_PERIOD
     q = np.broadcast_to(params.q0, t.shape + (8,)).copy()
     qd = np.zeros(t.shape + (8,))
@@ -251,12 +251,12 @@ def pitch_motion(
         SingularityError: the desired motion crosses a singular configuration (J_tau_a).
     """
     n = int(round(duration / dt)) + 1
-    t = np.arange(n) * dt
+    t = np.arange(n, dtype=np.float64) * dt
     q_des, qd_des, _ = pitch_trajectory(params, t)
     nu_des, _ = velocity_from_rates(q_des, qd_des)
     # the required torques on the RK4 half-step grid, computed once (batched)
     half = dt / 2.0
-    tau_half = _required_torques(params, np.arange(2 * n - 1) * half)
+    tau_half = _required_torques(params, np.arange(2 * n - 1, dtype=np.float64) * half)
     tau_req = tau_half[::2]
     zeros6 = np.zeros(6)
 

@@ -129,8 +129,8 @@ def run_yaw(args: argparse.Namespace) -> int:
 
 
 def run_pitch(args: argparse.Namespace) -> int:
-    from ..closedchain.quadruped import kinematics
-    from ..closedchain.quadruped_sim import pitch_motion
+    from ..closedchain.quadruped import inverse_dynamics, kinematics, velocity_from_rates
+    from ..closedchain.quadruped_sim import pitch_motion, pitch_trajectory
     from ..errors import InputError
 
     params = _setup(args)
@@ -141,6 +141,11 @@ def run_pitch(args: argparse.Namespace) -> int:
     err = lambda s: np.abs(s.q - res.q_desired[: len(s.t)]).max(axis=1)  # noqa: E731
     tc = np.abs(res.tau_compensation).max(axis=1)
     cond = np.linalg.cond(kinematics(params, res.q_desired).J_tau_a)
+    # the redundancy of section 2.4: the minimum-norm split over all 14 actuators
+    qd_des, qdd_des = pitch_trajectory(params, res.t)[1:]
+    nu_des, nud_des = velocity_from_rates(res.q_desired, qd_des, qdd_des)
+    mn = inverse_dynamics(params, res.q_desired, nu_des, nud_des, distribution="min_norm")
+    mn_max = float(max(np.abs(mn.tau_a).max(), np.abs(mn.tau_p).max()))
     out = output_dir(args)
     n = len(cl.t)
     files = [_csv(out / "quadruped_pitch.csv",
@@ -151,9 +156,6 @@ def run_pitch(args: argparse.Namespace) -> int:
         files += _plot_pitch(out, res)
     check = None
     if args.check:
-        from ..closedchain.quadruped import velocity_from_rates
-        from ..closedchain.quadruped_sim import pitch_trajectory
-
         idx = slice(None, None, max(1, len(res.t) // 4))
         q, qd, qdd = pitch_trajectory(params, res.t[idx])
         nu, nud = velocity_from_rates(q, qd, qdd)
@@ -168,6 +170,7 @@ def run_pitch(args: argparse.Namespace) -> int:
         "compensation_torque_max_Nm": {"start": float(tc[0]), "last_20_percent": float(tc[tail].max())},
         "required_torque_max_Nm": dict(zip(("ha_1", "ha_2", "k_1", "k_2", "k_3", "k_4", "ta", "tb"),
                                            np.abs(res.tau_required).max(axis=0))),
+        "min_norm_all_14_max_Nm": mn_max,
         "J_tau_a_condition": {"min": float(cond.min()), "max": float(cond.max())},
         "gains": {"kp": res.kp, "kd": res.kd},
         "check": check,
@@ -184,7 +187,9 @@ def run_pitch(args: argparse.Namespace) -> int:
                  format_table(["forward run", "status", "max |q - q_d|"], rows),
                  f"compensation torque max |tau_c|: {tc[0]:.4g} N m at t = 0, {tc[tail].max():.4g} N m over the "
                  f"last 20% (decaying)",
-                 f"J_tau_a condition number along the motion: {cond.min():.4g} .. {cond.max():.4g}"]
+                 f"J_tau_a condition number along the motion: {cond.min():.4g} .. {cond.max():.4g}",
+                 f"largest required torque: {np.abs(res.tau_required).max():.4g} N m with tau_p = 0 (eq. 41), "
+                 f"{mn_max:.4g} N m with the minimum-norm split over all 14 actuators"]
         if check:
             lines.append("general layer agreement (max relative): torques {torques:.2e}, accelerations "
                          "{accelerations:.2e}, mass matrix {mass_matrix:.2e}".format(**check))
