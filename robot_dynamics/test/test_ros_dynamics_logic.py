@@ -209,3 +209,32 @@ def test_model_from_parameters(tmp_path):
         load_model_from_parameters({})
     with pytest.raises(rd.UnknownNameError, match="Valid robots"):
         load_model_from_parameters({"robot": "r2d2"})
+
+
+# -- fuzz: no callback raises, whatever the request ---------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_NAMES = st.lists(st.sampled_from(["joint1", "joint2", "joint3", "joint4", "joint5", "joint6", "x", ""]),
+                  max_size=8)
+_FLOATS = st.lists(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.just(0.0)), max_size=8)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=_NAMES, q=_FLOATS, qd=_FLOATS, qdd=_FLOATS, link=st.sampled_from(["", "link6", "nowhere"]),
+       flag=st.booleans())
+def test_no_callback_raises_on_any_request(puma, names, q, qd, qdd, link, flag):
+    svc = DynamicsServices(puma)
+    results = [
+        svc.inverse_dynamics(ID.Request(joint_names=names, positions=q, velocities=qd, accelerations=qdd,
+                                        wrench_link=link), ID.Response()),
+        svc.forward_dynamics(FD.Request(joint_names=names, positions=q, velocities=qd, efforts=qdd,
+                                        actuator_efforts=flag), FD.Response()),
+        svc.mass_matrix(MM.Request(joint_names=names, positions=q), MM.Response()),
+    ]
+    for res in results:
+        assert isinstance(res.success, bool) and res.message
+        if res.success:
+            assert len(names) in (0, 6) and len(q) == 6 and np.all(np.isfinite(q))
+    ok, g, status = svc.gravity_compensation(JointState(name=names, position=q, velocity=qd))
+    assert ok == (status == "ok") and g.shape == (6,)
