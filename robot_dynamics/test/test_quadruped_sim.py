@@ -11,6 +11,7 @@ from robot_dynamics.cli import main
 from robot_dynamics.closedchain import quadruped as qm
 from robot_dynamics.closedchain import quadruped_sim as qs
 from robot_dynamics.closedchain.quadruped_params import load_quadruped_params
+from robot_dynamics.errors import InputError, SingularityError
 
 P = load_quadruped_params()
 
@@ -37,6 +38,15 @@ def test_energy_balance_with_working_torques():
     assert sim.ok
     assert np.abs(sim.work).max() > 0.1
     assert np.abs(sim.energy_error).max() < 1e-7
+
+
+def test_simulation_rejects_bad_starts():
+    q = P.q0.copy()
+    q[2] = 0.8
+    with pytest.raises(SingularityError, match="initial configuration: leg 1: foot out of reach"):
+        qs.simulate(P, q, np.zeros(8), 0.1, 1e-3, lambda t, q, nu: (np.zeros(8), np.zeros(6)))
+    with pytest.raises(InputError, match="positive"):
+        qs.simulate(P, P.q0, np.zeros(8), 0.1, 0.0, lambda t, q, nu: (np.zeros(8), np.zeros(6)))
 
 
 def test_yaw_manoeuvre_section_41():

@@ -28,12 +28,20 @@ Corrections to the machine-extracted equations (each one is also noted at its li
     (29)-(31) the first tilde terms are ``[omega_dot]x`` (angular acceleration).
     (36) the hip term is ``m_th / 2`` (the thigh's half of its weight), as in (40) and (47).
     (48) the last term is ``K_t_dot theta_t_dot`` (velocities, not angles).
-    (51) a bar's mass matrix is ``m/3 (J1^T J1 + J2^T J2) + m/6 (J1^T J2 + J2^T J1)``:
-         the extracted form is not symmetric and has half the cross term twice.
+    (51) a bar's mass matrix is ``m/3 (J1^T J1 + J2^T J2) + m/6 (J1^T J2 + J2^T J1)``: the
+         extracted form puts the whole cross term ``m/3 J1^T J2`` on one side, which gives the
+         right kinetic energy but is not symmetric.
     K_t of (31), (48), (55) is K_n of (25).
 
 Leg joint accelerations, which the paper leaves implicit in (30), come from differentiating the
 loop equation (5) twice.
+
+Geometry not given by the paper (see ``config/quadruped_tail.yaml``): the hip rectangle and the
+tail joint are the vectors that fit Table 1's distances and the feet of section 4; the four
+identical legs are written in leg frames L_i (frame P turned by ``hip_yaw_i`` about z), and the
+rear pair is mounted turned by 180 deg: with that mounting the torques holding the initial pose
+at rest match the constant part of the section 4.1 profile, with all knees on one side they do
+not (the hips theta_ha_1,2 would need -92/+92 N m where the profile applies 0).
 
 Every function takes leading batch dimensions: ``q`` of shape (..., 8).
 """
@@ -46,7 +54,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._batch import as_batch, broadcast_batch
-from ..errors import InputError, SingularityError, UnknownNameError
+from ..errors import SingularityError, UnknownNameError
 from ..spatial import cross, rpy_to_matrix, skew
 from .quadruped_params import QuadrupedParams, load_quadruped_params
 

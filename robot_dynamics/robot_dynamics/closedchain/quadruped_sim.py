@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import InputError
+from ..errors import InputError, SingularityError
 from .quadruped import (
     _COND_MAX,
     _forward_flat,
@@ -104,6 +104,10 @@ def simulate(
 
     Returns:
         A QuadrupedSimulation (shorter, ``ok=False``, if a configuration became singular).
+
+    Raises:
+        InputError: non-finite initial state, non-positive duration or step.
+        SingularityError: the initial configuration is unreachable or singular.
     """
     q = np.asarray(q0, dtype=float).reshape(8).copy()
     nu = np.asarray(nu0, dtype=float).reshape(8).copy()
@@ -112,6 +116,9 @@ def simulate(
     if not (duration > 0 and dt > 0 and np.isfinite(duration) and np.isfinite(dt)):
         raise InputError(f"duration and dt must be positive, got {duration}, {dt}")
     n = int(round(duration / dt)) + 1
+    kin0 = _kinematics_flat(params, q[None])
+    if not kin0.ok[0]:
+        raise SingularityError(f"initial configuration: {kin0.message}")
 
     def deriv(t: float, x: Array) -> tuple[Array, Array, Array, Array, str | None]:
         qk, nuk = x[:8], x[8:16]
