@@ -291,13 +291,16 @@ class DoubleSProfile(PointToPoint):
 
     def unit_peaks(self) -> tuple[Array, Array]:
         moving = self.joint_durations > 0
-        Tj = self.timing.Tj
-        return np.where(moving, self.timing.v_peak, 0.0), np.where(moving, self.timing.jerk * Tj, 0.0)
+        with np.errstate(invalid="ignore", over="ignore"):  # joints that do not move may hold inf * 0
+            a_peak = self.timing.jerk * self.timing.Tj
+        return np.where(moving, self.timing.v_peak, 0.0), np.where(moving, a_peak, 0.0)
 
     @property
     def peak_jerk(self) -> Array:
         """max_t |q'''_j(t)|, (n,)."""
-        return np.where(self.joint_durations > 0, np.abs(self.displacement) * self.timing.jerk, 0.0)
+        with np.errstate(invalid="ignore", over="ignore"):
+            jerk = np.abs(self.displacement) * self.timing.jerk
+        return np.where(self.joint_durations > 0, jerk, 0.0)
 
     def _params(self) -> dict[str, Any]:
         return {"duration": self.duration}

@@ -56,7 +56,7 @@ POLYNOMIAL_PEAKS = {
 
 def _ratio(limit: Array, distance: Array) -> Array:
     """limit / distance with an infinite result for a joint that does not move."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return np.where(distance > 0.0, limit / np.where(distance > 0.0, distance, 1.0), np.inf)
 
 
@@ -82,7 +82,7 @@ def polynomial_minimum_time(profile: str, V: Array, A: Array) -> Array:
     tf = max(cv / V, sqrt(ca / A)).
     """
     cv, ca = POLYNOMIAL_PEAKS[profile]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t_v = np.where(np.isinf(V), 0.0, cv / V)
         t_a = np.where(np.isinf(A) | np.isinf(ca), 0.0, np.sqrt(ca / A))
     return np.maximum(t_v, t_a)
@@ -95,7 +95,7 @@ def trapezoid_timing(V: Array, A: Array) -> tuple[Array, Array, Array]:
     reachable peak is V' = sqrt(A) ([8.35]). Then tau = V'/A ([8.20]) and tf = tau + 1/V'
     ([8.22]).
     """
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         Vp = np.minimum(V, np.sqrt(A))
         tau = np.where(np.isinf(A), 0.0, Vp / A)
         tf = tau + np.where(np.isinf(Vp), 0.0, 1.0 / Vp)
@@ -109,7 +109,7 @@ def continuous_acceleration_timing(V: Array, A: Array) -> tuple[Array, Array, Ar
     the velocity saturates when 3 V^2 < 2 A ([8.46]), otherwise V' = sqrt(2 A / 3) ([8.47]);
     tf = tau + 1 / V' ([8.45]).
     """
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         Vp = np.minimum(V, np.sqrt(2.0 * A / 3.0))
         tau = np.where(np.isinf(A), 0.0, 1.5 * Vp / A)
         tf = tau + np.where(np.isinf(Vp), 0.0, 1.0 / Vp)
