@@ -283,30 +283,43 @@ def exact_peaks(traj: _Segmented, per_segment: int = 400) -> tuple[Array, Array]
     On a grid of ``per_segment`` points per segment, every sign change of the next derivative
     (estimated by central differences of the sampled one) is refined by bisection.
     """
-    vmax = np.zeros(traj.n)
-    amax = np.zeros(traj.n)
+    peaks = [np.zeros(traj.n), np.zeros(traj.n)]
+    lo_l: list[Array] = []
+    hi_l: list[Array] = []
+    which: list[Array] = []
+    col: list[Array] = []
     for a, b in zip(traj.knots[:-1], traj.knots[1:]):
         t = np.linspace(a, b, per_segment + 1)
         t[-1] = np.nextafter(b, a)  # stay on this segment
         _, qd, qdd = traj.sample(t)
-        for k, (f, out) in enumerate(((qd, vmax), (qdd, amax))):
-            out[:] = np.maximum(out, np.max(np.abs(f), axis=0))
-            for j in range(traj.n):
-                g = np.abs(f[:, j])
-                idx = np.flatnonzero((g[1:-1] >= g[:-2]) & (g[1:-1] >= g[2:])) + 1
-                for i in idx:
-                    lo, hi = t[i - 1], t[i + 1]
-                    for _ in range(60):  # golden-free ternary refinement of a unimodal max
-                        m1 = lo + (hi - lo) / 3
-                        m2 = hi - (hi - lo) / 3
-                        v1 = abs(traj.sample(m1)[k + 1][j])
-                        v2 = abs(traj.sample(m2)[k + 1][j])
-                        if v1 < v2:
-                            lo = m1
-                        else:
-                            hi = m2
-                    out[j] = max(out[j], abs(traj.sample(0.5 * (lo + hi))[k + 1][j]))
-    return vmax, amax
+        for k, f in enumerate((qd, qdd)):
+            g = np.abs(f)
+            peaks[k] = np.maximum(peaks[k], np.max(g, axis=0))
+            i, j = np.nonzero((g[1:-1] >= g[:-2]) & (g[1:-1] >= g[2:]))
+            lo_l.append(t[i])
+            hi_l.append(t[i + 2])
+            which.append(np.full(i.size, k))
+            col.append(j)
+    lo, hi = np.concatenate(lo_l), np.concatenate(hi_l)
+    k_all, j_all = np.concatenate(which), np.concatenate(col)
+    if lo.size:
+
+        def value(x: Array) -> Array:
+            _, d1, d2 = traj.sample(x)
+            rows = np.arange(x.size)
+            return np.abs(np.where(k_all == 0, d1[rows, j_all], d2[rows, j_all]))
+
+        for _ in range(70):  # ternary search of each unimodal local maximum, all at once
+            m1 = lo + (hi - lo) / 3
+            m2 = hi - (hi - lo) / 3
+            left = value(m1) < value(m2)
+            lo = np.where(left, m1, lo)
+            hi = np.where(left, hi, m2)
+        best = value(0.5 * (lo + hi))
+        for k in (0, 1):
+            sel = k_all == k
+            np.maximum.at(peaks[k], j_all[sel], best[sel])
+    return peaks[0], peaks[1]
 
 
 def _initial_durations(P: Array, kv: Array | None, ka: Array | None) -> Array:
