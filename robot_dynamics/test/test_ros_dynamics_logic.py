@@ -238,3 +238,21 @@ def test_no_callback_raises_on_any_request(puma, names, q, qd, qdd, link, flag):
             assert len(names) in (0, 6) and len(q) == 6 and np.all(np.isfinite(q))
     ok, g, status = svc.gravity_compensation(JointState(name=names, position=q, velocity=qd))
     assert ok == (status == "ok") and g.shape == (6,)
+
+
+def test_geared_robot_actuator_efforts_round_trip():
+    # A gear train couples the motors: actuator efforts differ from joint efforts, and
+    # ForwardDynamics fed with them (actuator_efforts: true) gives back the accelerations.
+    model = rd.load_robot("three_dof_geared")
+    assert model.drivetrain is not None
+    svc = DynamicsServices(model)
+    q, qd, qdd = [0.1, 0.2, 0.3], [0.3, -0.2, 0.1], [1.0, -1.0, 0.5]
+    res = svc.inverse_dynamics(ID.Request(positions=q, velocities=qd, accelerations=qdd), ID.Response())
+    assert res.success, res.message
+    assert not np.allclose(res.actuator_efforts, res.efforts)
+    back = svc.forward_dynamics(FD.Request(positions=q, velocities=qd, efforts=list(res.actuator_efforts),
+                                           actuator_efforts=True), FD.Response())
+    assert back.success, back.message
+    np.testing.assert_allclose(back.accelerations, qdd, atol=1e-9)
+    joint = svc.forward_dynamics(FD.Request(positions=q, velocities=qd, efforts=list(res.efforts)), FD.Response())
+    np.testing.assert_allclose(joint.accelerations, qdd, atol=1e-9)
