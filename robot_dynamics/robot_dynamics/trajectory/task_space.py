@@ -248,7 +248,7 @@ def task_space_to_joint(
                 )
         J = jacobian(model, qk, fname)[rows]
         sv = np.linalg.svd(J, compute_uv=False)
-        s_small = float(sv[-1]) if J.shape[0] <= J.shape[1] else 0.0
+        s_small = float(sv[-1])  # the min(rows, nq)-th singular value: rank lost if ~0
         smin = min(smin, s_small)
         if s_small < singular_threshold:
             raise SingularityError(
