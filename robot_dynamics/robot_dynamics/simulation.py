@@ -290,11 +290,15 @@ def simulate(
         if task:
             Qr = Qdr = Qddr = np.full((K, n), np.nan)
         else:
-            parsed = [as_joint_reference(r, n) for r in refs]
-            Qr = np.array([r.q for r in parsed])
-            Qdr = np.array([r.qd for r in parsed])
-            Qddr = np.array([r.qdd for r in parsed])
-            refs = None
+            # Keep what the callable returned for the controller (a bad reference is the
+            # controller's FAULT to report, not the simulator's); NaN rows where unusable.
+            Qr, Qdr, Qddr = (np.full((K, n), np.nan) for _ in range(3))
+            for k, r in enumerate(refs):
+                try:
+                    rr = as_joint_reference(r, n)
+                except InputError:
+                    continue
+                Qr[k], Qdr[k], Qddr[k] = rr.q, rr.qd, rr.qdd
 
     if q0 is None:
         if task:
@@ -424,8 +428,8 @@ def simulate(
         task_max = float(np.max(ex))
 
     err = Qr - X
-    power = TAU * XD
-    energy_j = np.trapezoid(power, t_out, axis=0) if len(t_out) > 1 else np.zeros(n)
+    # Actuator work: the torque is held over each tick, so int tau . qd dt = sum tau_k . (q_k+1 - q_k).
+    energy_j = np.sum(TAU[:-1] * np.diff(X, axis=0), axis=0) if len(t_out) > 1 else np.zeros(n)
     pred_rms = pred_max = None
     if predict_model_error and not task and controller.model is not plant and hasattr(controller, "kp") and getattr(controller, "scheme", None) == "tracking":
         pred = _predicted_error(plant, controller, X, XD, XDD, t_out, err[0], Qdr[0] - XD[0])
@@ -433,8 +437,8 @@ def simulate(
             pred_rms = np.sqrt(np.mean(pred**2, axis=0))
             pred_max = np.max(np.abs(pred), axis=0)
     metrics = SimulationMetrics(
-        rms_error=np.sqrt(np.mean(err**2, axis=0)),
-        max_error=np.max(np.abs(err), axis=0),
+        rms_error=np.sqrt(np.nanmean(err**2, axis=0)) if not task else np.full(n, np.nan),
+        max_error=np.nanmax(np.abs(err), axis=0) if not task else np.full(n, np.nan),
         final_error=err[-1],
         peak_torque=np.max(np.abs(TAU), axis=0),
         peak_effort=np.max(np.abs(EFF), axis=0),

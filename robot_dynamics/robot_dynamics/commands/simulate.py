@@ -89,7 +89,7 @@ def _default_move(model: Any, start_text: str | None, goal_text: str | None) -> 
 
 
 def _controller(args: argparse.Namespace, model: Any, ctrl_model: Any) -> Any:
-    from ..control import ComputedTorque, JointPID, PDGravity, TaskComputedTorque, TaskPID, max_inertia_diagonal
+    from ..control import ComputedTorque, JointPID, PDGravity, TaskComputedTorque, TaskPID
 
     kind = args.controller
     if kind in ("computed-torque", "predictive", "position"):
@@ -102,8 +102,7 @@ def _controller(args: argparse.Namespace, model: Any, ctrl_model: Any) -> Any:
             friction_velocity="desired",
         )
     if kind == "pd-gravity":
-        a = max_inertia_diagonal(ctrl_model)
-        return PDGravity(ctrl_model, a * args.omega**2, 2.0 * args.xi * a * args.omega)
+        return PDGravity.from_bandwidth(ctrl_model, args.omega, args.xi)
     if kind == "pid":
         return JointPID.from_bandwidth(ctrl_model, args.omega)
     if kind == "task-computed-torque":

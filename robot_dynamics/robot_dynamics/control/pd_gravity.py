@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -11,7 +12,7 @@ from ..dynamics import gravity_torques
 from ..errors import InputError
 from ..model.robot_model import RobotModel
 from .base import ControllerBase, Reference, Status, gain_vector
-from .pid import sample_configurations
+from .pid import max_inertia_diagonal, sample_configurations
 
 __all__ = ["PDGravity", "gravity_stiffness_bound", "GRAVITY_MODES"]
 
@@ -86,6 +87,23 @@ class PDGravity(ControllerBase):
                     float(np.min(self.kp)),
                     bound,
                 )
+
+    @classmethod
+    def from_bandwidth(
+        cls, model: RobotModel, omega: float, xi: float = 1.0, *, inertia: ArrayLike | None = None, **kwargs: Any
+    ) -> PDGravity:
+        """Gains giving each joint, seen as ``a_j s^2 + (Kd_j + Fv_j) s + Kp_j``, the poles of
+        ``s^2 + 2 xi omega s + omega^2`` (the second-order analogue of Khalil [9.6]-[9.10]).
+
+        a_j is ``inertia`` or :func:`max_inertia_diagonal`, raised to ``Fv_j / (2 xi omega)`` so
+        that viscous friction alone never damps a light joint beyond ``xi`` (which would make it
+        creep to the goal): ``Kp = a omega^2``, ``Kd = max(2 xi a omega - Fv, 0)``.
+        """
+        w = float(gain_vector(omega, 1, "omega", allow_zero=False)[0])
+        z = float(gain_vector(xi, 1, "xi", allow_zero=False)[0])
+        a = max_inertia_diagonal(model) if inertia is None else gain_vector(inertia, model.nq, "inertia", model.joint_names, allow_zero=False)
+        a = np.maximum(a, model.viscous / (2.0 * z * w))
+        return cls(model, a * w**2, np.maximum(2.0 * z * a * w - model.viscous, 1e-9 * a * w), **kwargs)
 
     def _law(self, t: float, dt: float, q: Array, qd: Array, reference: Reference) -> tuple[Array, Status, str]:
         e = reference.q - q
