@@ -29,6 +29,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--segment-duration", type=float, help="duration of each spline segment [s] (default the YAML's)")
     p.add_argument("--samples", type=int, default=400, help="samples per segment (default 400)")
     p.add_argument("--check", action="store_true", help="cross-check every 20th sample with the general layer")
+    p.add_argument("--op-counts", action="store_true",
+                   help="also count the operations of the Coriolis/centripetal matrices beside the paper's Table 1")
     p.add_argument("--no-plot", action="store_true", help="do not write the PNGs")
     p.set_defaults(func=run)
 
@@ -92,6 +94,12 @@ def run(args: argparse.Namespace) -> int:
         rel = float(np.abs(tau_g - d.tau[sel]).max() / np.abs(tau_g).max())
         result["general_layer_max_relative_difference"] = rel
 
+    if args.op_counts:
+        from ..closedchain.stewart_opcount import PAPER_TABLE1, format_counts, operation_counts
+
+        counts = operation_counts()
+        result["operation_counts"] = {k: {**c._asdict(), "paper": PAPER_TABLE1.get(k)} for k, c in counts.items()}
+
     out = output_dir(args)
     header = ["t", *[f"x{k}" for k in range(6)], *[f"l{i}" for i in range(1, 7)], *[f"tau{i}" for i in range(1, 7)],
               *[f"tau_platform{i}" for i in range(1, 7)], *[f"tau_cylinders{i}" for i in range(1, 7)],
@@ -109,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
                            "|cylinders| [N]", "|pistons| [N]"], rows)]
         if "general_layer_max_relative_difference" in result:
             s.append(f"general closed-chain layer: max relative difference {result['general_layer_max_relative_difference']:.2e}")
+        if args.op_counts:
+            s.append("operations of the Coriolis/centripetal matrices (paper: Table 1, generalized momentum):")
+            s.append(format_counts(counts))
         s.append("wrote " + ", ".join(files))
         return "\n".join(s)
 
