@@ -158,3 +158,30 @@ def test_request_response_objects_construct_like_rclpy():
     assert req.velocities == [] and req.wrench_link == "" and req.wrench.force.x == 0.0
     res = srv.Response()
     assert res.success is False and res.message == ""
+
+
+def test_typing_stubs_follow_the_definitions(tmp_path):
+    # The stubs the CI type check uses are generated from the same definitions.
+    import ast
+
+    from robot_dynamics.ros.messages import write_stubs
+
+    files = write_stubs(tmp_path, {"robot_dynamics_interfaces/srv": [], "rcl_interfaces/msg": ["ParameterDescriptor"]})
+    srv = (tmp_path / "robot_dynamics_interfaces" / "srv" / "__init__.pyi").read_text()
+    tree = ast.parse(srv)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    for name in SERVICE_NAMES:
+        nested = {c.name for c in classes[name].body if isinstance(c, ast.ClassDef)}
+        assert nested == {"Request", "Response"}
+        for part, fields in zip(("Request", "Response"), EXPECTED[name]):
+            annotated = {a.target.id: ast.unparse(a.annotation) for a in classes[f"{name}_{part}"].body
+                         if isinstance(a, ast.AnnAssign)}
+            assert set(annotated) == set(fields)
+            for field, typ in fields.items():
+                if typ == "float64[]":
+                    assert annotated[field] == "Sequence[float]"
+                elif typ == "string[]":
+                    assert annotated[field] == "list[str]"
+    rcl = (tmp_path / "rcl_interfaces" / "msg" / "__init__.pyi").read_text()
+    assert "class ParameterDescriptor:" in rcl and "    dynamic_typing: bool" in rcl
+    assert len(files) == 4
