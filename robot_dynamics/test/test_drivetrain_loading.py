@@ -163,3 +163,16 @@ def test_bad_transmissions_are_rejected():
         rd.load_urdf(TRANSMISSION_URDF, drivetrain={"transmissions": {"m7": {"inertia": 1.0}}})
     with pytest.raises(rd.ModelError, match="cannot be combined"):
         rd.load_urdf(TRANSMISSION_URDF, drivetrain={"transmissions": None, "inputs": ["j1", "j2", "j3", "j4"]})
+
+
+def test_the_documented_yaml_example_loads_and_is_the_bundled_train():
+    from pathlib import Path
+
+    doc = (Path(rd.__file__).resolve().parents[1] / "doc_drivetrain.md").read_text()
+    block = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
+    documented = rd.load_urdf(URDF, drivetrain=yaml.safe_load(block))
+    bundled = rd.load_robot("three_dof_geared")
+    np.testing.assert_allclose(documented.drivetrain.B, bundled.drivetrain.B, rtol=1e-15)
+    np.testing.assert_allclose(documented.drivetrain.A, bundled.drivetrain.A, rtol=1e-15)
+    q = np.array([0.3, -0.2, 0.9])
+    np.testing.assert_allclose(rd.rnea(documented, q, q, q), rd.rnea(bundled, q, q, q), rtol=1e-13)
