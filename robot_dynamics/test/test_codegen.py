@@ -173,7 +173,7 @@ def _cli(argv, capsys):
 def test_cli_codegen_counts_and_cache(capsys, cache):
     import json
 
-    code, out, err = _cli(["codegen", "--robot", "rx90", "--no-compile", "--json", "--khalil"], capsys)
+    code, out, err = _cli(["codegen", "--robot", "rx90", "--no-compile", "--no-cache", "--json", "--khalil"], capsys)
     assert code == 0
     data = json.loads(out)
     assert data["robot"] == "rx90" and data["cache_dir"] == str(cache)
@@ -200,3 +200,20 @@ def test_cli_bench_runs(capsys):
         assert r["us"] > 0 and r["agreement"] < 1e-10, r
     code, _, err = _cli(["bench", "--batch", "0"], capsys)
     assert code != 0 and "--batch" in err
+
+
+def test_coupled_gear_train_falls_back_to_core():
+    from robot_dynamics.dynamics.regressor import regressor
+    from robot_dynamics.errors import ModelError
+
+    geared = [n for n in rd.list_robots() if (m := rd.load_robot(n)).drivetrain is not None and m.drivetrain.coupled]
+    if not geared:
+        pytest.skip("no bundled robot with a coupled gear train")
+    model = rd.load_robot(geared[0])
+    rng = np.random.default_rng(8)
+    q, qd, qdd = rng.normal(size=(3, 4, model.nq))
+    fn = inverse_dynamics_function(model, compiled=False)
+    assert fn.path == "core"
+    np.testing.assert_allclose(fn(q, qd, qdd), rd.rnea(model, q, qd, qdd))
+    with pytest.raises(ModelError, match="coupled gear train"):
+        regressor(model, q, qd, qdd)

@@ -16,7 +16,7 @@ from .tape import Node, Ref, Tape, Value
 __all__ = ["emit_module", "GENERATOR_VERSION"]
 
 #: Bump when the generated code changes: it is part of the cache key.
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 
 _SINCOS = '''
 _PIO2_1 = 1.57079632673412561417e+00   # first 33 bits of pi/2 (fdlibm)
@@ -159,15 +159,6 @@ def emit_module(
         src += _body(tape, outputs, "numba", "    ")
         for k, v in enumerate(outputs):
             src.append(f"    out[{k}] = {_value(v)}")
-        src.append("")
-        src.append("")
-        src.append(f"@numba.njit(fastmath=_FM, cache=True, nogil=True, parallel={bool(parallel)})")
-        src.append("def rnea_batch(q, qd, qdd, out):")
-        src.append("    for n in numba.prange(q.shape[0]):")
-        src += _bind_inputs(tape, outputs, "{a}[n, {k}]", "        ")
-        src += _body(tape, outputs, "numba", "        ")
-        for k, v in enumerate(outputs):
-            src.append(f"        out[n, {k}] = {_value(v)}")
         src.append("")
         src.append("")
         src.append(f"@numba.njit(fastmath=_FM, cache=True, nogil=True, parallel={bool(parallel)})")

@@ -121,9 +121,12 @@ class GeneratedModel:
         load_seconds: time to load (import and, for numba, read the compiled code).
         from_cache: loaded from the cache.
         numpy_batch: ``f(q, qd, qdd)``, arrays (N, nq) -> (N, nq).
-        single: compiled ``f(q, qd, qdd)``, (nq,) arrays -> (nq,), or None without numba.
-        into: compiled ``f(q, qd, qdd, out)`` writing (nq,) into ``out``, or None.
-        batch_soa: compiled ``f(qT, qdT, qddT, outT)`` on (nq, N) arrays, threads, or None.
+        single: compiled ``f(q, qd, qdd)``, (nq,) arrays -> (nq,), or None without numba
+            (compiled by :func:`generate`).
+        into: compiled ``f(q, qd, qdd, out)`` writing (nq,) into ``out`` (no allocation), or
+            None; compiled on its first call, then cached on disk.
+        batch_soa: compiled ``f(qT, qdT, qddT, outT)`` on (nq, N) arrays, threads, or None;
+            compiled on its first call, then cached on disk.
     """
 
     model: RobotModel
@@ -145,6 +148,13 @@ class GeneratedModel:
     def compiled(self) -> bool:
         """True when the compiled (numba) paths are available."""
         return self.single is not None
+
+    def warm_up(self) -> None:
+        """Compile (or load) the lazily compiled paths now: ``into`` and the batch."""
+        if self.batch_soa is not None and self.into is not None:
+            z = np.zeros(self.model.nq)
+            self.into(z, z, z, np.empty(self.model.nq))
+            self.batch(np.zeros((2, self.model.nq)), np.zeros((2, self.model.nq)), np.zeros((2, self.model.nq)))
 
     def batch(self, q: Array, qd: Array, qdd: Array) -> Array:
         """Torques for a batch (N, nq) of states: compiled threads if available, else numpy."""
@@ -189,6 +199,7 @@ def generate(
     base: bool = True,
     cache: bool = True,
     progress: Progress | None = None,
+    read_cache: bool | None = None,
 ) -> GeneratedModel:
     """Generate (or load from the cache) the customised inverse dynamic model of ``model``.
 
@@ -196,21 +207,28 @@ def generate(
         model: the robot; its gravity, friction and rotor inertia are baked in.
         compiled: build the numba paths (default: when numba is installed).
         base: use the base inertial parameters (fewer operations); else the standard ones.
-        cache: read and write the on-disk cache.
+        cache: use the on-disk cache (write the generated module there).
+        read_cache: load an existing cached module (default: ``cache``); False regenerates
+            and overwrites it.
         progress: called with a one-line message at each stage.
 
     Raises:
         InputError: ``compiled=True`` without numba.
+        ModelError: a coupled gear train (not covered by the generated model).
     """
+    from ..dynamics.regressor import require_rigid_tree
+
+    require_rigid_tree(model)  # coupled gear trains: ModelError (the caller falls back to rnea)
     want_numba = numba_available() if compiled is None else bool(compiled)
     if want_numba and not numba_available():
         raise InputError("compiled=True needs numba (pip install 'robot_dynamics[fast]')")
     key = model_key(model, base=base, numba=want_numba)
+    read_cache = cache if read_cache is None else (read_cache and cache)
     folder = cache_dir() / f"{_safe(model.name)}-{key}"
     path = folder / "rnea_generated.py"
     meta_path = folder / "meta.json"
     t0 = time.perf_counter()
-    if cache and path.exists() and meta_path.exists():
+    if read_cache and path.exists() and meta_path.exists():
         _say(progress, f"loading cached model from {folder}")
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         gm = _load(model, key, path, meta, want_numba, from_cache=True, progress=progress)
@@ -300,11 +318,10 @@ def _load(
         meta=meta,
     )
     if want_numba and hasattr(module, "rnea_single"):
-        _say(progress, "[4/4] compiling (numba; cached beside the module)" if not from_cache else "loading compiled code")
+        # The single-call path is compiled (or read from numba's cache) now, not in a control
+        # loop; ``into`` and the threaded batch compile on their first call (then cached).
+        _say(progress, "[4/4] compiling the single-call path (numba; cached beside the module)" if not from_cache else "loading compiled code")
         z = np.zeros(model.nq)
-        module.rnea_single(z, z, z)  # compile now (or load from numba's cache), not in a control loop
-        module.rnea_into(z, z, z, np.empty(model.nq))
-        zT = np.zeros((model.nq, 2))
-        module.rnea_batch_soa(zT, zT, zT, np.empty((model.nq, 2)))
+        module.rnea_single(z, z, z)
         gm.single, gm.into, gm.batch_soa = module.rnea_single, module.rnea_into, module.rnea_batch_soa
     return gm

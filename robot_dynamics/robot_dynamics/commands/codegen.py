@@ -22,7 +22,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         help="generate the customised Newton-Euler model (counts, generation time, cache)",
     )
     p.add_argument("--no-compile", action="store_true", help="numpy code only (skip numba)")
-    p.add_argument("--no-cache", action="store_true", help="generate again, ignoring the cache")
+    p.add_argument("--no-cache", action="store_true", help="generate again (and refresh the cache)")
     p.add_argument("--khalil", action="store_true", help="also compare counts with Khalil's (6R, RX-90)")
     p.add_argument("--expressions", action="store_true", help="print the regrouped base parameters")
     p.set_defaults(func=run)
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
     model = load_model(args)
     compiled = False if args.no_compile else numba_available()
-    gm = generate(model, compiled=compiled, cache=not args.no_cache, progress=_progress)
+    gm = generate(model, compiled=compiled, read_cache=not args.no_cache, progress=_progress)
     data: dict[str, Any] = {
         "robot": model.name,
         "nq": model.nq,

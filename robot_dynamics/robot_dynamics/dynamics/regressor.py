@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..kinematics import body_coordinates, spatial_motion
+from ..errors import ModelError
 from ..model.robot_model import RobotModel
 from ..spatial import crf, inertia_times_motion, transform_force_to_parent
 from ._common import base_acceleration, body_velocities_of, joint_inputs, to_joint_space
@@ -32,6 +33,7 @@ __all__ = [
     "standard_parameters",
     "regressor",
     "n_standard_parameters",
+    "require_rigid_tree",
 ]
 
 Array = NDArray[np.float64]
@@ -94,6 +96,15 @@ def _unit_inertias() -> tuple[Array, Array, Array]:
     return mass, h, I_o
 
 
+def require_rigid_tree(model: RobotModel) -> None:
+    """Raise ModelError for a coupled gear train (its secondary-link terms are not modelled here)."""
+    if model.drivetrain is not None and getattr(model.drivetrain, "coupled", False):
+        raise ModelError(
+            f"Robot {model.name!r} has a coupled gear train (secondary links); the regressor, base "
+            "parameters and generated code cover rigid trees with diagonal rotor inertia only"
+        )
+
+
 def regressor(
     model: RobotModel,
     q: ArrayLike,
@@ -117,6 +128,7 @@ def regressor(
     Returns:
         Y, shape (..., nq, 10 nb + 3 nq); columns named by :func:`standard_parameter_names`.
     """
+    require_rigid_tree(model)
     (qf, qdf, qddf), batch = joint_inputs(model, q=q, qd=qd, qdd=qdd)
     N, nb, nq = qf.shape[0], model.nb, model.nq
     a0 = base_acceleration(model, gravity)
