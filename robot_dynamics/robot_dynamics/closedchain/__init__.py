@@ -34,6 +34,15 @@ from .general import (
     spherical_constraint,
     universal_constraint,
 )
+from .stewart import (
+    StewartDynamics,
+    StewartParameters,
+    StewartPlatform,
+    load_stewart_parameters,
+    stewart_closed_chain,
+    stewart_dynamics,
+    stewart_kinematics,
+)
 
 __all__ = [
     "CONSTRAINT_KINDS",
@@ -45,6 +54,9 @@ __all__ = [
     "Mechanism",
     "PositionSolution",
     "SimulationResult",
+    "StewartDynamics",
+    "StewartParameters",
+    "StewartPlatform",
     "actuator_forces",
     "actuator_power",
     "complete_state",
@@ -59,9 +71,13 @@ __all__ = [
     "point_constraint",
     "reduced_mass_matrix",
     "simulate",
+    "load_stewart_parameters",
     "solve_accelerations",
     "solve_positions",
     "solve_velocities",
     "spherical_constraint",
+    "stewart_closed_chain",
+    "stewart_dynamics",
+    "stewart_kinematics",
     "universal_constraint",
 ]

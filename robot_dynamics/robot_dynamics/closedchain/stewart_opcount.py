@@ -323,7 +323,7 @@ def format_counts(ours: dict[str, OpCount]) -> str:
     lines = [f"{'Coriolis/centripetal matrix of':<24} {'paper Add':>9} {'Mul':>6} {'Div':>4}   "
              f"{'ours Add':>8} {'Mul':>6} {'Div':>4} {'Sqrt':>4}"]
     for k, c in ours.items():
-        pa = PAPER_TABLE1.get(k, (np.nan,) * 3)
+        pa = PAPER_TABLE1.get(k, ("-",) * 3)
         lines.append(f"{k:<24} {pa[0]:>9} {pa[1]:>6} {pa[2]:>4}   {c.add:>8} {c.mul:>6} {c.div:>4} {c.sqrt:>4}")
     return "\n".join(lines)
 
