@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     out = output_dir(args)
     header = ["t"] + [f"q_{s}" for s in names] + [f"qd_{s}" for s in names] + [f"qdd_{s}" for s in names]
     table = np.column_stack([t, q, qd, qdd]) + 0.0  # no "-0" in the file
-    lines = [",".join(header)] + [",".join(f"{x:.10g}" for x in row) for row in table]
+    lines = [",".join(header)] + [f"{row[0]:.17g}," + ",".join(f"{x:.12g}" for x in row[1:]) for row in table]
     csv_path = write_atomic(out / "trajectory.csv", "\n".join(lines) + "\n")
     png_path = None if args.no_plot else _plot(out / "trajectory.png", t, q, qd, qdd, names, f"{model.name}: {args.profile}")
     info.update(

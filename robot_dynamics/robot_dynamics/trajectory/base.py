@@ -77,6 +77,8 @@ class Trajectory(ABC):
 
     n: int
     duration: float
+    #: True for rest-to-rest laws: at t = duration, qd and qdd are the values at rest.
+    rest_at_end: bool = False
 
     @abstractmethod
     def _evaluate(self, t: Array) -> tuple[Array, Array, Array]:
@@ -91,11 +93,14 @@ class Trajectory(ABC):
         Returns:
             (q, qd, qdd), each of shape (..., n): a scalar ``t`` gives (n,), an array of
             ``N`` times gives (N, n). Units of the coordinates [rad or m], per s, per s^2.
+            After ``duration`` qd = qdd = 0. Rest-to-rest profiles (``rest_at_end``) report the
+            rest values at ``t = duration`` itself, where a trapezoid's acceleration steps.
         """
         flat, shape = as_times(t)
         inside = np.clip(flat, 0.0, self.duration)
         q, qd, qdd = self._evaluate(inside)
-        out = (flat < 0.0) | (flat > self.duration)
+        end = (flat >= self.duration) if self.rest_at_end else (flat > self.duration)
+        out = (flat < 0.0) | end
         if np.any(out):  # at rest before the start and after the end
             qd[out] = 0.0
             qdd[out] = 0.0

@@ -49,6 +49,7 @@ class PointToPoint(Trajectory):
     """
 
     profile = ""
+    rest_at_end = True
 
     def __init__(self, q_start: ArrayLike, q_goal: ArrayLike, duration: ArrayLike):
         self.q_initial = as_vector(q_start, None, "q_start")
