@@ -98,16 +98,20 @@ def lagrange_torques(primary, doc, q, qd, qdd, g, h=1e-6):
     return M @ qdd + Mdot @ qd - dT + dU, M
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_random_gear_trains_match_brute_force_lagrangian(seed):
-    rng = np.random.default_rng(300 + seed)
-    text = random_tree_urdf(rng, 5, n_fixed=2, prismatic=False, continuous=True, mimic=False)
+@pytest.mark.parametrize(
+    "seed, mixed", [(300, False), (301, False), (900, True)], ids=["revolute0", "revolute1", "prismatic_mimic"]
+)
+def test_random_gear_trains_match_brute_force_lagrangian(seed, mixed):
+    rng = np.random.default_rng(seed)
+    n = 6 if mixed else 5
+    text = random_tree_urdf(rng, n, n_fixed=2, prismatic=mixed, continuous=True, mimic=mixed)
     primary = rd.load_urdf(text)
-    doc = random_drivetrain(primary, rng)
+    assert primary.has_mimic == mixed
+    doc = random_drivetrain(primary, rng, inputs=not mixed)
     geared = rd.load_urdf(text, drivetrain=doc)
     g = np.array([0.3, -1.0, -9.81])
     for _ in range(2):
-        q, qd, qdd = rng.uniform(-2, 2, primary.nq), rng.normal(0, 2, primary.nq), rng.normal(0, 3, primary.nq)
+        q, qd, qdd = rng.uniform(-1, 1, primary.nq), rng.normal(0, 2, primary.nq), rng.normal(0, 3, primary.nq)
         tau_ref, M_ref = lagrange_torques(primary, doc, q, qd, qdd, g)
         tau = rd.rnea(geared, q, qd, qdd, gravity=g, friction=False)
         M = rd.crba(geared, q)
@@ -116,3 +120,8 @@ def test_random_gear_trains_match_brute_force_lagrangian(seed):
         # the spin terms are not negligible here: the test could fail
         tau_virtual = rd.rnea(geared.replace(drivetrain=None), q, qd, qdd, gravity=g, friction=False)
         assert np.max(np.abs(tau - tau_virtual)) > 1e-3 * np.max(np.abs(tau_ref))
+        # the other algorithms see the same dynamics
+        np.testing.assert_allclose(rd.aba(geared, q, qd, tau, gravity=g, friction=False), qdd, rtol=1e-9, atol=1e-9)
+        h = 1e-6
+        dT = (rd.kinetic_energy(geared, q, qd + h * qdd) - rd.kinetic_energy(geared, q, qd - h * qdd)) / (2 * h)
+        assert dT == pytest.approx(qd @ M_ref @ qdd, rel=1e-7)
