@@ -97,6 +97,7 @@ class SimulationResult:
         status: Status flags per tick, (K,) int.
         x, x_ref: controlled frame position and its reference (task references), (K, 3), else None.
         pose_ref: the task reference poses T_base_frame^d, (K, 4, 4), else None.
+        qm: rotor positions (joint side) of an elastic-joint plant, (K, nq), else None.
         messages: (t, text) of the status messages, each logged once when it changes.
         control_rate [Hz], integrator: as simulated. metrics: :class:`SimulationMetrics`.
     """
@@ -121,6 +122,7 @@ class SimulationResult:
     x: Array | None = None
     x_ref: Array | None = None
     pose_ref: Array | None = None
+    qm: Array | None = None
     frame: str | None = None
     messages: list[tuple[float, str]] = field(default_factory=list)
 
@@ -205,6 +207,9 @@ def simulate(
     velocity_noise: ArrayLike = 0.0,
     disturbance: ArrayLike | Callable[[float], ArrayLike] | None = None,
     seed: int | None = 0,
+    elastic_joints: bool = True,
+    qm0: ArrayLike | None = None,
+    qmd0: ArrayLike | None = None,
     predict_model_error: bool = True,
     progress: bool | None = None,
 ) -> SimulationResult:
@@ -212,7 +217,8 @@ def simulate(
 
     Args:
         plant: the simulated robot (direct dynamics :func:`robot_dynamics.aba`, friction and
-            rotor inertia included; its drive train maps actuator efforts to joint torques).
+            rotor inertia included; its drive train maps actuator efforts to joint torques;
+            elastic joints when its drive train has them).
         controller: a controller built on its own model (may differ from ``plant``).
         reference: trajectory (``sample(t)``), callable, :class:`Reference`,
             :class:`TaskReference` or goal (nq,); see :func:`reference_function`.
@@ -232,6 +238,10 @@ def simulate(
         disturbance: joint torque added to the plant, (nq,) constant or ``f(t) -> (nq,)``,
             sampled at the ticks and held.
         seed: random seed of the noise.
+        elastic_joints: when the plant's drive train has an ``elastic`` section, simulate the
+            doubled state of Khalil [7.35] (rotor positions qm; the actuator torque drives the
+            rotors, the springs drive the links, a disturbance adds to the motor torque).
+        qm0, qmd0: initial rotor state (default: the springs' static deflection, at rest).
         predict_model_error: for computed torque on a different model, compute Khalil [9.28]'s
             predicted error on the simulated motion.
         progress: show a progress bar (default: when the run is expected to take over 1 s).
@@ -322,6 +332,31 @@ def simulate(
             return aba(plant, qs, qds, tau_j - tau_f, gravity=gravity, friction=False)
         return aba(plant, qs, qds, tau_j, gravity=gravity, friction=friction)
 
+    # Elastic joints (Khalil [7.35]): the state doubles with the rotor positions qm.
+    el = getattr(plant.drivetrain, "elastic", None) if plant.drivetrain is not None else None
+    elastic = el is not None and elastic_joints
+    if elastic:
+        from .drivetrain import elastic_aba
+
+        # rotors start where the springs hold the links still: k (qm - q) = A qdd + H at rest
+        from .dynamics import gravity_torques
+
+        stiff = np.asarray(el.stiffness, float)
+        if np.any(stiff <= 0):
+            raise InputError("elastic plant: every joint stiffness must be > 0 (set elastic_joints=False for a rigid plant)")
+        qm = q + np.asarray(gravity_torques(plant, q, gravity), float) / stiff if qm0 is None else np.asarray(qm0, float).reshape(n)
+        x = np.concatenate([q, qd, qm, np.zeros(n) if qmd0 is None else np.asarray(qmd0, float).reshape(n)])
+
+        def f(xs: Array, u: Array) -> tuple[Array, Array]:
+            qdd_, qmdd_ = elastic_aba(plant, xs[:n], xs[n : 2 * n], xs[2 * n : 3 * n], xs[3 * n :], u, gravity=gravity, friction=friction)
+            return np.concatenate([xs[n : 2 * n], qdd_, xs[3 * n :], qmdd_]), qdd_
+    else:
+        x = np.concatenate([q, qd])
+
+        def f(xs: Array, u: Array) -> tuple[Array, Array]:
+            qdd_ = accel(xs[:n], xs[n:], u)
+            return np.concatenate([xs[n:], qdd_]), qdd_
+
     solve_ivp = None
     if integrator != "rk4":
         from scipy.integrate import solve_ivp
@@ -333,6 +368,9 @@ def simulate(
     EFF = np.zeros((K, n))
     DIST = np.zeros((K, n))
     STATUS = np.zeros(K, dtype=int)
+    QM = np.full((K, n), np.nan)
+    if elastic:
+        QM[0] = x[2 * n : 3 * n]
     messages: list[tuple[float, str]] = []
     last_msg = ""
     diverged = False
@@ -368,35 +406,30 @@ def simulate(
         try:
             tau_j = actuator_to_joint(plant, q, out.effort)  # the plant's own drive train
             TAU[k] = tau_j
-            tau_total = tau_j + d
-            qdd = accel(q, qd, tau_total)
-            XDD[k] = qdd
+            u = tau_j + d
+            k1, XDD[k] = f(x, u)
             if k == K - 1:
                 break
             if integrator == "rk4":
                 h = dt / substeps
-                for s in range(substeps):
-                    k1v, k1a = qd, (qdd if s == 0 else accel(q, qd, tau_total))
-                    k2v = qd + 0.5 * h * k1a
-                    k2a = accel(q + 0.5 * h * k1v, k2v, tau_total)
-                    k3v = qd + 0.5 * h * k2a
-                    k3a = accel(q + 0.5 * h * k2v, k3v, tau_total)
-                    k4v = qd + h * k3a
-                    k4a = accel(q + h * k3v, k4v, tau_total)
-                    q = q + h / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v)
-                    qd = qd + h / 6.0 * (k1a + 2 * k2a + 2 * k3a + k4a)
+                for s_ in range(substeps):
+                    if s_ > 0:
+                        k1 = f(x, u)[0]
+                    k2 = f(x + 0.5 * h * k1, u)[0]
+                    k3 = f(x + 0.5 * h * k2, u)[0]
+                    k4 = f(x + h * k3, u)[0]
+                    x = x + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
             else:
                 assert solve_ivp is not None
-
-                def rhs(_t: float, x: Array) -> Array:
-                    return np.concatenate([x[n:], accel(x[:n], x[n:], tau_total)])
-
-                sol = solve_ivp(rhs, (tk, tk + dt), np.concatenate([q, qd]), method=integrator, rtol=rtol, atol=atol)
+                sol = solve_ivp(lambda _t, xs: f(xs, u)[0], (tk, tk + dt), x, method=integrator, rtol=rtol, atol=atol)
                 if not sol.success:
                     raise FloatingPointError(sol.message)
-                q, qd = sol.y[:n, -1].copy(), sol.y[n:, -1].copy()
-            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+                x = sol.y[:, -1].copy()
+            if not np.all(np.isfinite(x)):
                 raise FloatingPointError("non-finite plant state")
+            q, qd = x[:n], x[n : 2 * n]
+            if elastic:
+                QM[k + 1] = x[2 * n : 3 * n]
         except Exception as exc:  # noqa: BLE001 - stop the run, report it
             diverged = True
             messages.append((tk, f"plant integration failed at t = {tk:.4f} s: {exc}"))
@@ -410,7 +443,7 @@ def simulate(
 
     sl = slice(0, k_end)
     t_out = t_grid[sl]
-    X, XD, XDD, TAU, EFF, DIST, STATUS = X[sl], XD[sl], XDD[sl], TAU[sl], EFF[sl], DIST[sl], STATUS[sl]
+    X, XD, XDD, TAU, EFF, DIST, STATUS, QM = X[sl], XD[sl], XDD[sl], TAU[sl], EFF[sl], DIST[sl], STATUS[sl], QM[sl]
     Qr, Qdr, Qddr = Qr[sl], Qdr[sl], Qddr[sl]
     if np.any(np.isnan(XDD[-1])):
         XDD[-1] = XDD[-2] if len(XDD) > 1 else 0.0
@@ -431,7 +464,7 @@ def simulate(
     # Actuator work: the torque is held over each tick, so int tau . qd dt = sum tau_k . (q_k+1 - q_k).
     energy_j = np.sum(TAU[:-1] * np.diff(X, axis=0), axis=0) if len(t_out) > 1 else np.zeros(n)
     pred_rms = pred_max = None
-    if predict_model_error and not task and controller.model is not plant and hasattr(controller, "kp") and getattr(controller, "scheme", None) == "tracking":
+    if predict_model_error and not task and not elastic and controller.model is not plant and hasattr(controller, "kp") and getattr(controller, "scheme", None) == "tracking":
         pred = _predicted_error(plant, controller, X, XD, XDD, t_out, err[0], Qdr[0] - XD[0])
         if pred is not None:
             pred_rms = np.sqrt(np.mean(pred**2, axis=0))
@@ -474,6 +507,7 @@ def simulate(
         x=x,
         x_ref=x_ref,
         pose_ref=pose_ref,
+        qm=QM if elastic else None,
         frame=frame,
         messages=messages,
     )

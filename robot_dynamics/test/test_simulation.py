@@ -213,3 +213,25 @@ def test_bad_simulation_options(planar2, kwargs, match):
 def test_controller_model_must_match_the_plant(planar2):
     with pytest.raises(rd.InputError, match="do not match"):
         simulate(planar2, ComputedTorque(rd.load_robot("puma560")), np.zeros(2), duration=0.01)
+
+
+def test_stiff_elastic_joints_tend_to_the_rigid_robot(planar2):
+    """Khalil [7.35] with k -> inf: the links move as the rigid robot with the rotor inertia
+    Ia and motor friction added to the joints (singular perturbation limit)."""
+    elastic = {
+        "shoulder": {"stiffness": 1e5, "motor_inertia": 0.05, "motor_viscous": 0.5},
+        "elbow": {"stiffness": 1e5, "motor_inertia": 0.02, "motor_viscous": 0.3},
+    }
+    me = rd.load_urdf(planar2.description, drivetrain={"elastic": elastic})
+    rigid = planar2.replace(rotor_inertia=planar2.rotor_inertia + [0.05, 0.02], viscous=planar2.viscous + [0.5, 0.3])
+    move = plan("quintic", [0.0, 0.0], [0.3, 0.3], duration=0.25)
+    a = simulate(me, ComputedTorque(rigid, omega=10.0), move, duration=0.25, substeps=4, progress=False)
+    b = simulate(rigid, ComputedTorque(rigid, omega=10.0), move, duration=0.25, substeps=4, progress=False)
+    assert a.qm is not None and b.qm is None
+    deflection = np.abs(a.qm - a.q).max()
+    assert 1e-5 < deflection < 1e-3  # the springs do deflect, a little
+    assert np.abs(a.q - b.q).max() < 1e-4
+    # softer springs: the rigid computed torque no longer matches the plant as well
+    soft = rd.load_urdf(planar2.description, drivetrain={"elastic": {j: dict(v, stiffness=300.0) for j, v in elastic.items()}})
+    c = simulate(soft, ComputedTorque(rigid, omega=10.0), move, duration=0.25, progress=False)
+    assert np.abs(c.q - b.q).max() > 10 * np.abs(a.q - b.q).max()
