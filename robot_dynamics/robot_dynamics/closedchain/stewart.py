@@ -56,6 +56,7 @@ __all__ = [
     "stewart_dynamics",
     "StewartPlatform",
     "stewart_tree",
+    "stewart_tree_specs",
     "stewart_closed_chain",
     "stewart_tree_state",
     "test_motion_points",
@@ -617,6 +618,12 @@ def stewart_tree(params: StewartParameters) -> RobotModel:
     leg, the actuator), piston body whose frame origin is P_i. Cylinder and piston frames are
     {C_i} and {S_i} of the paper (x along the leg, y horizontal).
     """
+    links, joints = stewart_tree_specs(params)
+    return build_model(params.name, links, joints, gravity=(0.0, 0.0, -params.g))
+
+
+def stewart_tree_specs(params: StewartParameters) -> tuple[list[LinkSpec], list[JointSpec]]:
+    """Link and joint specs of :func:`stewart_tree` (e.g. for URDF export)."""
     links = [LinkSpec("base")]
     plat = LinkSpec("platform", params.m_P, np.zeros(3), np.diag(params.I_P))
     fl, fj = free_joint_specs("base", "platform", prefix="platform")
@@ -635,7 +642,7 @@ def stewart_tree(params: StewartParameters) -> RobotModel:
             JointSpec(f"leg{i}", "prismatic", f"cylinder{i}", f"piston{i}", axis=ex,
                       lower=params.leg_length_min, upper=params.leg_length_max),
         ]
-    return build_model(params.name, links, joints, gravity=(0.0, 0.0, -params.g))
+    return links, joints
 
 
 def stewart_tree_state(params: StewartParameters, x: ArrayLike) -> Array:
