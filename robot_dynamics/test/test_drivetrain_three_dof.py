@@ -137,3 +137,34 @@ def test_three_models_differ_along_a_fast_motion(geared):
     # the diagonal model keeps exactly the diagonal of M_s
     np.testing.assert_allclose(full - diag, (Ms - np.diag(np.diag(Ms))) @ qdd + Cs, atol=1e-11)
     assert np.max(np.abs(full - diag)) > 0.1
+
+
+def test_velocity_terms_of_appendix_A(geared):
+    """The structure of C_v in eq. (A1) and phi10 (A2j); the printed row 3 is corrected.
+
+    Row 2 carries phi10 (th3d^2 + 2 th2d th3d) as printed; row 3 carries -phi10 th2d^2, not the
+    printed +phi10 th2d^2 / 2 (Christoffel symbols of the planar pair z1 || z2). The printed
+    phi7 and phi9 (and phi8 and phi11) also break the Christoffel relation phi7 = -2 phi9,
+    phi8 = -2 phi11, which holds here.
+    """
+    virtual = virtual_chain_model(geared)
+    zero = np.zeros(3)
+    a2, m3, r3z = 0.35, 1.5, 0.09
+
+    def h(q, qd):
+        return rd.rnea(virtual, q, np.asarray(qd, float), zero, gravity=zero, friction=False)
+
+    E = np.eye(3)
+    for q in (np.array([0.3, 0.7, 0.4]), np.array([-1.0, 0.2, 1.3])):
+        c = {(j, j): h(q, E[j]) for j in range(3)}
+        for j, k in ((0, 1), (0, 2), (1, 2)):
+            c[(j, k)] = h(q, E[j] + E[k]) - c[(j, j)] - c[(k, k)]
+        phi10 = m3 * r3z * a2 * np.cos(q[2])  # (A2j)
+        assert c[(2, 2)][1] == pytest.approx(phi10, rel=1e-12)
+        assert c[(1, 2)][1] == pytest.approx(2 * phi10, rel=1e-12)
+        assert c[(1, 1)][2] == pytest.approx(-phi10, rel=1e-12)  # printed: +phi10 / 2
+        # zeros of (A1): no th1d^2 in row 1, no th2d th3d or th3d^2 in row 1, no th2d^2 ... in rows 2, 3
+        for (j, k), row in ((0, 0), 0), ((1, 2), 0), ((2, 2), 0), ((1, 1), 1), ((0, 1), 1), ((0, 2), 1), ((2, 2), 2), ((0, 1), 2), ((0, 2), 2), ((1, 2), 2):
+            assert abs(c[(j, k)][row]) < 1e-14
+        assert c[(0, 1)][0] == pytest.approx(-2 * c[(0, 0)][1], rel=1e-12)  # phi7 = -2 phi9
+        assert c[(0, 2)][0] == pytest.approx(-2 * c[(0, 0)][2], rel=1e-12)  # phi8 = -2 phi11
