@@ -274,9 +274,8 @@ def build_program(model: RobotModel, pi: Array, *, friction: bool = True) -> New
         Uj = U[j]
         assert Uj is not None
         F = [t.add(t.mul(dV[j][i], M), t.dot(Uj[i], MS)) for i in range(3)]
-        Jw = _const_matvec(t, np.array(J), w[j])
         Jdw = _const_matvec(t, np.array(J), dw[j])
-        Mj = _vadd(t, _vadd(t, Jdw, _cross(t, w[j], Jw)), _cross(t, MS, dV[j]))
+        Mj = _vadd(t, _vadd(t, Jdw, _gyroscopic(t, J, w[j])), _cross(t, MS, dV[j]))
         f.append(F)
         n.append(Mj)
     # Backward recursion [7.58]-[7.60]: children have larger indices.
@@ -303,6 +302,22 @@ def build_program(model: RobotModel, pi: Array, *, friction: bool = True) -> New
                 tau = t.add(tau, t.mul(t.func("sign", qd[k]), FC))
         out.append(tau)
     return NewtonEulerProgram(t, nq, out)
+
+
+def _gyroscopic(t: Tape, J: list[list[float]], w: Vec) -> Vec:
+    """``w x (J w)`` written on the products ``w_i w_k`` that ``U_j`` [7.57] already holds.
+
+    Expanding the cross product groups the inertia constants (``ZZ - YY`` is one constant):
+    4 multiplications per component instead of 9 + 6 for ``J w`` then the cross product.
+    """
+    (XX, XY, XZ), (_, YY, YZ), (_, _, ZZ) = J
+    p01, p02, p12 = t.mul(w[0], w[1]), t.mul(w[0], w[2]), t.mul(w[1], w[2])
+    s0, s1, s2 = (t.mul(x, x) for x in w)
+    return [
+        t.add(t.add(t.mul(p01, XZ), t.mul(p02, -XY)), t.add(t.mul(p12, _snap(ZZ - YY)), t.mul(t.sub(s1, s2), YZ))),
+        t.add(t.add(t.mul(p02, _snap(XX - ZZ)), t.mul(p12, XY)), t.add(t.mul(p01, -YZ), t.mul(t.sub(s2, s0), XZ))),
+        t.add(t.add(t.mul(p01, _snap(YY - XX)), t.mul(p02, YZ)), t.add(t.mul(p12, -XZ), t.mul(t.sub(s0, s1), XY))),
+    ]
 
 
 def _skew_entry(v: Vec, i: int, k: int) -> Value:
