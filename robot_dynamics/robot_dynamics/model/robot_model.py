@@ -118,7 +118,10 @@ class RobotModel:
         frame_body: body carrying each frame, -1 for the base, (nf,).
         frame_placement: T_body_frame, (nf, 4, 4).
         gravity: default gravity in the base frame, (3,) [m/s^2].
-        drivetrain: drive-train description (geared mechanisms), or None.
+        drivetrain: drive-train description (geared mechanisms, a
+            :class:`robot_dynamics.drivetrain.DriveTrain`), or None. When set, the body inertias
+            are those of the virtual links (secondary links lumped into their carriers) and the
+            dynamics algorithms add the secondary links' spin terms.
         description: the source text (URDF) when known, for /robot_description.
         transmissions: raw ros2_control ``<transmission>`` XML elements of the URDF.
     """
