@@ -93,6 +93,7 @@ def test_task_space_line(capsys, tmp_path):
         (["--duration", "0.01"], "shorter than the minimum"),
         (["--via", "0,0,0,0,0,0"], "--via: via points need a spline profile"),
         (["--rate", "0"], "--rate"),
+        (["--goal", "0,0,4,0,0,0"], "outside its limits"),
         (["--cartesian", "5,0,0", "--start", "0.2,-0.6,0.5,0.3,-0.4,0.2"], "leaves its limits"),
     ],
 )

@@ -263,6 +263,20 @@ def test_synchronized_trapezoids_equal_the_books_minimum(cont, problem):
     _, qd, _ = traj.sample(t)
     assert np.all(np.abs(qd[1:-1]) > 0)
     np.testing.assert_array_equal(traj.joint_durations, traj.duration)
+    # Khalil [8.19] per joint with the synchronised lambda_j kv_j and upsilon_j ka_j
+    if not cont:
+        tau, tf = sync.tau, sync.duration
+        t = np.linspace(0, tf, 301)
+        q = traj.position(t)
+        sg = np.sign(D)
+        vj, aj = sync.velocity_ratio * kv * sg, sync.acceleration_ratio * ka * sg
+        tt = t[:, None]
+        expected = np.where(
+            tt <= tau,
+            qs + 0.5 * tt**2 * aj,
+            np.where(tt <= tf - tau, qs + (tt - tau / 2) * vj, qg - 0.5 * (tf - tt) ** 2 * aj),
+        )
+        np.testing.assert_allclose(q, expected, atol=1e-9 * (1 + np.max(np.abs(qs))))
     # homothetic velocity profiles [8.23]
     np.testing.assert_allclose(qd * D[0], qd[:, :1] * D, atol=1e-12 * np.max(np.abs(D)) ** 2 * np.max(kv))
     # not faster than any joint alone, [8.25]: tf >= max tf_j
@@ -285,6 +299,13 @@ def test_continuous_acceleration_phase_8_37_to_8_44():
     # [8.40] peak acceleration 3 lambda kv / (2 tau) at tau / 2, [8.44] distance 3 kv^2 / (4 ka)
     assert traj.sample(tau / 2)[2][0] == pytest.approx(1.5 * lk / tau)
     assert traj.sample(tau)[0][0] == pytest.approx(0.75 * kv[0] ** 2 / ka[0])
+    # deceleration [8.43] (numbered [13.43] in the source), with h the cruise time:
+    # qd = [(2t - 5tau - 2h)(t - tau - h)^2 / tau^3 + 1] lambda kv, qdd = 6/tau^3 (t - 2tau - h)(t - tau - h) lambda kv
+    h = traj.duration - 2 * tau
+    t = np.linspace(tau + h, traj.duration, 31)
+    _, qd, qdd = traj.sample(t)
+    np.testing.assert_allclose(qd[:, 0], ((2 * t - 5 * tau - 2 * h) * (t - tau - h) ** 2 / tau**3 + 1) * lk, atol=1e-12)
+    np.testing.assert_allclose(qdd[:-1, 0], (6 / tau**3 * (t - 2 * tau - h) * (t - tau - h) * lk)[:-1], atol=1e-12)
     # [8.46]/[8.47]: below 3 kv^2 / (2 ka) of travel the velocity is sqrt(2/3 |D| ka)
     short = tr.plan("continuous_acceleration", [0.0], [0.2], kv, ka)
     assert short.peak_velocity[0] == pytest.approx(np.sqrt(2 / 3 * 0.2 * ka[0]))

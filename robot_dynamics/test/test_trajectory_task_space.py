@@ -191,3 +191,8 @@ def test_model_limits_follow_khalil(puma):
     assert np.all(traj.peak_velocity <= kv * (1 + 1e-9)) and np.all(traj.peak_acceleration <= ka * (1 + 1e-9))
     with pytest.raises(InputError, match=r"joint1"):
         tr.plan("trapezoidal", np.zeros(5), np.ones(5), model=puma)
+    with pytest.raises(InputError, match=r"joint 'joint3' = 4 is outside its limits"):
+        tr.plan("cubic", np.zeros(6), [0, 0, 4.0, 0, 0, 0], model=puma)
+    # double S: the jerk limit defaults to 10 ka
+    s = tr.plan("double_s", np.zeros(6), np.full(6, 0.5), model=puma)
+    assert np.all(s.peak_jerk <= tr.DEFAULT_JERK_PER_ACCELERATION * ka * (1 + 1e-9))

@@ -10,11 +10,10 @@ import numpy as np
 
 from ._common import emit, format_table, load_model, output_dir, parse_vector, save_figure, write_atomic
 
-#: jerk limit used for double_s when none is given: this many times the acceleration limit [1/s]
-DEFAULT_JERK_PER_ACCELERATION = 10.0
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    from ..trajectory.planning import DEFAULT_JERK_PER_ACCELERATION
     from ..trajectory.splines import SPLINES
     from ..trajectory.synchronization import PROFILES
 
@@ -63,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from ..kinematics import frame_pose
     from ..spatial import rotation_about_axis
     from ..trajectory import (
+        DEFAULT_JERK_PER_ACCELERATION,
         PROFILES,
         cartesian_motion,
         check_torques,
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.profile in PROFILES:
         if args.via:
             raise InputError("--via: via points need a spline profile (cubic_spline, quintic_spline, trigonometric_spline)")
-        traj = plan(args.profile, start, goal, kv, ka, kj, args.duration, synchronize=not args.no_sync)
+        traj = plan(args.profile, start, goal, kv, ka, kj, args.duration, synchronize=not args.no_sync, model=model)
     else:
         vias = [parse_vector(v, n, "via", names) for v in args.via]
         points = np.vstack([start, *vias, goal])

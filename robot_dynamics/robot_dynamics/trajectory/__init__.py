@@ -12,7 +12,7 @@ Every trajectory has ``n``, ``duration`` and ``sample(t)``; see :class:`Trajecto
 
 from .base import TimeScaled, Trajectory
 from .double_s import DoubleSTiming, double_s_timing
-from .planning import model_limits, plan
+from .planning import DEFAULT_JERK_PER_ACCELERATION, model_limits, plan
 from .profiles import (
     BangBangProfile,
     ContinuousAccelerationProfile,
@@ -43,6 +43,7 @@ from .torque_scaling import TorqueCheck, check_torques, scale_to_torque_limits
 from .task_space import CartesianMotion, JointPathReport, cartesian_motion, rotation_axis_angle, task_space_to_joint
 
 __all__ = [
+    "DEFAULT_JERK_PER_ACCELERATION",
     "PROFILES",
     "SPLINES",
     "CartesianMotion",

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 Array = NDArray[np.float64]
 
-__all__ = ["plan", "model_limits"]
+__all__ = ["plan", "model_limits", "DEFAULT_JERK_PER_ACCELERATION"]
 
 _POLY = {"linear": LinearProfile, "cubic": CubicProfile, "quintic": QuinticProfile, "bang_bang": BangBangProfile}
 
@@ -42,6 +42,10 @@ _POLY = {"linear": LinearProfile, "cubic": CubicProfile, "quintic": QuinticProfi
 # whose minimum-time law is then stretched to the duration. The trapezoids get tau = tf / 3
 # (peak velocity 1.5 D / tf, as the cubic).
 _SHAPE_V, _SHAPE_A_TRAP, _SHAPE_A_CONT, _SHAPE_A_S, _SHAPE_J_S = 1.5, 4.5, 6.75, 6.0, 60.0
+
+#: Jerk limit of a robot (URDF has none) when a model gives the defaults: this many times its
+#: acceleration limit [1/s], i.e. the acceleration builds up in 0.1 s.
+DEFAULT_JERK_PER_ACCELERATION = 10.0
 
 
 def _check_profile(profile: str) -> str:
@@ -112,11 +116,13 @@ def plan(
         q_start, q_goal: (n,) [rad or m].
         velocity_limit, acceleration_limit, jerk_limit: kv, ka, kj > 0, scalar or (n,)
             [rad/s, rad/s^2, rad/s^3 or m/...]; inf for unlimited. Default: from ``model``
-            (:func:`model_limits`) when given, else unlimited. The linear law ignores ka (its
-            velocity steps), and only double_s uses kj.
+            (:func:`model_limits`; kj = :data:`DEFAULT_JERK_PER_ACCELERATION` ka) when given,
+            else unlimited. The linear law ignores ka (its velocity steps), and only double_s
+            uses kj.
         duration: total time [s], or None for the minimum time.
         synchronize: one common law for every joint (True) or each joint alone.
-        model: robot whose limits are the defaults; n must equal model.nq.
+        model: robot whose limits are the defaults; n must equal model.nq, and the goal must
+            be inside its joint limits (the straight joint-space path then stays inside).
 
     Returns:
         A :class:`PointToPoint` trajectory (``duration``, ``sample(t)``, peaks). A zero
@@ -134,10 +140,20 @@ def plan(
     kv = as_limits(velocity_limit, n, "velocity_limit")
     ka = as_limits(acceleration_limit, n, "acceleration_limit")
     kj = as_limits(jerk_limit, n, "jerk_limit")
-    if model is not None and (kv is None or ka is None):
-        kv_m, ka_m = model_limits(model)
-        kv = kv_m if kv is None else kv
-        ka = ka_m if ka is None else ka
+    if model is not None:
+        if kv is None or ka is None:
+            kv_m, ka_m = model_limits(model)
+            kv = kv_m if kv is None else kv
+            ka = ka_m if ka is None else ka
+        if kj is None and profile == "double_s":
+            kj = DEFAULT_JERK_PER_ACCELERATION * ka
+        outside = (qg < model.lower - 1e-9) | (qg > model.upper + 1e-9)
+        if np.any(outside):
+            j = int(np.flatnonzero(outside)[0])
+            raise InputError(
+                f"q_goal: joint {model.joint_names[j]!r} = {qg[j]:.6g} is outside its limits "
+                f"[{model.lower[j]:.6g}, {model.upper[j]:.6g}]"
+            )
     if duration is not None:
         duration = float(duration)
         if not np.isfinite(duration) or duration < 0.0:
