@@ -109,8 +109,8 @@ class _Secondary:
         where = f"secondary_links.{name}"
         props = _mapping(props, where, list(SECONDARY_KEYS).__repr__())
         _check_keys(props, SECONDARY_KEYS, where)
-        if name in model.frame_names:
-            raise ModelError(f"{where}: the name is already a URDF link; secondary links need their own names")
+        if name in model.frame_names or name in model.body_joint_names:
+            raise ModelError(f"{where}: the name is already a URDF link or joint; secondary links need their own names")
         for req in ("carrier", "axis", "inertia"):
             if req not in props:
                 raise ModelError(f"{where}: missing key {req!r}. Required keys: ['carrier', 'axis', 'inertia']")
