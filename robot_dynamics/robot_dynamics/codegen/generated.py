@@ -172,7 +172,7 @@ def operation_counts(
     """Counts of the customised Newton-Euler model (no code written): (counts, n parameters)."""
     from ..dynamics.base_parameters import base_parameters
     from ..dynamics.regressor import standard_parameters
-    from .newton_euler import build_program
+    from .newton_euler import build_cheapest, build_program
 
     pi = standard_parameters(model)
     n = pi.size
@@ -184,7 +184,7 @@ def operation_counts(
         nb = model.nb
         pi[10 * nb + 1 :: 3] = 0.0
         pi[10 * nb + 2 :: 3] = 0.0
-    return build_program(model, pi, friction=friction).count(), n
+    return build_cheapest(model, pi, friction=friction).count(), n
 
 
 def _say(progress: Progress | None, msg: str) -> None:
@@ -237,7 +237,7 @@ def generate(
 
     from ..dynamics.base_parameters import base_parameters
     from ..dynamics.regressor import standard_parameters
-    from .newton_euler import build_program
+    from .newton_euler import build_cheapest, build_program
 
     _say(progress, "[1/4] base inertial parameters (QR of the regressor over random states)")
     pi = standard_parameters(model)
@@ -245,10 +245,10 @@ def generate(
     counts_standard = None
     if base:
         bp = base_parameters(model)
-        counts_standard = build_program(model, pi).count()
+        counts_standard = build_cheapest(model, pi).count()
         pi, n_base = bp.embedded(pi), bp.n_base
     _say(progress, f"[2/4] customised Newton-Euler model ({model.nb} bodies)")
-    prog = build_program(model, pi)
+    prog = build_cheapest(model, pi)
     counts = prog.count()
     _say(progress, f"      {counts} with {n_base} parameters")
     _say(progress, "[3/4] writing code" + (" (numpy + numba)" if want_numba else " (numpy)"))

@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from ..model.robot_model import RobotModel
 from .tape import Ref, Tape, Value
 
-__all__ = ["NewtonEulerProgram", "build_program"]
+__all__ = ["NewtonEulerProgram", "build_program", "build_cheapest"]
 
 Vec = list[Value]
 Array = NDArray[np.float64]
@@ -184,7 +184,9 @@ class NewtonEulerProgram:
         return self.tape.count(self.outputs)
 
 
-def build_program(model: RobotModel, pi: Array, *, friction: bool = True) -> NewtonEulerProgram:
+def build_program(
+    model: RobotModel, pi: Array, *, friction: bool = True, gyroscopic: list[bool] | None = None
+) -> NewtonEulerProgram:
     """Record the customised Newton-Euler model of ``model`` with inertial parameters ``pi``.
 
     Args:
@@ -192,6 +194,8 @@ def build_program(model: RobotModel, pi: Array, *, friction: bool = True) -> New
         pi: standard-size parameter vector (10 nb + 3 nq,), usually the base parameters
             embedded by :meth:`BaseParameters.embedded`: its zeros cost nothing.
         friction: include the viscous and Coulomb terms.
+        gyroscopic: per body, write ``w x (J w)`` on the products of ``U_j`` (True) or as a
+            matrix product and a cross product (False); default: True for every body.
 
     Returns:
         :class:`NewtonEulerProgram` with outputs tau_0..tau_{nq-1}.
@@ -275,7 +279,11 @@ def build_program(model: RobotModel, pi: Array, *, friction: bool = True) -> New
         assert Uj is not None
         F = [t.add(t.mul(dV[j][i], M), t.dot(Uj[i], MS)) for i in range(3)]
         Jdw = _const_matvec(t, np.array(J), dw[j])
-        Mj = _vadd(t, _vadd(t, Jdw, _gyroscopic(t, J, w[j])), _cross(t, MS, dV[j]))
+        if gyroscopic is None or gyroscopic[j]:
+            gyro = _gyroscopic(t, J, w[j])
+        else:
+            gyro = _cross(t, w[j], _const_matvec(t, np.array(J), w[j]))
+        Mj = _vadd(t, _vadd(t, Jdw, gyro), _cross(t, MS, dV[j]))
         f.append(F)
         n.append(Mj)
     # Backward recursion [7.58]-[7.60]: children have larger indices.
@@ -333,3 +341,24 @@ def _skew_entry(v: Vec, i: int, k: int) -> Value:
     if (i, k) == (1, 2):
         return -v[0] if isinstance(v[0], Ref) else -float(v[0])
     return v[0]  # (2, 1)
+
+
+def build_cheapest(model: RobotModel, pi: Array, *, friction: bool = True) -> NewtonEulerProgram:
+    """:func:`build_program` with, per body, the cheaper way to write the gyroscopic moment.
+
+    A greedy pass over the bodies keeps a change when it lowers the multiplications (then the
+    additions) (Khalil's "good choice of the intermediate variables", 7.5.2).
+    """
+    choice = [True] * model.nb
+    best = build_program(model, pi, friction=friction, gyroscopic=choice)
+    c = best.count()
+    cost = (c.multiplications, c.additions)
+    for j in range(model.nb):
+        trial = list(choice)
+        trial[j] = False
+        prog = build_program(model, pi, friction=friction, gyroscopic=trial)
+        ct = prog.count()
+        tcost = (ct.multiplications, ct.additions)
+        if tcost < cost:
+            choice, best, cost = trial, prog, tcost
+    return best
