@@ -132,6 +132,12 @@ def test_khalil_counts_reported():
     assert simp["multiplications"] <= 160 and simp["additions"] <= 113, simp  # Table 7.6
     general = rows["general 6R, base parameters (92n-127, 81n-117)"]
     assert general["additions"] <= 81 * 6 - 117, general
+    bare = rows["general 6R, base parameters, no rotor inertia"]
+    assert bare["multiplications"] <= 92 * 6 - 127 and bare["additions"] <= 81 * 6 - 117, bare
+    # the cost grows like Khalil's: 92 multiplications per added joint
+    c4 = operation_counts(general_robot(4), friction=False)[0]
+    c5 = operation_counts(general_robot(5), friction=False)[0]
+    assert abs((c5.multiplications - c4.multiplications) - 92) <= 3
     # base parameters cut operations compared with the standard ones (Table 7.6's point)
     std, _ = operation_counts(general_robot(6), base=False, friction=False)
     base, _ = operation_counts(general_robot(6), base=True, friction=False)

@@ -29,6 +29,7 @@ __all__ = ["general_robot", "rx90_variant", "khalil_comparison", "KHALIL_COUNTS"
 #: Khalil's published counts: (multiplications, additions).
 KHALIL_COUNTS = {
     "general 6R, base parameters (92n-127, 81n-117)": (92 * 6 - 127, 81 * 6 - 117),
+    "general 6R, base parameters, no rotor inertia": (92 * 6 - 127, 81 * 6 - 117),
     "RX-90 general inertia, standard parameters": (294, 283),
     "RX-90 general inertia, base parameters": (253, 238),
     "RX-90 simplified inertia, standard parameters": (202, 153),
@@ -81,6 +82,11 @@ def khalil_comparison() -> list[dict[str, object]]:
     """Rows: case, our multiplications/additions, Khalil's, number of parameters."""
     cases = [
         ("general 6R, base parameters (92n-127, 81n-117)", general_robot(6), True),
+        (
+            "general 6R, base parameters, no rotor inertia",
+            general_robot(6).replace(rotor_inertia=np.zeros(6)),
+            True,
+        ),
         ("RX-90 general inertia, standard parameters", rx90_variant("general"), False),
         ("RX-90 general inertia, base parameters", rx90_variant("general"), True),
         ("RX-90 simplified inertia, standard parameters", rx90_variant("simplified"), False),
