@@ -4,7 +4,6 @@ and the platform's matrix from the paper's definition by symbolic differentiatio
 from __future__ import annotations
 
 import numpy as np
-import pytest
 import sympy as sp
 
 from robot_dynamics.closedchain import stewart as st

@@ -133,7 +133,7 @@ class LoopConstraint:
         directions: base-frame unit directions along which the points must coincide,
             (k, 3); default the three axes. Planar loops use two.
         axis_a, axis_b: for ``'universal'``: the cross axes, fixed in frame_a and frame_b,
-            kept orthogonal, (3,).
+            kept orthogonal, (3,) (unused by point constraints).
     """
 
     name: str
@@ -143,8 +143,8 @@ class LoopConstraint:
     frame_b: str | None = None
     point_b: Array = field(default_factory=lambda: np.zeros(3))
     directions: Array = field(default_factory=lambda: np.eye(3))
-    axis_a: Array | None = None
-    axis_b: Array | None = None
+    axis_a: Array = field(default_factory=lambda: np.zeros(3))
+    axis_b: Array = field(default_factory=lambda: np.zeros(3))
 
     @property
     def size(self) -> int:
@@ -398,14 +398,14 @@ class _PointKin(NamedTuple):
     R: Array  # (N, 3, 3) frame orientation
 
 
-def _frame_cache(mech: ClosedChainModel, qf: Array) -> tuple[Array, dict[str, tuple[Array, Array]]]:
+def _frame_cache(mech: ClosedChainModel, qf: Array) -> tuple[Array, dict[str, Array]]:
     T = frame_poses(mech.tree, qf)
     frames = {c.frame_a for c in mech.constraints} | {c.frame_b for c in mech.constraints if c.frame_b is not None}
     J = {f: jacobian(mech.tree, qf, f) for f in frames}
-    return T, J  # type: ignore[return-value]
+    return T, J
 
 
-def _point(mech: ClosedChainModel, T: Array, J: dict, frame: str | None, point: Array, N: int) -> _PointKin:
+def _point(mech: ClosedChainModel, T: Array, J: dict[str, Array], frame: str | None, point: Array, N: int) -> _PointKin:
     nq = mech.nq
     if frame is None:
         z = np.zeros((N, 3, nq))

@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._batch import as_batch, broadcast_batch
-from ..errors import InputError, ModelError, SingularityError
+from ..errors import ModelError, SingularityError
 from ..model.robot_model import JointSpec, LinkSpec, RobotModel, build_model, origin_matrix
 from ..spatial import cross, rpy_to_matrix, skew
 from .general import ClosedChainModel, free_joint_specs, spherical_constraint
@@ -318,7 +318,7 @@ def stewart_kinematics(params: StewartParameters, x: ArrayLike, xd: ArrayLike | 
     return StewartKinematics(*(a.reshape(batch + a.shape[1:]) for a in k))
 
 
-def check_configuration(params: StewartParameters, kin: StewartKinematics) -> tuple[Array, str]:
+def check_configuration(params: StewartParameters, kin: StewartKinematics) -> tuple[NDArray[np.bool_], str]:
     """Which samples are admissible: leg lengths in the stroke and J_C well conditioned.
 
     Returns:
@@ -375,7 +375,7 @@ class StewartDynamics(NamedTuple):
     tau_pistons: Array
     lengths: Array
     length_rates: Array
-    ok: Array
+    ok: NDArray[np.bool_]
     message: str
 
 
@@ -481,7 +481,8 @@ def _platform_terms(params: StewartParameters, x: Array, xd: Array, T: Array, Td
 
 def _solve_T(T: Array, b: Array, transpose: bool) -> Array:
     A = np.swapaxes(T, -1, -2) if transpose else T
-    return np.linalg.solve(A, b[..., None])[..., 0]
+    out: Array = np.asarray(np.linalg.solve(A, b[..., None])[..., 0], dtype=float)
+    return out
 
 
 def stewart_dynamics(
@@ -509,23 +510,23 @@ def stewart_dynamics(
     plat = _platform_terms(params, xf, xdf, T, Tdot)
     legs = _leg_terms(params, xf, xdf, T, Tdot)
     groups = {"platform": [plat], "cylinders": [legs["cyl_tra"], legs["cyl_rot"]], "pistons": [legs["pis_tra"], legs["pis_rot"]]}
-    I_B = sum(b.M for g in groups.values() for b in g)
-    V = sum(b.V for g in groups.values() for b in g)
+    I_B: Array = np.sum([b.M for g in groups.values() for b in g], axis=0)
+    V: Array = np.sum([b.V for g in groups.values() for b in g], axis=0)
 
     def wrench(bodies: list[_BodyTerms]) -> tuple[Array, Array]:
-        M = sum(b.M for b in bodies)
-        Vb = sum(b.V for b in bodies)
+        M: Array = np.sum([b.M for b in bodies], axis=0)
+        Vb: Array = np.sum([b.V for b in bodies], axis=0)
         f_kin = np.einsum("nij,nj->ni", M @ T, xddf) + np.einsum("nij,nj->ni", Vb, xdf)  # eq. (81)
         # eqs. (78)-(80): G_E = dP/dx = T^T (sum m g J_z^T) by the chain rule
-        G_E = np.einsum("nji,nj->ni", T, sum(b.grav for b in bodies))
+        G_E = np.einsum("nji,nj->ni", T, np.sum([b.grav for b in bodies], axis=0))
         # eq. (83) writes T^-1 G_E; the wrench whose power f . u equals G_E . x_dot is T^-T G_E
         # (T = diag(1, J_A) is not orthogonal), so T^-T is used here.
         f_gra = _solve_T(T, G_E, transpose=True)
         return f_kin + f_gra, G_E
 
     parts = {k: wrench(v) for k, v in groups.items()}
-    f = sum(p[0] for p in parts.values())
-    G_E = sum(p[1] for p in parts.values())
+    f: Array = np.sum([p[0] for p in parts.values()], axis=0)
+    G_E: Array = np.sum([p[1] for p in parts.values()], axis=0)
     G = _solve_T(T, G_E, transpose=True)
     J_CT = np.swapaxes(kin.J_C, -1, -2)
     with np.errstate(all="ignore"):
@@ -595,7 +596,8 @@ class StewartPlatform:
         d = stewart_dynamics(self.params, xf, xdf, np.zeros_like(xf))
         kin = _kin(self.params, xf, xdf)
         rhs = np.einsum("nji,nj->ni", kin.J_C, tf) - d.f  # f at x_ddot = 0 is V x_dot + G
-        return np.linalg.solve(d.I_E, rhs[..., None])[..., 0].reshape(batch + (6,))
+        xdd: Array = np.linalg.solve(d.I_E, rhs[..., None])[..., 0]
+        return xdd.reshape(batch + (6,))
 
     def mass_matrix(self, q: ArrayLike) -> Array:
         """Symmetric mass matrix in x: ``T^T I_B T``, (..., 6, 6); ``J_E^T tau = M x_ddot + ...``."""

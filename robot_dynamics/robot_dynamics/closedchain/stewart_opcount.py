@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import numpy as np
 
 __all__ = ["KINDS", "PAPER_TABLE1", "OpCount", "count_operations", "coriolis_expressions", "operation_counts", "format_counts"]
 
@@ -329,6 +328,4 @@ def format_counts(ours: dict[str, OpCount]) -> str:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    import sys
-
     print(format_counts(operation_counts()))
