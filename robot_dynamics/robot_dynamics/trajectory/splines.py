@@ -295,9 +295,13 @@ def exact_peaks(traj: _Segmented, per_segment: int = 400) -> tuple[Array, Array]
         for k, f in enumerate((qd, qdd)):
             g = np.abs(f)
             peaks[k] = np.maximum(peaks[k], np.max(g, axis=0))
-            i, j = np.nonzero((g[1:-1] >= g[:-2]) & (g[1:-1] >= g[2:]))
-            lo_l.append(t[i])
-            hi_l.append(t[i + 2])
+            # local maxima of the samples, the segment ends included (a peak may sit between
+            # the first two samples); refine over the neighbouring sample intervals
+            pad = np.vstack([np.full((1, g.shape[1]), -np.inf), g, np.full((1, g.shape[1]), -np.inf)])
+            i, j = np.nonzero((pad[1:-1] >= pad[:-2]) & (pad[1:-1] >= pad[2:]))
+            last = t.size - 1
+            lo_l.append(t[np.maximum(i - 1, 0)])
+            hi_l.append(t[np.minimum(i + 1, last)])
             which.append(np.full(i.size, k))
             col.append(j)
     lo, hi = np.concatenate(lo_l), np.concatenate(hi_l)
