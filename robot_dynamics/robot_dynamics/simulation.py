@@ -357,9 +357,11 @@ def simulate(
             qdd_ = accel(xs[:n], xs[n:], u)
             return np.concatenate([xs[n:], qdd_]), qdd_
 
-    solve_ivp = None
+    solve_ivp: Any = None
     if integrator != "rk4":
-        from scipy.integrate import solve_ivp
+        from scipy.integrate import solve_ivp as _solve_ivp
+
+        solve_ivp = _solve_ivp
 
     X = np.empty((K, n))
     XD = np.empty((K, n))

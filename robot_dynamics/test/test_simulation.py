@@ -14,6 +14,8 @@ from robot_dynamics.control import (
     Reference,
     Status,
     TaskComputedTorque,
+    TaskPID,
+    TaskReference,
     actuator_to_joint,
 )
 from robot_dynamics.simulation import simulate
@@ -235,3 +237,15 @@ def test_stiff_elastic_joints_tend_to_the_rigid_robot(planar2):
     soft = rd.load_urdf(planar2.description, drivetrain={"elastic": {j: dict(v, stiffness=300.0) for j, v in elastic.items()}})
     c = simulate(soft, ComputedTorque(rigid, omega=10.0), move, duration=0.25, progress=False)
     assert np.abs(c.q - b.q).max() > 10 * np.abs(a.q - b.q).max()
+
+
+def test_task_pid_regulates_the_tool_position(planar2):
+    """[9.17] with gravity compensation: a fixed task goal is reached (J^T K_p e_x at rest is 0)."""
+    m = no_coulomb(planar2)
+    q0 = np.array([0.3, 1.0])
+    goal = rd.frame_pose(m, np.array([0.5, 0.7]))
+    ctrl = TaskPID(m, kp=1000.0, kd=100.0, ki=0.0, rows=(0, 2), gravity_compensation=True)  # zeta ~ 0.7 on the task inertia
+    r = simulate(m, ctrl, TaskReference(goal, np.zeros(6), np.zeros(6)), duration=1.0, q0=q0, progress=False)
+    err = np.linalg.norm(r.x_ref - r.x, axis=1)
+    assert err[0] > 0.05 and err[-1] < 2e-4
+    np.testing.assert_allclose(r.q[-1], [0.5, 0.7], atol=1e-3)  # the only nearby solution

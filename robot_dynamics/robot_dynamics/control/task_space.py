@@ -56,7 +56,7 @@ def task_error(T_desired: Array, T: Array) -> Array:
     return e
 
 
-def _rows(model: RobotModel, rows: Sequence[int] | None) -> Array:
+def _rows(model: RobotModel, rows: Sequence[int] | None) -> NDArray[np.int_]:
     if rows is None:
         return np.arange(6) if model.nq >= 6 else np.arange(3)
     r = np.asarray(rows)
