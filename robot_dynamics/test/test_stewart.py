@@ -143,6 +143,9 @@ def test_unreachable_and_singular_poses_are_reported():
     far = np.array([0.0, 0.0, 5.0, 0.0, 0.0, 0.0])
     with pytest.raises(SingularityError, match=r"leg \d length .* outside the stroke"):
         paper.inverse_dynamics(far, np.zeros(6), np.zeros(6))
+    # the general layer: the loops close, but leg 1 is beyond its stroke (tree joint limit)
+    with pytest.raises(SingularityError, match=r"joint 'leg\d' at .* outside its limits"):
+        st.stewart_closed_chain(PARAMS).inverse_dynamics(far, np.zeros(6), np.zeros(6))
     d = paper.dynamics(np.stack([HOME, far]), np.zeros(6), np.zeros(6), check=False)
     assert d.ok.tolist() == [True, False] and np.isnan(d.tau[1]).all() and np.isfinite(d.tau[0]).all()
     assert "unreachable" in d.message

@@ -662,6 +662,8 @@ def complete_state(
     qd_ind: ArrayLike | None = None,
     qdd_ind: ArrayLike | None = None,
     q_guess: ArrayLike | None = None,
+    *,
+    check_limits: bool = True,
 ) -> tuple[Array, Array, Array]:
     """Tree q, qd, qdd from the independent coordinates and their derivatives.
 
@@ -669,13 +671,15 @@ def complete_state(
         q_ind, qd_ind, qdd_ind: independent coordinates and derivatives, (..., n); qd/qdd
             default to zeros.
         q_guess: start of the position solve, (..., nq); default ``mech.q_reference``.
+        check_limits: reject configurations with a tree joint outside its position limits
+            (e.g. a leg beyond its stroke).
 
     Returns:
         (q, qd, qdd), each (..., nq).
 
     Raises:
-        SingularityError: the loops cannot be closed (the report names the worst constraint)
-            or the dependent coordinates are not determined.
+        SingularityError: the loops cannot be closed (the report names the worst constraint),
+            a joint is out of its limits, or the dependent coordinates are not determined.
     """
     n = len(mech.independent)
     names = mech.coordinate_names
@@ -689,6 +693,8 @@ def complete_state(
     q0 = np.broadcast_to(_flat_q(mech, guess)[0].reshape(-1, mech.nq), (N, mech.nq)).copy()
     q0[:, ind] = qi
     q = solve_positions(mech, q0, raise_on_failure=True).q
+    if check_limits:
+        _check_limits(mech, q)
     qd0 = np.zeros((N, mech.nq))
     qd0[:, ind] = qdi
     qd = solve_velocities(mech, q, qd0)
@@ -697,6 +703,17 @@ def complete_state(
     qdd = solve_accelerations(mech, q, qd, qdd0)
     shape = batch + (mech.nq,)
     return q.reshape(shape), qd.reshape(shape), qdd.reshape(shape)
+
+
+def _check_limits(mech: ClosedChainModel, q: Array, tol: float = 1e-9) -> None:
+    lo, hi = mech.tree.lower, mech.tree.upper
+    bad = (q < lo - tol) | (q > hi + tol)
+    if np.any(bad):
+        n, j = (int(v[0]) for v in np.nonzero(bad))
+        raise SingularityError(
+            f"sample {n}: joint {mech.tree.joint_names[j]!r} at {q[n, j]:.6g} is outside its limits "
+            f"[{lo[j]:.6g}, {hi[j]:.6g}]: unreachable configuration"
+        )
 
 
 # -- dynamics ----------------------------------------------------------------------------------
