@@ -130,6 +130,10 @@ def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> Path:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
+        # mkstemp makes 0600 files; give the result the usual permissions (umask applied)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -54,8 +54,8 @@ def aba(
 
         h = rnea(model, qf, qdf, np.zeros_like(qf), gravity, _flat_wrenches(f_ext, batch), friction=False)
         M = crba(model, qf)
-        qdd = np.linalg.solve(M, (tauf - h)[..., None])[..., 0]
-        return qdd.reshape(batch + (model.nq,))
+        qdd_joint: Array = np.linalg.solve(M, (tauf - h)[..., None])[..., 0]
+        return qdd_joint.reshape(batch + (model.nq,))
 
     N, nb = qf.shape[0], model.nb
     S = model.S

@@ -157,8 +157,20 @@ class RobotModel:
     description: str | None = None
     transmissions: tuple[str, ...] = ()
 
+    # Derived in __post_init__ (never passed in): per-model constants of the recursions.
+    h: Array = field(init=False, repr=False)  # first moments of mass m c, (nb, 3)
+    I_origin: Array = field(init=False, repr=False)  # rotational inertia about the body origin, (nb, 3, 3)
+    inertia6: Array = field(init=False, repr=False)  # spatial inertia [angular; linear], (nb, 6, 6)
+    is_prismatic: NDArray[np.bool_] = field(init=False, repr=False)
+    S: Array = field(init=False, repr=False)  # motion subspace per body, (nb, 6)
+    axis_skew_E_tree: Array = field(init=False, repr=False)
+    axis_outer_E_tree: Array = field(init=False, repr=False)
+    has_mimic: bool = field(init=False, repr=False)
+
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
+            if not f.init:
+                continue
             value = getattr(self, f.name)
             if isinstance(value, np.ndarray) and value.flags.writeable:
                 object.__setattr__(self, f.name, _readonly(value, value.dtype))
