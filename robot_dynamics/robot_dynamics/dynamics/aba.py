@@ -54,7 +54,7 @@ def aba(
 
         h = rnea(model, qf, qdf, np.zeros_like(qf), gravity, _flat_wrenches(f_ext, batch), friction=False)
         M = crba(model, qf)
-        qdd_joint: Array = np.linalg.solve(M, (tauf - h)[..., None])[..., 0]
+        qdd_joint = np.asarray(np.linalg.solve(M, (tauf - h)[..., None])[..., 0], dtype=np.float64)
         return qdd_joint.reshape(batch + (model.nq,))
 
     N, nb = qf.shape[0], model.nb
