@@ -184,3 +184,20 @@ def test_bad_inputs_and_parameter_files(tmp_path):
         st.load_stewart_parameters(bad)
     with pytest.raises(ModelError, match="cannot read"):
         st.load_stewart_parameters(tmp_path / "missing.yaml")
+
+
+def test_general_layer_simulation_under_the_paper_forces_follows_the_test_motion():
+    from robot_dynamics.trajectory.splines import trigonometric_spline
+
+    P1, P2, dur = st.test_motion_points(PARAMS)
+    spline = trigonometric_spline(np.stack([P1, P2, P1]), dur)
+    paper, mech = st.StewartPlatform(PARAMS), st.stewart_closed_chain(PARAMS)
+    x0, xd0, _ = spline.sample(0.0)
+    q0, qd0, _ = cc.complete_state(mech, x0, xd0)
+    t = np.linspace(0.0, 0.25, 51)
+    res = cc.simulate(mech, q0, qd0, t, lambda tk, q, qd: paper.inverse_dynamics(*spline.sample(tk)),
+                      baumgarte=0.0, project=False)
+    assert res.ok, res.message
+    pose_error = np.abs(res.q[:, list(mech.independent)] - spline.sample(t)[0]).max()
+    assert pose_error < 1e-8
+    assert res.constraint_error.max() < 1e-8
