@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from ..spatial import rotation_about_axis
     from ..trajectory import (
         DEFAULT_JERK_PER_ACCELERATION,
+        Trajectory,
         PROFILES,
         cartesian_motion,
         check_torques,
@@ -87,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if not np.isfinite(args.rate) or args.rate <= 0:
         raise InputError(f"--rate: expected a rate > 0 Hz, got {args.rate}")
     info: dict[str, Any] = {"robot": model.name, "profile": args.profile}
+    traj: Trajectory
 
     if args.cartesian is not None or args.rotation is not None:
         T0 = frame_pose(model, start)

@@ -141,6 +141,9 @@ class TimeScaled(Trajectory):
     velocity or acceleration is met for c large enough.
     """
 
+    base: Trajectory
+    factor: float
+
     def __init__(self, base: Trajectory, factor: float):
         factor = float(factor)
         if not np.isfinite(factor) or factor <= 0.0:

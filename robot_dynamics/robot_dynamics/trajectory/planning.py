@@ -186,14 +186,14 @@ def plan(
         return _POLY[profile](qs, qg, t_min * c)
 
     if profile in ("trapezoidal", "continuous_acceleration"):
-        timing = trapezoid_timing if profile == "trapezoidal" else continuous_acceleration_timing
+        law_timing = trapezoid_timing if profile == "trapezoidal" else continuous_acceleration_timing
         cls = TrapezoidalProfile if profile == "trapezoidal" else ContinuousAccelerationProfile
-        tau, t_min, _ = timing(V, A)
+        tau, t_min, _ = law_timing(V, A)
         if not np.all(np.isfinite(A[moving])):
             if duration is None:
                 raise InputError(_unbounded_message(profile, "acceleration_limit"))
             shape_a = _SHAPE_A_TRAP if profile == "trapezoidal" else _SHAPE_A_CONT
-            tau1, tf1, _ = timing(np.array(_SHAPE_V), np.array(shape_a))
+            tau1, tf1, _ = law_timing(np.array(_SHAPE_V), np.array(shape_a))
             return cls(qs, qg, float(tau1) * duration / float(tf1), duration)
         c = _stretch(duration, t_min, moving, profile)
         return cls(qs, qg, tau * c, t_min * c)

@@ -18,6 +18,7 @@ from .base import Trajectory, as_vector
 from .double_s import DoubleSTiming, double_s_evaluate
 
 Array = NDArray[np.float64]
+Mask = NDArray[np.bool_]
 
 __all__ = [
     "PointToPoint",
@@ -63,7 +64,7 @@ class PointToPoint(Trajectory):
         self.joint_durations = np.where(moving, tf, 0.0)
         self.duration = float(np.max(self.joint_durations)) if self.n else 0.0
 
-    def _unit(self, t: Array, idx: Array) -> tuple[Array, Array, Array]:
+    def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         """r, r', r'' of the joints ``idx`` at times t, (N, k), 0 <= t <= tf_j."""
         raise NotImplementedError
 
@@ -117,7 +118,7 @@ class LinearProfile(PointToPoint):
 
     profile = "linear"
 
-    def _unit(self, t: Array, idx: Array) -> tuple[Array, Array, Array]:
+    def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         tf = self.joint_durations[idx]
         return t / tf, np.broadcast_to(1.0 / tf, t.shape).copy(), np.zeros(t.shape)
 
@@ -132,7 +133,7 @@ class CubicProfile(PointToPoint):
 
     profile = "cubic"
 
-    def _unit(self, t: Array, idx: Array) -> tuple[Array, Array, Array]:
+    def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         tf = self.joint_durations[idx]
         s = t / tf
         return 3 * s**2 - 2 * s**3, (6 * s - 6 * s**2) / tf, (6 - 12 * s) / tf**2
@@ -147,7 +148,7 @@ class QuinticProfile(PointToPoint):
 
     profile = "quintic"
 
-    def _unit(self, t: Array, idx: Array) -> tuple[Array, Array, Array]:
+    def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         tf = self.joint_durations[idx]
         s = t / tf
         r = s**3 * (10 - 15 * s + 6 * s**2)
@@ -167,7 +168,7 @@ class BangBangProfile(PointToPoint):
 
     profile = "bang_bang"
 
-    def _unit(self, t: Array, idx: Array) -> tuple[Array, Array, Array]:
+    def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         tf = self.joint_durations[idx]
         s = t / tf
         first = s <= 0.5
@@ -211,7 +212,7 @@ class TrapezoidalProfile(_Trapezoid):
     def __init__(self, q_start: ArrayLike, q_goal: ArrayLike, tau: ArrayLike, duration: ArrayLike):
         super().__init__(q_start, q_goal, tau, duration, 0.5)
 
-    def _unit(self, t: Array, idx: Array) -> tuple[Array, Array, Array]:
+    def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         tf, tau = self.joint_durations[idx], self.tau[idx]
         k = 1.0 / (tau * (tf - tau))
         u = tf - t
@@ -244,7 +245,7 @@ class ContinuousAccelerationProfile(_Trapezoid):
     def __init__(self, q_start: ArrayLike, q_goal: ArrayLike, tau: ArrayLike, duration: ArrayLike):
         super().__init__(q_start, q_goal, tau, duration, 0.5)
 
-    def _unit(self, t: Array, idx: Array) -> tuple[Array, Array, Array]:
+    def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         tf, tau = self.joint_durations[idx], self.tau[idx]
         c = 1.0 / (2 * (tf - tau))
 
@@ -287,7 +288,7 @@ class DoubleSProfile(PointToPoint):
         super().__init__(q_start, q_goal, T)
         self.timing = DoubleSTiming(*(np.broadcast_to(np.asarray(x, float), (self.n,)).copy() for x in timing))
 
-    def _unit(self, t: Array, idx: Array) -> tuple[Array, Array, Array]:
+    def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         return double_s_evaluate(t, DoubleSTiming(*(x[idx] for x in self.timing)))
 
     def unit_peaks(self) -> tuple[Array, Array]:

@@ -70,7 +70,7 @@ class _Segmented(Trajectory):
     knots: Array
     points: Array
 
-    def _locate(self, t: Array) -> tuple[Array, Array]:
+    def _locate(self, t: Array) -> tuple[NDArray[np.intp], Array]:
         i = np.clip(np.searchsorted(self.knots, t, side="right") - 1, 0, self.knots.size - 2)
         return i, t - self.knots[i]
 
@@ -137,7 +137,7 @@ class PolynomialSpline(_Segmented):
             M[r + 1, (m - 1) * (p + 1) :] = self._row(h[-1], d, p)
             r += 2
         sol = np.linalg.solve(M, rhs)
-        return sol.reshape(m, p + 1, -1)
+        return np.asarray(sol, dtype=float).reshape(m, p + 1, -1)
 
     def _evaluate(self, t: Array) -> tuple[Array, Array, Array]:
         i, tau = self._locate(t)
@@ -156,8 +156,8 @@ class PolynomialSpline(_Segmented):
         """Exact max |qd| and |qdd| per coordinate (roots of the derivative polynomials), (n,)."""
         vmax = np.zeros(self.n)
         amax = np.zeros(self.n)
-        p = self.degree
-        for i, h in enumerate(self.durations):
+        for i, h_i in enumerate(self.durations):
+            h = float(h_i)
             for j in range(self.n):
                 c = self.coefficients[i, :, j]
                 v = np.polynomial.Polynomial(c).deriv(1)
@@ -165,10 +165,10 @@ class PolynomialSpline(_Segmented):
                 for poly, dpoly, out in ((v, a, vmax), (a, jk, amax)):
                     cands = [0.0, h]
                     if dpoly.degree() > 0 and np.any(dpoly.coef != 0):
-                        roots = dpoly.roots()
-                        cands += [float(x.real) for x in roots if abs(x.imag) < 1e-9 and 0 <= x.real <= h]
+                        roots = np.asarray(dpoly.roots(), dtype=complex)
+                        real = roots.real[(np.abs(roots.imag) < 1e-9) & (roots.real >= 0) & (roots.real <= h)]
+                        cands += [float(x) for x in real]
                     out[j] = max(out[j], float(np.max(np.abs(poly(np.array(cands))))))
-        del p
         return vmax, amax
 
 
@@ -286,8 +286,8 @@ def exact_peaks(traj: _Segmented, per_segment: int = 400) -> tuple[Array, Array]
     peaks = [np.zeros(traj.n), np.zeros(traj.n)]
     lo_l: list[Array] = []
     hi_l: list[Array] = []
-    which: list[Array] = []
-    col: list[Array] = []
+    which: list[NDArray[np.intp]] = []
+    col: list[NDArray[np.intp]] = []
     for a, b in zip(traj.knots[:-1], traj.knots[1:]):
         t = np.linspace(a, b, per_segment + 1)
         t[-1] = np.nextafter(b, a)  # stay on this segment
