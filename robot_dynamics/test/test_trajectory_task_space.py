@@ -43,6 +43,14 @@ def test_axis_angle_matches_khalil_8_51():
         if S > 1e-3:
             np.testing.assert_allclose(u, vee / (2 * S), atol=1e-10)
         np.testing.assert_allclose(Ai @ rotation_about_axis(u, alpha), Af, atol=1e-12)  # [8.49]
+        # [8.56]: the same rotation about the fixed axis Ai u of the base frame
+        motion = tr.cartesian_motion(np.block([[Ai, np.zeros((3, 1))], [np.zeros((1, 3)), 1]]),
+                                     np.block([[Af, np.zeros((3, 1))], [np.zeros((1, 3)), 1]]), None, None, 1.0, 2.0)
+        np.testing.assert_allclose(rotation_about_axis(motion.axis_base, alpha) @ Ai, Af, atol=1e-12)
+        T_mid, twist, _ = motion.sample(motion.duration / 3)
+        w_fixed = log_so3(T_mid[:3, :3] @ Ai.T)  # rot(Ai u, theta) = A(t) Ai^T
+        np.testing.assert_allclose(np.cross(w_fixed, motion.axis_base), 0.0, atol=1e-12)
+        np.testing.assert_allclose(np.cross(twist[3:], motion.axis_base), 0.0, atol=1e-12)  # [8.57]
 
 
 def test_straight_line_with_rotation(puma):

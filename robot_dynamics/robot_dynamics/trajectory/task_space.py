@@ -77,6 +77,12 @@ class CartesianMotion:
         self.direction = d / self.distance if self.distance > 0 else np.zeros(3)
         self.duration = law.duration
 
+    @property
+    def axis_base(self) -> Array:
+        """The rotation axis in base axes, Ai u: the same motion written rot(Ai u, alpha) Ai = Af,
+        Khalil's fixed-axis variant [8.56] (Ai rot(u, a) = rot(Ai u, a) Ai)."""
+        return self.T_start[:3, :3] @ self.axis
+
     def sample(self, t: ArrayLike) -> tuple[Array, Array, Array]:
         """Pose (..., 4, 4), twist (..., 6) and its derivative (..., 6) at times t.
 
