@@ -44,7 +44,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     g = p.add_argument_group("motion")
     g.add_argument("--profile", default="quintic", help="time law of the move (quintic, trapezoidal, cubic, ...; default quintic)")
-    g.add_argument("--start", help="start joint positions, comma list (default: zeros, clipped to the limits)")
+    g.add_argument("--start", help="start joint positions, comma list (default: zeros, or a bent pose for task-space control; clipped to the limits)")
     g.add_argument("--goal", help="goal joint positions (default: start + 0.5 rad per joint, inside the limits)")
     g.add_argument("--move-time", type=float, default=1.0, help="duration of the move [s] (default 1.0)")
     g.add_argument("--settle", type=float, default=0.5, help="time simulated after the move [s] (default 0.5)")
@@ -67,11 +67,14 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
-def _default_move(model: Any, start_text: str | None, goal_text: str | None) -> tuple[np.ndarray, np.ndarray]:
+def _default_move(model: Any, start_text: str | None, goal_text: str | None, task: bool = False) -> tuple[np.ndarray, np.ndarray]:
     lo = np.where(np.isfinite(model.lower), model.lower, -np.inf)
     hi = np.where(np.isfinite(model.upper), model.upper, np.inf)
     if start_text is None:
-        start = np.clip(np.zeros(model.nq), lo, hi)
+        # task space: leave q = 0, where arms are often stretched or have aligned wrist axes
+        # (singular); a bent pose instead
+        bent = np.array([(0.4 if j % 2 == 0 else -0.6) + 0.05 * j for j in range(model.nq)])
+        start = np.clip(bent if task else np.zeros(model.nq), lo, hi)
     else:
         start = parse_vector(start_text, model.nq, "start", model.joint_names)
     if goal_text is None:
@@ -131,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--mass-error: expected a relative error > -1, got {args.mass_error!r}")
     if not np.isfinite(args.offset):
         raise InputError(f"--offset: expected a number, got {args.offset!r}")
-    start, goal = _default_move(model, args.start, args.goal)
+    start, goal = _default_move(model, args.start, args.goal, task=args.controller.startswith("task"))
     disturbance = None if args.disturbance is None else parse_vector(args.disturbance, model.nq, "disturbance", model.joint_names)
 
     f = 1.0 + args.mass_error
