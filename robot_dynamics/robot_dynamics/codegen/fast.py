@@ -9,8 +9,20 @@ Use it where torques are computed in a loop (controllers, the dynamics node)::
 The returned callable computes exactly ``rd.rnea(model, q, qd, qdd)`` (model gravity,
 friction and rotor inertia included, no external wrench). It is the compiled generated model
 when numba is installed, the generated numpy model otherwise, and the core's rnea when code
-generation is not possible (or ``ROBOT_DYNAMICS_NO_CODEGEN=1``). Inputs are not validated
-on the compiled path beyond their length: validate once at the boundary, as the core does.
+generation is not possible (a coupled gear train, no writable cache, or
+``ROBOT_DYNAMICS_NO_CODEGEN=1``). Inputs are not validated on the compiled path beyond
+their shape: validate once at the boundary, as the core does.
+
+How the rest of the package uses it:
+
+* a controller builds ``tau_of = inverse_dynamics_function(model)`` in its constructor and
+  calls ``tau_of(q, qd, qdd)`` per tick (computed-torque feed-forward, gravity compensation
+  ``tau_of(q, 0, 0)``, and, by Khalil [7.64], column i of A(q) as
+  ``tau_of(q, 0, e_i) - tau_of(q, 0, 0)``: friction vanishes at qd = 0);
+* the dynamics node calls :func:`fastest_rnea` with the request's gravity and external
+  wrench: the generated model when they are the model's defaults, the core's rnea otherwise;
+* ``InverseDynamics.generated.into(q, qd, qdd, out)`` writes into a preallocated array
+  (no allocation per tick) when ``path == 'compiled'``.
 """
 
 from __future__ import annotations
@@ -55,7 +67,11 @@ class InverseDynamics:
             single, batch = generated.single, generated.batch
 
             def call(q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
-                if type(q) is np.ndarray and q.shape == (nq,) and q.dtype == np.float64:
+                if (
+                    type(q) is np.ndarray and type(qd) is np.ndarray and type(qdd) is np.ndarray
+                    and q.shape == qd.shape == qdd.shape == (nq,)
+                    and q.dtype == qd.dtype == qdd.dtype == np.float64
+                ):
                     return single(q, qd, qdd)
                 return _batched(batch, nq, q, qd, qdd)
 
