@@ -192,8 +192,10 @@ def test_cli_codegen_counts_and_cache(capsys, cache):
     assert "[2/4]" in err  # progress on stderr
     cases = {r["case"] for r in data["khalil"]}
     assert "general 6R, base parameters (92n-127, 81n-117)" in cases
-    code, out, _ = _cli(["codegen", "--robot", "rx90", "--no-compile", "--expressions"], capsys)
+    code, out, _ = _cli(["codegen", "--robot", "rx90", "--no-compile", "--expressions", "--rules"], capsys)
     assert code == 0 and "loaded from the cache" in out and "ZZR1 = ZZ1 + YY2 + YY3" in out
+    rule = [ln for ln in out.splitlines() if ln.strip().startswith("XXR2 = ")]
+    assert len(rule) == 2 and all("XX2 - YY2" in ln for ln in rule)  # QR and Khalil's rule agree
     code, _, err = _cli(["codegen", "--robot", "nosuchrobot"], capsys)
     assert code != 0 and "nosuchrobot" in err
 

@@ -24,7 +24,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-compile", action="store_true", help="numpy code only (skip numba)")
     p.add_argument("--no-cache", action="store_true", help="generate again (and refresh the cache)")
     p.add_argument("--khalil", action="store_true", help="also compare counts with Khalil's (6R, RX-90)")
-    p.add_argument("--expressions", action="store_true", help="print the regrouped base parameters")
+    p.add_argument("--expressions", action="store_true", help="print the regrouped base parameters (QR)")
+    p.add_argument("--rules", action="store_true", help="print Khalil's symbolic grouping rules where they apply")
     p.set_defaults(func=run)
 
 
@@ -74,6 +75,15 @@ def run(args: argparse.Namespace) -> int:
         exprs = base_parameters(model).expressions()
         data["expressions"] = exprs
         lines += ["", "base parameters (regrouped):"] + [f"  {e}" for e in exprs]
+    if args.rules:
+        from ..dynamics.base_parameters import regrouped_name, grouping_rules
+
+        exprs_r, grouped = grouping_rules(model)
+        data["rules"] = {regrouped_name(k): str(v) for k, v in exprs_r.items()}
+        data["grouped"] = grouped
+        lines += ["", "Khalil's grouping rules (regrouped standard parameters):"]
+        lines += [f"  {k} = {v}" for k, v in data["rules"].items()]
+        lines.append(f"  grouped (eliminated): {', '.join(grouped) or 'none'}")
     if args.khalil:
         rows = khalil_comparison()
         data["khalil"] = rows

@@ -33,6 +33,7 @@ __all__ = [
     "base_parameters",
     "random_states",
     "grouping_rules",
+    "regrouped_name",
 ]
 
 Array = NDArray[np.float64]
@@ -193,7 +194,7 @@ def base_parameters(
     K = _clean(K)
     unident = dep[~np.any(K != 0, axis=0)] if dep.size else dep
     base_names = tuple(
-        _regrouped_name(names[i]) if np.any(K[r] != 0) else names[i] for r, i in enumerate(indep)
+        regrouped_name(names[i]) if np.any(K[r] != 0) else names[i] for r, i in enumerate(indep)
     )
     return BaseParameters(
         standard_names=tuple(names),
@@ -206,7 +207,7 @@ def base_parameters(
     )
 
 
-def _regrouped_name(name: str) -> str:
+def regrouped_name(name: str) -> str:
     """Khalil's name of a regrouped parameter: XX2 -> XXR2, Ia1 -> IaR1."""
     i = len(name.rstrip("0123456789"))
     return name[:i] + "R" + name[i:]
@@ -312,9 +313,9 @@ def grouping_rules(model: RobotModel) -> tuple[dict[str, object], list[str]]:
             name = names[10 * b + c]
             if name in grouped:
                 continue
-            v = sympy.expand(v)
+            v = _round_expr(sympy.expand(v))
             if v != sym[10 * b + c]:
-                exprs[name] = _round_expr(v)
+                exprs[name] = v
     return exprs, grouped
 
 
