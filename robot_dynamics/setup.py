@@ -47,7 +47,7 @@ setup(
         "PyYAML>=6.0",
         "xacro>=2.0",
         "matplotlib>=3.7",
-        "rosbags>=0.10",
+        "rosbags>=0.11",
         "sympy>=1.12",
         "tqdm>=4.66",
     ],
