@@ -23,8 +23,20 @@ def read_csv(path):
     return lines[0].split(","), np.array([[float(x) for x in row.split(",")] for row in lines[1:]])
 
 
-def test_default_run_prints_duration_and_writes_csv_and_png(capsys, tmp_path):
-    code, out, err = run(capsys, "trajectory", "--out", str(tmp_path))
+def test_default_run_is_torque_feasible(capsys, tmp_path):
+    """By default the kinematic minimum time is slowed until |tau| <= the effort limits."""
+    code, out, err = run(capsys, "trajectory", "--json", "--out", str(tmp_path))
+    assert code == 0, err
+    m = rd.load_robot("puma560")
+    kv, ka = tr.model_limits(m)
+    kinematic = tr.plan("trapezoidal", np.zeros(6), np.full(6, 0.5), kv, ka)
+    scaled, check = tr.scale_to_torque_limits(m, kinematic, rate=200.0)
+    assert check.feasible and scaled.duration > kinematic.duration
+    assert json.loads(out)["duration"] == pytest.approx(scaled.duration, rel=1e-9)
+
+
+def test_kinematic_run_prints_duration_and_writes_csv_and_png(capsys, tmp_path):
+    code, out, err = run(capsys, "trajectory", "--no-torque-scaling", "--out", str(tmp_path))
     assert code == 0, err
     m = rd.load_robot("puma560")
     kv, ka = tr.model_limits(m)
