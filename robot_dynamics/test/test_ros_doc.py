@@ -22,7 +22,7 @@ from robot_dynamics.ros.messages import message_class, service_class
 from robot_dynamics.ros.motion import TrajectoryStreamer
 from robot_dynamics.ros.params import defaults
 
-DOC = Path(__file__).resolve().parents[1] / "doc_ros2.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 CALL = re.compile(
     r"ros2 service call (?P<service>/\w+/\w+) robot_dynamics_interfaces/srv/(?P<type>\w+) \\\n\s*"
     r'"(?P<request>.*?)"\n(?P<answer>(?:# [^\n]*\n)+)',
@@ -48,8 +48,13 @@ def _fill(msg, data):
     return msg
 
 
+def _ros_section() -> str:
+    """The README's "ROS 2" section."""
+    return README.read_text().split("\n## ROS 2\n", 1)[1].split("\n## ", 1)[0]
+
+
 def _calls():
-    return [m.groupdict() for m in CALL.finditer(DOC.read_text())]
+    return [m.groupdict() for m in CALL.finditer(_ros_section())]
 
 
 def test_the_doc_has_an_example_per_service():
