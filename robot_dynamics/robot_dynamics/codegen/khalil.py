@@ -1,11 +1,12 @@
 """Operation counts beside Khalil's (Table 7.5: 92n - 127 / 81n - 117; Table 7.6: RX-90).
 
 Khalil's counts are for the inverse dynamic model without friction ("with a Coulomb and
-viscous friction model, we add n multiplications, 2n additions and n sign functions"), with
-a general end-effector wrench allowed, rotor inertias included in the base parameters.
-Ours are counted on the same models: friction off, rotor inertia on, no end-effector wrench
-(the generated model has none; Khalil's count includes it, which favours ours by at most
-the 6 x ... operations of one wrench term, said in the report).
+viscous friction model, we add n multiplications, 2n additions and n sign functions") and
+with an end-effector wrench given in the terminal frame. Ours are counted on the same models
+with friction off; the text does not say whether rotor inertias (Ia qdd) are counted, so
+the general 6R is given with and without them. The generated model has no end-effector
+wrench (requests with one go to the core's rnea), which spares it the 6 additions of
+``f_n + f_en, m_n + m_en`` and no multiplication.
 
 * general 6R: Khalil's "general robot", modified DH with r1 = d1 = alpha1 = 0 and rn = 0,
   every other geometric parameter and every inertial parameter an arbitrary real value;
