@@ -93,7 +93,10 @@ def benchmark(
         "core rnea (numpy)": lambda a, b, c: rnea(m, a, b, c),
     }
     if gm.single is not None:
+        from .fast import inverse_dynamics_function
+
         single_paths["generated, compiled (numba)"] = gm.single
+        single_paths["wrapper: inverse_dynamics_function, checked"] = inverse_dynamics_function(m)
     batch_paths: dict[str, Callable[[], Any]] = {
         "core rnea (numpy)": lambda: rnea(m, q, qd, qdd),
         "generated, numpy": lambda: gm.numpy_batch(q, qd, qdd),
@@ -145,6 +148,10 @@ def benchmark(
             agree(np.array([gm.single(q[i], qd[i], qdd[i]) for i in range(small)]), small), 0.0
         )
         agreements["compiled batch"] = agree(gm.batch(q, qd, qdd))
+        wrapper = single_paths["wrapper: inverse_dynamics_function, checked"]
+        agreements["wrapper: inverse_dynamics_function, checked"] = agree(
+            np.array([wrapper(q[i], qd[i], qdd[i]) for i in range(small)]), small
+        )
     # timing, interleaved rounds
     say(f"timing ({rounds} interleaved rounds)")
     best: dict[tuple[str, str], float] = {}
@@ -154,7 +161,7 @@ def benchmark(
 
     for _ in range(rounds):
         for name, f in single_paths.items():
-            k = single_calls if "compiled" in name else max(single_calls // 100, 20)
+            k = max(single_calls // 100, 20) if name.startswith("core") else single_calls
             keep((name, "single"), _best(_loop_single(f, q0, qd0, qdd0, k), 1) / k)
         if peer_single is not None:
             f, args = peer_single
@@ -180,8 +187,11 @@ def benchmark(
         (t for (n, k), t in best.items() if k == "batch" and n.startswith("generated, compiled")), default=None
     )
     ours_batch_api = best.get((f"generated, compiled, {threads} threads, (N, nq) arrays", "batch"))
+    ours_wrapper = best.get(("wrapper: inverse_dynamics_function, checked", "single"))
     if pin_single and ours_single:
         ratios["single: ours / Pinocchio (goal <= 1.5)"] = ours_single / pin_single
+    if pin_single and ours_wrapper:
+        ratios["single, checked wrapper: ours / Pinocchio (goal <= 1.5)"] = ours_wrapper / pin_single
     if pin_batch and ours_batch:
         ratios["batch: Pinocchio / ours, (nq, N) arrays (goal >= 4)"] = pin_batch / ours_batch
     if pin_batch and ours_batch_api:

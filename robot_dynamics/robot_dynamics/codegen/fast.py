@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -46,8 +46,8 @@ NO_CODEGEN_ENV = "ROBOT_DYNAMICS_NO_CODEGEN"
 _REGISTRY: dict[tuple[int, bool | None], tuple[RobotModel, InverseDynamics]] = {}
 
 
-class InverseDynamics:
-    """Callable ``tau = f(q, qd, qdd)`` over (..., nq) arrays; see the module docstring.
+class InverseDynamics(Protocol):
+    """What :func:`inverse_dynamics_function` returns: ``tau = f(q, qd, qdd)`` over (..., nq).
 
     Attributes:
         model: the robot.
@@ -55,44 +55,50 @@ class InverseDynamics:
         generated: the :class:`GeneratedModel`, or None on the core path.
     """
 
-    def __init__(self, model: RobotModel, generated: GeneratedModel | None):
-        self.model = model
-        self.generated = generated
-        if generated is None:
-            self.path = "core"
-        else:
-            self.path = "compiled" if generated.compiled else "numpy"
-        nq = model.nq
-        if generated is not None and generated.single is not None:
-            single, batch = generated.single, generated.batch
+    model: RobotModel
+    path: str
+    generated: GeneratedModel | None
 
-            def call(q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
-                if (
-                    type(q) is np.ndarray and type(qd) is np.ndarray and type(qdd) is np.ndarray
-                    and q.shape == qd.shape == qdd.shape == (nq,)
-                    and q.dtype == qd.dtype == qdd.dtype == np.float64
-                ):
-                    return single(q, qd, qdd)
-                return _batched(batch, nq, q, qd, qdd)
+    def __call__(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array: ...
 
-        elif generated is not None:
-            numpy_batch = generated.numpy_batch
 
-            def call(q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
-                return _batched(numpy_batch, nq, q, qd, qdd)
+def _make(model: RobotModel, generated: GeneratedModel | None) -> InverseDynamics:
+    """The callable for one model: a plain closure (one Python frame per call)."""
+    nq = model.nq
+    if generated is not None and generated.single is not None:
+        into, batch = generated.into, generated.batch
+        generated.warm_up()  # compile (or load) ``into`` and the batch now, not in a control loop
+        shape = (nq,)
+        empty = np.empty
 
-        else:
+        def call(q: Any, qd: Any, qdd: Any) -> Array:
+            try:
+                if q.shape == shape and qd.shape == shape and qdd.shape == shape:
+                    # numba boxes a returned array slowly; filling one made here is cheaper.
+                    # (Integer arrays get their own compiled specialisation on first use.)
+                    out = empty(nq)
+                    into(q, qd, qdd, out)
+                    return out
+            except AttributeError:
+                pass
+            return _batched(batch, nq, q, qd, qdd)
 
-            def call(q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
-                return rnea(model, q, qd, qdd)
+    elif generated is not None:
+        numpy_batch = generated.numpy_batch
 
-        self._call = call
+        def call(q: Any, qd: Any, qdd: Any) -> Array:
+            return _batched(numpy_batch, nq, q, qd, qdd)
 
-    def __call__(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:  # noqa: D102
-        return self._call(q, qd, qdd)
+    else:
 
-    def __repr__(self) -> str:
-        return f"InverseDynamics({self.model.name!r}, path={self.path!r})"
+        def call(q: Any, qd: Any, qdd: Any) -> Array:
+            return rnea(model, q, qd, qdd)
+
+    fn: Any = call
+    fn.model = model
+    fn.generated = generated
+    fn.path = "core" if generated is None else ("compiled" if generated.compiled else "numpy")
+    return fn  # type: ignore[no-any-return]
 
 
 def _batched(fn: Callable[..., Array], nq: int, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
@@ -130,7 +136,7 @@ def inverse_dynamics_function(
             raise
         except Exception:  # noqa: BLE001 - no compiler, read-only cache...: fall back to the core
             generated = None
-    fn = InverseDynamics(model, generated)
+    fn = _make(model, generated)
     if not no_codegen:
         _REGISTRY[(id(model), compiled)] = (model, fn)
     return fn
