@@ -67,7 +67,6 @@ def _make(model: RobotModel, generated: GeneratedModel | None) -> InverseDynamic
     nq = model.nq
     if generated is not None and generated.single is not None:
         into, batch = generated.into, generated.batch
-        generated.warm_up()  # compile (or load) ``into`` and the batch now, not in a control loop
         shape = (nq,)
         empty = np.empty
 

@@ -121,10 +121,10 @@ class GeneratedModel:
         load_seconds: time to load (import and, for numba, read the compiled code).
         from_cache: loaded from the cache.
         numpy_batch: ``f(q, qd, qdd)``, arrays (N, nq) -> (N, nq).
-        single: compiled ``f(q, qd, qdd)``, (nq,) arrays -> (nq,), or None without numba
-            (compiled by :func:`generate`).
+        single: compiled ``f(q, qd, qdd)``, (nq,) arrays -> (nq,), or None without numba;
+            compiled on its first call, then cached on disk.
         into: compiled ``f(q, qd, qdd, out)`` writing (nq,) into ``out`` (no allocation), or
-            None; compiled on its first call, then cached on disk.
+            None (compiled by :func:`generate`).
         batch_soa: compiled ``f(qT, qdT, qddT, outT)`` on (nq, N) arrays, threads, or None;
             compiled on its first call, then cached on disk.
     """
@@ -150,10 +150,10 @@ class GeneratedModel:
         return self.single is not None
 
     def warm_up(self) -> None:
-        """Compile (or load) the lazily compiled paths now: ``into`` and the batch."""
-        if self.batch_soa is not None and self.into is not None:
+        """Compile (or load) the lazily compiled paths now: ``single`` and the batch."""
+        if self.batch_soa is not None and self.single is not None:
             z = np.zeros(self.model.nq)
-            self.into(z, z, z, np.empty(self.model.nq))
+            self.single(z, z, z)
             self.batch(np.zeros((2, self.model.nq)), np.zeros((2, self.model.nq)), np.zeros((2, self.model.nq)))
 
     def batch(self, q: Array, qd: Array, qdd: Array) -> Array:
@@ -318,10 +318,10 @@ def _load(
         meta=meta,
     )
     if want_numba and hasattr(module, "rnea_single"):
-        # The single-call path is compiled (or read from numba's cache) now, not in a control
-        # loop; ``into`` and the threaded batch compile on their first call (then cached).
+        # The single-call path ``into`` is compiled (or read from numba's cache) now, not in a
+        # control loop; ``single`` and the threaded batch compile on first call (then cached).
         _say(progress, "[4/4] compiling the single-call path (numba; cached beside the module)" if not from_cache else "loading compiled code")
         z = np.zeros(model.nq)
-        module.rnea_single(z, z, z)
+        module.rnea_into(z, z, z, np.empty(model.nq))
         gm.single, gm.into, gm.batch_soa = module.rnea_single, module.rnea_into, module.rnea_batch_soa
     return gm
