@@ -18,16 +18,18 @@ from .errors import InputError, SingularityError
 from .model.robot_model import RobotModel
 from .spatial import (
     cross,
-    crm,
     homogeneous,
     log_so3,
-    transform_motion,
 )
 
 __all__ = [
     "body_coordinates",
     "joint_transforms",
     "spatial_motion",
+    "transform_coefficients",
+    "joint_plucker",
+    "apply_basis",
+    "forward_recursion",
     "body_poses",
     "frame_poses",
     "frame_pose",
@@ -73,6 +75,92 @@ def joint_transforms(model: RobotModel, qb: Array) -> tuple[Array, Array]:
     return E, r
 
 
+def transform_coefficients(model: RobotModel, qb: Array) -> tuple[Array, Array]:
+    """Per-sample numbers of the joint transforms X_i = P0 + alpha Q + beta P1.
+
+    Revolute: alpha = cos q - 1, beta = -sin q; prismatic: alpha = q, beta = 0 (the constant
+    matrices are ``model.X_parts``).
+
+    Args:
+        qb: body joint coordinates, (N, nb).
+
+    Returns:
+        alpha, beta: (N, nb) each.
+    """
+    pr = model.is_prismatic
+    alpha = np.where(pr, qb, np.cos(qb) - 1.0)
+    beta = np.where(pr, 0.0, -np.sin(qb))
+    return alpha, beta
+
+
+def joint_plucker(model: RobotModel, qb: Array) -> Array:
+    """6x6 motion transforms parent -> body of every body, (N, nb, 6, 6)."""
+    alpha, beta = transform_coefficients(model, qb)
+    P0, Q, P1 = model.X_parts[:, 0], model.X_parts[:, 1], model.X_parts[:, 2]
+    return P0 + alpha[..., None, None] * Q + beta[..., None, None] * P1
+
+
+def apply_basis(rows: Array, m: Array, alpha: Array, beta: Array) -> Array:
+    """Apply X (``rows = model.X_rows[i]``) or X^T (``model.XT_rows[i]``) to batch-last vectors.
+
+    One small GEMM then two scaled additions on contiguous rows:
+    ``Y = rows @ m``, ``Y[:6] + alpha Y[6:12] + beta Y[12:]``.
+
+    Args:
+        rows: (18, 6). m: (..., 6, N). alpha, beta: (N,).
+    """
+    Y = rows @ m
+    return Y[..., :6, :] + alpha * Y[..., 6:12, :] + beta * Y[..., 12:, :]
+
+
+def forward_recursion(
+    model: RobotModel,
+    qdb: Array,
+    qddb: Array | None,
+    base_acceleration: Array | None,
+    alpha: Array,
+    beta: Array,
+) -> tuple[Array, Array | None]:
+    """Body velocities and accelerations in the batch-last layout of the recursions.
+
+    ``v_i = X_i v_p + S_i qd_i``; ``a_i = X_i a_p + S_i qdd_i + v_i x S_i qd_i`` (Khalil
+    [7.43]-[7.45]), in body coordinates, Featherstone order [angular; linear]; gravity enters as
+    the base acceleration ``a_0 = [0; -g]`` (Featherstone's trick, Khalil's dV_0 = -g).
+
+    Args:
+        qdb: body joint velocities, (N, nb); qddb: accelerations (N, nb) or None.
+        base_acceleration: (6,) or None for 0.
+        alpha, beta: from :func:`transform_coefficients`, transposed to (nb, N).
+
+    Returns:
+        v, a: (nb, 6, N) each (a is None without qddb).
+    """
+    N, nb = qdb.shape
+    S = model.S
+    qdT = np.ascontiguousarray(qdb.T)
+    qddT = None if qddb is None else np.ascontiguousarray(qddb.T)
+    v = np.empty((nb, 6, N))
+    a = np.empty((nb, 6, N)) if qddT is not None else None
+    for i in range(nb):
+        p = model.parent[i]
+        vJ = S[i][:, None] * qdT[i]
+        if a is None:
+            v[i] = vJ if p < 0 else apply_basis(model.X_rows[i], v[p], alpha[i], beta[i]) + vJ
+            continue
+        aJ = S[i][:, None] * qddT[i]  # type: ignore[index]
+        if p >= 0:
+            # the parent's v and a through the same transform, in one GEMM
+            va = apply_basis(model.X_rows[i], np.stack((v[p], a[p])), alpha[i], beta[i])
+            v[i] = va[0] + vJ
+            a[i] = va[1] + aJ + (model.S_cross[i] @ v[i]) * qdT[i]  # + v_i x S_i qd_i
+        else:
+            v[i] = vJ
+            a[i] = aJ  # v_i = vJ here, and vJ x vJ = 0
+            if base_acceleration is not None:
+                a[i] += apply_basis(model.X_rows[i], base_acceleration[:, None], alpha[i], beta[i])
+    return v, a
+
+
 def spatial_motion(
     model: RobotModel,
     qb: Array,
@@ -80,45 +168,22 @@ def spatial_motion(
     qddb: Array | None,
     base_acceleration: Array | None,
 ) -> tuple[Array, Array, Array, Array | None]:
-    """Forward recursion of body velocities and accelerations (Khalil [7.43]-[7.45]).
-
-    ``v_i = X_i v_p + S_i qd_i``; ``a_i = X_i a_p + S_i qdd_i + v_i x S_i qd_i``, in body
-    coordinates, Featherstone order [angular; linear]. Gravity enters as the base acceleration
-    ``a_0 = [0; -g]`` (Featherstone's trick, Khalil's dV_0 = -g).
+    """Forward recursion of body velocities and accelerations (:func:`forward_recursion`),
+    with the joint transforms, in the (N, nb, ...) layout.
 
     Args:
         qb, qdb: body coordinates and velocities, (N, nb).
         qddb: body accelerations, (N, nb), or None to skip accelerations.
-        base_acceleration: spatial acceleration of the base, (N, 6) or (6,), or None for 0.
+        base_acceleration: spatial acceleration of the base, (6,), or None for 0.
 
     Returns:
         (E, r, v, a): transforms (N, nb, 3, 3), (N, nb, 3); velocities (N, nb, 6);
-        accelerations (N, nb, 6) or None.
+        accelerations (N, nb, 6) or None (views of batch-last arrays).
     """
-    N, nb = qb.shape
     E, r = joint_transforms(model, qb)
-    S = model.S
-    v = np.empty((N, nb, 6))
-    a = np.empty((N, nb, 6)) if qddb is not None else None
-    a0 = None if base_acceleration is None else np.broadcast_to(base_acceleration, (N, 6))
-    for i in range(nb):
-        p = model.parent[i]
-        vJ = S[i] * qdb[:, i : i + 1]
-        if a is None:
-            v[:, i] = vJ if p < 0 else transform_motion(E[:, i], r[:, i], v[:, p]) + vJ
-            continue
-        aJ = S[i] * qddb[:, i : i + 1]  # type: ignore[index]
-        if p >= 0:
-            # v and a of the parent through the same transform in one call
-            va = transform_motion(E[:, i, None], r[:, i, None], np.stack([v[:, p], a[:, p]], 1))
-            v[:, i] = va[:, 0] + vJ
-            a[:, i] = va[:, 1] + aJ + crm(v[:, i], vJ)
-        else:
-            v[:, i] = vJ
-            a[:, i] = aJ  # v_i = vJ here, and vJ x vJ = 0
-            if a0 is not None:
-                a[:, i] += transform_motion(E[:, i], r[:, i], a0)
-    return E, r, v, a
+    alpha, beta = transform_coefficients(model, qb)
+    v, a = forward_recursion(model, qdb, qddb, base_acceleration, np.ascontiguousarray(alpha.T), np.ascontiguousarray(beta.T))
+    return E, r, v.transpose(2, 0, 1), (a.transpose(2, 0, 1) if a is not None else None)
 
 
 def _poses_from_transforms(model: RobotModel, E: Array, r: Array) -> Array:

@@ -8,9 +8,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import SingularityError
-from ..kinematics import body_coordinates, spatial_motion
+from ..kinematics import body_coordinates, forward_recursion, joint_plucker, joint_transforms, transform_coefficients
 from ..model.robot_model import RobotModel
-from ..spatial import crf, crm, plucker, transform_motion
+from ..spatial import crf, crm
 from ._common import base_acceleration, external_body_forces, joint_friction, joint_inputs
 
 __all__ = ["aba"]
@@ -59,14 +59,17 @@ def aba(
 
     N, nb = qf.shape[0], model.nb
     S = model.S
-    E, r, v, _ = spatial_motion(model, body_coordinates(model, qf), qdf, None, None)
-    X = plucker(E, r)
+    qb = body_coordinates(model, qf)
+    X = joint_plucker(model, qb)
+    alpha, beta = (np.ascontiguousarray(k.T) for k in transform_coefficients(model, qb))
+    v = forward_recursion(model, qdf, None, None, alpha, beta)[0].transpose(2, 0, 1)  # (N, nb, 6)
     c = crm(v, S * qdf[..., None])  # velocity-product acceleration c_i = v_i x S_i qd_i
     IA = np.broadcast_to(model.inertia6, (N, nb, 6, 6)).copy()
     pA = crf(v, (model.inertia6 @ v[..., None])[..., 0])
-    fx = external_body_forces(model, f_ext, batch, E, r)
-    if fx is not None:
-        pA += fx
+    if f_ext:
+        fx = external_body_forces(model, f_ext, batch, *joint_transforms(model, qb))
+        if fx is not None:
+            pA += fx
     U = np.empty((N, nb, 6))
     D = np.empty((N, nb))
     u = np.empty((N, nb))
@@ -95,7 +98,7 @@ def aba(
     for i in range(nb):
         p = model.parent[i]
         ap = np.broadcast_to(a0, (N, 6)) if p < 0 else a[:, p]
-        ai = transform_motion(E[:, i], r[:, i], ap) + c[:, i]
+        ai = np.einsum("nij,nj->ni", X[:, i], ap) + c[:, i]
         qdd[:, i] = (u[:, i] - np.einsum("nk,nk->n", U[:, i], ai)) / D[:, i]
         a[:, i] = ai + S[i] * qdd[:, i, None]
     return qdd.reshape(batch + (model.nq,))

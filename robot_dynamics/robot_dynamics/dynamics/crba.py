@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..kinematics import body_coordinates, joint_transforms
+from ..kinematics import body_coordinates, joint_plucker
 from ..model.robot_model import RobotModel
-from ..spatial import plucker
 from ._common import joint_inputs
 
 __all__ = ["crba", "composite_inertias"]
@@ -59,8 +58,7 @@ def crba(model: RobotModel, q: ArrayLike) -> Array:
     """
     (qf,), batch = joint_inputs(model, q=q)
     N, nb = qf.shape[0], model.nb
-    E, r = joint_transforms(model, body_coordinates(model, qf))
-    X = plucker(E, r)
+    X = joint_plucker(model, body_coordinates(model, qf))
     Ic = composite_inertias(model, X)
     S = model.S
     H = np.zeros((N, nb, nb))

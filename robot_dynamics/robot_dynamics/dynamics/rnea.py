@@ -7,9 +7,9 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..kinematics import body_coordinates, spatial_motion
+from ..kinematics import apply_basis, body_coordinates, forward_recursion, joint_transforms, transform_coefficients
 from ..model.robot_model import RobotModel
-from ..spatial import crf, inertia_times_motion, transform_force_to_parent
+from ..spatial import crf
 from ._common import (
     base_acceleration,
     body_velocities_of,
@@ -52,26 +52,32 @@ def rnea(
     (qf, qdf, qddf), batch = joint_inputs(model, q=q, qd=qd, qdd=qdd)
     a0 = base_acceleration(model, gravity)
     qdb, qddb = body_velocities_of(model, qdf), body_velocities_of(model, qddf)
-    # Forward recursion: body velocities and accelerations (Khalil [7.43]-[7.45]).
-    E, r, v, a = spatial_motion(model, body_coordinates(model, qf), qdb, qddb, a0)
+    qb = body_coordinates(model, qf)
+    alpha, beta = (np.ascontiguousarray(c.T) for c in transform_coefficients(model, qb))
+    # Forward recursion: body velocities and accelerations (Khalil [7.43]-[7.45]), batch-last.
+    v, a = forward_recursion(model, qdb, qddb, a0, alpha, beta)
     assert a is not None
     # Newton-Euler equations of every body at once: f = I a + v x* I v (Khalil [7.46]-[7.47]).
-    m, h, I_o = model.mass[:, None], model.h, model.I_origin
-    f = inertia_times_motion(m[..., 0], h, I_o, a) + crf(v, inertia_times_motion(m[..., 0], h, I_o, v))
-    fx = external_body_forces(model, f_ext, batch, E, r)
-    if fx is not None:
-        f += fx  # the environment pushes back with -f_en
+    I6 = model.inertia6
+    f = I6 @ a + crf(v, I6 @ v, axis=-2)  # (nb, 6, N)
+    if f_ext:
+        E, r = joint_transforms(model, qb)
+        fx = external_body_forces(model, f_ext, batch, E, r)
+        if fx is not None:
+            f += fx.transpose(1, 2, 0)  # the environment pushes back with -f_en
     geared = model.drivetrain is not None and model.drivetrain.coupled
     if geared:
         # Secondary links' spin about their carriers (Chen & Wang eqs. 14-21): couples on the
         # carriers, propagated by the same backward pass, plus their own coordinates' torques.
-        tau_s = secondary_link_forces(model, v, a, qdf, qddf, f)
+        tau_s = secondary_link_forces(
+            model, v.transpose(2, 0, 1), a.transpose(2, 0, 1), qdf, qddf, f.transpose(2, 0, 1)
+        )
     # Backward recursion: f_parent += X^T f (Khalil [7.48]-[7.49]).
     for i in range(model.nb - 1, -1, -1):
         p = model.parent[i]
         if p >= 0:
-            f[:, p] += transform_force_to_parent(E[:, i], r[:, i], f[:, i])
-    tau = to_joint_space(model, np.einsum("nbk,bk->nb", f, model.S))
+            f[p] += apply_basis(model.XT_rows[i], f[i], alpha[i], beta[i])
+    tau = to_joint_space(model, np.einsum("bkn,bk->nb", f, model.S))
     if geared:
         tau += tau_s
     # Rotor inertia (Khalil [7.29]) and friction (Khalil [7.28]).

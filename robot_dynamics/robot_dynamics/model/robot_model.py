@@ -166,6 +166,11 @@ class RobotModel:
     axis_skew_E_tree: Array = field(init=False, repr=False)
     axis_outer_E_tree: Array = field(init=False, repr=False)
     has_mimic: bool = field(init=False, repr=False)
+    # X_i(q) = P0 + alpha Q + beta P1 (see kinematics.transform_coefficients), stacked for GEMMs:
+    X_parts: Array = field(init=False, repr=False)  # [P0, Q, P1] per body, (nb, 3, 6, 6)
+    X_rows: Array = field(init=False, repr=False)  # [P0; Q; P1] stacked: X_rows @ m, (nb, 18, 6)
+    XT_rows: Array = field(init=False, repr=False)  # [P0^T; Q^T; P1^T]: X^T f, (nb, 18, 6)
+    S_cross: Array = field(init=False, repr=False)  # -crm(S): S_cross @ v = v x S, (nb, 6, 6)
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -197,6 +202,42 @@ class RobotModel:
         object.__setattr__(self, "axis_skew_E_tree", _readonly(K @ self.E_tree))
         object.__setattr__(self, "axis_outer_E_tree", _readonly(self.axis[:, :, None] * self.axis[:, None, :] @ self.E_tree))
         object.__setattr__(self, "has_mimic", not identity)
+        self._joint_transform_basis(K, S, is_prismatic)
+
+    def _joint_transform_basis(self, K: Array, S: Array, is_prismatic: NDArray[np.bool_]) -> None:
+        """Constant matrices that make each joint's Plücker transform affine in two numbers.
+
+        With B(E) = blockdiag(E, E) and T(r) = [[1, 0], [-r x, 1]], X = B(E) T(r). A revolute
+        joint has E = c E0 - s K E0 + (1 - c) a a^T E0 (Rodrigues) and a fixed r, so
+        X = P0 + (c - 1) Q + (-s) P1 with P0 = B(E0) T, Q = P0 - B(a a^T E0) T, P1 = B(K E0) T.
+        A prismatic joint has a fixed E and r = r0 + d q (d: the axis in parent coordinates), so
+        X = P0 + q Q with Q = B(E0) [[0, 0], [-d x, 0]], P1 = 0.
+        """
+        from ..spatial import crm_matrix
+
+        def B(E: Array) -> Array:
+            out = np.zeros(E.shape[:-2] + (6, 6))
+            out[..., :3, :3] = E
+            out[..., 3:, 3:] = E
+            return out
+
+        T = np.broadcast_to(np.eye(6), (self.nb, 6, 6)).copy()
+        T[:, 3:, :3] = -skew(self.r_tree)
+        P0 = B(self.E_tree) @ T
+        P1 = B(K @ self.E_tree) @ T
+        Q = P0 - B(self.axis_outer_E_tree) @ T
+        if np.any(is_prismatic):
+            d = (np.swapaxes(self.E_tree, -1, -2) @ self.axis[..., None])[..., 0]
+            D = np.zeros((self.nb, 6, 6))
+            D[:, 3:, :3] = -skew(d)
+            Q[is_prismatic] = (B(self.E_tree) @ D)[is_prismatic]
+            P1[is_prismatic] = 0.0
+        parts = np.stack([P0, Q, P1], axis=1)  # (nb, 3, 6, 6)
+        object.__setattr__(self, "X_parts", _readonly(parts))
+        object.__setattr__(self, "X_rows", _readonly(np.concatenate([P0, Q, P1], axis=1)))
+        object.__setattr__(self, "XT_rows", _readonly(np.concatenate([np.swapaxes(M, -1, -2) for M in (P0, Q, P1)], axis=1)))
+        # a_i gains v_i x S_i qd_i = -(S_i x v_i) qd_i = -crm(S_i) v_i qd_i
+        object.__setattr__(self, "S_cross", _readonly(-crm_matrix(S)))
 
     # -- sizes ---------------------------------------------------------------------------
     @property
