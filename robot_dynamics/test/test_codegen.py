@@ -230,3 +230,21 @@ def test_coupled_gear_train_falls_back_to_core():
     np.testing.assert_allclose(fn(q, qd, qdd), rd.rnea(model, q, qd, qdd))
     with pytest.raises(ModelError, match="coupled gear train"):
         regressor(model, q, qd, qdd)
+
+
+def test_without_numba_uses_generated_numpy(monkeypatch):
+    """When numba is not installed (optional extra 'fast'), the default is the numpy path."""
+    import robot_dynamics.codegen.fast as fast
+    import robot_dynamics.codegen.generated as generated
+
+    monkeypatch.setattr(generated, "numba_available", lambda: False)
+    model = rd.load_robot("puma560").replace(name="puma560_no_numba")
+    fn = fast.inverse_dynamics_function(model)
+    assert fn.path == "numpy" and fn.generated is not None and not fn.generated.compiled
+    rng = np.random.default_rng(9)
+    q, qd, qdd = rng.normal(size=(3, model.nq))
+    np.testing.assert_allclose(fn(q, qd, qdd), rd.rnea(model, q, qd, qdd), rtol=1e-10, atol=1e-10)
+    from robot_dynamics.errors import InputError
+
+    with pytest.raises(InputError, match="numba"):
+        generate(model, compiled=True)
