@@ -43,6 +43,7 @@ __all__ = ["InverseDynamics", "inverse_dynamics_function", "fastest_rnea", "NO_C
 
 Array = NDArray[np.float64]
 NO_CODEGEN_ENV = "ROBOT_DYNAMICS_NO_CODEGEN"
+_REGISTRY_SIZE = 32
 _REGISTRY: dict[tuple[int, bool | None], tuple[RobotModel, InverseDynamics]] = {}
 
 
@@ -137,6 +138,8 @@ def inverse_dynamics_function(
             generated = None
     fn = _make(model, generated)
     if not no_codegen:
+        if len(_REGISTRY) >= _REGISTRY_SIZE:
+            _REGISTRY.pop(next(iter(_REGISTRY)))  # forget the oldest (models hold arrays)
         _REGISTRY[(id(model), compiled)] = (model, fn)
     return fn
 
