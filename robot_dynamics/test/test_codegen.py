@@ -171,6 +171,15 @@ def test_compiled_paths_and_cache(cache):
     assert fn.path == "compiled"
     np.testing.assert_allclose(fn(q, qd, qdd), ref, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(fn(q[0], qd[0], qdd[0]), ref[0], rtol=1e-10, atol=1e-10)
+    # gravity compensation and a column of A(q) (Khalil [7.64]) as the module docstring says
+    np.testing.assert_allclose(fn(q[0], 0.0, 0.0), rd.gravity_torques(model, q[0]), rtol=1e-10, atol=1e-10)
+    e1 = np.eye(model.nq)[1]
+    col = fn(q[0], 0.0, e1) - fn(q[0], 0.0, 0.0)
+    np.testing.assert_allclose(col, rd.crba(model, q[0])[:, 1], rtol=1e-10, atol=1e-10)
+    from robot_dynamics.errors import InputError
+
+    with pytest.raises(InputError):
+        fn(np.zeros(model.nq + 1), 0.0, 0.0)
 
 
 def _cli(argv, capsys):

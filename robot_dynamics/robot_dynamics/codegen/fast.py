@@ -104,9 +104,12 @@ def _make(model: RobotModel, generated: GeneratedModel | None) -> InverseDynamic
 def _batched(fn: Callable[..., Array], nq: int, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
     arrays = [np.asarray(x, dtype=float) for x in (q, qd, qdd)]
     for name, a in zip(("q", "qd", "qdd"), arrays):
-        if a.ndim == 0 or a.shape[-1] != nq:
-            raise InputError(f"{name}: expected shape (..., {nq}), got {a.shape}")
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        if (a.ndim == 0 and name == "q") or (a.ndim > 0 and a.shape[-1] != nq):
+            raise InputError(f"{name}: expected shape (..., {nq}) (qd, qdd may be scalars), got {a.shape}")
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        raise InputError(f"q, qd, qdd: batch shapes {[a.shape for a in arrays]} do not broadcast") from None
     flat = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1, nq) for a in arrays]
     return np.asarray(fn(*flat)).reshape(shape)
 
