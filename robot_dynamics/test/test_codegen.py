@@ -108,6 +108,13 @@ def test_cache_key_changes_with_model():
     assert model_key(model) == model_key(rd.load_robot("puma560"))
     assert model_key(model) != model_key(heavier)
     assert model_key(model) != model_key(model.replace(gravity=np.array([0.0, 0.0, -9.8])))
+    # a changed model gets its own module, which computes the changed model's torques
+    a = generate(model, compiled=False)
+    b = generate(heavier, compiled=False)
+    assert a.path != b.path and not b.from_cache
+    q = np.random.default_rng(6).normal(size=(3, model.nq))
+    np.testing.assert_allclose(b.numpy_batch(q, q, q), rd.rnea(heavier, q, q, q), rtol=1e-10, atol=1e-10)
+    assert generate(heavier, compiled=False).from_cache
 
 
 def test_tape_folds_constants_and_shares_subexpressions():
