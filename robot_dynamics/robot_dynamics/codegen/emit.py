@@ -16,7 +16,7 @@ from .tape import Node, Ref, Tape, Value
 __all__ = ["emit_module", "GENERATOR_VERSION"]
 
 #: Bump when the generated code changes: it is part of the cache key.
-GENERATOR_VERSION = "6"
+GENERATOR_VERSION = "7"
 
 _SINCOS = '''
 _PIO2_1 = 1.57079632673412561417e+00   # first 33 bits of pi/2 (fdlibm)

@@ -194,8 +194,8 @@ def build_program(
         pi: standard-size parameter vector (10 nb + 3 nq,), usually the base parameters
             embedded by :meth:`BaseParameters.embedded`: its zeros cost nothing.
         friction: include the viscous and Coulomb terms.
-        gyroscopic: per body, write ``w x (J w)`` on the products of ``U_j`` (True) or as a
-            matrix product and a cross product (False); default: True for every body.
+        gyroscopic: per body, write ``J dw + w x (J w)`` on the entries of ``U_j`` (True) or
+            as matrix products and a cross product (False); default: True for every body.
 
     Returns:
         :class:`NewtonEulerProgram` with outputs tau_0..tau_{nq-1}.
@@ -278,12 +278,12 @@ def build_program(
         Uj = U[j]
         assert Uj is not None
         F = [t.add(t.mul(dV[j][i], M), t.dot(Uj[i], MS)) for i in range(3)]
-        Jdw = _const_matvec(t, np.array(J), dw[j])
         if gyroscopic is None or gyroscopic[j]:
-            gyro = _gyroscopic(t, J, w[j])
+            rot_moment = _moment_on_U(t, J, w[j], dw[j], Uj)
         else:
-            gyro = _cross(t, w[j], _const_matvec(t, np.array(J), w[j]))
-        Mj = _vadd(t, _vadd(t, Jdw, gyro), _cross(t, MS, dV[j]))
+            Jdw = _const_matvec(t, np.array(J), dw[j])
+            rot_moment = _vadd(t, Jdw, _cross(t, w[j], _const_matvec(t, np.array(J), w[j])))
+        Mj = _vadd(t, rot_moment, _cross(t, MS, dV[j]))
         f.append(F)
         n.append(Mj)
     # Backward recursion [7.58]-[7.60]: children have larger indices.
@@ -312,19 +312,29 @@ def build_program(
     return NewtonEulerProgram(t, nq, out)
 
 
-def _gyroscopic(t: Tape, J: list[list[float]], w: Vec) -> Vec:
-    """``w x (J w)`` written on the products ``w_i w_k`` that ``U_j`` [7.57] already holds.
+def _moment_on_U(t: Tape, J: list[list[float]], w: Vec, dw: Vec, U: list[list[Value]]) -> Vec:
+    """``J dw + w x (J w)`` written on the entries of ``U_j`` [7.57], which F_j needs anyway.
 
-    Expanding the cross product groups the inertia constants (``ZZ - YY`` is one constant):
-    4 multiplications per component instead of 9 + 6 for ``J w`` then the cross product.
+    Expanding both terms, every coefficient of an inertia constant is an entry of
+    ``U = skew(dw) + skew(w)^2``, a product ``w_i w_k`` or a difference of squares, e.g.
+    ``n_x = XX dw_x - XY U_20 + XZ U_10 + (ZZ - YY) w_y w_z + YZ (w_y^2 - w_z^2)``: 5
+    multiplications per component instead of 3 + 6 for ``J dw`` then ``w x (J w)``
+    (checked against the plain form by the agreement tests).
     """
     (XX, XY, XZ), (_, YY, YZ), (_, _, ZZ) = J
     p01, p02, p12 = t.mul(w[0], w[1]), t.mul(w[0], w[2]), t.mul(w[1], w[2])
     s0, s1, s2 = (t.mul(x, x) for x in w)
+
+    def lin(*terms: tuple[Value, float]) -> Value:
+        acc: Value = 0.0
+        for v, c in terms:
+            acc = t.add(acc, t.mul(v, _snap(c)))
+        return acc
+
     return [
-        t.add(t.add(t.mul(p01, XZ), t.mul(p02, -XY)), t.add(t.mul(p12, _snap(ZZ - YY)), t.mul(t.sub(s1, s2), YZ))),
-        t.add(t.add(t.mul(p02, _snap(XX - ZZ)), t.mul(p12, XY)), t.add(t.mul(p01, -YZ), t.mul(t.sub(s2, s0), XZ))),
-        t.add(t.add(t.mul(p01, _snap(YY - XX)), t.mul(p02, YZ)), t.add(t.mul(p12, -XZ), t.mul(t.sub(s0, s1), XY))),
+        lin((dw[0], XX), (U[2][0], -XY), (U[1][0], XZ), (p12, ZZ - YY), (t.sub(s1, s2), YZ)),
+        lin((p02, XX - ZZ), (U[2][1], XY), (t.sub(s2, s0), XZ), (dw[1], YY), (U[0][1], -YZ)),
+        lin((p01, YY - XX), (t.sub(s0, s1), XY), (U[1][2], -XZ), (U[0][2], YZ), (dw[2], ZZ)),
     ]
 
 
@@ -344,7 +354,7 @@ def _skew_entry(v: Vec, i: int, k: int) -> Value:
 
 
 def build_cheapest(model: RobotModel, pi: Array, *, friction: bool = True) -> NewtonEulerProgram:
-    """:func:`build_program` with, per body, the cheaper way to write the gyroscopic moment.
+    """:func:`build_program` with, per body, the cheaper way to write ``J dw + w x (J w)``.
 
     A greedy pass over the bodies keeps a change when it lowers the multiplications (then the
     additions) (Khalil's "good choice of the intermediate variables", 7.5.2).
