@@ -10,7 +10,8 @@ inertial parameters of 7.5.3. Forward recursion, for each body j with parent p:
 * ``U_j = skew(dw_j) + skew(w_j) skew(w_j)``              [7.57]
 * ``F_j = M_j dV_j + U_j MS_j``,  ``M_j = J_j dw_j + w_j x (J_j w_j) + MS_j x dV_j``  [7.55]-[7.56]
 
-with ``dV_0 = -g`` [7.47]; backward recursion [7.58]-[7.61] over children c:
+with ``dV_0 = -g`` [7.47]; ``J dw + w x (J w)`` is written on the entries of ``U_j`` (see
+:func:`_moment_on_U`), which saves 5 multiplications per link; backward recursion [7.58]-[7.61] over children c:
 ``f_j = F_j + sum jR_c f_c``, ``m_j = M_j + sum (jR_c m_c + P_c x jR_c f_c)``,
 ``tau_j = m_j . a_j`` (revolute) or ``f_j . a_j`` (prismatic), then rotor inertia and
 friction of [7.50] and the mimic-joint fold ``G^T``.
