@@ -172,7 +172,7 @@ def operation_counts(
     """Counts of the customised Newton-Euler model (no code written): (counts, n parameters)."""
     from ..dynamics.base_parameters import base_parameters
     from ..dynamics.regressor import standard_parameters
-    from .newton_euler import build_cheapest, build_program
+    from .newton_euler import build_cheapest
 
     pi = standard_parameters(model)
     n = pi.size
@@ -237,7 +237,7 @@ def generate(
 
     from ..dynamics.base_parameters import base_parameters
     from ..dynamics.regressor import standard_parameters
-    from .newton_euler import build_cheapest, build_program
+    from .newton_euler import build_cheapest
 
     _say(progress, "[1/4] base inertial parameters (QR of the regressor over random states)")
     pi = standard_parameters(model)

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..errors import InputError
 from ..model.robot_model import RobotModel
 from ..spatial import skew
-from .regressor import INERTIAL_NAMES, regressor, standard_parameter_names, standard_parameters
+from .regressor import INERTIAL_NAMES, regressor, standard_parameter_names
 
 __all__ = [
     "BaseParameters",
@@ -260,8 +260,6 @@ def grouping_rules(model: RobotModel) -> tuple[dict[str, object], list[str]]:
     import sympy
 
     names = standard_parameter_names(model)
-    pi = standard_parameters(model)
-    del pi  # the rules are symbolic; values are substituted by the caller
     sym = [sympy.Symbol(n) for n in names]
     # Per body: J (3x3 symmetric), h (3,), m, as sympy objects initialised to the symbols.
     Js, hs, ms = [], [], []
