@@ -79,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
                 lambda: [pin.aba(pm, pd, a, b, c) for a, b, c in zip(qs, qds, taus)],
             ),
         }
+        for fns in cases.values():  # warm up: first-touch memory, BLAS threads, caches
+            for fn in fns:
+                fn()
         for algo, (ours1, pin1, oursN, pinN) in cases.items():
             t_ours1 = best_time(ours1, repeat=5, number=200)
             t_pin1 = best_time(pin1, repeat=5, number=2000)
