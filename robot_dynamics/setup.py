@@ -57,7 +57,10 @@ setup(
             "hypothesis>=6.90",
             "pin>=3.0",
             "mcap-ros2-support>=0.5",
+            "numba>=0.59",
         ],
+        # the compiled fast path of the customised Newton-Euler model
+        "fast": ["numba>=0.59"],
     },
     zip_safe=True,
     entry_points={

@@ -21,7 +21,10 @@ from .dynamics import (
     potential_energy,
     rnea,
 )
+from .codegen import fastest_rnea, inverse_dynamics_function
 from .drivetrain import actuated_aba, actuator_torques
+from .dynamics.base_parameters import base_parameters
+from .dynamics.regressor import regressor
 from .errors import InputError, ModelError, RobotDynamicsError, SingularityError, UnknownNameError
 from .kinematics import (
     IKResult,
@@ -56,6 +59,10 @@ __all__ = [
     "UnknownNameError",
     "aba",
     "actuated_aba",
+    "base_parameters",
+    "fastest_rnea",
+    "inverse_dynamics_function",
+    "regressor",
     "actuator_torques",
     "bias_torques",
     "body_poses",

@@ -2,13 +2,14 @@
 
 * :func:`generate`: base parameters -> customised model on a tape -> numpy and numba code,
   cached on disk keyed by the model (see :mod:`.generated`).
-* :func:`inverse_dynamics_function` / :func:`fastest_rnea`: the fastest available path,
+* :func:`inverse_dynamics_function` / :func:`fastest_rnea` / :func:`tick_inverse_dynamics`
+  (one state per call): the fastest available path,
   falling back to the core's :func:`robot_dynamics.rnea`.
 * :func:`operation_counts`, :func:`khalil_comparison`: multiplications and additions beside
   Khalil's Tables 7.5 and 7.6.
 """
 
-from .fast import InverseDynamics, fastest_rnea, inverse_dynamics_function
+from .fast import InverseDynamics, fastest_rnea, inverse_dynamics_function, tick_inverse_dynamics
 from .generated import CACHE_ENV, GeneratedModel, cache_dir, generate, model_key, numba_available, operation_counts
 from .khalil import khalil_comparison
 from .tape import OpCount
@@ -26,4 +27,5 @@ __all__ = [
     "model_key",
     "numba_available",
     "operation_counts",
+    "tick_inverse_dynamics",
 ]

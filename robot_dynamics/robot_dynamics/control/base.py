@@ -23,7 +23,8 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..dynamics import gravity_torques
+from ..codegen.fast import tick_inverse_dynamics
+from ..dynamics._common import joint_friction
 from ..errors import InputError, ModelError
 from ..model.robot_model import RobotModel
 
@@ -215,6 +216,19 @@ class ControllerBase(ABC):
         self._last_valid_q: Array | None = None
         self._last_message = ""
         self._t_prev: float | None = None
+        # Inverse dynamics per tick: the compiled customised model when available (Khalil 7.5),
+        # the core's rnea otherwise; model gravity, friction and rotor inertia included.
+        self.inverse_dynamics = tick_inverse_dynamics(model)
+        self._zeros = np.zeros(model.nq)
+
+    def _rnea(self, q: Array, qd: Array, qdd: Array, *, friction: bool = True) -> Array:
+        """rnea of the controller's model for one state, by the fastest available path."""
+        tau = np.asarray(self.inverse_dynamics(q, qd, qdd), dtype=float)
+        return tau if friction else tau - joint_friction(self.model, qd[None])[0]
+
+    def _gravity(self, q: Array) -> Array:
+        """Gravity torques Q(q) of the controller's model (friction vanishes at rest)."""
+        return self._rnea(q, self._zeros, self._zeros)
 
     # -- to implement ----------------------------------------------------------------------
     @abstractmethod
@@ -304,7 +318,7 @@ class ControllerBase(ABC):
         action = "zero torque"
         if self.fault_action == "hold" and self._last_valid_q is not None:
             try:
-                tau = np.asarray(gravity_torques(self.model, self._last_valid_q), dtype=float)
+                tau = self._gravity(self._last_valid_q)
                 action = "holding the gravity torque of the last valid position"
             except Exception:  # noqa: BLE001
                 tau = np.zeros(n)

@@ -129,6 +129,6 @@ class ComputedTorque(ControllerBase):
         qs, qds = (reference.q, reference.qd) if self.predictive else (q, qd)
         if self.friction_velocity == "measured":
             # Khalil [9.22] (or [9.31] on the desired state) by Newton-Euler (9.4.2.5)
-            return rnea(self.model, qs, qds, w), Status.OK, ""
-        tau = rnea(self.model, qs, qds, w, friction=False)
+            return self._rnea(qs, qds, w), Status.OK, ""
+        tau = self._rnea(qs, qds, w, friction=False)
         return tau + joint_friction(self.model, reference.qd[None])[0], Status.OK, ""

@@ -109,10 +109,10 @@ class PDGravity(ControllerBase):
         e = reference.q - q
         ed = reference.qd - qd
         if self.gravity == "current":
-            Q = gravity_torques(self.model, q)
+            Q = self._gravity(q)
         else:
             if self._goal is None or not np.array_equal(self._goal, reference.q):
                 self._goal = reference.q.copy()
-                self._Q_goal = gravity_torques(self.model, reference.q)
+                self._Q_goal = self._gravity(reference.q)
             Q = self._Q_goal
         return self.kp * e + self.kd * ed + Q, Status.OK, ""  # Khalil [9.12]

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..dynamics import crba, gravity_torques
+from ..dynamics import crba
 from ..model.robot_model import RobotModel
 from .base import ControllerBase, Reference, Status, gain_vector
 
@@ -110,7 +110,7 @@ class JointPID(ControllerBase):
         self.integral = self.integral + np.where(active, e * dt, 0.0)
         tau = self.kp * e + self.kd * ed + self.ki * self.integral  # Khalil [9.5]
         if self.gravity_compensation:
-            tau = tau + gravity_torques(self.model, q)
+            tau = tau + self._gravity(q)
         return tau, Status.OK, ""
 
     def _integrator_feedback(self, saturated: Array) -> None:

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..dynamics import gravity_torques, rnea
 from ..errors import InputError
 from ..kinematics import frame_pose, jacobian, jacobian_dot_qdot
 from ..model.robot_model import RobotModel
@@ -128,7 +127,7 @@ class TaskPID(_TaskController):
         self.integral = self.integral + ex * dt
         tau = J.T @ (self.kp * ex + self.kd * exd + self.ki * self.integral)  # Khalil [9.17]
         if self.gravity_compensation:
-            tau = tau + gravity_torques(self.model, q)
+            tau = tau + self._gravity(q)
         return tau, Status.OK, ""
 
     def _integrator_feedback(self, saturated: Array) -> None:
@@ -203,7 +202,7 @@ class TaskComputedTorque(_TaskController):
         qdd = J_pinv @ (w - Jdqd)  # Khalil [9.33], J^-1 replaced by a generalised inverse
         if self.model.nq > self.rows.size and self.null_space_kd > 0:
             qdd = qdd + (np.eye(self.model.nq) - J_pinv @ J) @ (-self.null_space_kd * qd)
-        tau = rnea(self.model, q, qd, qdd)
+        tau = self._rnea(q, qd, qdd)
         if damped:
             return tau, Status.SINGULAR, f"near a singularity (smallest singular value {s_min:.3g}); damped inverse"
         return tau, Status.OK, ""

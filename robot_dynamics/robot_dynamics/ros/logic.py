@@ -105,9 +105,14 @@ class DynamicsServices:
     """
 
     def __init__(self, model: RobotModel, *, friction: bool = True):
+        from ..codegen.fast import tick_inverse_dynamics
+
         self.model = model
         self.friction = friction
         self.names = list(model.joint_names)
+        # one state per request: the compiled customised model when available, else the core
+        self._inverse_dynamics = tick_inverse_dynamics(model)
+        self._zeros = np.zeros(model.nq)
 
     # -- services ------------------------------------------------------------------------
     def inverse_dynamics(self, request: Any, response: Any) -> Any:
@@ -124,7 +129,10 @@ class DynamicsServices:
             if link:
                 m.frame_index(link)  # UnknownNameError lists the valid links
                 f_ext = {link: cv.wrench_to_array(request.wrench)}
-            tau = rd.rnea(m, q, qd, qdd, f_ext=f_ext, friction=self.friction)
+            if f_ext is None and self.friction:
+                tau = np.asarray(self._inverse_dynamics(q, qd, qdd), dtype=float)
+            else:
+                tau = rd.rnea(m, q, qd, qdd, f_ext=f_ext, friction=self.friction)
             response.joint_names = list(self.names)
             response.efforts = cv.to_list(tau)
             response.actuator_efforts = cv.to_list(actuator_efforts(m, q, tau))
@@ -167,12 +175,14 @@ class DynamicsServices:
         Args:
             point_type: the JointTrajectoryPoint class (the response's points are built with it).
         """
-        import robot_dynamics as rd
 
         def work() -> None:
             traj = request.trajectory
             arrays = cv.trajectory_to_arrays(traj, self.names)
-            tau = rd.rnea(self.model, arrays.position, arrays.velocity, arrays.acceleration, friction=self.friction)
+            from ..codegen.fast import fastest_rnea
+
+            # a whole trajectory at once: the generated batch model where it applies
+            tau = fastest_rnea(self.model, arrays.position, arrays.velocity, arrays.acceleration, friction=self.friction)
             order = [self.names.index(n) for n in traj.joint_names]  # back to the request's order
             out = response.trajectory
             out.header = traj.header
@@ -204,11 +214,10 @@ class DynamicsServices:
     # -- topic ---------------------------------------------------------------------------
     def gravity_compensation(self, joint_state: Any) -> tuple[bool, Array, str]:
         """Gravity torques G(q) for a JointState; (ok, values in model order, status)."""
-        import robot_dynamics as rd
-
         try:
             state = cv.joint_state_to_arrays(joint_state, self.names)
-            return True, rd.gravity_torques(self.model, state.position), "ok"
+            tau_g = np.asarray(self._inverse_dynamics(state.position, self._zeros, self._zeros), dtype=float)
+            return True, tau_g, "ok"
         except RobotDynamicsError as exc:
             return False, np.zeros(self.model.nq), str(exc)
         except Exception as exc:  # noqa: BLE001 - a callback must never raise
