@@ -186,6 +186,15 @@ def _noise_vector(value: ArrayLike, n: int, what: str) -> Array:
     return arr
 
 
+def rk4_step(f: Callable[[Array], Array], x: Array, h: float, k1: Array | None = None) -> Array:
+    """One classical Runge-Kutta step of ``xdot = f(x)`` over ``h`` (``k1 = f(x)`` if known)."""
+    k1 = f(x) if k1 is None else k1
+    k2 = f(x + 0.5 * h * k1)
+    k3 = f(x + 0.5 * h * k2)
+    k4 = f(x + h * k3)
+    return x + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
 def simulate(
     plant: RobotModel,
     controller: ControllerBase,
@@ -415,12 +424,7 @@ def simulate(
             if integrator == "rk4":
                 h = dt / substeps
                 for s_ in range(substeps):
-                    if s_ > 0:
-                        k1 = f(x, u)[0]
-                    k2 = f(x + 0.5 * h * k1, u)[0]
-                    k3 = f(x + 0.5 * h * k2, u)[0]
-                    k4 = f(x + h * k3, u)[0]
-                    x = x + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+                    x = rk4_step(lambda xs: f(xs, u)[0], x, h, k1 if s_ == 0 else None)
             else:
                 assert solve_ivp is not None
                 sol = solve_ivp(lambda _t, xs: f(xs, u)[0], (tk, tk + dt), x, method=integrator, rtol=rtol, atol=atol)

@@ -6,7 +6,6 @@ import argparse
 import json
 import math
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, ModelError
+from ..io._files import write_bytes_atomic
 from ..model import DEFAULT_ROBOT, RobotModel, load_dh_yaml, load_robot, load_urdf
 
 __all__ = [
@@ -123,22 +123,7 @@ def output_dir(args: argparse.Namespace, default: str = "robot_dynamics_out") ->
 
 def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> Path:
     """Write a file atomically: a temporary file in the same folder, then os.replace."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-        # mkstemp makes 0600 files; give the result the usual permissions (umask applied)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_bytes_atomic(path, data)
 
 
 def save_figure(fig: Any, path: str | os.PathLike[str], dpi: int = 120) -> Path:

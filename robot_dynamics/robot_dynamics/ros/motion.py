@@ -41,6 +41,7 @@ from ..dynamics import aba, gravity_torques
 from ..errors import InputError, RobotDynamicsError, UnknownNameError
 from ..kinematics import frame_pose, frame_velocity, jacobian_dot_qdot
 from ..model import RobotModel
+from ..simulation import rk4_step
 from ..trajectory import PROFILES, Trajectory, plan, sample_table
 from . import conversion as cv
 from .logic import guarded
@@ -466,18 +467,15 @@ class SimulatedPlant:
             stale = now - self.command_time > self.command_timeout
             effort = np.zeros(self.model.nq) if stale else self.effort
             tau = actuator_to_joint(self.model, self.q, effort)  # the plant's drive train
-            q, qd, h = self.q, self.qd, dt / substeps
+            n = self.model.nq
+
+            def xdot(x: Array) -> Array:  # x = (q, qd), tau held between commands (ZOH)
+                return np.concatenate([x[n:], self._accel(x[:n], x[n:], tau)])
+
+            x = np.concatenate([self.q, self.qd])
             for _ in range(substeps):
-                # Classical RK4 on x = (q, qd), xdot = (qd, aba(q, qd, tau)), tau held (ZOH).
-                k1v, k1a = qd, self._accel(q, qd, tau)
-                k2v = qd + 0.5 * h * k1a
-                k2a = self._accel(q + 0.5 * h * k1v, k2v, tau)
-                k3v = qd + 0.5 * h * k2a
-                k3a = self._accel(q + 0.5 * h * k2v, k3v, tau)
-                k4v = qd + h * k3a
-                k4a = self._accel(q + h * k3v, k4v, tau)
-                q = q + h / 6.0 * (k1v + 2 * k2v + 2 * k3v + k4v)
-                qd = qd + h / 6.0 * (k1a + 2 * k2a + 2 * k3a + k4a)
+                x = rk4_step(xdot, x, dt / substeps)
+            q, qd = x[:n], x[n:]
             if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
                 self.qd = np.zeros(self.model.nq)
                 return False, "the integration diverged; velocities reset to zero"
