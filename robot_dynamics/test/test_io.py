@@ -22,6 +22,19 @@ from robot_dynamics.trajectory import cartesian_motion, plan
 START = 1_700_000_000.25  # [s since the epoch] of t = 0 in the recordings
 
 
+def read_ros2_messages(path: str):
+    """Decode every message of an MCAP file with mcap + mcap-ros2-support (independent of rosbags)."""
+    from types import SimpleNamespace
+
+    from mcap.reader import make_reader
+    from mcap_ros2.decoder import DecoderFactory
+
+    with open(path, "rb") as fh:
+        reader = make_reader(fh, decoder_factories=[DecoderFactory()])
+        for _schema, channel, message, decoded in reader.iter_decoded_messages():
+            yield SimpleNamespace(channel=channel, ros_msg=decoded, log_time_ns=message.log_time)
+
+
 @pytest.fixture(scope="module")
 def puma_run():
     m = rd.load_robot("puma560")
@@ -47,8 +60,6 @@ def _quaternion_to_matrix(x, y, z, w):
 
 
 def test_mcap_decodes_with_mcap_ros2_support(puma_run, bag):
-    from mcap_ros2.reader import read_ros2_messages
-
     m, r = puma_run
     mcap_files = list(bag.glob("*.mcap"))
     assert len(mcap_files) == 1
@@ -122,16 +133,12 @@ def test_rewriting_a_bag_replaces_it(puma_run, tmp_path):
     path = tmp_path / "again"
     write_rosbag(r, m, path, start_time=START)
     write_rosbag(r, m, path, start_time=START + 10.0, tf_every=5)
-    from mcap_ros2.reader import read_ros2_messages
-
     tf = [x for x in read_ros2_messages(str(next(path.glob("*.mcap")))) if x.channel.topic == "/tf"]
     assert len(tf) == len(range(0, r.t.size, 5))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["again"]  # no temporary leftovers
 
 
 def test_task_space_run_records_the_reference_pose(tmp_path):
-    from mcap_ros2.reader import read_ros2_messages
-
     m = rd.load_robot("planar2")
     q0 = np.array([0.3, 1.0])
     T0 = rd.frame_pose(m, q0)
@@ -203,8 +210,6 @@ def test_cli_simulate_default_run(tmp_path):
     assert (out / "simulate_puma560.png").stat().st_size > 20_000
     bag = out / "simulate_puma560"
     assert (bag / "metadata.yaml").is_file() and len(list(bag.glob("*.mcap"))) == 1
-    from mcap_ros2.reader import read_ros2_messages
-
     n_js = sum(1 for x in read_ros2_messages(str(next(bag.glob("*.mcap")))) if x.channel.topic == "/joint_states")
     assert n_js == 1501  # 1.5 s at 1 kHz, both ends included
 
