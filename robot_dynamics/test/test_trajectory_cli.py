@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import robot_dynamics as rd
+from robot_dynamics.commands.trajectory import default_displacement
 from robot_dynamics import trajectory as tr
 from robot_dynamics.cli import main
 
@@ -29,7 +30,7 @@ def test_default_run_is_torque_feasible(capsys, tmp_path):
     assert code == 0, err
     m = rd.load_robot("puma560")
     kv, ka = tr.model_limits(m)
-    kinematic = tr.plan("trapezoidal", np.zeros(6), np.full(6, 0.5), kv, ka)
+    kinematic = tr.plan("trapezoidal", np.zeros(6), default_displacement(6), kv, ka)
     scaled, check = tr.scale_to_torque_limits(m, kinematic, rate=200.0)
     assert check.feasible and scaled.duration > kinematic.duration
     assert json.loads(out)["duration"] == pytest.approx(scaled.duration, rel=1e-9)
@@ -40,7 +41,7 @@ def test_kinematic_run_prints_duration_and_writes_csv_and_png(capsys, tmp_path):
     assert code == 0, err
     m = rd.load_robot("puma560")
     kv, ka = tr.model_limits(m)
-    expected = tr.plan("trapezoidal", np.zeros(6), np.full(6, 0.5), kv, ka)
+    expected = tr.plan("trapezoidal", np.zeros(6), default_displacement(6), kv, ka)
     assert f"duration {expected.duration:.4f} s" in out and "joint6" in out and "|tau| / effort" in out
     header, table = read_csv(tmp_path / "trajectory.csv")
     assert header[:2] == ["t", "q_joint1"] and len(header) == 1 + 3 * 6

@@ -28,7 +28,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--profile", "-p", default="trapezoidal", choices=[*PROFILES, *SPLINES], help="time law (default trapezoidal)")
     p.add_argument("--start", help="start joint positions, comma list (default zeros, inside the limits)")
-    p.add_argument("--goal", help="goal joint positions (default start + 0.5 rad on every joint, inside the limits)")
+    p.add_argument("--goal", help="goal joint positions (default: start + 0.5, -0.4, 0.3, 0.8, -0.6, 1.0, ... rad, inside the limits)")
     p.add_argument("--via", action="append", default=[], help="via point for the splines, comma list; repeat in order")
     p.add_argument("--velocity", help="joint velocity limits kv, one value or a comma list (default URDF)")
     p.add_argument("--acceleration", help="joint acceleration limits ka (default effort / max inertia)")
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     lo = np.where(np.isfinite(model.lower), model.lower, -np.inf)
     hi = np.where(np.isfinite(model.upper), model.upper, np.inf)
     start = np.clip(np.zeros(n), lo, hi) if args.start is None else parse_vector(args.start, n, "start", names)
-    goal = np.clip(start + 0.5, lo, hi) if args.goal is None else parse_vector(args.goal, n, "goal", names)
+    goal = np.clip(start + default_displacement(n), lo, hi) if args.goal is None else parse_vector(args.goal, n, "goal", names)
     kv_m, ka_m = model_limits(model)
     kv = _limits(args.velocity, n, "velocity", kv_m)
     ka = _limits(args.acceleration, n, "acceleration", ka_m)
@@ -156,7 +156,12 @@ def run(args: argparse.Namespace) -> int:
     table = np.column_stack([t, q, qd, qdd]) + 0.0  # no "-0" in the file
     lines = [",".join(header)] + [f"{row[0]:.17g}," + ",".join(f"{x:.12g}" for x in row[1:]) for row in table]
     csv_path = write_atomic(out / "trajectory.csv", "\n".join(lines) + "\n")
-    png_path = None if args.no_plot else _plot(out / "trajectory.png", t, q, qd, qdd, names, f"{model.name}: {args.profile}")
+    png_path = None
+    if not args.no_plot:
+        # the plot samples the trajectory finely, whatever the table's rate, so that steps of
+        # acceleration look like steps
+        tp = np.linspace(0.0, traj.duration, 2001) if traj.duration > 0 else np.zeros(1)
+        png_path = _plot(out / "trajectory.png", tp, *traj.sample(tp), names, f"{model.name}: {args.profile}, {traj.duration:.3f} s")
     info.update(
         duration=traj.duration,
         samples=int(t.size),
@@ -186,6 +191,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def default_displacement(n: int) -> np.ndarray:
+    """The default move: different displacements per joint, so synchronisation shows [rad or m]."""
+    pattern = np.array([0.5, -0.4, 0.3, 0.8, -0.6, 1.0])
+    return np.resize(pattern, n)
+
+
 def _plot(path: Any, t: np.ndarray, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, names: Any, title: str) -> Any:
     import matplotlib
 
@@ -193,7 +204,7 @@ def _plot(path: Any, t: np.ndarray, q: np.ndarray, qd: np.ndarray, qdd: np.ndarr
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
-    for ax, data, label in zip(axes, (q, qd, qdd), ("position [rad, m]", "velocity [/s]", "acceleration [/s²]")):
+    for ax, data, label in zip(axes, (q, qd, qdd), ("position [rad or m]", "velocity [rad/s or m/s]", "acceleration [rad/s² or m/s²]")):
         for j, name in enumerate(names):
             ax.plot(t, data[:, j], label=name)
         ax.set_ylabel(label)
