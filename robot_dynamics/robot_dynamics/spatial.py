@@ -20,6 +20,8 @@ __all__ = [
     "rotation_about_axis",
     "rpy_to_matrix",
     "matrix_to_rpy",
+    "rpy_rate_matrix",
+    "rpy_rate_matrix_dot",
     "exp_so3",
     "log_so3",
     "homogeneous",
@@ -121,6 +123,37 @@ def matrix_to_rpy(R: ArrayLike) -> Array:
         roll = np.where(lock, 0.0, roll)
         yaw = np.where(lock, np.arctan2(-R[..., 0, 1], R[..., 1, 1]), yaw)
     return np.stack([roll, pitch, yaw], -1)
+
+
+def rpy_rate_matrix(phi: ArrayLike) -> Array:
+    """E(phi) with ``omega = E phi_dot`` (base axes) for URDF roll-pitch-yaw angles,
+    ``R = Rz(phi_z) Ry(phi_y) Rx(phi_x)`` (:func:`rpy_to_matrix`).
+
+    Args:
+        phi: [roll, pitch, yaw] = [phi_x, phi_y, phi_z], shape (..., 3) [rad].
+
+    Returns:
+        E, shape (..., 3, 3); its columns are the world axes of the three rotations
+        (``Rz Ry e_x``, ``Rz e_y``, ``e_z``); det E = cos(phi_y).
+    """
+    phi = np.asarray(phi, dtype=float)
+    cy, sy = np.cos(phi[..., 1]), np.sin(phi[..., 1])
+    cz, sz = np.cos(phi[..., 2]), np.sin(phi[..., 2])
+    z, o = np.zeros_like(cy), np.ones_like(cy)
+    return np.stack([np.stack([cz * cy, -sz, z], -1), np.stack([sz * cy, cz, z], -1),
+                     np.stack([-sy, z, o], -1)], -2)
+
+
+def rpy_rate_matrix_dot(phi: ArrayLike, phi_dot: ArrayLike) -> Array:
+    """Time derivative of :func:`rpy_rate_matrix`, shape (..., 3, 3)."""
+    phi, phi_dot = np.asarray(phi, dtype=float), np.asarray(phi_dot, dtype=float)
+    cy, sy = np.cos(phi[..., 1]), np.sin(phi[..., 1])
+    cz, sz = np.cos(phi[..., 2]), np.sin(phi[..., 2])
+    dy, dz = phi_dot[..., 1], phi_dot[..., 2]
+    z = np.zeros_like(cy)
+    return np.stack([np.stack([-sz * cy * dz - cz * sy * dy, -cz * dz, z], -1),
+                     np.stack([cz * cy * dz - sz * sy * dy, -sz * dz, z], -1),
+                     np.stack([-cy * dy, z, z], -1)], -2)
 
 
 def exp_so3(w: ArrayLike) -> Array:

@@ -92,3 +92,17 @@ def test_featherstone_order_vs_pinocchio_order():
 def test_swap_halves_rejects_other_shapes():
     with pytest.raises(ValueError, match="6-vector"):
         conventions.swap_halves(np.zeros(5))
+
+
+def test_rpy_rate_matrix_gives_the_angular_velocity():
+    """omega = E(rpy) rpy_dot, with [omega]x = Rdot R^T (central differences), and Edot."""
+    rng = np.random.default_rng(4)
+    for _ in range(10):
+        rpy, rpy_dot = rng.uniform(-1.2, 1.2, 3), rng.normal(size=3)
+        h = 1e-6
+        Rdot = (spatial.rpy_to_matrix(rpy + h * rpy_dot) - spatial.rpy_to_matrix(rpy - h * rpy_dot)) / (2 * h)
+        W = Rdot @ spatial.rpy_to_matrix(rpy).T
+        omega = np.array([W[2, 1], W[0, 2], W[1, 0]])
+        np.testing.assert_allclose(spatial.rpy_rate_matrix(rpy) @ rpy_dot, omega, atol=1e-8)
+        Edot = (spatial.rpy_rate_matrix(rpy + h * rpy_dot) - spatial.rpy_rate_matrix(rpy - h * rpy_dot)) / (2 * h)
+        np.testing.assert_allclose(spatial.rpy_rate_matrix_dot(rpy, rpy_dot), Edot, atol=1e-8)

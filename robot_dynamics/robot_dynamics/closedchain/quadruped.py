@@ -55,7 +55,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._batch import as_batch, broadcast_batch
 from ..errors import SingularityError, UnknownNameError
-from ..spatial import cross, rpy_to_matrix, skew
+from ..spatial import cross, rpy_rate_matrix, rpy_rate_matrix_dot, rpy_to_matrix, skew
 from .quadruped_params import QuadrupedParams, load_quadruped_params
 
 __all__ = [
@@ -111,37 +111,7 @@ _DEN_TOL = 1e-9
 _COND_MAX = 1e10
 
 
-# -- orientation rates ---------------------------------------------------------------------------
-def rpy_rate_matrix(phi: ArrayLike) -> Array:
-    """E(phi) with ``omega = E phi_dot`` for ``R = Rz(phi_z) Ry(phi_y) Rx(phi_x)`` (eq. 1).
-
-    Args:
-        phi: [phi_x, phi_y, phi_z], shape (..., 3) [rad].
-
-    Returns:
-        E, shape (..., 3, 3); its columns are the world axes of the three rotations
-        (``Rz Ry e_x``, ``Rz e_y``, ``e_z``); det E = cos(phi_y).
-    """
-    phi = np.asarray(phi, dtype=float)
-    cy, sy = np.cos(phi[..., 1]), np.sin(phi[..., 1])
-    cz, sz = np.cos(phi[..., 2]), np.sin(phi[..., 2])
-    z, o = np.zeros_like(cy), np.ones_like(cy)
-    return np.stack([np.stack([cz * cy, -sz, z], -1), np.stack([sz * cy, cz, z], -1),
-                     np.stack([-sy, z, o], -1)], -2)
-
-
-def rpy_rate_matrix_dot(phi: ArrayLike, phi_dot: ArrayLike) -> Array:
-    """Time derivative of :func:`rpy_rate_matrix`, shape (..., 3, 3)."""
-    phi, phi_dot = np.asarray(phi, dtype=float), np.asarray(phi_dot, dtype=float)
-    cy, sy = np.cos(phi[..., 1]), np.sin(phi[..., 1])
-    cz, sz = np.cos(phi[..., 2]), np.sin(phi[..., 2])
-    dy, dz = phi_dot[..., 1], phi_dot[..., 2]
-    z = np.zeros_like(cy)
-    return np.stack([np.stack([-sz * cy * dz - cz * sy * dy, -cz * dz, z], -1),
-                     np.stack([cz * cy * dz - sz * sy * dy, -sz * dz, z], -1),
-                     np.stack([-cy * dy, z, z], -1)], -2)
-
-
+# -- orientation rates: spatial.rpy_rate_matrix (eq. 1) -------------------------------------------
 def velocity_from_rates(q: ArrayLike, qd: ArrayLike, qdd: ArrayLike | None = None) -> tuple[Array, Array]:
     """The twist ``nu`` and its derivative ``nu_dot`` from coordinate rates ``qd``, ``qdd``.
 

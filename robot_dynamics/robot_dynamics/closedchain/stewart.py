@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._batch import as_batch, broadcast_batch
 from ..errors import ModelError, SingularityError
 from ..model.robot_model import JointSpec, LinkSpec, RobotModel, build_model, origin_matrix
-from ..spatial import cross, rpy_to_matrix, skew
+from ..spatial import cross, rpy_rate_matrix, rpy_rate_matrix_dot, rpy_to_matrix, skew
 from .general import ClosedChainModel, free_joint_specs, spherical_constraint
 
 __all__ = [
@@ -239,27 +239,17 @@ test_motion_points.__test__ = False  # type: ignore[attr-defined]
 
 # -- kinematics (eqs. 3-9, 29-40, 59-62) ----------------------------------------------------
 def _euler_jacobian(x: Array) -> Array:
-    """J_A of eq. (9): w = J_A [psi_dot, theta_dot, phi_dot], (N, 3, 3)."""
-    psi, th = x[:, 3], x[:, 4]
-    z, o = np.zeros_like(psi), np.ones_like(psi)
-    return np.stack([
-        np.stack([z, -np.sin(psi), np.cos(th) * np.cos(psi)], -1),
-        np.stack([z, np.cos(psi), np.cos(th) * np.sin(psi)], -1),
-        np.stack([o, z, -np.sin(th)], -1),
-    ], -2)
+    """J_A of eq. (9): w = J_A [psi_dot, theta_dot, phi_dot], (N, 3, 3).
+
+    R = Rz(psi) Ry(theta) Rx(phi) is the URDF roll-pitch-yaw rotation of (phi, theta, psi), so
+    J_A is :func:`rpy_rate_matrix` with the angles, and so its columns, in reverse order.
+    """
+    return rpy_rate_matrix(x[:, 5:2:-1])[..., ::-1]
 
 
 def _euler_jacobian_dot(x: Array, xd: Array) -> Array:
     """d/dt J_A, (N, 3, 3)."""
-    psi, th = x[:, 3], x[:, 4]
-    dpsi, dth = xd[:, 3], xd[:, 4]
-    z = np.zeros_like(psi)
-    sp, cp, st, ct = np.sin(psi), np.cos(psi), np.sin(th), np.cos(th)
-    return np.stack([
-        np.stack([z, -cp * dpsi, -st * cp * dth - ct * sp * dpsi], -1),
-        np.stack([z, -sp * dpsi, -st * sp * dth + ct * cp * dpsi], -1),
-        np.stack([z, z, -ct * dth], -1),
-    ], -2)
+    return rpy_rate_matrix_dot(x[:, 5:2:-1], xd[:, 5:2:-1])[..., ::-1]
 
 
 def _block_T(JA: Array) -> Array:
