@@ -70,14 +70,15 @@ def crba(model: RobotModel, q: ArrayLike) -> Array:
             F = (np.swapaxes(X[:, j], -1, -2) @ F[..., None])[..., 0]
             j = model.parent[j]
             H[:, i, j] = H[:, j, i] = F @ S[j]
-    if model.drivetrain is not None and model.drivetrain.coupled:
+    geared = model.drivetrain is not None and model.drivetrain.coupled
+    if geared:
         U = _secondary_link_momenta(model, X)
     if model.has_mimic:
         G = model.mimic_matrix
         H = G.T @ H @ G
-        if model.drivetrain is not None and model.drivetrain.coupled:
+        if geared:
             U = G.T @ U
-    if model.drivetrain is not None and model.drivetrain.coupled:
+    if geared:
         # Chen & Wang eq. (18): M_s = B^T diag(I) B (18d) + U B + (U B)^T (18b, 18c).
         dt = model.drivetrain
         UB = U @ dt.B

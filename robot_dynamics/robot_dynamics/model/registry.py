@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 from pathlib import Path
 
 from ..errors import ModelError, UnknownNameError
@@ -25,8 +26,8 @@ def _candidates() -> list[Path]:
     dirs = [here.parents[2]]  # source tree: robot_dynamics/ (package.xml beside urdf/)
     for prefix in {sys.prefix, sys.base_prefix, os.environ.get("VIRTUAL_ENV", sys.prefix)}:
         dirs.append(Path(prefix) / "share" / "robot_dynamics")
-    # installed wheel/egg in some site-packages: <prefix>/lib/pythonX.Y/site-packages/robot_dynamics
-    dirs.append(here.parents[5] / "share" / "robot_dynamics" if len(here.parents) > 5 else here.parents[2])
+    # a --user or --prefix install: data files sit under the prefix of the scheme in use
+    dirs.append(Path(sysconfig.get_path("data")) / "share" / "robot_dynamics")
     for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
         if prefix:
             dirs.append(Path(prefix) / "share" / "robot_dynamics")
