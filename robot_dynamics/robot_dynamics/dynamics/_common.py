@@ -46,8 +46,15 @@ def to_joint_space(model: RobotModel, tau_body: Array) -> Array:
 
 
 def joint_friction(model: RobotModel, qd: Array) -> Array:
-    """Khalil [7.28]: Gamma_f = diag(qd) Fv + diag(sign(qd)) Fc, (N, nq)."""
-    return model.viscous * qd + model.coulomb * np.sign(qd)
+    """Khalil [7.26]: Gamma_f = Fc sign(qd) + Fv qd + (Fst - Fc) sign(qd) exp(-|qd| B), (N, nq).
+
+    Without static friction on the model this is [7.28]: diag(qd) Fv + diag(sign(qd)) Fc.
+    """
+    tau = model.viscous * qd + model.coulomb * np.sign(qd)
+    if model.static_friction is not None:
+        decay = 0.0 if model.stribeck is None else model.stribeck
+        tau = tau + (model.static_friction - model.coulomb) * np.sign(qd) * np.exp(-np.abs(qd) * decay)
+    return tau
 
 
 def external_body_forces(

@@ -112,6 +112,10 @@ class RobotModel:
         mimic_offset: (nb,).
         lower, upper, velocity_limit, effort_limit: joint limits, (nq,).
         viscous, coulomb: Khalil's Fv, Fc [7.27] per joint, (nq,).
+        static_friction: Khalil's Fst of [7.26] per joint, (nq,) [N m or N], or None for the
+            Coulomb + viscous model [7.27] (the same as Fst = Fc).
+        stribeck: Khalil's B of [7.26] per joint, (nq,) [s/rad or s/m]: the static excess
+            Fst - Fc decays as exp(-|qd| B); None for 0 (an undecayed static term).
         rotor_inertia: Ia = N^2 Jm per joint (Khalil [7.29]), (nq,) [kg m^2 or kg].
         continuous: True for continuous joints, (nq,).
         frame_names: every link of the description, base first, (nf,).
@@ -156,6 +160,8 @@ class RobotModel:
     drivetrain: Any = None
     description: str | None = None
     transmissions: tuple[str, ...] = ()
+    static_friction: Array | None = None
+    stribeck: Array | None = None
 
     # Derived in __post_init__ (never passed in): per-model constants of the recursions.
     h: Array = field(init=False, repr=False)  # first moments of mass m c, (nb, 3)
@@ -179,6 +185,13 @@ class RobotModel:
             value = getattr(self, f.name)
             if isinstance(value, np.ndarray) and value.flags.writeable:
                 object.__setattr__(self, f.name, _readonly(value, value.dtype))
+        for name in ("static_friction", "stribeck"):
+            value = getattr(self, name)
+            if value is not None:
+                arr = _readonly(value)
+                if arr.shape != (self.nq,) or not np.all(np.isfinite(arr)) or np.any(arr < 0):
+                    raise ModelError(f"{name}: expected {self.nq} finite numbers >= 0, got {value!r}")
+                object.__setattr__(self, name, arr)
         # Derived, cached quantities used by every algorithm.
         h = self.mass[:, None] * self.com
         I_o = rotational_inertia_about_origin(self.mass, self.com, self.inertia_com)
