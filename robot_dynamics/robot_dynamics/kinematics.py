@@ -13,23 +13,14 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from . import kernels
 from ._batch import as_batch
 from .errors import InputError, SingularityError
 from .model.robot_model import RobotModel
-from .spatial import (
-    cross,
-    homogeneous,
-    log_so3,
-)
+from .spatial import log_so3
 
 __all__ = [
-    "body_coordinates",
-    "joint_transforms",
     "spatial_motion",
-    "transform_coefficients",
-    "joint_plucker",
-    "apply_basis",
-    "forward_recursion",
     "body_poses",
     "frame_poses",
     "frame_pose",
@@ -43,207 +34,65 @@ __all__ = [
 Array = NDArray[np.float64]
 
 
-def body_coordinates(model: RobotModel, q: Array) -> Array:
-    """Body joint coordinates from independent ones (mimic joints): (N, nq) -> (N, nb)."""
-    if not model.has_mimic:
-        return q
-    return q @ model.mimic_matrix.T + model.mimic_offset
-
-
-def joint_transforms(model: RobotModel, qb: Array) -> tuple[Array, Array]:
-    """Plücker transforms parent -> body for every body.
-
-    Args:
-        qb: body joint coordinates, (N, nb).
-
-    Returns:
-        E: body_R_parent, (N, nb, 3, 3); r: body origin in parent coordinates, (N, nb, 3).
-    """
-    N = qb.shape[0]
-    # Revolute: child = joint frame rotated by q about the axis, so E = R(axis, q)^T E_tree,
-    # in closed form (Rodrigues) from per-model constants: c E_tree - s [a]x E_tree + (1 - c) a a^T E_tree.
-    qr = np.where(model.is_prismatic, 0.0, qb)[..., None, None]
-    c, s = np.cos(qr), np.sin(qr)
-    E = c * model.E_tree - s * model.axis_skew_E_tree + (1.0 - c) * model.axis_outer_E_tree
-    r = np.broadcast_to(model.r_tree, (N, model.nb, 3))
-    if np.any(model.is_prismatic):
-        r = r.copy()
-        pr = model.is_prismatic
-        # Prismatic: the origin slides by q along the axis, expressed in parent coordinates.
-        axis_parent = (np.swapaxes(model.E_tree[pr], -1, -2) @ model.axis[pr][..., None])[..., 0]
-        r[:, pr] += axis_parent * qb[:, pr, None]
-    return E, r
-
-
-def transform_coefficients(model: RobotModel, qb: Array) -> tuple[Array, Array]:
-    """Per-sample numbers of the joint transforms X_i = P0 + alpha Q + beta P1.
-
-    Revolute: alpha = cos q - 1, beta = -sin q; prismatic: alpha = q, beta = 0 (the constant
-    matrices are ``model.X_parts``).
-
-    Args:
-        qb: body joint coordinates, (N, nb).
-
-    Returns:
-        alpha, beta: (N, nb) each.
-    """
-    pr = model.is_prismatic
-    alpha = np.where(pr, qb, np.cos(qb) - 1.0)
-    beta = np.where(pr, 0.0, -np.sin(qb))
-    return alpha, beta
-
-
-def joint_plucker(model: RobotModel, qb: Array) -> Array:
-    """6x6 motion transforms parent -> body of every body, (N, nb, 6, 6)."""
-    alpha, beta = transform_coefficients(model, qb)
-    P0, Q, P1 = model.X_parts[:, 0], model.X_parts[:, 1], model.X_parts[:, 2]
-    return P0 + alpha[..., None, None] * Q + beta[..., None, None] * P1
-
-
-def apply_basis(rows: Array, m: Array, alpha: Array, beta: Array) -> Array:
-    """Apply X (``rows = model.X_rows[i]``) or X^T (``model.XT_rows[i]``) to batch-last vectors.
-
-    One small GEMM then two scaled additions on contiguous rows:
-    ``Y = rows @ m``, ``Y[:6] + alpha Y[6:12] + beta Y[12:]``.
-
-    Args:
-        rows: (18, 6). m: (..., 6, N). alpha, beta: (N,).
-    """
-    Y = rows @ m
-    if Y.shape[-1] != alpha.shape[-1]:  # one vector for the whole batch (the base acceleration)
-        return Y[..., :6, :] + alpha * Y[..., 6:12, :] + beta * Y[..., 12:, :]
-    # in place on the one (..., 18, N) buffer: fewer temporaries, less allocator traffic
-    Ya, Yb = Y[..., 6:12, :], Y[..., 12:, :]
-    Ya *= alpha
-    Yb *= beta
-    Ya += Yb
-    out = Y[..., :6, :]
-    out += Ya
-    return out
-
-
-def forward_recursion(
-    model: RobotModel,
-    qdb: Array,
-    qddb: Array | None,
-    base_acceleration: Array | None,
-    alpha: Array,
-    beta: Array,
-) -> tuple[Array, Array | None]:
-    """Body velocities and accelerations in the batch-last layout of the recursions.
-
-    ``v_i = X_i v_p + S_i qd_i``; ``a_i = X_i a_p + S_i qdd_i + v_i x S_i qd_i`` (Khalil
-    [7.43]-[7.45]), in body coordinates, Featherstone order [angular; linear]; gravity enters as
-    the base acceleration ``a_0 = [0; -g]`` (Featherstone's trick, Khalil's dV_0 = -g).
-
-    Args:
-        qdb: body joint velocities, (N, nb); qddb: accelerations (N, nb) or None.
-        base_acceleration: (6,) or None for 0.
-        alpha, beta: from :func:`transform_coefficients`, transposed to (nb, N).
-
-    Returns:
-        v, a: (nb, 6, N) each (a is None without qddb).
-    """
-    N, nb = qdb.shape
-    S = model.S
-    qdT = np.ascontiguousarray(qdb.T)
-    qddT = None if qddb is None else np.ascontiguousarray(qddb.T)
-    v = np.empty((nb, 6, N))
-    a = np.empty((nb, 6, N)) if qddT is not None else None
-    for i in range(nb):
-        p = model.parent[i]
-        vJ = S[i][:, None] * qdT[i]
-        if a is None:
-            v[i] = vJ if p < 0 else apply_basis(model.X_rows[i], v[p], alpha[i], beta[i]) + vJ
-            continue
-        aJ = S[i][:, None] * qddT[i]  # type: ignore[index]
-        if p >= 0:
-            # the parent's v and a through the same transform, in one GEMM
-            va = apply_basis(model.X_rows[i], np.stack((v[p], a[p])), alpha[i], beta[i])
-            v[i] = va[0] + vJ
-            a[i] = va[1] + aJ + (model.S_cross[i] @ v[i]) * qdT[i]  # + v_i x S_i qd_i
-        else:
-            v[i] = vJ
-            a[i] = aJ  # v_i = vJ here, and vJ x vJ = 0
-            if base_acceleration is not None:
-                a[i] += apply_basis(model.X_rows[i], base_acceleration[:, None], alpha[i], beta[i])
-    return v, a
+def _states(model: RobotModel, q: ArrayLike, qd: ArrayLike | None = None) -> tuple[Array, Array | None, tuple[int, ...]]:
+    qf, b1 = as_batch(q, model.nq, "q", model.joint_names)
+    if qd is None:
+        return np.ascontiguousarray(qf), None, b1
+    qdf, b2 = as_batch(qd, model.nq, "qd", model.joint_names)
+    if b1 != b2:
+        raise InputError(f"q and qd must have the same batch shape, got {b1} and {b2}")
+    return np.ascontiguousarray(qf), np.ascontiguousarray(qdf), b1
 
 
 def spatial_motion(
-    model: RobotModel,
-    qb: Array,
-    qdb: Array,
-    qddb: Array | None,
-    base_acceleration: Array | None,
-) -> tuple[Array, Array, Array, Array | None]:
-    """Forward recursion of body velocities and accelerations (:func:`forward_recursion`),
-    with the joint transforms, in the (N, nb, ...) layout.
+    model: RobotModel, q: Array, qd: Array, qdd: Array, gravity: Array
+) -> tuple[Array, Array, Array, Array]:
+    """The forward recursion of the core (Khalil [7.43]-[7.45]) for N states, for algorithms
+    built on it (the regressor).
 
     Args:
-        qb, qdb: body coordinates and velocities, (N, nb).
-        qddb: body accelerations, (N, nb), or None to skip accelerations.
-        base_acceleration: spatial acceleration of the base, (6,), or None for 0.
+        q, qd, qdd: independent joint positions, velocities, accelerations, (N, nq), validated.
+        gravity: (3,); it enters as the base acceleration [0; -g].
 
     Returns:
-        (E, r, v, a): transforms (N, nb, 3, 3), (N, nb, 3); velocities (N, nb, 6);
-        accelerations (N, nb, 6) or None (views of batch-last arrays).
+        E: body_R_parent (N, nb, 3, 3); r: body origins in parent coordinates (N, nb, 3);
+        v, a: body velocities and accelerations, body coordinates, [angular; linear], (N, nb, 6).
     """
-    E, r = joint_transforms(model, qb)
-    alpha, beta = transform_coefficients(model, qb)
-    v, a = forward_recursion(model, qdb, qddb, base_acceleration, np.ascontiguousarray(alpha.T), np.ascontiguousarray(beta.T))
-    return E, r, v.transpose(2, 0, 1), (a.transpose(2, 0, 1) if a is not None else None)
-
-
-def _poses_from_transforms(model: RobotModel, E: Array, r: Array) -> Array:
-    """T_base_body for every body from the parent -> body transforms, (N, nb, 4, 4)."""
-    N = E.shape[0]
-    T_local = homogeneous(np.swapaxes(E, -1, -2), r)  # T_parent_body
-    T = np.empty((N, model.nb, 4, 4))
-    for i in range(model.nb):
-        p = model.parent[i]
-        T[:, i] = T_local[:, i] if p < 0 else T[:, p] @ T_local[:, i]
-    return T
+    N, nb = q.shape[0], model.nb
+    E = np.empty((N, nb, 9))
+    r = np.empty((N, nb, 3))
+    v = np.empty((N, nb + 1, 6))
+    a = np.empty((N, nb + 1, 6))
+    c = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd, gravity)]
+    kernels.compiled().motion_batch(kernels.kernel_model(model).buffer, *c, E, r, v, a, kernels.chunks(N))
+    return E.reshape(N, nb, 3, 3), r, v[:, :nb], a[:, :nb]
 
 
 def body_poses(model: RobotModel, q: ArrayLike) -> Array:
     """Poses of the moving bodies, T_base_body, shape (..., nb, 4, 4)."""
-    qf, batch = as_batch(q, model.nq, "q", model.joint_names)
-    E, r = joint_transforms(model, body_coordinates(model, qf))
-    return _poses_from_transforms(model, E, r).reshape(batch + (model.nb, 4, 4))
+    qf, _, batch = _states(model, q)
+    frames = np.array([model.frame_names.index(b) for b in model.body_names], dtype=np.int64)
+    return _poses(model, qf, frames).reshape(batch + (model.nb, 4, 4))
 
 
-def _frame_poses_flat(model: RobotModel, qf: Array) -> tuple[Array, Array]:
-    E, r = joint_transforms(model, body_coordinates(model, qf))
-    Tb = _poses_from_transforms(model, E, r)
-    N = qf.shape[0]
-    # Base frame (body -1) gets the identity.
-    Tb_ext = np.concatenate([Tb, np.broadcast_to(np.eye(4), (N, 1, 4, 4))], axis=1)
-    T = Tb_ext[:, model.frame_body] @ model.frame_placement
-    return T, Tb
+def _poses(model: RobotModel, qf: Array, frames: NDArray[np.int64]) -> Array:
+    T = np.empty((qf.shape[0], frames.shape[0], 4, 4))
+    kernels.compiled().frame_poses_batch(kernels.kernel_model(model).buffer, qf, frames, T, kernels.chunks(qf.shape[0]))
+    return T
 
 
 def frame_poses(model: RobotModel, q: ArrayLike) -> Array:
     """Poses of every frame (every URDF link), T_base_frame, shape (..., nf, 4, 4)."""
-    qf, batch = as_batch(q, model.nq, "q", model.joint_names)
-    T, _ = _frame_poses_flat(model, qf)
-    return T.reshape(batch + (len(model.frame_names), 4, 4))
+    qf, _, batch = _states(model, q)
+    nf = len(model.frame_names)
+    return _poses(model, qf, np.arange(nf, dtype=np.int64)).reshape(batch + (nf, 4, 4))
 
 
 def frame_pose(model: RobotModel, q: ArrayLike, frame: str | None = None) -> Array:
     """Pose T_base_frame of one frame (default: the end effector), shape (..., 4, 4)."""
     k = model.frame_index(frame or model.end_effector)
-    qf, batch = as_batch(q, model.nq, "q", model.joint_names)
-    T, _ = _frame_poses_flat(model, qf)
-    return T[:, k].reshape(batch + (4, 4))
-
-
-def _ancestors(model: RobotModel, body: int) -> list[int]:
-    chain = []
-    while body >= 0:
-        chain.append(body)
-        body = int(model.parent[body])
-    return chain
+    qf, _, batch = _states(model, q)
+    return _poses(model, qf, np.array([k], dtype=np.int64)).reshape(batch + (4, 4))
 
 
 def jacobian(model: RobotModel, q: ArrayLike, frame: str | None = None) -> Array:
@@ -253,56 +102,26 @@ def jacobian(model: RobotModel, q: ArrayLike, frame: str | None = None) -> Array
     frame's origin. Columns follow ``model.joint_names`` (mimic joints folded in).
     """
     k = model.frame_index(frame or model.end_effector)
-    qf, batch = as_batch(q, model.nq, "q", model.joint_names)
-    T, Tb = _frame_poses_flat(model, qf)
-    p = T[:, k, :3, 3]
-    Jb = np.zeros((qf.shape[0], 6, model.nb))
-    for j in _ancestors(model, int(model.frame_body[k])):
-        z = Tb[:, j, :3, :3] @ model.axis[j]
-        if model.is_prismatic[j]:
-            Jb[:, :3, j] = z
-        else:
-            Jb[:, :3, j] = cross(z, p - Tb[:, j, :3, 3])
-            Jb[:, 3:, j] = z
-    J = Jb @ model.mimic_matrix if model.has_mimic else Jb
+    qf, _, batch = _states(model, q)
+    J = np.empty((qf.shape[0], 6, model.nq))
+    kernels.compiled().jacobian_batch(kernels.kernel_model(model).buffer, qf, k, J, kernels.chunks(qf.shape[0]))
     return J.reshape(batch + (6, model.nq))
 
 
-def _point_motion(
-    model: RobotModel, qf: Array, qdf: Array, k: int, with_acceleration: bool
-) -> tuple[Array, Array | None]:
-    """Classical velocity [v; w] and (qdd = 0, no gravity) acceleration of frame k's origin."""
-    N = qf.shape[0]
-    body = int(model.frame_body[k])
-    if body < 0:
-        return np.zeros((N, 6)), (np.zeros((N, 6)) if with_acceleration else None)
-    qb, qdb = body_coordinates(model, qf), qdf @ model.mimic_matrix.T if model.has_mimic else qdf
-    zeros = np.zeros_like(qb) if with_acceleration else None
-    E, r, v, a = spatial_motion(model, qb, qdb, zeros, None)
-    Tb = _poses_from_transforms(model, E, r)
-    R = Tb[:, body, :3, :3]
-    pb = model.frame_placement[k, :3, 3]  # frame origin in body coordinates
-    w, vo = v[:, body, :3], v[:, body, 3:]
-    vp = vo + cross(w, pb)  # velocity of the point (spatial shift)
-    vel = np.concatenate([(R @ vp[..., None])[..., 0], (R @ w[..., None])[..., 0]], -1)
-    if a is None:
-        return vel, None
-    alpha, ao = a[:, body, :3], a[:, body, 3:]
-    # classical acceleration of a body-fixed point: spatial accel shifted to it, plus w x v_p
-    acc_p = ao + cross(alpha, pb) + cross(w, vp)
-    acc = np.concatenate([(R @ acc_p[..., None])[..., 0], (R @ alpha[..., None])[..., 0]], -1)
-    return vel, acc
+def _point_motion(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None) -> tuple[Array, Array, tuple[int, ...]]:
+    """Twist [v; w] of a frame's origin and its acceleration at qdd = 0 without gravity, (N, 6) each."""
+    k = model.frame_index(frame or model.end_effector)
+    qf, qdf, batch = _states(model, q, qd)
+    vel = np.empty((qf.shape[0], 6))
+    acc = np.empty((qf.shape[0], 6))
+    kernels.compiled().point_motion_batch(kernels.kernel_model(model).buffer, qf, qdf, k, vel, acc, kernels.chunks(qf.shape[0]))
+    return vel, acc, batch
 
 
 def frame_velocity(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None = None) -> Array:
     """Twist [v; w] of a frame's origin in base axes, shape (..., 6); equals J qd."""
-    k = model.frame_index(frame or model.end_effector)
-    qf, b1 = as_batch(q, model.nq, "q", model.joint_names)
-    qdf, b2 = as_batch(qd, model.nq, "qd", model.joint_names)
-    if b1 != b2:
-        raise InputError(f"q and qd must have the same batch shape, got {b1} and {b2}")
-    vel, _ = _point_motion(model, qf, qdf, k, False)
-    return vel.reshape(b1 + (6,))
+    vel, _, batch = _point_motion(model, q, qd, frame)
+    return vel.reshape(batch + (6,))
 
 
 def jacobian_dot_qdot(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None = None) -> Array:
@@ -310,14 +129,8 @@ def jacobian_dot_qdot(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str
 
     So that the classical acceleration is ``J qdd + Jdot qd`` (Khalil [9.33]).
     """
-    k = model.frame_index(frame or model.end_effector)
-    qf, b1 = as_batch(q, model.nq, "q", model.joint_names)
-    qdf, b2 = as_batch(qd, model.nq, "qd", model.joint_names)
-    if b1 != b2:
-        raise InputError(f"q and qd must have the same batch shape, got {b1} and {b2}")
-    _, acc = _point_motion(model, qf, qdf, k, True)
-    assert acc is not None
-    return acc.reshape(b1 + (6,))
+    _, acc, batch = _point_motion(model, q, qd, frame)
+    return acc.reshape(batch + (6,))
 
 
 class IKResult(NamedTuple):

@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..kinematics import body_coordinates, spatial_motion
+from ..kinematics import spatial_motion
 from ..errors import ModelError
 from ..model.robot_model import RobotModel
 from ..spatial import crf, inertia_times_motion, transform_force_to_parent
-from ._common import base_acceleration, body_velocities_of, joint_inputs, to_joint_space
+from ._common import gravity_vector, joint_inputs, to_joint_space
 
 __all__ = [
     "INERTIAL_NAMES",
@@ -131,11 +131,8 @@ def regressor(
     require_rigid_tree(model)
     (qf, qdf, qddf), batch = joint_inputs(model, q=q, qd=qd, qdd=qdd)
     N, nb, nq = qf.shape[0], model.nb, model.nq
-    a0 = base_acceleration(model, gravity)
-    qdb, qddb = body_velocities_of(model, qdf), body_velocities_of(model, qddf)
     # Forward recursion (Khalil [7.41]-[7.44], gravity as base acceleration [7.47]).
-    E, r, v, a = spatial_motion(model, body_coordinates(model, qf), qdb, qddb, a0)
-    assert a is not None
+    E, r, v, a = spatial_motion(model, qf, qdf, qddf, gravity_vector(model, gravity))
     # Newton-Euler force of every body for each unit parameter (Khalil [7.40]):
     # F[n, i, k] = I_k a_i + v_i x* I_k v_i, shape (N, nb, 10, 6).
     m1, h1, I1 = _unit_inertias()
