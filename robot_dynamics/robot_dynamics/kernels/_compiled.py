@@ -1,15 +1,20 @@
 """The recursions, compiled (numba): one implementation of each algorithm, per state.
 
-Every algorithm is a ``_name(m, ..., ws)`` function on ONE state that reads the flat model
-``m`` (layout.py) and a scratch workspace ``ws``, written as the book's forward and backward
-loops over ``parent[i] < i`` with Featherstone's spatial vectors [angular; linear] in body
-coordinates (spatial_v2's ID/HandC/FDab, MuJoCo's mj_rne are the models). The entry points
-at the bottom call them for one state (least overhead from Python) or for a batch, in
-parallel over samples (``prange``, one workspace per chunk).
+Every algorithm is a ``_name(m, ..., w, o)`` function on ONE state that reads the flat model
+``m`` (layout.py) and keeps its intermediate quantities in a flat workspace ``w`` from offset
+``o`` on, written as the book's forward and backward loops over ``parent[i] < i`` with
+Featherstone's spatial vectors [angular; linear] in body coordinates (spatial_v2's ID, HandC
+and FDab, MuJoCo's mj_rne are the models). A 6-vector of body i is the six floats of ``w``
+from a row offset (``v + 6 * i``); transforms are the rotation E = body_R_parent (9 floats,
+row-major) and the body origin r in parent coordinates (3 floats). Indexing one flat array
+instead of slicing views keeps numba from reference-counting a view per access, which cost
+more than the arithmetic. The entry points at the bottom call the algorithms for one state
+(least overhead from Python) or for a batch, in parallel over samples (``prange``, one
+workspace per chunk).
 
 Kernels check what is cheap to check here rather than in Python: the sizes, the finiteness of
 inputs and outputs, singular articulated inertias; they return a status that the Python
-wrappers turn into the package's errors (``status_error``). Never raise in here.
+wrappers turn into the package's errors (``kernels.check_status``). Never raise in here.
 
 Everything lives in this one file on purpose: numba's on-disk cache is invalidated by changes
 to the file of the compiled function only, so a callee in another file could go stale.
@@ -21,6 +26,7 @@ import numpy as np
 from numba import njit, prange
 
 from .layout import (
+    B_AE0,
     B_AXIS,
     B_D,
     B_E0,
@@ -34,15 +40,15 @@ from .layout import (
     B_PARENT,
     B_R0,
     B_TYPE,
-    B_AE0,
     BODY,
     F_BODY,
     F_P,
     F_R,
     FRAME,
+    H_COUPLED,
     H_GRAVITY,
+    H_MIMIC,
     H_NB,
-    H_NF,
     H_NQ,
     H_NR,
     HEADER,
@@ -68,25 +74,51 @@ SINGULAR = 1000  # + the body whose articulated inertia about its joint is not p
 
 _NO_WRENCH = np.zeros((0, 10))
 
+# contract: fused multiply-add allowed (results move by an ulp); no other fast-math licence, so
+# NaN and infinity checks stay exact. error_model numpy: a division by zero gives inf, no raise.
+_jit = njit(cache=True, error_model="numpy", fastmath={"contract"})
+_inline = njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
+_parallel = njit(cache=True, error_model="numpy", fastmath={"contract"}, parallel=True)
 
-# -- the flat model ---------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
+
+# -- sizes of the workspaces (floats per state) ------------------------------------------------------
+@_inline
+def rnea_work(nb):
+    return 48 * nb + 24
+
+
+@_inline
+def crba_work(nb, nq):
+    return 25 * nb + nq + 16
+
+
+@_inline
+def aba_work(nb, nq):
+    return 92 * nb + 128 + nq * nq + nq + rnea_work(nb) + crba_work(nb, nq)
+
+
+@_inline
+def kinematics_work(nb, nq):
+    return 42 * nb + 12 + nq
+
+
+# -- the flat model ---------------------------------------------------------------------------------
+@_inline
 def _joint_offset(m):
     return HEADER + int(m[H_NB]) * BODY
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
+@_inline
 def _secondary_offset(m):
     return HEADER + int(m[H_NB]) * BODY + int(m[H_NQ]) * JOINT
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
+@_inline
 def _frame_offset(m):
-    nq = int(m[H_NQ])
-    return _secondary_offset(m) + int(m[H_NR]) * (SECONDARY + nq)
+    return _secondary_offset(m) + int(m[H_NR]) * (SECONDARY + int(m[H_NQ]))
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
+@_inline
 def _finite(x):
     for k in range(x.shape[0]):
         if not np.isfinite(x[k]):
@@ -94,10 +126,10 @@ def _finite(x):
     return True
 
 
-# -- spatial algebra on rows of (n, 6) arrays ------------------------------------------------------
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def _transform(m, i, qb, E, r):
-    """Joint transform of body i at body coordinate qb: E = body_R_parent (row-major), r = origin."""
+# -- spatial algebra on the flat workspace ------------------------------------------------------------
+@_inline
+def _transform(m, i, qb, w, e, r):
+    """Joint transform of body i at body coordinate qb into w[e:e+9] (E) and w[r:r+3] (r)."""
     o = HEADER + i * BODY
     if m[o + B_TYPE] == 0.0:
         # revolute: E = R(a, q)^T E0 = c E0 - s [a]x E0 + (1 - c) a a^T E0 (Rodrigues)
@@ -105,92 +137,92 @@ def _transform(m, i, qb, E, r):
         s = np.sin(qb)
         c1 = 1.0 - c
         for k in range(9):
-            E[i, k] = c * m[o + B_E0 + k] - s * m[o + B_KE0 + k] + c1 * m[o + B_AE0 + k]
+            w[e + k] = c * m[o + B_E0 + k] - s * m[o + B_KE0 + k] + c1 * m[o + B_AE0 + k]
         for k in range(3):
-            r[i, k] = m[o + B_R0 + k]
+            w[r + k] = m[o + B_R0 + k]
     else:
         # prismatic: the origin slides along the axis, d = E0^T a in parent coordinates
         for k in range(9):
-            E[i, k] = m[o + B_E0 + k]
+            w[e + k] = m[o + B_E0 + k]
         for k in range(3):
-            r[i, k] = m[o + B_R0 + k] + qb * m[o + B_D + k]
+            w[r + k] = m[o + B_R0 + k] + qb * m[o + B_D + k]
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def _x_motion(E, r, i, src, p, dst):
-    """dst[i] = X_i src[p]: a motion vector from parent to body coordinates (Featherstone 2.24)."""
-    wx, wy, wz = src[p, 0], src[p, 1], src[p, 2]
-    ux = src[p, 3] - (r[i, 1] * wz - r[i, 2] * wy)
-    uy = src[p, 4] - (r[i, 2] * wx - r[i, 0] * wz)
-    uz = src[p, 5] - (r[i, 0] * wy - r[i, 1] * wx)
-    dst[i, 0] = E[i, 0] * wx + E[i, 1] * wy + E[i, 2] * wz
-    dst[i, 1] = E[i, 3] * wx + E[i, 4] * wy + E[i, 5] * wz
-    dst[i, 2] = E[i, 6] * wx + E[i, 7] * wy + E[i, 8] * wz
-    dst[i, 3] = E[i, 0] * ux + E[i, 1] * uy + E[i, 2] * uz
-    dst[i, 4] = E[i, 3] * ux + E[i, 4] * uy + E[i, 5] * uz
-    dst[i, 5] = E[i, 6] * ux + E[i, 7] * uy + E[i, 8] * uz
+@_inline
+def _x_motion(w, e, r, s, d):
+    """w[d] = X w[s]: a motion vector from parent to body coordinates, [E w; E (v - r x w)]."""
+    wx, wy, wz = w[s], w[s + 1], w[s + 2]
+    ux = w[s + 3] - (w[r + 1] * wz - w[r + 2] * wy)
+    uy = w[s + 4] - (w[r + 2] * wx - w[r] * wz)
+    uz = w[s + 5] - (w[r] * wy - w[r + 1] * wx)
+    w[d] = w[e] * wx + w[e + 1] * wy + w[e + 2] * wz
+    w[d + 1] = w[e + 3] * wx + w[e + 4] * wy + w[e + 5] * wz
+    w[d + 2] = w[e + 6] * wx + w[e + 7] * wy + w[e + 8] * wz
+    w[d + 3] = w[e] * ux + w[e + 1] * uy + w[e + 2] * uz
+    w[d + 4] = w[e + 3] * ux + w[e + 4] * uy + w[e + 5] * uz
+    w[d + 5] = w[e + 6] * ux + w[e + 7] * uy + w[e + 8] * uz
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def _xt_force(E, r, i, src, s, dst, d, accumulate):
-    """dst[d] (+)= X_i^T src[s]: a force from body i's coordinates to its parent's."""
-    fx = E[i, 0] * src[s, 3] + E[i, 3] * src[s, 4] + E[i, 6] * src[s, 5]
-    fy = E[i, 1] * src[s, 3] + E[i, 4] * src[s, 4] + E[i, 7] * src[s, 5]
-    fz = E[i, 2] * src[s, 3] + E[i, 5] * src[s, 4] + E[i, 8] * src[s, 5]
-    nx = E[i, 0] * src[s, 0] + E[i, 3] * src[s, 1] + E[i, 6] * src[s, 2] + r[i, 1] * fz - r[i, 2] * fy
-    ny = E[i, 1] * src[s, 0] + E[i, 4] * src[s, 1] + E[i, 7] * src[s, 2] + r[i, 2] * fx - r[i, 0] * fz
-    nz = E[i, 2] * src[s, 0] + E[i, 5] * src[s, 1] + E[i, 8] * src[s, 2] + r[i, 0] * fy - r[i, 1] * fx
+@_inline
+def _xt_force(w, e, r, s, d, accumulate):
+    """w[d] (+)= X^T w[s]: a force from body to parent coordinates, [E^T n + r x E^T f; E^T f]."""
+    fx = w[e] * w[s + 3] + w[e + 3] * w[s + 4] + w[e + 6] * w[s + 5]
+    fy = w[e + 1] * w[s + 3] + w[e + 4] * w[s + 4] + w[e + 7] * w[s + 5]
+    fz = w[e + 2] * w[s + 3] + w[e + 5] * w[s + 4] + w[e + 8] * w[s + 5]
+    nx = w[e] * w[s] + w[e + 3] * w[s + 1] + w[e + 6] * w[s + 2] + w[r + 1] * fz - w[r + 2] * fy
+    ny = w[e + 1] * w[s] + w[e + 4] * w[s + 1] + w[e + 7] * w[s + 2] + w[r + 2] * fx - w[r] * fz
+    nz = w[e + 2] * w[s] + w[e + 5] * w[s + 1] + w[e + 8] * w[s + 2] + w[r] * fy - w[r + 1] * fx
     if accumulate:
-        dst[d, 0] += nx
-        dst[d, 1] += ny
-        dst[d, 2] += nz
-        dst[d, 3] += fx
-        dst[d, 4] += fy
-        dst[d, 5] += fz
+        w[d] += nx
+        w[d + 1] += ny
+        w[d + 2] += nz
+        w[d + 3] += fx
+        w[d + 4] += fy
+        w[d + 5] += fz
     else:
-        dst[d, 0] = nx
-        dst[d, 1] = ny
-        dst[d, 2] = nz
-        dst[d, 3] = fx
-        dst[d, 4] = fy
-        dst[d, 5] = fz
+        w[d] = nx
+        w[d + 1] = ny
+        w[d + 2] = nz
+        w[d + 3] = fx
+        w[d + 4] = fy
+        w[d + 5] = fz
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def _inertia_times(m, ob, src, s, dst, d):
-    """dst[d] = I src[s] for the rigid inertia at m[ob] (mass, h = m c, Io about the origin),
+@_inline
+def _inertia_times(m, ob, w, s, d):
+    """w[d] = I w[s] for the rigid inertia at m[ob] (mass, h = m c, Io about the origin),
     Featherstone 2.63: [Io w + h x l; m l - h x w]."""
-    ax, ay, az = src[s, 0], src[s, 1], src[s, 2]
-    lx, ly, lz = src[s, 3], src[s, 4], src[s, 5]
+    ax, ay, az = w[s], w[s + 1], w[s + 2]
+    lx, ly, lz = w[s + 3], w[s + 4], w[s + 5]
     mass = m[ob + B_MASS]
     hx, hy, hz = m[ob + B_H], m[ob + B_H + 1], m[ob + B_H + 2]
     o = ob + B_IO
-    dst[d, 0] = m[o] * ax + m[o + 1] * ay + m[o + 2] * az + hy * lz - hz * ly
-    dst[d, 1] = m[o + 3] * ax + m[o + 4] * ay + m[o + 5] * az + hz * lx - hx * lz
-    dst[d, 2] = m[o + 6] * ax + m[o + 7] * ay + m[o + 8] * az + hx * ly - hy * lx
-    dst[d, 3] = mass * lx - (hy * az - hz * ay)
-    dst[d, 4] = mass * ly - (hz * ax - hx * az)
-    dst[d, 5] = mass * lz - (hx * ay - hy * ax)
+    w[d] = m[o] * ax + m[o + 1] * ay + m[o + 2] * az + hy * lz - hz * ly
+    w[d + 1] = m[o + 3] * ax + m[o + 4] * ay + m[o + 5] * az + hz * lx - hx * lz
+    w[d + 2] = m[o + 6] * ax + m[o + 7] * ay + m[o + 8] * az + hx * ly - hy * lx
+    w[d + 3] = mass * lx - (hy * az - hz * ay)
+    w[d + 4] = mass * ly - (hz * ax - hx * az)
+    w[d + 5] = mass * lz - (hx * ay - hy * ax)
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def _cross_force_add(v, i, F, k, dst, d):
-    """dst[d] += v[i] x* F[k] = [w x n + vl x f; w x f] (Featherstone 2.32)."""
-    wx, wy, wz = v[i, 0], v[i, 1], v[i, 2]
-    vx, vy, vz = v[i, 3], v[i, 4], v[i, 5]
-    nx, ny, nz = F[k, 0], F[k, 1], F[k, 2]
-    fx, fy, fz = F[k, 3], F[k, 4], F[k, 5]
-    dst[d, 0] += wy * nz - wz * ny + vy * fz - vz * fy
-    dst[d, 1] += wz * nx - wx * nz + vz * fx - vx * fz
-    dst[d, 2] += wx * ny - wy * nx + vx * fy - vy * fx
-    dst[d, 3] += wy * fz - wz * fy
-    dst[d, 4] += wz * fx - wx * fz
-    dst[d, 5] += wx * fy - wy * fx
+@_inline
+def _cross_force_add(w, v, F, d):
+    """w[d] += w[v] x* w[F] = [w x n + vl x f; w x f] (Featherstone 2.32)."""
+    wx, wy, wz = w[v], w[v + 1], w[v + 2]
+    vx, vy, vz = w[v + 3], w[v + 4], w[v + 5]
+    nx, ny, nz = w[F], w[F + 1], w[F + 2]
+    fx, fy, fz = w[F + 3], w[F + 4], w[F + 5]
+    w[d] += wy * nz - wz * ny + vy * fz - vz * fy
+    w[d + 1] += wz * nx - wx * nz + vz * fx - vx * fz
+    w[d + 2] += wx * ny - wy * nx + vx * fy - vy * fx
+    w[d + 3] += wy * fz - wz * fy
+    w[d + 4] += wz * fx - wx * fz
+    w[d + 5] += wx * fy - wy * fx
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def _joint_motion(m, i, v, qd, qdd, a, c):
-    """v[i] += S qd; a[i] += S qdd; c[i] = v[i] x S qd (the velocity-product acceleration).
+@_inline
+def _joint_motion(m, i, w, v, a, c, qd, qdd):
+    """w[v] += S qd; w[c] = w[v] x S qd (velocity-product acceleration); w[a] += S qdd + w[c].
 
     Khalil [7.43]-[7.45]: the joint's own motion added to the transported parent motion.
     """
@@ -198,44 +230,47 @@ def _joint_motion(m, i, v, qd, qdd, a, c):
     ex, ey, ez = m[o + B_AXIS], m[o + B_AXIS + 1], m[o + B_AXIS + 2]
     sx, sy, sz = ex * qd, ey * qd, ez * qd
     if m[o + B_TYPE] == 0.0:
-        v[i, 0] += sx
-        v[i, 1] += sy
-        v[i, 2] += sz
-        a[i, 0] += ex * qdd
-        a[i, 1] += ey * qdd
-        a[i, 2] += ez * qdd
+        w[v] += sx
+        w[v + 1] += sy
+        w[v + 2] += sz
         # v x [s; 0] = [w x s; vl x s]
-        c[i, 0] = v[i, 1] * sz - v[i, 2] * sy
-        c[i, 1] = v[i, 2] * sx - v[i, 0] * sz
-        c[i, 2] = v[i, 0] * sy - v[i, 1] * sx
-        c[i, 3] = v[i, 4] * sz - v[i, 5] * sy
-        c[i, 4] = v[i, 5] * sx - v[i, 3] * sz
-        c[i, 5] = v[i, 3] * sy - v[i, 4] * sx
+        w[c] = w[v + 1] * sz - w[v + 2] * sy
+        w[c + 1] = w[v + 2] * sx - w[v] * sz
+        w[c + 2] = w[v] * sy - w[v + 1] * sx
+        w[c + 3] = w[v + 4] * sz - w[v + 5] * sy
+        w[c + 4] = w[v + 5] * sx - w[v + 3] * sz
+        w[c + 5] = w[v + 3] * sy - w[v + 4] * sx
+        w[a] += ex * qdd + w[c]
+        w[a + 1] += ey * qdd + w[c + 1]
+        w[a + 2] += ez * qdd + w[c + 2]
+        w[a + 3] += w[c + 3]
+        w[a + 4] += w[c + 4]
+        w[a + 5] += w[c + 5]
     else:
-        v[i, 3] += sx
-        v[i, 4] += sy
-        v[i, 5] += sz
-        a[i, 3] += ex * qdd
-        a[i, 4] += ey * qdd
-        a[i, 5] += ez * qdd
+        w[v + 3] += sx
+        w[v + 4] += sy
+        w[v + 5] += sz
         # v x [0; s] = [0; w x s]
-        c[i, 0] = 0.0
-        c[i, 1] = 0.0
-        c[i, 2] = 0.0
-        c[i, 3] = v[i, 1] * sz - v[i, 2] * sy
-        c[i, 4] = v[i, 2] * sx - v[i, 0] * sz
-        c[i, 5] = v[i, 0] * sy - v[i, 1] * sx
+        w[c] = 0.0
+        w[c + 1] = 0.0
+        w[c + 2] = 0.0
+        w[c + 3] = w[v + 1] * sz - w[v + 2] * sy
+        w[c + 4] = w[v + 2] * sx - w[v] * sz
+        w[c + 5] = w[v] * sy - w[v + 1] * sx
+        w[a + 3] += ex * qdd + w[c + 3]
+        w[a + 4] += ey * qdd + w[c + 4]
+        w[a + 5] += ez * qdd + w[c + 5]
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def _s_dot(m, i, F, k):
-    """S_i . F[k]: the component of a force along body i's joint."""
+@_inline
+def _s_dot(m, i, w, F):
+    """S_i . w[F]: the component of a force along body i's joint."""
     o = HEADER + i * BODY
-    col = 0 if m[o + B_TYPE] == 0.0 else 3
-    return m[o + B_AXIS] * F[k, col] + m[o + B_AXIS + 1] * F[k, col + 1] + m[o + B_AXIS + 2] * F[k, col + 2]
+    col = F if m[o + B_TYPE] == 0.0 else F + 3
+    return m[o + B_AXIS] * w[col] + m[o + B_AXIS + 1] * w[col + 1] + m[o + B_AXIS + 2] * w[col + 2]
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
+@_inline
 def _friction(m, k, qd, smooth):
     """Khalil [7.26]: Fv qd + sign(qd) (Fc + (Fst - Fc) exp(-|qd| B)); sign -> tanh(qd / v_s) when smooth > 0."""
     o = _joint_offset(m) + k * JOINT
@@ -253,107 +288,105 @@ def _friction(m, k, qd, smooth):
     return tau
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def _world_poses(m, E, r, R, p):
-    """R[i] = base_R_body (row-major), p[i] = body origin in the base frame (forward kinematics)."""
+@_inline
+def _world_poses(m, w, oE, oR, oW, oP):
+    """w[oW + 9 i] = base_R_body (row-major), w[oP + 3 i] = body origin in the base frame."""
     nb = int(m[H_NB])
     for i in range(nb):
         par = int(m[HEADER + i * BODY + B_PARENT])
+        e, r, R, p = oE + 9 * i, oR + 3 * i, oW + 9 * i, oP + 3 * i
         if par < 0:
-            for a in range(3):
-                for b in range(3):
-                    R[i, 3 * a + b] = E[i, 3 * b + a]
-                p[i, a] = r[i, a]
+            for x in range(3):
+                for y in range(3):
+                    w[R + 3 * x + y] = w[e + 3 * y + x]
+                w[p + x] = w[r + x]
         else:
             # R_i = R_p E_i^T, p_i = p_p + R_p r_i
-            for a in range(3):
-                for b in range(3):
-                    R[i, 3 * a + b] = (
-                        R[par, 3 * a] * E[i, 3 * b] + R[par, 3 * a + 1] * E[i, 3 * b + 1] + R[par, 3 * a + 2] * E[i, 3 * b + 2]
+            Rp, pp = oW + 9 * par, oP + 3 * par
+            for x in range(3):
+                for y in range(3):
+                    w[R + 3 * x + y] = (
+                        w[Rp + 3 * x] * w[e + 3 * y] + w[Rp + 3 * x + 1] * w[e + 3 * y + 1] + w[Rp + 3 * x + 2] * w[e + 3 * y + 2]
                     )
-                p[i, a] = p[par, a] + R[par, 3 * a] * r[i, 0] + R[par, 3 * a + 1] * r[i, 1] + R[par, 3 * a + 2] * r[i, 2]
+                w[p + x] = w[pp + x] + w[Rp + 3 * x] * w[r] + w[Rp + 3 * x + 1] * w[r + 1] + w[Rp + 3 * x + 2] * w[r + 2]
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def _add_wrenches(R, fx, f):
-    """f[body] += the wrenches links exert on the environment (Khalil's f_en [7.30]), body axes.
+@_inline
+def _add_wrenches(w, oW, fx, of):
+    """w[of + 6 b] += the wrenches links exert on the environment (Khalil's f_en [7.30]), body axes.
 
-    Each row of fx: body, point (3, body frame), force (3), moment about the point (3), base axes.
+    Each row of fx: body b, point (3, body frame), force (3), moment about the point (3), base axes.
     """
-    for w in range(fx.shape[0]):
-        b = int(fx[w, 0])
-        Fb = np.empty(3)
-        for a in range(3):
-            Fb[a] = R[b, a] * fx[w, 4] + R[b, 3 + a] * fx[w, 5] + R[b, 6 + a] * fx[w, 6]
-        for a in range(3):
-            f[b, 3 + a] += Fb[a]
-        px, py, pz = fx[w, 1], fx[w, 2], fx[w, 3]
+    for k in range(fx.shape[0]):
+        b = int(fx[k, 0])
+        R = oW + 9 * b
+        f = of + 6 * b
+        Fx = w[R] * fx[k, 4] + w[R + 3] * fx[k, 5] + w[R + 6] * fx[k, 6]
+        Fy = w[R + 1] * fx[k, 4] + w[R + 4] * fx[k, 5] + w[R + 7] * fx[k, 6]
+        Fz = w[R + 2] * fx[k, 4] + w[R + 5] * fx[k, 5] + w[R + 8] * fx[k, 6]
+        px, py, pz = fx[k, 1], fx[k, 2], fx[k, 3]
         # moment about the body origin: R^T M + p x (R^T F)
-        f[b, 0] += R[b, 0] * fx[w, 7] + R[b, 3] * fx[w, 8] + R[b, 6] * fx[w, 9] + py * Fb[2] - pz * Fb[1]
-        f[b, 1] += R[b, 1] * fx[w, 7] + R[b, 4] * fx[w, 8] + R[b, 7] * fx[w, 9] + pz * Fb[0] - px * Fb[2]
-        f[b, 2] += R[b, 2] * fx[w, 7] + R[b, 5] * fx[w, 8] + R[b, 8] * fx[w, 9] + px * Fb[1] - py * Fb[0]
+        w[f] += w[R] * fx[k, 7] + w[R + 3] * fx[k, 8] + w[R + 6] * fx[k, 9] + py * Fz - pz * Fy
+        w[f + 1] += w[R + 1] * fx[k, 7] + w[R + 4] * fx[k, 8] + w[R + 7] * fx[k, 9] + pz * Fx - px * Fz
+        w[f + 2] += w[R + 2] * fx[k, 7] + w[R + 5] * fx[k, 8] + w[R + 8] * fx[k, 9] + px * Fy - py * Fx
+        w[f + 3] += Fx
+        w[f + 4] += Fy
+        w[f + 5] += Fz
 
 
-# -- the algorithms, one state each ------------------------------------------------------------------
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def _forward(m, q, qd, qdd, g, E, r, v, a, c):
+@_inline
+def _forward(m, q, qd, qdd, g0, g1, g2, w, oE, oR, ov, oa, oc):
     """Forward recursion: joint transforms, body velocities and accelerations (Khalil [7.43]-[7.45]).
 
     Gravity enters as the base acceleration a_0 = [0; -g] (Featherstone's trick, Khalil's
-    dV_0 = -g). Rows nb of v and a hold the base. Mimic joints: q_body = mult q[k] + offset.
+    dV_0 = -g); row nb of v and a holds the base. Mimic joints: q_body = mult q[k] + offset.
     """
     nb = int(m[H_NB])
+    vb, ab = ov + 6 * nb, oa + 6 * nb
     for k in range(6):
-        v[nb, k] = 0.0
-        a[nb, k] = 0.0
-    a[nb, 3] = -g[0]
-    a[nb, 4] = -g[1]
-    a[nb, 5] = -g[2]
+        w[vb + k] = 0.0
+        w[ab + k] = 0.0
+    w[ab + 3] = -g0
+    w[ab + 4] = -g1
+    w[ab + 5] = -g2
     for i in range(nb):
         o = HEADER + i * BODY
         j = int(m[o + B_JOINT])
         mult = m[o + B_MULT]
-        _transform(m, i, mult * q[j] + m[o + B_OFFSET], E, r)
+        e, r = oE + 9 * i, oR + 3 * i
+        _transform(m, i, mult * q[j] + m[o + B_OFFSET], w, e, r)
         par = int(m[o + B_PARENT])
         if par < 0:
             par = nb
-        _x_motion(E, r, i, v, par, v)  # v_i = X_i v_p + S_i qd_i       [7.43]
-        _x_motion(E, r, i, a, par, a)  # a_i = X_i a_p + S_i qdd_i + v_i x S_i qd_i   [7.44]-[7.45]
-        _joint_motion(m, i, v, mult * qd[j], mult * qdd[j], a, c)
-        for k in range(6):
-            a[i, k] += c[i, k]
+        v, a = ov + 6 * i, oa + 6 * i
+        _x_motion(w, e, r, ov + 6 * par, v)  # v_i = X_i v_p + S_i qd_i                       [7.43]
+        _x_motion(w, e, r, oa + 6 * par, a)  # a_i = X_i a_p + S_i qdd_i + v_i x S_i qd_i      [7.44]-[7.45]
+        _joint_motion(m, i, w, v, a, oc + 6 * i, mult * qd[j], mult * qdd[j])
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"}, inline="always")
-def _rnea(m, q, qd, qdd, g, fx, friction, smooth, out, ws):
+# -- the algorithms, one state each ----------------------------------------------------------------
+@_inline
+def _rnea(m, q, qd, qdd, g0, g1, g2, fx, friction, smooth, out, w, o):
     """Inverse dynamics (Khalil 7.5, Featherstone's ID): tau = A qdd + C qd + Q + Gamma_f + J^T f_en."""
     nb, nq, nr = int(m[H_NB]), int(m[H_NQ]), int(m[H_NR])
-    E = ws[0 : 9 * nb].reshape((nb, 9))
-    o = 9 * nb
-    r = ws[o : o + 3 * nb].reshape((nb, 3))
-    o += 3 * nb
-    v = ws[o : o + 6 * (nb + 1)].reshape((nb + 1, 6))
-    o += 6 * (nb + 1)
-    a = ws[o : o + 6 * (nb + 1)].reshape((nb + 1, 6))
-    o += 6 * (nb + 1)
-    f = ws[o : o + 6 * (nb + 1)].reshape((nb + 1, 6))
-    o += 6 * (nb + 1)
-    c = ws[o : o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
-    _forward(m, q, qd, qdd, g, E, r, v, a, c)
+    oE = o
+    oR = oE + 9 * nb
+    ov = oR + 3 * nb
+    oa = ov + 6 * (nb + 1)
+    of = oa + 6 * (nb + 1)
+    oc = of + 6 * (nb + 1)
+    oW = oc + 6 * nb
+    oP = oW + 9 * nb
+    _forward(m, q, qd, qdd, g0, g1, g2, w, oE, oR, ov, oa, oc)
     # Newton-Euler equations of each body: f_i = I_i a_i + v_i x* I_i v_i (Khalil [7.46]-[7.47])
     for i in range(nb):
         ob = HEADER + i * BODY
-        _inertia_times(m, ob, v, i, c, i)  # c[i] = I v (c is free again)
-        _inertia_times(m, ob, a, i, f, i)
-        _cross_force_add(v, i, c, i, f, i)
+        _inertia_times(m, ob, w, ov + 6 * i, oc + 6 * i)  # c_i = I v (c is free again)
+        _inertia_times(m, ob, w, oa + 6 * i, of + 6 * i)
+        _cross_force_add(w, ov + 6 * i, oc + 6 * i, of + 6 * i)
     if fx.shape[0] > 0:
-        R = ws[o : o + 9 * nb].reshape((nb, 9))
-        o += 9 * nb
-        P = ws[o : o + 3 * nb].reshape((nb, 3))
-        o += 3 * nb
-        _world_poses(m, E, r, R, P)
-        _add_wrenches(R, fx, f)
+        _world_poses(m, w, oE, oR, oW, oP)
+        _add_wrenches(w, oW, fx, of)
     for k in range(nq):
         out[k] = 0.0
     if nr > 0:
@@ -374,56 +407,80 @@ def _rnea(m, q, qd, qdd, g, fx, friction, smooth, out, ws):
             hx, hy, hz = inertia * m[ob + S_AXIS], inertia * m[ob + S_AXIS + 1], inertia * m[ob + S_AXIS + 2]
             ts = inertia * bdd
             if cb >= 0:
-                wx, wy, wz = v[cb, 0], v[cb, 1], v[cb, 2]
-                f[cb, 0] += hx * bdd + (wy * hz - wz * hy) * bd
-                f[cb, 1] += hy * bdd + (wz * hx - wx * hz) * bd
-                f[cb, 2] += hz * bdd + (wx * hy - wy * hx) * bd
-                ts += hx * a[cb, 0] + hy * a[cb, 1] + hz * a[cb, 2]
+                v, a, f = ov + 6 * cb, oa + 6 * cb, of + 6 * cb
+                wx, wy, wz = w[v], w[v + 1], w[v + 2]
+                w[f] += hx * bdd + (wy * hz - wz * hy) * bd
+                w[f + 1] += hy * bdd + (wz * hx - wx * hz) * bd
+                w[f + 2] += hz * bdd + (wx * hy - wy * hx) * bd
+                ts += hx * w[a] + hy * w[a + 1] + hz * w[a + 2]
             for k in range(nq):
                 out[k] += m[ob + S_B + k] * ts
     # Backward recursion: tau_i = S_i . f_i, f_p += X_i^T f_i (Khalil [7.48]-[7.49])
     for i in range(nb - 1, -1, -1):
         ob = HEADER + i * BODY
-        out[int(m[ob + B_JOINT])] += m[ob + B_MULT] * _s_dot(m, i, f, i)
+        out[int(m[ob + B_JOINT])] += m[ob + B_MULT] * _s_dot(m, i, w, of + 6 * i)
         par = int(m[ob + B_PARENT])
         if par >= 0:
-            _xt_force(E, r, i, f, i, f, par, True)
+            _xt_force(w, oE + 9 * i, oR + 3 * i, of + 6 * i, of + 6 * par, True)
     # Rotor inertia Ia qdd (Khalil [7.29]) and friction (Khalil [7.26])
     oj = _joint_offset(m)
     for k in range(nq):
         out[k] += m[oj + k * JOINT + J_IA] * qdd[k]
-        if friction:
+    if friction:
+        for k in range(nq):
             out[k] += _friction(m, k, qd[k], smooth)
     if not _finite(out):
         return BAD_OUTPUT
     return OK
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
-def _crba(m, q, H, ws):
+@_inline
+def _composite_column(m, i, w, ic, F):
+    """w[F] = Ic_i S_i for the composite inertia at w[ic] (mass, h, Io): the force that
+    accelerates body i's subtree at unit joint rate."""
+    ob = HEADER + i * BODY
+    ex, ey, ez = m[ob + B_AXIS], m[ob + B_AXIS + 1], m[ob + B_AXIS + 2]
+    mass = w[ic]
+    hx, hy, hz = w[ic + 1], w[ic + 2], w[ic + 3]
+    if m[ob + B_TYPE] == 0.0:
+        # I [e; 0] = [Io e; e x h]
+        for x in range(3):
+            w[F + x] = w[ic + 4 + 3 * x] * ex + w[ic + 5 + 3 * x] * ey + w[ic + 6 + 3 * x] * ez
+        w[F + 3] = ey * hz - ez * hy
+        w[F + 4] = ez * hx - ex * hz
+        w[F + 5] = ex * hy - ey * hx
+    else:
+        # I [0; e] = [h x e; m e]
+        w[F] = hy * ez - hz * ey
+        w[F + 1] = hz * ex - hx * ez
+        w[F + 2] = hx * ey - hy * ex
+        w[F + 3] = mass * ex
+        w[F + 4] = mass * ey
+        w[F + 5] = mass * ez
+
+
+@_inline
+def _crba(m, q, H, w, o):
     """Joint-space inertia matrix A(q): composite rigid bodies (Featherstone 6.2, Khalil [7.64]).
 
     Rotor inertias on the diagonal (Khalil [7.29]); a geared robot's secondary links add
     M_s = B^T diag(I) B + U B + (U B)^T (Chen & Wang eq. 18), U from their spin momenta.
     """
     nb, nq, nr = int(m[H_NB]), int(m[H_NQ]), int(m[H_NR])
-    E = ws[0 : 9 * nb].reshape((nb, 9))
-    o = 9 * nb
-    r = ws[o : o + 3 * nb].reshape((nb, 3))
-    o += 3 * nb
-    Ic = ws[o : o + 13 * nb].reshape((nb, 13))  # composite inertia: mass, h (3), Io (9)
-    o += 13 * nb
-    F = ws[o : o + 12].reshape((2, 6))
-    o += 12
+    oE = o
+    oR = oE + 9 * nb
+    oI = oR + 3 * nb  # composite inertias: mass, h (3), Io (9) per body
+    F = oI + 13 * nb  # two force rows
+    oU = F + 12
     for i in range(nb):
         ob = HEADER + i * BODY
-        mult = m[ob + B_MULT]
-        _transform(m, i, mult * q[int(m[ob + B_JOINT])] + m[ob + B_OFFSET], E, r)
-        Ic[i, 0] = m[ob + B_MASS]
+        _transform(m, i, m[ob + B_MULT] * q[int(m[ob + B_JOINT])] + m[ob + B_OFFSET], w, oE + 9 * i, oR + 3 * i)
+        ic = oI + 13 * i
+        w[ic] = m[ob + B_MASS]
         for k in range(3):
-            Ic[i, 1 + k] = m[ob + B_H + k]
+            w[ic + 1 + k] = m[ob + B_H + k]
         for k in range(9):
-            Ic[i, 4 + k] = m[ob + B_IO + k]
+            w[ic + 4 + k] = m[ob + B_IO + k]
     # Composite inertias from the leaves down: Ic_p += X_i^T Ic_i X_i (Featherstone 6.7), as a
     # rigid-body inertia moved by R = E^T and r: h_p += R h + m r,
     # Io_p += R Io R^T + m (|r|^2 1 - r r^T) + 2 (r . Rh) 1 - Rh r^T - r Rh^T.
@@ -431,78 +488,82 @@ def _crba(m, q, H, ws):
         par = int(m[HEADER + i * BODY + B_PARENT])
         if par < 0:
             continue
-        mc = Ic[i, 0]
-        hr = np.empty(3)
-        for a in range(3):
-            hr[a] = E[i, a] * Ic[i, 1] + E[i, 3 + a] * Ic[i, 2] + E[i, 6 + a] * Ic[i, 3]
-        rr = r[i, 0] * r[i, 0] + r[i, 1] * r[i, 1] + r[i, 2] * r[i, 2]
-        rh = r[i, 0] * hr[0] + r[i, 1] * hr[1] + r[i, 2] * hr[2]
-        Ic[par, 0] += mc
-        for a in range(3):
-            Ic[par, 1 + a] += hr[a] + mc * r[i, a]
-        # IE = Io E, then E^T IE
-        IE = np.empty(9)
-        for a in range(3):
-            for b in range(3):
-                IE[3 * a + b] = Ic[i, 4 + 3 * a] * E[i, b] + Ic[i, 5 + 3 * a] * E[i, 3 + b] + Ic[i, 6 + 3 * a] * E[i, 6 + b]
-        for a in range(3):
-            for b in range(3):
-                val = E[i, a] * IE[b] + E[i, 3 + a] * IE[3 + b] + E[i, 6 + a] * IE[6 + b]
-                val += -mc * r[i, a] * r[i, b] - hr[a] * r[i, b] - r[i, a] * hr[b]
-                if a == b:
+        e, r, ic, ip = oE + 9 * i, oR + 3 * i, oI + 13 * i, oI + 13 * par
+        mc = w[ic]
+        h0 = w[e] * w[ic + 1] + w[e + 3] * w[ic + 2] + w[e + 6] * w[ic + 3]
+        h1 = w[e + 1] * w[ic + 1] + w[e + 4] * w[ic + 2] + w[e + 7] * w[ic + 3]
+        h2 = w[e + 2] * w[ic + 1] + w[e + 5] * w[ic + 2] + w[e + 8] * w[ic + 3]
+        r0, r1, r2 = w[r], w[r + 1], w[r + 2]
+        rr = r0 * r0 + r1 * r1 + r2 * r2
+        rh = r0 * h0 + r1 * h1 + r2 * h2
+        w[ip] += mc
+        w[ip + 1] += h0 + mc * r0
+        w[ip + 2] += h1 + mc * r1
+        w[ip + 3] += h2 + mc * r2
+        for x in range(3):
+            # column x of Io E: IE_yx = sum_z Io_yz E_zx; then (E^T Io E)_xy = sum_z E_zx IE_zy
+            rx = r0 if x == 0 else (r1 if x == 1 else r2)
+            hx = h0 if x == 0 else (h1 if x == 1 else h2)
+            for y in range(3):
+                ry = r0 if y == 0 else (r1 if y == 1 else r2)
+                hy = h0 if y == 0 else (h1 if y == 1 else h2)
+                val = 0.0
+                for z in range(3):
+                    ie = w[ic + 4 + 3 * z] * w[e + y] + w[ic + 5 + 3 * z] * w[e + 3 + y] + w[ic + 6 + 3 * z] * w[e + 6 + y]
+                    val += w[e + 3 * z + x] * ie
+                val += -mc * rx * ry - hx * ry - rx * hy
+                if x == y:
                     val += mc * rr + 2.0 * rh
-                Ic[par, 4 + 3 * a + b] += val
+                w[ip + 4 + 3 * x + y] += val
     for a in range(nq):
         for b in range(nq):
             H[a, b] = 0.0
-    # H_ij = S_i^T X^T ... Ic_j S_j, walking from each body to the base (Featherstone 6.2)
+    # H_ij = S_i . X^T ... Ic_i S_i, walking from each body to the base (Featherstone 6.2)
     for i in range(nb):
         ob = HEADER + i * BODY
-        _composite_column(m, i, Ic, F)
+        _composite_column(m, i, w, oI + 13 * i, F)
         ji = int(m[ob + B_JOINT])
         mi = m[ob + B_MULT]
-        H[ji, ji] += mi * mi * _s_dot(m, i, F, 0)
+        H[ji, ji] += mi * mi * _s_dot(m, i, w, F)
         j = i
         while True:
             par = int(m[HEADER + j * BODY + B_PARENT])
             if par < 0:
                 break
-            _xt_force(E, r, j, F, 0, F, 1, False)
+            _xt_force(w, oE + 9 * j, oR + 3 * j, F, F + 6, False)
             for k in range(6):
-                F[0, k] = F[1, k]
+                w[F + k] = w[F + 6 + k]
             j = par
-            ob = HEADER + j * BODY
-            jj = int(m[ob + B_JOINT])
-            val = mi * m[ob + B_MULT] * _s_dot(m, j, F, 0)
+            oj = HEADER + j * BODY
+            jj = int(m[oj + B_JOINT])
+            val = mi * m[oj + B_MULT] * _s_dot(m, j, w, F)
             H[ji, jj] += val
             H[jj, ji] += val
     if nr > 0:
         os_ = _secondary_offset(m)
-        U = ws[o : o + nq].reshape((nq,))
         for s in range(nr):
             ob = os_ + s * (SECONDARY + nq)
             inertia = m[ob + S_INERTIA]
             # U_k = S_k . X^T...[I_s e_s; 0]: the spin momentum seen by every joint below the
-            # carrier (eq. 18b/18c); with mimic joints folded in (G^T U)
+            # carrier (eq. 18b/18c), with mimic joints folded in (G^T U)
             for k in range(nq):
-                U[k] = 0.0
-            for k in range(6):
-                F[0, k] = 0.0
+                w[oU + k] = 0.0
             for k in range(3):
-                F[0, k] = inertia * m[ob + S_AXIS + k]
+                w[F + k] = inertia * m[ob + S_AXIS + k]
+                w[F + 3 + k] = 0.0
             j = int(m[ob + S_CARRIER])
             while j >= 0:
                 oj = HEADER + j * BODY
-                U[int(m[oj + B_JOINT])] += m[oj + B_MULT] * _s_dot(m, j, F, 0)
-                _xt_force(E, r, j, F, 0, F, 1, False)
+                w[oU + int(m[oj + B_JOINT])] += m[oj + B_MULT] * _s_dot(m, j, w, F)
+                _xt_force(w, oE + 9 * j, oR + 3 * j, F, F + 6, False)
                 for k in range(6):
-                    F[0, k] = F[1, k]
+                    w[F + k] = w[F + 6 + k]
                 j = int(m[oj + B_PARENT])
             for a in range(nq):
                 ba = m[ob + S_B + a]
                 for b in range(nq):
                     bb = m[ob + S_B + b]
-                    H[a, b] += inertia * ba * bb + U[a] * bb + ba * U[b]  # eq. (18d) + (18b) + (18c)
+                    H[a, b] += inertia * ba * bb + w[oU + a] * bb + ba * w[oU + b]  # eq. (18d) + (18b) + (18c)
     oj = _joint_offset(m)
     for k in range(nq):
         H[k, k] += m[oj + k * JOINT + J_IA]
@@ -513,190 +574,157 @@ def _crba(m, q, H, ws):
     return OK
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
-def _composite_column(m, i, Ic, F):
-    """F[0] = Ic_i S_i: the force that accelerates body i's subtree at unit joint rate."""
-    ob = HEADER + i * BODY
-    ex, ey, ez = m[ob + B_AXIS], m[ob + B_AXIS + 1], m[ob + B_AXIS + 2]
-    mass = Ic[i, 0]
-    hx, hy, hz = Ic[i, 1], Ic[i, 2], Ic[i, 3]
-    if m[ob + B_TYPE] == 0.0:
-        # I [e; 0] = [Io e; e x h]
-        for a in range(3):
-            F[0, a] = Ic[i, 4 + 3 * a] * ex + Ic[i, 5 + 3 * a] * ey + Ic[i, 6 + 3 * a] * ez
-        F[0, 3] = ey * hz - ez * hy
-        F[0, 4] = ez * hx - ex * hz
-        F[0, 5] = ex * hy - ey * hx
-    else:
-        # I [0; e] = [h x e; m e]
-        F[0, 0] = hy * ez - hz * ey
-        F[0, 1] = hz * ex - hx * ez
-        F[0, 2] = hx * ey - hy * ex
-        F[0, 3] = mass * ex
-        F[0, 4] = mass * ey
-        F[0, 5] = mass * ez
-
-
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
-def _aba(m, q, qd, tau, g, fx, friction, smooth, out, ws):
+@_inline
+def _aba(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, w, o):
     """Direct dynamics: the articulated body algorithm (Featherstone 7.3, Khalil 7.6.2).
 
-    For a tree without mimic joints or coupled gear trains; others go to ``_aba_joint_space``.
+    For a tree without mimic joints or coupled gear trains; the others go to ``_aba_joint_space``.
     """
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
-    E = ws[0 : 9 * nb].reshape((nb, 9))
-    o = 9 * nb
-    r = ws[o : o + 3 * nb].reshape((nb, 3))
-    o += 3 * nb
-    v = ws[o : o + 6 * (nb + 1)].reshape((nb + 1, 6))
-    o += 6 * (nb + 1)
-    a = ws[o : o + 6 * (nb + 1)].reshape((nb + 1, 6))
-    o += 6 * (nb + 1)
-    c = ws[o : o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
-    pA = ws[o : o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
-    U = ws[o : o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
-    IA = ws[o : o + 36 * nb].reshape((nb, 36))
-    o += 36 * nb
-    D = ws[o : o + nb]
-    o += nb
-    u = ws[o : o + nb]
-    o += nb
-    T = ws[o : o + 36 * 3].reshape((3, 36))  # X, Ia, Ia X
-    o += 108
+    nb = int(m[H_NB])
+    oE = o
+    oR = oE + 9 * nb
+    ov = oR + 3 * nb
+    oa = ov + 6 * (nb + 1)
+    oc = oa + 6 * (nb + 1)
+    opA = oc + 6 * nb
+    oU = opA + 6 * nb
+    oIA = oU + 6 * nb
+    oD = oIA + 36 * nb
+    ou = oD + nb
+    X = ou + nb  # three 6x6 scratch matrices: X, Ia, Ia X
+    Ia = X + 36
+    Y = Ia + 36
+    oW = Y + 36
+    oP = oW + 9 * nb
     # Forward recursion: velocities and velocity-product accelerations c_i = v_i x S_i qd_i
-    # (a holds X a_p + c with a_0 = 0 here; the accelerations are recomputed below)
-    _forward(m, q, qd, qd, np.zeros(3), E, r, v, a, c)
+    # (a is scratch until the last pass)
+    _forward(m, q, qd, qd, 0.0, 0.0, 0.0, w, oE, oR, ov, oa, oc)
     oj = _joint_offset(m)
     for i in range(nb):
         ob = HEADER + i * BODY
         mass = m[ob + B_MASS]
         h0, h1, h2 = m[ob + B_H], m[ob + B_H + 1], m[ob + B_H + 2]
-        # IA_i = I_i (Featherstone 2.62 in [angular; linear] order), pA_i = v_i x* I_i v_i
+        IA = oIA + 36 * i
+        # IA_i = I_i = [[Io, [h]x], [[h]x^T, m 1]] (Featherstone 2.62, [angular; linear] order)
         for x in range(3):
             for y in range(3):
-                IA[i, 6 * x + y] = m[ob + B_IO + 3 * x + y]
-                IA[i, 6 * (3 + x) + 3 + y] = mass if x == y else 0.0
-        # [[Io, [h]x], [[h]x^T, m 1]]
-        IA[i, 0 * 6 + 4], IA[i, 0 * 6 + 5] = -h2, h1
-        IA[i, 1 * 6 + 3], IA[i, 1 * 6 + 5] = h2, -h0
-        IA[i, 2 * 6 + 3], IA[i, 2 * 6 + 4] = -h1, h0
-        IA[i, 0 * 6 + 3], IA[i, 1 * 6 + 4], IA[i, 2 * 6 + 5] = 0.0, 0.0, 0.0
+                w[IA + 6 * x + y] = m[ob + B_IO + 3 * x + y]
+                w[IA + 6 * (3 + x) + 3 + y] = mass if x == y else 0.0
+        w[IA + 3], w[IA + 4], w[IA + 5] = 0.0, -h2, h1
+        w[IA + 9], w[IA + 10], w[IA + 11] = h2, 0.0, -h0
+        w[IA + 15], w[IA + 16], w[IA + 17] = -h1, h0, 0.0
         for x in range(3):
             for y in range(3):
-                IA[i, 6 * (3 + y) + x] = IA[i, 6 * x + 3 + y]
-        _inertia_times(m, ob, v, i, pA, i)
+                w[IA + 6 * (3 + y) + x] = w[IA + 6 * x + 3 + y]
+        # pA_i = v_i x* I_i v_i
+        pA = opA + 6 * i
+        _inertia_times(m, ob, w, ov + 6 * i, oa + 6 * i)
         for k in range(6):
-            a[i, k] = pA[i, k]
-        for k in range(6):
-            pA[i, k] = 0.0
-        _cross_force_add(v, i, a, i, pA, i)
+            w[pA + k] = 0.0
+        _cross_force_add(w, ov + 6 * i, oa + 6 * i, pA)
     if fx.shape[0] > 0:
-        R = ws[o : o + 9 * nb].reshape((nb, 9))
-        o += 9 * nb
-        P = ws[o : o + 3 * nb].reshape((nb, 3))
-        o += 3 * nb
-        _world_poses(m, E, r, R, P)
-        _add_wrenches(R, fx, pA)
+        _world_poses(m, w, oE, oR, oW, oP)
+        _add_wrenches(w, oW, fx, opA)
     # Backward recursion: articulated inertias and bias forces (Khalil [7.67]-[7.68])
     for i in range(nb - 1, -1, -1):
         ob = HEADER + i * BODY
         k = int(m[ob + B_JOINT])
         col = 0 if m[ob + B_TYPE] == 0.0 else 3
         ex, ey, ez = m[ob + B_AXIS], m[ob + B_AXIS + 1], m[ob + B_AXIS + 2]
+        IA, U, pA = oIA + 36 * i, oU + 6 * i, opA + 6 * i
         for x in range(6):
-            U[i, x] = IA[i, 6 * x + col] * ex + IA[i, 6 * x + col + 1] * ey + IA[i, 6 * x + col + 2] * ez
-        D[i] = U[i, col] * ex + U[i, col + 1] * ey + U[i, col + 2] * ez + m[oj + k * JOINT + J_IA]
-        if not D[i] > 0.0:
+            w[U + x] = w[IA + 6 * x + col] * ex + w[IA + 6 * x + col + 1] * ey + w[IA + 6 * x + col + 2] * ez
+        D = w[U + col] * ex + w[U + col + 1] * ey + w[U + col + 2] * ez + m[oj + k * JOINT + J_IA]
+        w[oD + i] = D
+        if not D > 0.0:
             return SINGULAR + i
         tk = tau[k]
         if friction:
             tk -= _friction(m, k, qd[k], smooth)
-        u[i] = tk - _s_dot(m, i, pA, i)
+        u = tk - _s_dot(m, i, w, pA)
+        w[ou + i] = u
         par = int(m[ob + B_PARENT])
         if par < 0:
             continue
-        # Ia = IA - U U^T / D; pa = pA + Ia c + U u / D
+        # Ia = IA - U U^T / D; pa = pA + Ia c + U u / D (pa kept in the row of a)
         for x in range(6):
             for y in range(6):
-                T[1, 6 * x + y] = IA[i, 6 * x + y] - U[i, x] * U[i, y] / D[i]
+                w[Ia + 6 * x + y] = w[IA + 6 * x + y] - w[U + x] * w[U + y] / D
+        pa, c = oa + 6 * i, oc + 6 * i
         for x in range(6):
-            acc = pA[i, x] + U[i, x] * u[i] / D[i]
+            acc = w[pA + x] + w[U + x] * u / D
             for y in range(6):
-                acc += T[1, 6 * x + y] * c[i, y]
-            a[i, x] = acc  # a is scratch until the forward pass below
-        _xt_force(E, r, i, a, i, pA, par, True)
-        # IA_p += X^T Ia X, X = [[E, 0], [-E [r]x, E]]
+                acc += w[Ia + 6 * x + y] * w[c + y]
+            w[pa + x] = acc
+        e, r = oE + 9 * i, oR + 3 * i
+        _xt_force(w, e, r, pa, opA + 6 * par, True)
+        # IA_p += X^T Ia X with X = [[E, 0], [-E [r]x, E]]
         for x in range(36):
-            T[0, x] = 0.0
+            w[X + x] = 0.0
         for x in range(3):
             for y in range(3):
-                e = E[i, 3 * x + y]
-                T[0, 6 * x + y] = e
-                T[0, 6 * (3 + x) + 3 + y] = e
-        for x in range(3):
-            # row x of -E [r]x: -(E_x0 [r]x_0y + E_x1 [r]x_1y + E_x2 [r]x_2y)
-            e0, e1, e2 = E[i, 3 * x], E[i, 3 * x + 1], E[i, 3 * x + 2]
-            T[0, 6 * (3 + x) + 0] = -(e1 * r[i, 2] - e2 * r[i, 1])
-            T[0, 6 * (3 + x) + 1] = -(e2 * r[i, 0] - e0 * r[i, 2])
-            T[0, 6 * (3 + x) + 2] = -(e0 * r[i, 1] - e1 * r[i, 0])
+                w[X + 6 * x + y] = w[e + 3 * x + y]
+                w[X + 6 * (3 + x) + 3 + y] = w[e + 3 * x + y]
+            e0, e1, e2 = w[e + 3 * x], w[e + 3 * x + 1], w[e + 3 * x + 2]
+            w[X + 6 * (3 + x)] = -(e1 * w[r + 2] - e2 * w[r + 1])
+            w[X + 6 * (3 + x) + 1] = -(e2 * w[r] - e0 * w[r + 2])
+            w[X + 6 * (3 + x) + 2] = -(e0 * w[r + 1] - e1 * w[r])
         for x in range(6):
             for y in range(6):
                 acc = 0.0
                 for z in range(6):
-                    acc += T[1, 6 * x + z] * T[0, 6 * z + y]
-                T[2, 6 * x + y] = acc
+                    acc += w[Ia + 6 * x + z] * w[X + 6 * z + y]
+                w[Y + 6 * x + y] = acc
+        IAp = oIA + 36 * par
         for x in range(6):
             for y in range(6):
                 acc = 0.0
                 for z in range(6):
-                    acc += T[0, 6 * z + x] * T[2, 6 * z + y]
-                IA[par, 6 * x + y] += acc
+                    acc += w[X + 6 * z + x] * w[Y + 6 * z + y]
+                w[IAp + 6 * x + y] += acc
     # Forward recursion: accelerations, gravity as the base acceleration a_0 = [0; -g]
+    ab = oa + 6 * nb
     for k in range(6):
-        a[nb, k] = 0.0
-    a[nb, 3] = -g[0]
-    a[nb, 4] = -g[1]
-    a[nb, 5] = -g[2]
+        w[ab + k] = 0.0
+    w[ab + 3] = -g0
+    w[ab + 4] = -g1
+    w[ab + 5] = -g2
     for i in range(nb):
         ob = HEADER + i * BODY
         par = int(m[ob + B_PARENT])
         if par < 0:
             par = nb
-        _x_motion(E, r, i, a, par, a)
+        a, c, U = oa + 6 * i, oc + 6 * i, oU + 6 * i
+        _x_motion(w, oE + 9 * i, oR + 3 * i, oa + 6 * par, a)
+        s = 0.0
         for x in range(6):
-            a[i, x] += c[i, x]
-        qdd = (u[i] - (U[i, 0] * a[i, 0] + U[i, 1] * a[i, 1] + U[i, 2] * a[i, 2]
-                       + U[i, 3] * a[i, 3] + U[i, 4] * a[i, 4] + U[i, 5] * a[i, 5])) / D[i]
+            w[a + x] += w[c + x]
+            s += w[U + x] * w[a + x]
+        qdd = (w[ou + i] - s) / w[oD + i]
         out[int(m[ob + B_JOINT])] = qdd
-        col = 0 if m[ob + B_TYPE] == 0.0 else 3
+        col = a if m[ob + B_TYPE] == 0.0 else a + 3
         for x in range(3):
-            a[i, col + x] += m[ob + B_AXIS + x] * qdd
+            w[col + x] += m[ob + B_AXIS + x] * qdd
     if not _finite(out):
         return BAD_OUTPUT
     return OK
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
-def _aba_joint_space(m, q, qd, tau, g, fx, friction, smooth, out, ws):
+@_inline
+def _aba_joint_space(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, H, w, o):
     """Direct dynamics from the inverse model (Khalil 7.6.1): A qdd = tau - Gamma_f - h(q, qd).
 
     Mimic joints and gear trains couple coordinates (a secondary link's b_s may span joints of
     different branches), which the articulated-body recursion cannot absorb.
     """
-    nq = int(m[H_NQ])
-    H = ws[0 : nq * nq].reshape((nq, nq))
-    o = nq * nq
-    zero = ws[o : o + nq]
-    o += nq
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
+    zero = w[o : o + nq]
     for k in range(nq):
         zero[k] = 0.0
-    st = _rnea(m, q, qd, zero, g, fx, False, smooth, out, ws[o:])
+    st = rnea_state(m, q, qd, zero, g0, g1, g2, fx, False, smooth, out, w, o + nq)
     if st != OK:
         return st
-    st = _crba(m, q, H, ws[o:])
+    st = crba_state(m, q, H, w, o + nq + rnea_work(nb))
     if st != OK:
         return st
     for k in range(nq):
@@ -732,30 +760,19 @@ def _aba_joint_space(m, q, qd, tau, g, fx, friction, smooth, out, ws):
     return OK
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
-def _direct(m, q, qd, tau, g, fx, friction, smooth, out, ws):
-    if m[3] != 0.0 or m[4] != 0.0:  # mimic joints or a coupled gear train
-        return _aba_joint_space(m, q, qd, tau, g, fx, friction, smooth, out, ws)
-    return _aba(m, q, qd, tau, g, fx, friction, smooth, out, ws)
-
-
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
-def _body_poses(m, q, ws):
+@_inline
+def _body_poses(m, q, w):
+    """Body poses into w: E at 0, r at 9 nb, base_R_body at 12 nb, origins at 21 nb."""
     nb = int(m[H_NB])
-    E = ws[0 : 9 * nb].reshape((nb, 9))
-    r = ws[9 * nb : 12 * nb].reshape((nb, 3))
-    R = ws[12 * nb : 21 * nb].reshape((nb, 9))
-    P = ws[21 * nb : 24 * nb].reshape((nb, 3))
     for i in range(nb):
         ob = HEADER + i * BODY
-        _transform(m, i, m[ob + B_MULT] * q[int(m[ob + B_JOINT])] + m[ob + B_OFFSET], E, r)
-    _world_poses(m, E, r, R, P)
-    return E, r, R, P
+        _transform(m, i, m[ob + B_MULT] * q[int(m[ob + B_JOINT])] + m[ob + B_OFFSET], w, 9 * i, 9 * nb + 3 * i)
+    _world_poses(m, w, 0, 9 * nb, 12 * nb, 21 * nb)
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
-def _frame_pose(m, R, P, k, T):
-    """T (4, 4) = T_base_frame of frame k from the body poses."""
+@_inline
+def _frame_pose(m, w, oW, oP, k, T):
+    """T (4, 4) = T_base_frame of frame k from the body poses at w[oW], w[oP]."""
     of = _frame_offset(m) + k * FRAME
     b = int(m[of + F_BODY])
     for x in range(4):
@@ -768,31 +785,33 @@ def _frame_pose(m, R, P, k, T):
                 T[x, y] = m[of + F_R + 3 * x + y]
             T[x, 3] = m[of + F_P + x]
         return
+    R, p = oW + 9 * b, oP + 3 * b
     for x in range(3):
         for y in range(3):
-            T[x, y] = R[b, 3 * x] * m[of + F_R + y] + R[b, 3 * x + 1] * m[of + F_R + 3 + y] + R[b, 3 * x + 2] * m[of + F_R + 6 + y]
-        T[x, 3] = P[b, x] + R[b, 3 * x] * m[of + F_P] + R[b, 3 * x + 1] * m[of + F_P + 1] + R[b, 3 * x + 2] * m[of + F_P + 2]
+            T[x, y] = w[R + 3 * x] * m[of + F_R + y] + w[R + 3 * x + 1] * m[of + F_R + 3 + y] + w[R + 3 * x + 2] * m[of + F_R + 6 + y]
+        T[x, 3] = w[p + x] + w[R + 3 * x] * m[of + F_P] + w[R + 3 * x + 1] * m[of + F_P + 1] + w[R + 3 * x + 2] * m[of + F_P + 2]
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
-def _jacobian(m, R, P, k, T, J):
+@_inline
+def _jacobian(m, w, oW, oP, k, T, J):
     """Geometric Jacobian of frame k, rows [linear; angular] in base axes (Khalil's J_n in frame 0)."""
     nq = int(m[H_NQ])
     for x in range(6):
         for y in range(nq):
             J[x, y] = 0.0
-    _frame_pose(m, R, P, k, T)
+    _frame_pose(m, w, oW, oP, k, T)
     j = int(m[_frame_offset(m) + k * FRAME + F_BODY])
     while j >= 0:
         ob = HEADER + j * BODY
-        e = m[ob + B_AXIS : ob + B_AXIS + 3]
         col = int(m[ob + B_JOINT])
         mult = m[ob + B_MULT]
-        zx = R[j, 0] * e[0] + R[j, 1] * e[1] + R[j, 2] * e[2]
-        zy = R[j, 3] * e[0] + R[j, 4] * e[1] + R[j, 5] * e[2]
-        zz = R[j, 6] * e[0] + R[j, 7] * e[1] + R[j, 8] * e[2]
+        R, p = oW + 9 * j, oP + 3 * j
+        e0, e1, e2 = m[ob + B_AXIS], m[ob + B_AXIS + 1], m[ob + B_AXIS + 2]
+        zx = w[R] * e0 + w[R + 1] * e1 + w[R + 2] * e2
+        zy = w[R + 3] * e0 + w[R + 4] * e1 + w[R + 5] * e2
+        zz = w[R + 6] * e0 + w[R + 7] * e1 + w[R + 8] * e2
         if m[ob + B_TYPE] == 0.0:
-            dx, dy, dz = T[0, 3] - P[j, 0], T[1, 3] - P[j, 1], T[2, 3] - P[j, 2]
+            dx, dy, dz = T[0, 3] - w[p], T[1, 3] - w[p + 1], T[2, 3] - w[p + 2]
             J[0, col] += mult * (zy * dz - zz * dy)
             J[1, col] += mult * (zz * dx - zx * dz)
             J[2, col] += mult * (zx * dy - zy * dx)
@@ -806,29 +825,23 @@ def _jacobian(m, R, P, k, T, J):
         j = int(m[ob + B_PARENT])
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
-def _point_motion(m, q, qd, k, vel, acc, ws):
+@_inline
+def _point_motion(m, q, qd, k, vel, acc, w):
     """Twist [v; w] of frame k's origin and its acceleration at qdd = 0 without gravity (Jdot qd)."""
-    nb = int(m[H_NB])
-    E = ws[0 : 9 * nb].reshape((nb, 9))
-    o = 9 * nb
-    r = ws[o : o + 3 * nb].reshape((nb, 3))
-    o += 3 * nb
-    v = ws[o : o + 6 * (nb + 1)].reshape((nb + 1, 6))
-    o += 6 * (nb + 1)
-    a = ws[o : o + 6 * (nb + 1)].reshape((nb + 1, 6))
-    o += 6 * (nb + 1)
-    c = ws[o : o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
-    R = ws[o : o + 9 * nb].reshape((nb, 9))
-    o += 9 * nb
-    P = ws[o : o + 3 * nb].reshape((nb, 3))
-    o += 3 * nb
-    zero = ws[o : o + q.shape[0]]
-    for x in range(q.shape[0]):
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
+    oE = 0
+    oR = 9 * nb
+    ov = 12 * nb
+    oa = ov + 6 * (nb + 1)
+    oc = oa + 6 * (nb + 1)
+    oW = oc + 6 * nb
+    oP = oW + 9 * nb
+    oz = oP + 3 * nb
+    zero = w[oz : oz + nq]
+    for x in range(nq):
         zero[x] = 0.0
-    _forward(m, q, qd, zero, np.zeros(3), E, r, v, a, c)
-    _world_poses(m, E, r, R, P)
+    _forward(m, q, qd, zero, 0.0, 0.0, 0.0, w, oE, oR, ov, oa, oc)
+    _world_poses(m, w, oE, oR, oW, oP)
     of = _frame_offset(m) + k * FRAME
     b = int(m[of + F_BODY])
     for x in range(6):
@@ -836,59 +849,55 @@ def _point_motion(m, q, qd, k, vel, acc, ws):
         acc[x] = 0.0
     if b < 0:
         return
-    pb = m[of + F_P : of + F_P + 3]
-    w = v[b, 0:3]
-    al = a[b, 0:3]
+    px, py, pz = m[of + F_P], m[of + F_P + 1], m[of + F_P + 2]
+    v, a, R = ov + 6 * b, oa + 6 * b, oW + 9 * b
+    wx, wy, wz = w[v], w[v + 1], w[v + 2]
+    lx, ly, lz = w[a], w[a + 1], w[a + 2]
     # velocity of the body-fixed point: v_o + w x p (spatial shift)
-    vp = np.empty(3)
-    vp[0] = v[b, 3] + w[1] * pb[2] - w[2] * pb[1]
-    vp[1] = v[b, 4] + w[2] * pb[0] - w[0] * pb[2]
-    vp[2] = v[b, 5] + w[0] * pb[1] - w[1] * pb[0]
+    vpx = w[v + 3] + wy * pz - wz * py
+    vpy = w[v + 4] + wz * px - wx * pz
+    vpz = w[v + 5] + wx * py - wy * px
     # classical acceleration of the point: a_o + alpha x p + w x v_p
-    ap = np.empty(3)
-    ap[0] = a[b, 3] + al[1] * pb[2] - al[2] * pb[1] + w[1] * vp[2] - w[2] * vp[1]
-    ap[1] = a[b, 4] + al[2] * pb[0] - al[0] * pb[2] + w[2] * vp[0] - w[0] * vp[2]
-    ap[2] = a[b, 5] + al[0] * pb[1] - al[1] * pb[0] + w[0] * vp[1] - w[1] * vp[0]
+    apx = w[a + 3] + ly * pz - lz * py + wy * vpz - wz * vpy
+    apy = w[a + 4] + lz * px - lx * pz + wz * vpx - wx * vpz
+    apz = w[a + 5] + lx * py - ly * px + wx * vpy - wy * vpx
     for x in range(3):
-        vel[x] = R[b, 3 * x] * vp[0] + R[b, 3 * x + 1] * vp[1] + R[b, 3 * x + 2] * vp[2]
-        vel[3 + x] = R[b, 3 * x] * w[0] + R[b, 3 * x + 1] * w[1] + R[b, 3 * x + 2] * w[2]
-        acc[x] = R[b, 3 * x] * ap[0] + R[b, 3 * x + 1] * ap[1] + R[b, 3 * x + 2] * ap[2]
-        acc[3 + x] = R[b, 3 * x] * al[0] + R[b, 3 * x + 1] * al[1] + R[b, 3 * x + 2] * al[2]
+        r0, r1, r2 = w[R + 3 * x], w[R + 3 * x + 1], w[R + 3 * x + 2]
+        vel[x] = r0 * vpx + r1 * vpy + r2 * vpz
+        vel[3 + x] = r0 * wx + r1 * wy + r2 * wz
+        acc[x] = r0 * apx + r1 * apy + r2 * apz
+        acc[3 + x] = r0 * lx + r1 * ly + r2 * lz
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
-def _energy(m, q, qd, g, out, ws):
+@_inline
+def _energy(m, q, qd, g0, g1, g2, out, w):
     """out = [kinetic, potential] (Khalil [7.10], [7.19]): 1/2 v.Iv + 1/2 Ia qd^2 + the gears'
     spin (Chen & Wang eq. 14); U = -sum m_i g . p_Gi (zero at the base origin)."""
     nb, nq, nr = int(m[H_NB]), int(m[H_NQ]), int(m[H_NR])
-    E = ws[0 : 9 * nb].reshape((nb, 9))
-    o = 9 * nb
-    r = ws[o : o + 3 * nb].reshape((nb, 3))
-    o += 3 * nb
-    v = ws[o : o + 6 * (nb + 1)].reshape((nb + 1, 6))
-    o += 6 * (nb + 1)
-    a = ws[o : o + 6 * (nb + 1)].reshape((nb + 1, 6))
-    o += 6 * (nb + 1)
-    c = ws[o : o + 6 * nb].reshape((nb, 6))
-    o += 6 * nb
-    R = ws[o : o + 9 * nb].reshape((nb, 9))
-    o += 9 * nb
-    P = ws[o : o + 3 * nb].reshape((nb, 3))
-    o += 3 * nb
-    _forward(m, q, qd, qd, np.zeros(3), E, r, v, a, c)
-    _world_poses(m, E, r, R, P)
+    oE = 0
+    oR = 9 * nb
+    ov = 12 * nb
+    oa = ov + 6 * (nb + 1)
+    oc = oa + 6 * (nb + 1)
+    oW = oc + 6 * nb
+    oP = oW + 9 * nb
+    _forward(m, q, qd, qd, 0.0, 0.0, 0.0, w, oE, oR, ov, oa, oc)
+    _world_poses(m, w, oE, oR, oW, oP)
     kin = 0.0
     pot = 0.0
     for i in range(nb):
         ob = HEADER + i * BODY
-        mass = m[ob + B_MASS]
-        _inertia_times(m, ob, v, i, c, i)
+        v, c = ov + 6 * i, oc + 6 * i
+        _inertia_times(m, ob, w, v, c)
         for x in range(6):
-            kin += 0.5 * v[i, x] * c[i, x]
-        # world first moment R h + m p
+            kin += 0.5 * w[v + x] * w[c + x]
+        # potential of the body: -g . (R h + m p), the world first moment of its mass
+        R, p = oW + 9 * i, oP + 3 * i
+        mass = m[ob + B_MASS]
+        h0, h1, h2 = m[ob + B_H], m[ob + B_H + 1], m[ob + B_H + 2]
         for x in range(3):
-            wh = R[i, 3 * x] * m[ob + B_H] + R[i, 3 * x + 1] * m[ob + B_H + 1] + R[i, 3 * x + 2] * m[ob + B_H + 2] + mass * P[i, x]
-            pot -= g[x] * wh
+            gx = g0 if x == 0 else (g1 if x == 1 else g2)
+            pot -= gx * (w[R + 3 * x] * h0 + w[R + 3 * x + 1] * h1 + w[R + 3 * x + 2] * h2 + mass * w[p + x])
     oj = _joint_offset(m)
     for k in range(nq):
         kin += 0.5 * m[oj + k * JOINT + J_IA] * qd[k] * qd[k]
@@ -901,7 +910,8 @@ def _energy(m, q, qd, g, out, ws):
         cb = int(m[ob + S_CARRIER])
         proj = 0.0
         if cb >= 0:
-            proj = m[ob + S_AXIS] * v[cb, 0] + m[ob + S_AXIS + 1] * v[cb, 1] + m[ob + S_AXIS + 2] * v[cb, 2]
+            v = ov + 6 * cb
+            proj = m[ob + S_AXIS] * w[v] + m[ob + S_AXIS + 1] * w[v + 1] + m[ob + S_AXIS + 2] * w[v + 2]
         kin += m[ob + S_INERTIA] * (0.5 * bd * bd + bd * proj)  # K_s, eq. (14), less the virtual link
     out[0] = kin
     out[1] = pot
@@ -910,8 +920,40 @@ def _energy(m, q, qd, g, out, ws):
     return OK
 
 
-# -- entry points: one state ------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
+# -- one state as a compiled function of its own (what the batches and the coupled cases call) --------
+# The batches call these rather than inlining the algorithms into their parallel loops: that keeps
+# their compilation short (numba's parallel passes are slow on large loop bodies).
+@_jit
+def rnea_state(m, q, qd, qdd, g0, g1, g2, fx, friction, smooth, out, w, o):
+    return _rnea(m, q, qd, qdd, g0, g1, g2, fx, friction, smooth, out, w, o)
+
+
+@_jit
+def crba_state(m, q, H, w, o):
+    return _crba(m, q, H, w, o)
+
+
+@_jit
+def aba_tree_state(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, w):
+    return _aba(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, w, 0)
+
+
+@_jit
+def aba_coupled_state(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, H, w):
+    return _aba_joint_space(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, H, w, 0)
+
+
+@_jit
+def direct_state(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, H, w):
+    """Direct dynamics of one state: articulated bodies for a tree, the joint-space solve for
+    mimic joints or a coupled gear train."""
+    if m[H_MIMIC] != 0.0 or m[H_COUPLED] != 0.0:
+        return aba_coupled_state(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, H, w)
+    return aba_tree_state(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, w)
+
+
+# -- entry points: one state --------------------------------------------------------------------------
+@_inline
 def _check_state(m, a, b, c, out):
     nq = int(m[H_NQ])
     if a.shape[0] != nq or b.shape[0] != nq or c.shape[0] != nq or out.shape[0] != nq:
@@ -921,29 +963,33 @@ def _check_state(m, a, b, c, out):
     return OK
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
+@_jit
 def rnea_one(m, q, qd, qdd, out, friction):
     """tau of one state with the model's gravity, no external wrench. Returns a status."""
     st = _check_state(m, q, qd, qdd, out)
     if st != OK:
         return st
-    nb = int(m[H_NB])
-    ws = np.empty(40 * (nb + 1))
-    return _rnea(m, q, qd, qdd, m[H_GRAVITY : H_GRAVITY + 3], _NO_WRENCH, friction, 0.0, out, ws)
+    w = np.empty(rnea_work(int(m[H_NB])))
+    g = H_GRAVITY
+    return _rnea(m, q, qd, qdd, m[g], m[g + 1], m[g + 2], _NO_WRENCH, friction, 0.0, out, w, 0)
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
+@_jit
 def aba_one(m, q, qd, tau, out, friction):
     """qdd of one state with the model's gravity, no external wrench. Returns a status."""
     st = _check_state(m, q, qd, tau, out)
     if st != OK:
         return st
     nb, nq = int(m[H_NB]), int(m[H_NQ])
-    ws = np.empty(80 * (nb + 1) + 2 * nq * nq + 4 * nq + 128)
-    return _direct(m, q, qd, tau, m[H_GRAVITY : H_GRAVITY + 3], _NO_WRENCH, friction, 0.0, out, ws)
+    w = np.empty(aba_work(nb, nq))
+    g = H_GRAVITY
+    if m[H_MIMIC] != 0.0 or m[H_COUPLED] != 0.0:
+        H = np.empty((nq, nq))
+        return aba_coupled_state(m, q, qd, tau, m[g], m[g + 1], m[g + 2], _NO_WRENCH, friction, 0.0, out, H, w)
+    return _aba(m, q, qd, tau, m[g], m[g + 1], m[g + 2], _NO_WRENCH, friction, 0.0, out, w, 0)
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
+@_jit
 def crba_one(m, q, H):
     """A(q) of one state into H (nq, nq). Returns a status."""
     nb, nq = int(m[H_NB]), int(m[H_NQ])
@@ -951,105 +997,118 @@ def crba_one(m, q, H):
         return BAD_SIZE
     if not _finite(q):
         return BAD_INPUT
-    ws = np.empty(25 * nb + nq + 16)
-    return _crba(m, q, H, ws)
+    w = np.empty(crba_work(nb, nq))
+    return _crba(m, q, H, w, 0)
 
 
-# -- entry points: batches, parallel over samples ------------------------------------------------------
+# -- entry points: batches, parallel over samples -------------------------------------------------------
 # Each takes nc, the number of chunks of the batch (a few per thread): one workspace per chunk.
-@njit(cache=True, parallel=True, error_model="numpy", fastmath={"contract"})
+@_parallel
 def rnea_batch(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, nc):
     """rnea of N states: Q, QD, QDD, OUT (N, nq); FX (N, k, 10) wrenches; status (N,)."""
     N = Q.shape[0]
     nb = int(m[H_NB])
     for ch in prange(nc):
-        ws = np.empty(60 * (nb + 1))
+        w = np.empty(rnea_work(nb))
         for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = _rnea(m, Q[n], QD[n], QDD[n], g, FX[n], friction, smooth, OUT[n], ws)
+            status[n] = rnea_state(m, Q[n], QD[n], QDD[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], w, 0)
 
 
-@njit(cache=True, parallel=True, error_model="numpy", fastmath={"contract"})
+@_parallel
 def aba_batch(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, nc):
     """Direct dynamics of N states (articulated bodies, or the joint-space solve when coupled)."""
     N = Q.shape[0]
     nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        ws = np.empty(100 * (nb + 1) + 2 * nq * nq + 4 * nq + 256)
+        w = np.empty(aba_work(nb, nq))
+        H = np.empty((nq, nq))
         for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = _direct(m, Q[n], QD[n], TAU[n], g, FX[n], friction, smooth, OUT[n], ws)
+            status[n] = direct_state(m, Q[n], QD[n], TAU[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], H, w)
 
 
-@njit(cache=True, parallel=True, error_model="numpy", fastmath={"contract"})
+@_parallel
 def crba_batch(m, Q, H, status, nc):
     """A(q) of N states into H (N, nq, nq)."""
     N = Q.shape[0]
     nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        ws = np.empty(25 * nb + nq + 16)
+        w = np.empty(crba_work(nb, nq))
         for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = _crba(m, Q[n], H[n], ws)
+            status[n] = crba_state(m, Q[n], H[n], w, 0)
 
 
-@njit(cache=True, parallel=True, error_model="numpy", fastmath={"contract"})
+@_parallel
 def frame_poses_batch(m, Q, frames, T, nc):
     """T (N, len(frames), 4, 4): poses of the listed frames."""
     N = Q.shape[0]
-    nb = int(m[H_NB])
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        ws = np.empty(24 * nb + 1)
+        w = np.empty(kinematics_work(nb, nq))
         for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _, _, R, P = _body_poses(m, Q[n], ws)
+            _body_poses(m, Q[n], w)
             for f in range(frames.shape[0]):
-                _frame_pose(m, R, P, frames[f], T[n, f])
+                _frame_pose(m, w, 12 * nb, 21 * nb, frames[f], T[n, f])
 
 
-@njit(cache=True, parallel=True, error_model="numpy", fastmath={"contract"})
+@_parallel
 def jacobian_batch(m, Q, k, J, nc):
     """J (N, 6, nq): geometric Jacobians of frame k."""
     N = Q.shape[0]
-    nb = int(m[H_NB])
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        ws = np.empty(24 * nb + 1)
+        w = np.empty(kinematics_work(nb, nq))
         T = np.empty((4, 4))
         for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _, _, R, P = _body_poses(m, Q[n], ws)
-            _jacobian(m, R, P, k, T, J[n])
+            _body_poses(m, Q[n], w)
+            _jacobian(m, w, 12 * nb, 21 * nb, k, T, J[n])
 
 
-@njit(cache=True, parallel=True, error_model="numpy", fastmath={"contract"})
+@_parallel
 def point_motion_batch(m, Q, QD, k, VEL, ACC, nc):
     """Twist (N, 6) of frame k and Jdot qd (N, 6)."""
     N = Q.shape[0]
     nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        ws = np.empty(48 * (nb + 1) + nq)
+        w = np.empty(kinematics_work(nb, nq) + 12)
         for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _point_motion(m, Q[n], QD[n], k, VEL[n], ACC[n], ws)
+            _point_motion(m, Q[n], QD[n], k, VEL[n], ACC[n], w)
 
 
-@njit(cache=True, parallel=True, error_model="numpy", fastmath={"contract"})
+@_parallel
 def energy_batch(m, Q, QD, g, OUT, status, nc):
     """OUT (N, 2): kinetic and potential energy."""
     N = Q.shape[0]
-    nb = int(m[H_NB])
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        ws = np.empty(48 * (nb + 1))
+        w = np.empty(kinematics_work(nb, nq) + 12)
         for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = _energy(m, Q[n], QD[n], g, OUT[n], ws)
+            status[n] = _energy(m, Q[n], QD[n], g[0], g[1], g[2], OUT[n], w)
 
 
-@njit(cache=True, parallel=True, error_model="numpy", fastmath={"contract"})
+@_parallel
 def motion_batch(m, Q, QD, QDD, g, E, r, V, A, nc):
     """The forward recursion's E (N, nb, 9), r (N, nb, 3), v and a (N, nb + 1, 6) of N states."""
     N = Q.shape[0]
-    nb = int(m[H_NB])
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        c = np.empty((nb, 6))
+        w = np.empty(kinematics_work(nb, nq) + 12)
+        oR, ov = 9 * nb, 12 * nb
+        oa = ov + 6 * (nb + 1)
+        oc = oa + 6 * (nb + 1)
         for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _forward(m, Q[n], QD[n], QDD[n], g, E[n], r[n], V[n], A[n], c)
+            _forward(m, Q[n], QD[n], QDD[n], g[0], g[1], g[2], w, 0, oR, ov, oa, oc)
+            for i in range(nb):
+                for x in range(9):
+                    E[n, i, x] = w[9 * i + x]
+                for x in range(3):
+                    r[n, i, x] = w[oR + 3 * i + x]
+            for i in range(nb + 1):
+                for x in range(6):
+                    V[n, i, x] = w[ov + 6 * i + x]
+                    A[n, i, x] = w[oa + 6 * i + x]
 
 
-@njit(cache=True, error_model="numpy", fastmath={"contract"})
+@_jit
 def friction_batch(m, QD, smooth, OUT):
     """Joint friction (Khalil [7.26]) of N velocity vectors, (N, nq)."""
     nq = int(m[H_NQ])
