@@ -50,6 +50,7 @@ setup(
         "rosbags>=0.11",
         "sympy>=1.12",
         "tqdm>=4.66",
+        "numba>=0.59",
     ],
     extras_require={
         "test": [
@@ -57,10 +58,7 @@ setup(
             "hypothesis>=6.90",
             "pin>=3.0",
             "mcap-ros2-support>=0.5",
-            "numba>=0.59",
         ],
-        # the compiled fast path of the customised Newton-Euler model
-        "fast": ["numba>=0.59"],
     },
     zip_safe=True,
     entry_points={
