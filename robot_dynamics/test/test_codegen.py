@@ -16,7 +16,7 @@ from robot_dynamics.codegen import (
     operation_counts,
 )
 from robot_dynamics.codegen.emit import emit_module
-from robot_dynamics.codegen.khalil import general_robot
+from robot_dynamics.codegen.khalil import general_robot, table_7_5_robot
 from robot_dynamics.codegen.newton_euler import build_program
 from robot_dynamics.codegen.tape import Ref, Tape
 from robot_dynamics.dynamics.base_parameters import base_parameters
@@ -145,12 +145,21 @@ def test_khalil_counts_reported():
         "RX-90 general inertia, base parameters": (250, 232, 253, 238),
         "RX-90 simplified inertia, standard parameters": (194, 144, 202, 153),
         "RX-90 simplified inertia, base parameters": (153, 109, 160, 113),
+        # Table 7.5's other robots from config/stanford_dh.yaml and config/th8_dh.yaml; on the
+        # simplified TH8 the base-parameter regrouping fills parameters the simplified inertia
+        # had at zero (with its standard parameters: 130 / 98), so ours stays above Khalil's
+        "Stanford 2RP(3R) general inertia, base parameters": (232, 215, 240, 227),
+        "Stanford 2RP(3R) simplified inertia, base parameters": (130, 92, 142, 99),
+        "TH8 R(2P)(3R) general inertia, base parameters": (166, 150, 175, 162),
+        "TH8 R(2P)(3R) simplified inertia, base parameters": (166, 150, 104, 72),
     }
     # a general n-R robot, n = 3..7: exactly 86n - 116 multiplications and 74n - 109 additions
     # with rotor inertias, beside Khalil's 92n - 127 and 81n - 117
     for n in range(3, 8):
         c, _ = operation_counts(general_robot(n), friction=False)
         assert (c.multiplications, c.additions) == (86 * n - 116, 74 * n - 109), n
+    th8, _ = operation_counts(table_7_5_robot("th8", "simplified"), base=False, friction=False)
+    assert (th8.multiplications, th8.additions) == (130, 98)
     # base parameters cut operations compared with the standard ones (Table 7.6's point)
     std, _ = operation_counts(general_robot(6), base=False, friction=False)
     base, _ = operation_counts(general_robot(6), base=True, friction=False)
