@@ -147,3 +147,35 @@ def test_bad_dh_tables_are_rejected():
         rd.load_dh_yaml({"links": [{"mass": 1.0, "com": [0, 0, 0], "ms": [0, 0, 0]}]})
     with pytest.raises(rd.ModelError, match="non-empty list"):
         rd.load_dh_yaml({"links": []})
+
+
+def test_khalil_example_7_4_angular_velocities_of_the_rx90(rng):
+    """Example 7.4's customised jwj of the RX-90, written out, against the model's Jacobian.
+
+    The printed second row of 4w3 reads -S4*WI12 - C4*W33; with alpha4 = -pi/2 it is
+    -S4*WI13 - C4*W33 (WI12 belongs to frame 2). Every other line is as printed.
+    """
+    share = share_directory()
+    model = rd.load_dh_yaml(share / "config" / "rx90_dh.yaml")
+    q, qd = rng.uniform(-2, 2, (5, 6)), rng.normal(0, 2, (5, 6))
+    for k in range(5):
+        S, C = np.sin(q[k]), np.cos(q[k])
+        QP1, QP2, QP3, QP4, QP5, QP6 = qd[k]
+        S2, S3, S4, S5, S6 = S[1:]
+        C2, C3, C4, C5, C6 = C[1:]
+        WI12, WI22 = S2 * QP1, C2 * QP1
+        WI13, WI23 = C3 * WI12 + S3 * WI22, -S3 * WI12 + C3 * WI22
+        W33 = QP2 + QP3
+        WI14, WI24 = C4 * WI13 - S4 * W33, -S4 * WI13 - C4 * W33  # printed: -S4*WI12
+        W34 = WI23 + QP4
+        WI15, WI25 = C5 * WI14 + S5 * W34, -S5 * WI14 + C5 * W34
+        W35 = -WI24 + QP5
+        WI16, WI26 = C6 * WI15 - S6 * W35, -S6 * WI15 - C6 * W35
+        W36 = WI25 + QP6
+        book = [[0, 0, QP1], [WI12, WI22, QP2], [WI13, WI23, W33], [WI14, WI24, W34], [WI15, WI25, W35], [WI16, WI26, W36]]
+        for j in range(6):
+            R = rd.frame_pose(model, q[k], f"link{j + 1}")[:3, :3]
+            w = R.T @ (rd.jacobian(model, q[k], f"link{j + 1}")[3:] @ qd[k])  # jwj in frame j
+            np.testing.assert_allclose(w, book[j], atol=1e-12)
+        printed = -S4 * WI12 - C4 * W33
+        assert abs(printed - WI24) > 1e-6  # the printed line is not the angular velocity

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import robot_dynamics as rd
+from robot_dynamics.spatial import rotation_about_axis
 from robot_dynamics.commands.trajectory import default_displacement
 from robot_dynamics import trajectory as tr
 from robot_dynamics.cli import main
@@ -95,6 +96,23 @@ def test_task_space_line(capsys, tmp_path):
     rel = P - P[0]
     d = np.array([0.05, 0, 0.02]) / np.linalg.norm([0.05, 0, 0.02])
     assert np.max(np.linalg.norm(rel - np.outer(rel @ d, d), axis=1)) < 1e-6
+
+
+def test_task_space_line_with_rpy_interpolation(capsys, tmp_path):
+    start = np.array([0.2, -0.6, 0.5, 0.3, -0.4, 0.2])
+    code, out, err = run(
+        capsys, "trajectory", "--start", ",".join(map(str, start)), "--cartesian", "0.05,0,0.02",
+        "--rotation", "0,0,1,10", "--orientation", "rpy", "--json", "--no-plot", "--out", str(tmp_path),
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["task_space"]["orientation"] == "rpy"
+    m = rd.load_robot("puma560")
+    _, table = read_csv(tmp_path / "trajectory.csv")
+    T0, T1 = rd.frame_pose(m, start), rd.frame_pose(m, table[-1, 1:7])
+    expected = rd.spatial.matrix_to_rpy(T0[:3, :3] @ rotation_about_axis([0, 0, 1], np.radians(10))) - rd.spatial.matrix_to_rpy(T0[:3, :3])
+    np.testing.assert_allclose(data["task_space"]["angle_increments_rad"], expected, atol=1e-12)
+    np.testing.assert_allclose(rd.spatial.matrix_to_rpy(T1[:3, :3]) - rd.spatial.matrix_to_rpy(T0[:3, :3]), expected, atol=1e-8)
 
 
 @pytest.mark.parametrize(

@@ -204,3 +204,81 @@ def test_model_limits_follow_khalil(puma):
     # double S: the jerk limit defaults to 10 ka
     s = tr.plan("double_s", np.zeros(6), np.full(6, 0.5), model=puma)
     assert np.all(s.peak_jerk <= tr.DEFAULT_JERK_PER_ACCELERATION * ka * (1 + 1e-9))
+
+
+# -- Euler-angle and roll-pitch-yaw interpolation (Khalil [8.55]) ------------------------------
+def _rot(axis, a):
+    return rotation_about_axis(np.eye(3)[axis], a)
+
+
+def test_euler_angles_are_khalils_zxz_and_invert():
+    rng = np.random.default_rng(55)
+    a = np.c_[rng.uniform(-3, 3, 50), rng.uniform(0.05, 3.0, 50), rng.uniform(-3, 3, 50)]
+    R = tr.euler_to_matrix(a)
+    for k in range(50):  # rot(z, phi) rot(x, theta) rot(z, psi), section 3.6.1
+        np.testing.assert_allclose(R[k], _rot(2, a[k, 0]) @ _rot(0, a[k, 1]) @ _rot(2, a[k, 2]), atol=1e-14)
+    np.testing.assert_allclose(tr.matrix_to_euler(R), a, atol=1e-12)
+    # theta = 0: only phi + psi is defined, psi is put to 0
+    np.testing.assert_allclose(tr.euler_to_matrix(tr.matrix_to_euler(tr.euler_to_matrix([0.4, 0.0, 0.7]))),
+                               tr.euler_to_matrix([0.4, 0.0, 0.7]), atol=1e-14)
+
+
+@pytest.mark.parametrize("convention", ["euler", "rpy"])
+def test_angle_interpolation_of_8_55(convention):
+    """The three angles move on one synchronised law: ends exact, angles linear in r(t), twist
+    and its derivative equal to finite differences of the sampled poses, limits held."""
+    to_angles = tr.matrix_to_euler if convention == "euler" else rd.spatial.matrix_to_rpy
+    to_matrix = tr.euler_to_matrix if convention == "euler" else rd.spatial.rpy_to_matrix
+    a0, af = np.array([0.3, 0.8, -0.5]), np.array([1.2, 0.4, 0.6])
+    T0, T1 = np.eye(4), np.eye(4)
+    T0[:3, :3], T1[:3, :3] = to_matrix(a0), to_matrix(af)
+    T0[:3, 3], T1[:3, 3] = [0.4, 0.1, 0.5], [0.5, -0.2, 0.3]
+    m = tr.cartesian_motion(T0, T1, 0.5, 2.0, 1.0, 4.0, orientation=convention)
+    np.testing.assert_allclose(m.increments, af - a0, atol=1e-12)
+    t = np.linspace(0.0, m.duration * (1 - 1e-12), 41)
+    T, twist, accel = m.sample(t)
+    np.testing.assert_allclose(T[0], T0, atol=1e-14)
+    np.testing.assert_allclose(T[-1], T1, atol=1e-9)
+    # the angles of the sampled frames move on one law r(t): (a(t) - a0) / (af - a0) = s(t) / D
+    r = np.linalg.norm(T[:, :3, 3] - T0[:3, 3], axis=1) / m.distance
+    np.testing.assert_allclose((to_angles(T[:, :3, :3]) - a0) / (af - a0), np.tile(r[:, None], 3), atol=1e-9)
+    # twist and acceleration against central differences of the poses (an independent derivative)
+    h = 1e-5
+    tm = t[1:-1]
+    Tp, tw_p, _ = m.sample(tm + h)
+    Tm, tw_m, _ = m.sample(tm - h)
+    w_fd = np.array([log_so3(a @ b.T) for a, b in zip(Tp[:, :3, :3], Tm[:, :3, :3])]) / (2 * h)
+    np.testing.assert_allclose(twist[1:-1, 3:], w_fd, atol=1e-6)
+    np.testing.assert_allclose(twist[1:-1, :3], (Tp[:, :3, 3] - Tm[:, :3, 3]) / (2 * h), atol=1e-7)
+    np.testing.assert_allclose(accel[1:-1], (tw_p - tw_m) / (2 * h), atol=2e-3)
+    # each angle rate within its limit, the slowest coordinate at it (minimum time)
+    _, xd, _ = m.law.sample(np.linspace(0, m.duration, 2001))
+    assert np.abs(xd[:, 1:]).max() == pytest.approx(1.0, rel=1e-6) and np.abs(xd[:, 0]).max() <= 0.5 + 1e-9
+
+
+def test_printed_8_55_turns_the_frame_twice():
+    """[8.55] as printed, Ai rot(z, phi_i + r phi) ..., starts at Ai Ai, not at Ai."""
+    a0 = np.array([0.3, 0.8, -0.5])
+    Ai = tr.euler_to_matrix(a0)
+    printed_start = Ai @ _rot(2, a0[0]) @ _rot(0, a0[1]) @ _rot(2, a0[2])
+    assert np.abs(printed_start - Ai).max() > 0.5
+    T0 = np.eye(4)
+    T0[:3, :3] = Ai
+    m = tr.cartesian_motion(T0, T0, duration=1.0, orientation="euler")
+    np.testing.assert_allclose(m.sample(0.0)[0][:3, :3], Ai, atol=1e-15)
+
+
+def test_euler_motion_through_inverse_kinematics(puma):
+    T0 = rd.frame_pose(puma, Q_A)
+    T1 = _goal(T0, [0.05, -0.04, 0.03], [0.3, 0.2, 1.0], 0.4)
+    m = tr.cartesian_motion(T0, T1, 0.5, 2.0, 1.0, 4.0, orientation="rpy")
+    rep = tr.task_space_to_joint(puma, m, Q_A, rate=100.0)
+    np.testing.assert_allclose(rd.frame_pose(puma, rep.q[-1]), T1, atol=1e-8)
+    # joint velocities map to the motion's twist through the Jacobian
+    _, twist, _ = m.sample(rep.t[1:-1])
+    np.testing.assert_allclose(np.einsum("nij,nj->ni", rd.jacobian(puma, rep.q[1:-1]), rep.qd[1:-1]), twist, atol=1e-8)
+
+
+def test_bad_orientation_name():
+    with pytest.raises(InputError, match="orientation: expected one of axis, euler, rpy"):
+        tr.cartesian_motion(np.eye(4), np.eye(4), duration=1.0, orientation="quaternion")

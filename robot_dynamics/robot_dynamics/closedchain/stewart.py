@@ -434,6 +434,7 @@ def _leg_terms(params: StewartParameters, x: Array, xd: Array, T: Array, Tdot: A
     TT = np.broadcast_to(T[:, None], (N, 6, 6, 6))
     TdT = np.broadcast_to(Tdot[:, None], (N, 6, 6, 6))
     ez = np.array([0.0, 0.0, 1.0])
+    # eq. (65) writes J_B for the piston where J_G of eqs. (62)-(64) is meant: J_G is used
     for key, m, J, Jd in (("cyl_tra", params.m_C, J_B, J_Bd), ("pis_tra", params.m_S, J_G, J_Gd)):
         JT = np.swapaxes(J, -1, -2)
         M = m * JT @ J  # eqs. (45), (67) without T
@@ -446,7 +447,7 @@ def _leg_terms(params: StewartParameters, x: Array, xd: Array, T: Array, Tdot: A
         Ib_d = RC_d @ D @ np.swapaxes(RC, -1, -2) + RC @ D @ np.swapaxes(RC_d, -1, -2)
         JT = np.swapaxes(J_D, -1, -2)
         M = JT @ Ib @ J_D  # eqs. (57), (75) without T
-        V = JT @ ((Ib_d @ J_D + Ib @ J_Dd) @ TT + Ib @ J_D @ TdT)  # eqs. (58), (76)
+        V = JT @ ((Ib_d @ J_D + Ib @ J_Dd) @ TT + Ib @ J_D @ TdT)  # eqs. (58), (76) (76 drops the ^T of J_D^T)
         out[key] = _BodyTerms(M.sum(1), V.sum(1), np.zeros((N, 6)))
     return out
 
@@ -510,7 +511,8 @@ def stewart_dynamics(
         # eqs. (78)-(80): G_E = dP/dx = T^T (sum m g J_z^T) by the chain rule
         G_E = np.einsum("nji,nj->ni", T, np.sum([b.grav for b in bodies], axis=0))
         # eq. (83) writes T^-1 G_E; the wrench whose power f . u equals G_E . x_dot is T^-T G_E
-        # (T = diag(1, J_A) is not orthogonal), so T^-T is used here.
+        # (T = diag(1, J_A) is not orthogonal), so T^-T is used here. (83) also lists S_i twice:
+        # the gravity terms summed are the platform's, the cylinders' (C_i) and the pistons' (S_i).
         f_gra = _solve_T(T, G_E, transpose=True)
         return f_kin + f_gra, G_E
 
@@ -520,7 +522,7 @@ def stewart_dynamics(
     G = _solve_T(T, G_E, transpose=True)
     J_CT = np.swapaxes(kin.J_C, -1, -2)
     with np.errstate(all="ignore"):
-        def tau_of(fw: Array) -> Array:  # eq. (84): tau = J_C^-T f
+        def tau_of(fw: Array) -> Array:  # eq. (84): tau = J_C^-T f (eq. (25) prints J_C^-1: a slip)
             out = np.full_like(fw, np.nan)
             out[ok] = np.linalg.solve(J_CT[ok], fw[ok][..., None])[..., 0]
             return out

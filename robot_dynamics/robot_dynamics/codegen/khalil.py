@@ -25,7 +25,7 @@ from ..model.robot_model import RobotModel
 from ..testing import random_inertia
 from .generated import operation_counts
 
-__all__ = ["general_robot", "rx90_variant", "khalil_comparison", "KHALIL_COUNTS"]
+__all__ = ["general_robot", "rx90_variant", "table_7_5_robot", "khalil_comparison", "KHALIL_COUNTS"]
 
 #: Khalil's published counts: (multiplications, additions).
 KHALIL_COUNTS = {
@@ -34,7 +34,12 @@ KHALIL_COUNTS = {
     "RX-90 general inertia, standard parameters": (294, 283),
     "RX-90 general inertia, base parameters": (253, 238),
     "RX-90 simplified inertia, standard parameters": (202, 153),
-    "RX-90 simplified inertia, base parameters": (160, 113),
+    "RX-90 simplified inertia, base parameters": (160, 113),  # Table 7.5 prints 159
+    # Table 7.5, "presented method" row (base parameters); robots in config/<name>_dh.yaml
+    "Stanford 2RP(3R) general inertia, base parameters": (240, 227),
+    "Stanford 2RP(3R) simplified inertia, base parameters": (142, 99),
+    "TH8 R(2P)(3R) general inertia, base parameters": (175, 162),
+    "TH8 R(2P)(3R) simplified inertia, base parameters": (104, 72),
 }
 
 
@@ -59,9 +64,20 @@ def general_robot(n: int = 6, seed: int = 0) -> RobotModel:
     return model.replace(rotor_inertia=rng.uniform(0.1, 1.0, n))
 
 
+def table_7_5_robot(name: str, kind: str, seed: int = 0) -> RobotModel:
+    """Stanford ('stanford') or TH8 ('th8') of Table 7.5 from its bundled DH table, with
+    'general' or 'simplified' inertial parameters as :func:`rx90_variant`."""
+    from ..model import share_directory
+
+    return _inertia_variant(load_dh_yaml(share_directory() / "config" / f"{name}_dh.yaml"), kind, seed)
+
+
 def rx90_variant(kind: str, seed: int = 0) -> RobotModel:
     """The RX-90 geometry with 'general' (random, full) or 'simplified' inertial parameters."""
-    model = load_robot("rx90")
+    return _inertia_variant(load_robot("rx90"), kind, seed)
+
+
+def _inertia_variant(model: RobotModel, kind: str, seed: int) -> RobotModel:
     rng = np.random.default_rng(seed)
     nb = model.nb
     if kind == "general":
@@ -92,6 +108,10 @@ def khalil_comparison() -> list[dict[str, object]]:
         ("RX-90 general inertia, base parameters", rx90_variant("general"), True),
         ("RX-90 simplified inertia, standard parameters", rx90_variant("simplified"), False),
         ("RX-90 simplified inertia, base parameters", rx90_variant("simplified"), True),
+        ("Stanford 2RP(3R) general inertia, base parameters", table_7_5_robot("stanford", "general"), True),
+        ("Stanford 2RP(3R) simplified inertia, base parameters", table_7_5_robot("stanford", "simplified"), True),
+        ("TH8 R(2P)(3R) general inertia, base parameters", table_7_5_robot("th8", "general"), True),
+        ("TH8 R(2P)(3R) simplified inertia, base parameters", table_7_5_robot("th8", "simplified"), True),
     ]
     rows = []
     for label, model, base in cases:

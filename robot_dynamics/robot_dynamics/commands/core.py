@@ -57,6 +57,8 @@ def run_info(args: argparse.Namespace) -> int:
             "effort": float(m.effort_limit[i]),
             "viscous": float(m.viscous[i]),
             "coulomb": float(m.coulomb[i]),
+            "static_friction": None if m.static_friction is None else float(m.static_friction[i]),
+            "stribeck": None if m.stribeck is None else float(m.stribeck[i]),
             "rotor_inertia": float(m.rotor_inertia[i]),
         }
         for i, n in enumerate(m.joint_names)
@@ -81,9 +83,12 @@ def run_info(args: argparse.Namespace) -> int:
         if data["mimic_joints"]:
             head += f"\nmimic joints: {data['mimic_joints']}"
         rows = [[j["name"], j["type"], j["lower"], j["upper"], j["velocity"], j["effort"], j["viscous"], j["coulomb"], j["rotor_inertia"]] for j in joints]
-        return head + "\n\n" + format_table(
-            ["joint", "type", "lower", "upper", "velocity", "effort", "Fv", "Fc", "Ia"], rows
-        )
+        heads = ["joint", "type", "lower", "upper", "velocity", "effort", "Fv", "Fc", "Ia"]
+        if m.static_friction is not None:  # Khalil [7.26]: static friction and Stribeck decay
+            heads[8:8] = ["Fst", "B"]
+            for r, j in zip(rows, joints):
+                r[8:8] = [j["static_friction"], j["stribeck"]]
+        return head + "\n\n" + format_table(heads, rows)
 
     emit(args, data, text)
     return 0

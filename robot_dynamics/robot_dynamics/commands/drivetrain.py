@@ -38,6 +38,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--duration", type=float, default=1.2, help="motion time [s] (default 1.2: fast)")
     p.add_argument("--samples", type=int, default=241, help="samples along the motion (default 241)")
     p.add_argument("--no-plot", action="store_true", help="do not write the PNG")
+    p.add_argument("--symbolic", action="store_true",
+                   help="print M_s(q) and C_s(q, qd) of the gear train in closed form (sympy, eq. 44) instead of the comparison")
     p.set_defaults(func=run)
 
 
@@ -68,6 +70,20 @@ def run(args: argparse.Namespace) -> int:
             f"robot {model.name!r} has no gear train with rotor inertia to compare; give a drive-train YAML with "
             f"secondary_links (--drivetrain) or a geared robot: {geared}"
         )
+    if args.symbolic:
+        from ..drivetrain.symbolic import format_coupling, symbolic_coupling
+
+        sc = symbolic_coupling(model)
+        n = model.nq
+        result_sym = {
+            "robot": model.name,
+            "joints": {f"q{i + 1}": name for i, name in enumerate(model.joint_names)},
+            "inertia": {str(s): v for s, v in sc.inertia.values()},
+            "M_s": [[str(sc.M_s[i, j]) for j in range(n)] for i in range(n)],
+            "C_s": [str(sc.C_s[i]) for i in range(n)],
+        }
+        emit(args, result_sym, lambda: format_coupling(model, sc))
+        return 0
     if not np.isfinite(args.duration) or args.duration <= 0:
         raise InputError(f"--duration must be > 0 s, got {args.duration}")
     if args.samples < 3:

@@ -47,6 +47,9 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     g.add_argument("--linear-acceleration", type=float, default=1.0, help="[m/s^2] (default 1)")
     g.add_argument("--angular-velocity", type=float, default=1.0, help="[rad/s] (default 1)")
     g.add_argument("--angular-acceleration", type=float, default=2.0, help="[rad/s^2] (default 2)")
+    g.add_argument("--orientation", choices=("axis", "euler", "rpy"), default="axis",
+                   help="orientation interpolation: about one axis [8.54] (default), Khalil's Euler angles "
+                        "[8.55] or roll-pitch-yaw; angular limits per angle for the last two")
     p.add_argument("--no-plot", action="store_true", help="do not write the PNG")
     p.set_defaults(func=run)
 
@@ -108,15 +111,17 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--profile: task space uses a point-to-point profile, one of {list(PROFILES)}")
         motion = cartesian_motion(
             T0, T1, args.linear_velocity, args.linear_acceleration, args.angular_velocity, args.angular_acceleration,
-            profile=args.profile, duration=args.duration,
+            profile=args.profile, duration=args.duration, orientation=args.orientation,
         )
         report = task_space_to_joint(model, motion, start, rate=args.rate, position_only=model.nq < 6)
         traj = report.trajectory
         info.update(
             task_space={
                 "distance_m": motion.distance,
-                "axis": motion.axis,
-                "angle_rad": motion.angle,
+                "orientation": args.orientation,
+                "axis": getattr(motion, "axis", None),
+                "angle_rad": getattr(motion, "angle", None),
+                "angle_increments_rad": getattr(motion, "increments", None),
                 "min_singular_value": report.min_singular_value,
                 "max_joint_velocity_ratio": report.max_velocity_ratio,
             }

@@ -6,6 +6,8 @@ Format (every key optional; joints are matched by name)::
       shoulder:
         viscous: 0.8          # Fv [N m s/rad] (Khalil [7.27])
         coulomb: 1.2          # Fc [N m]
+        static_friction: 1.8  # Fst [N m] >= Fc, with stribeck (Khalil [7.26])
+        stribeck: 25.0        # B [s/rad]: Fst - Fc decays as exp(-|qd| B)
         rotor_inertia: 2.0e-4 # Jm, motor-side [kg m^2]
         gear_ratio: 62.6      # N = qm_dot / q_dot, so Ia = N^2 Jm (Khalil [7.29])
         # or directly, joint side:  armature: 0.78
@@ -31,7 +33,7 @@ from .robot_model import RobotModel
 
 __all__ = ["apply_sidecar", "read_yaml", "SECTION_HANDLERS", "JOINT_KEYS"]
 
-JOINT_KEYS = ("viscous", "coulomb", "rotor_inertia", "gear_ratio", "armature", "limits")
+JOINT_KEYS = ("viscous", "coulomb", "static_friction", "stribeck", "rotor_inertia", "gear_ratio", "armature", "limits")
 LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
 
 #: Handlers of further top-level sections: name -> f(model, section, whole_document) -> model.
@@ -83,6 +85,11 @@ def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, 
     arrays = {
         "viscous": model.viscous.copy(),
         "coulomb": model.coulomb.copy(),
+        # Khalil [7.26]; NaN: not given here (the model's value, else Fst = Fc, B = 0 below)
+        "static_friction": (np.full(model.nq, np.nan) if model.static_friction is None
+                            else np.asarray(model.static_friction, float).copy()),
+        "stribeck": (np.full(model.nq, np.nan) if model.stribeck is None
+                     else np.asarray(model.stribeck, float).copy()),
         "rotor_inertia": model.rotor_inertia.copy(),
         "lower": model.lower.copy(),
         "upper": model.upper.copy(),
@@ -108,6 +115,14 @@ def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, 
             arrays["viscous"][i] = _number(props["viscous"], f"{where}.viscous", minimum=0.0)
         if "coulomb" in props:
             arrays["coulomb"][i] = _number(props["coulomb"], f"{where}.coulomb", minimum=0.0)
+        if ("static_friction" in props) != ("stribeck" in props):
+            raise ModelError(f"{where}: give 'static_friction' (Fst) and 'stribeck' (B) together (Khalil [7.26])")
+        if "static_friction" in props:
+            fst = _number(props["static_friction"], f"{where}.static_friction", minimum=0.0)
+            if fst < arrays["coulomb"][i]:
+                raise ModelError(f"{where}.static_friction: must be >= coulomb ({arrays['coulomb'][i]}), got {fst}")
+            arrays["static_friction"][i] = fst
+            arrays["stribeck"][i] = _number(props["stribeck"], f"{where}.stribeck", minimum=0.0)
         if "armature" in props and ("rotor_inertia" in props or "gear_ratio" in props):
             raise ModelError(f"{where}: give either 'armature' or 'rotor_inertia' (+ 'gear_ratio'), not both")
         if "armature" in props:
@@ -129,9 +144,17 @@ def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, 
         if arrays["lower"][i] > arrays["upper"][i]:
             raise ModelError(f"{where}.limits: lower {arrays['lower'][i]} is above upper {arrays['upper'][i]}")
 
+    static, stribeck = None, None
+    if np.any(np.isfinite(arrays["static_friction"])):
+        # joints without [7.26] keep [7.27]: Fst = Fc makes the static excess vanish
+        given = np.isfinite(arrays["static_friction"])
+        static = np.where(given, arrays["static_friction"], arrays["coulomb"])
+        stribeck = np.where(given, arrays["stribeck"], 0.0)
     new = model.replace(
         viscous=arrays["viscous"],
         coulomb=arrays["coulomb"],
+        static_friction=static,
+        stribeck=stribeck,
         rotor_inertia=arrays["rotor_inertia"],
         lower=arrays["lower"],
         upper=arrays["upper"],

@@ -40,13 +40,25 @@ from .synchronization import (
     synchronized_trapezoid,
 )
 from .torque_scaling import TorqueCheck, check_torques, scale_to_torque_limits
-from .task_space import CartesianMotion, JointPathReport, cartesian_motion, rotation_axis_angle, task_space_to_joint
+from .task_space import (
+    CartesianMotion,
+    EulerCartesianMotion,
+    JointPathReport,
+    cartesian_motion,
+    euler_to_matrix,
+    matrix_to_euler,
+    rotation_axis_angle,
+    task_space_to_joint,
+)
 
 __all__ = [
     "DEFAULT_JERK_PER_ACCELERATION",
     "PROFILES",
     "SPLINES",
     "CartesianMotion",
+    "EulerCartesianMotion",
+    "euler_to_matrix",
+    "matrix_to_euler",
     "JointPathReport",
     "PolynomialSpline",
     "TrigonometricSpline",

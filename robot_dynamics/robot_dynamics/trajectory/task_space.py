@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import InputError, SingularityError
-from ..spatial import log_so3, rotation_about_axis
+from ..spatial import log_so3, matrix_to_rpy, rotation_about_axis, rpy_rate_matrix, rpy_rate_matrix_dot, rpy_to_matrix
 from .base import as_times, as_vector
 from .planning import plan
 from .profiles import PointToPoint
@@ -31,7 +31,21 @@ if TYPE_CHECKING:
 
 Array = NDArray[np.float64]
 
-__all__ = ["CartesianMotion", "cartesian_motion", "rotation_axis_angle", "task_space_to_joint", "JointPathReport"]
+__all__ = [
+    "CartesianMotion",
+    "EulerCartesianMotion",
+    "cartesian_motion",
+    "rotation_axis_angle",
+    "euler_to_matrix",
+    "matrix_to_euler",
+    "task_space_to_joint",
+    "JointPathReport",
+]
+
+#: Orientation interpolations of :func:`cartesian_motion`: a rotation about one axis ([8.54]),
+#: Khalil's Euler angles rot(z, phi) rot(x, theta) rot(z, psi) ([8.55], section 3.6.1), or
+#: roll-pitch-yaw Rz(yaw) Ry(pitch) Rx(roll) (section 3.6.2, the URDF convention).
+ORIENTATIONS = ("axis", "euler", "rpy")
 
 
 def _pose(T: ArrayLike, what: str) -> Array:
@@ -102,6 +116,123 @@ class CartesianMotion:
         return T.reshape(shape + (4, 4)), twist.reshape(shape + (6,)), accel.reshape(shape + (6,))
 
 
+def euler_to_matrix(angles: ArrayLike) -> Array:
+    """Khalil's Euler angles (section 3.6.1): ``rot(z, phi) rot(x, theta) rot(z, psi)``.
+
+    Args:
+        angles: [phi, theta, psi], shape (..., 3) [rad].
+
+    Returns:
+        (..., 3, 3) rotation matrices.
+    """
+    a = np.asarray(angles, dtype=float)
+    c1, s1 = np.cos(a[..., 0]), np.sin(a[..., 0])
+    c2, s2 = np.cos(a[..., 1]), np.sin(a[..., 1])
+    c3, s3 = np.cos(a[..., 2]), np.sin(a[..., 2])
+    return np.stack(
+        [
+            np.stack([c1 * c3 - s1 * c2 * s3, -c1 * s3 - s1 * c2 * c3, s1 * s2], -1),
+            np.stack([s1 * c3 + c1 * c2 * s3, -s1 * s3 + c1 * c2 * c3, -c1 * s2], -1),
+            np.stack([s2 * s3, s2 * c3, c2], -1),
+        ],
+        -2,
+    )
+
+
+def matrix_to_euler(R: ArrayLike) -> Array:
+    """Inverse of :func:`euler_to_matrix`, theta in [0, pi]; (..., 3, 3) -> (..., 3).
+
+    At theta = 0 or pi only phi +/- psi is defined: psi is set to 0 there.
+    """
+    R = np.asarray(R, dtype=float)
+    st = np.hypot(R[..., 0, 2], R[..., 1, 2])
+    theta = np.arctan2(st, R[..., 2, 2])
+    phi = np.arctan2(R[..., 0, 2], -R[..., 1, 2])
+    psi = np.arctan2(R[..., 2, 0], R[..., 2, 1])
+    lock = st < 1e-9
+    if np.any(lock):
+        psi = np.where(lock, 0.0, psi)
+        phi = np.where(lock, np.arctan2(R[..., 1, 0], R[..., 0, 0]), phi)
+    return np.stack([phi, theta, psi], -1)
+
+
+def _euler_rates(angles: Array, rates: Array) -> tuple[Array, Array]:
+    """E and dE/dt with omega = E angles_dot (base axes) for :func:`euler_to_matrix`.
+
+    The columns of E are the base-frame axes of the three rotations: z, rot(z, phi) x and
+    rot(z, phi) rot(x, theta) z.
+    """
+    c1, s1 = np.cos(angles[..., 0]), np.sin(angles[..., 0])
+    c2, s2 = np.cos(angles[..., 1]), np.sin(angles[..., 1])
+    d1, d2 = rates[..., 0], rates[..., 1]
+    z, o = np.zeros_like(c1), np.ones_like(c1)
+    E = np.stack([np.stack([z, c1, s1 * s2], -1), np.stack([z, s1, -c1 * s2], -1), np.stack([o, z, c2], -1)], -2)
+    Ed = np.stack(
+        [
+            np.stack([z, -s1 * d1, c1 * s2 * d1 + s1 * c2 * d2], -1),
+            np.stack([z, c1 * d1, s1 * s2 * d1 - c1 * c2 * d2], -1),
+            np.stack([z, z, -s2 * d2], -1),
+        ],
+        -2,
+    )
+    return E, Ed
+
+
+def _wrap(a: Array) -> Array:
+    return (a + np.pi) % (2.0 * np.pi) - np.pi
+
+
+class EulerCartesianMotion:
+    """Straight-line translation with the three orientation angles interpolated (Khalil [8.55]).
+
+    Four coordinates D, and the angle increments of the chosen convention, follow one
+    synchronised law. Khalil prints [8.55] as ``A(t) = Ai rot(z, phi_i + r phi) ...``: with
+    the initial angles inside, the leading ``Ai`` would turn the frame twice (A(0) = Ai Ai);
+    the interpolation is ``A(t) = rot(z, phi_i + r phi) rot(x, theta_i + r theta)
+    rot(z, psi_i + r psi)``, as built here.
+
+    Attributes:
+        T_start, T_goal: (4, 4) poses; convention: "euler" or "rpy".
+        angles_start: (3,) initial angles [rad] (euler: [phi, theta, psi]; rpy: [roll, pitch,
+        yaw]); increments: (3,) [rad], the azimuthal ones (phi, psi; roll, yaw) wrapped to
+        (-pi, pi] so the frame takes the short way about those axes.
+        distance: D [m]; law: the synchronised 4-coordinate law; duration [s].
+    """
+
+    def __init__(self, T_start: Array, T_goal: Array, law: PointToPoint, convention: str, a0: Array, da: Array):
+        self.T_start, self.T_goal, self.law, self.convention = T_start, T_goal, law, convention
+        self.angles_start, self.increments = a0, da
+        d = T_goal[:3, 3] - T_start[:3, 3]
+        self.distance = float(np.linalg.norm(d))
+        self.direction = d / self.distance if self.distance > 0 else np.zeros(3)
+        self.duration = law.duration
+
+    def sample(self, t: ArrayLike) -> tuple[Array, Array, Array]:
+        """Pose (..., 4, 4), twist (..., 6) and its derivative (..., 6) at times t.
+
+        Twists are [linear; angular] in base axes at the frame origin; omega = E(a) a' with E
+        the rate matrix of the convention, omega' = E a'' + E' a'.
+        """
+        flat, shape = as_times(t)
+        x, xd, xdd = self.law.sample(flat)
+        a, ad, add = self.angles_start + x[:, 1:], xd[:, 1:], xdd[:, 1:]
+        if self.convention == "euler":
+            R = euler_to_matrix(a)
+            E, Ed = _euler_rates(a, ad)
+        else:
+            R = rpy_to_matrix(a)
+            E, Ed = rpy_rate_matrix(a), rpy_rate_matrix_dot(a, ad)
+        T = np.tile(np.eye(4), (flat.size, 1, 1))
+        T[:, :3, :3] = R  # [8.55], without the leading Ai
+        T[:, :3, 3] = self.T_start[:3, 3] + x[:, :1] * self.direction  # [8.53]
+        T[flat >= self.duration] = self.T_goal
+        w = np.einsum("nij,nj->ni", E, ad)
+        wd = np.einsum("nij,nj->ni", E, add) + np.einsum("nij,nj->ni", Ed, ad)
+        twist = np.concatenate([xd[:, :1] * self.direction, w], axis=1)
+        accel = np.concatenate([xdd[:, :1] * self.direction, wd], axis=1)
+        return T.reshape(shape + (4, 4)), twist.reshape(shape + (6,)), accel.reshape(shape + (6,))
+
+
 def cartesian_motion(
     T_start: ArrayLike,
     T_goal: ArrayLike,
@@ -114,7 +245,8 @@ def cartesian_motion(
     duration: float | None = None,
     linear_jerk: float | None = None,
     angular_jerk: float | None = None,
-) -> CartesianMotion:
+    orientation: str = "axis",
+) -> CartesianMotion | EulerCartesianMotion:
     """Task-space point-to-point motion (Khalil 8.4) in minimum time under task limits.
 
     Args:
@@ -124,9 +256,13 @@ def cartesian_motion(
         profile: any point-to-point profile name of :func:`plan`.
         duration: [s], or None for the minimum time.
         linear_jerk, angular_jerk: for ``double_s``.
+        orientation: "axis" (one rotation about u, [8.54]), "euler" (Khalil's Euler angles
+            interpolated, [8.55]) or "rpy" (roll, pitch, yaw interpolated); for the angle
+            conventions the angular limits apply to each of the three angles.
     """
     Ts, Tg = _pose(T_start, "T_start"), _pose(T_goal, "T_goal")
-    u, alpha = rotation_axis_angle(Ts[:3, :3], Tg[:3, :3])
+    if orientation not in ORIENTATIONS:
+        raise InputError(f"orientation: expected one of {', '.join(ORIENTATIONS)}, got {orientation!r}")
     D = float(np.linalg.norm(Tg[:3, 3] - Ts[:3, 3]))
 
     def pair(a: float | None, b: float | None) -> Array | None:
@@ -134,6 +270,28 @@ def cartesian_motion(
             return None
         return np.array([np.inf if a is None else a, np.inf if b is None else b], dtype=float)
 
+    if orientation != "axis":
+        to_angles = matrix_to_euler if orientation == "euler" else matrix_to_rpy
+        a0, af = to_angles(Ts[:3, :3]), to_angles(Tg[:3, :3])
+        da = af - a0  # phi = phi_f - phi_i, ... ([8.55])
+        azimuthal = [0, 2]  # phi, psi (euler); roll, yaw (rpy): 2 pi periodic
+        da[azimuthal] = _wrap(da[azimuthal])
+
+        def four(a: float | None, b: float | None) -> Array | None:
+            two = pair(a, b)
+            return None if two is None else np.r_[two[0], two[1], two[1], two[1]]
+
+        law4 = plan(
+            profile,
+            np.zeros(4),
+            np.r_[D, da],
+            four(linear_velocity, angular_velocity),
+            four(linear_acceleration, angular_acceleration),
+            four(linear_jerk, angular_jerk),
+            duration,
+        )
+        return EulerCartesianMotion(Ts, Tg, law4, orientation, a0, da)
+    u, alpha = rotation_axis_angle(Ts[:3, :3], Tg[:3, :3])
     law = plan(
         profile,
         [0.0, 0.0],
@@ -170,7 +328,7 @@ class JointPathReport(NamedTuple):
 
 def task_space_to_joint(
     model: RobotModel,
-    motion: CartesianMotion,
+    motion: CartesianMotion | EulerCartesianMotion,
     q_start: ArrayLike | None = None,
     *,
     frame: str | None = None,
