@@ -30,6 +30,7 @@ from .control.base import (
     as_task_reference,
 )
 from .dynamics import aba
+from .dynamics._common import joint_friction
 from .errors import InputError
 from .kinematics import frame_pose
 from .model.robot_model import RobotModel
@@ -332,18 +333,12 @@ def simulate(
 
     if not (math.isfinite(coulomb_smoothing) and coulomb_smoothing >= 0):
         raise InputError(f"coulomb_smoothing: expected a velocity >= 0 [rad/s], got {coulomb_smoothing!r}")
-    static = plant.static_friction
-    smooth = friction and coulomb_smoothing > 0 and (bool(np.any(plant.coulomb)) or static is not None)
+    smooth = friction and coulomb_smoothing > 0
 
     def accel(qs: Array, qds: Array, tau_j: Array) -> Array:
         if smooth:
-            # Khalil [7.26] (or [7.28] without static friction) with sign(qd) regularised to
-            # tanh(qd / v_s) (plant only): Fc sgn + Fv qd + (Fst - Fc) sgn exp(-|qd| B).
-            sgn = np.tanh(qds / coulomb_smoothing)
-            tau_f = plant.viscous * qds + plant.coulomb * sgn
-            if static is not None:
-                decay = 0.0 if plant.stribeck is None else plant.stribeck
-                tau_f = tau_f + (static - plant.coulomb) * sgn * np.exp(-np.abs(qds) * decay)
+            # Khalil [7.26] with sign(qd) regularised to tanh(qd / v_s) (plant only).
+            tau_f = joint_friction(plant, qds, smoothing=coulomb_smoothing)
             return aba(plant, qs, qds, tau_j - tau_f, gravity=gravity, friction=False)
         return aba(plant, qs, qds, tau_j, gravity=gravity, friction=friction)
 

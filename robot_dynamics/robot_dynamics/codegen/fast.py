@@ -8,21 +8,16 @@ Use it where torques are computed in a loop (controllers, the dynamics node)::
 
 The returned callable computes exactly ``rd.rnea(model, q, qd, qdd)`` (model gravity,
 friction and rotor inertia included, no external wrench). It is the compiled generated model
-when numba is installed, the generated numpy model otherwise, and the core's rnea when code
-generation is not possible (a coupled gear train, no writable cache, or
-``ROBOT_DYNAMICS_NO_CODEGEN=1``). Inputs are not validated on the compiled path beyond
-their shape: validate once at the boundary, as the core does.
+(Khalil's customised Newton-Euler model, 7.5) when numba can compile it, the generated numpy
+model otherwise, and the core's rnea when code generation is not possible (a coupled gear
+train, no writable cache, or ``ROBOT_DYNAMICS_NO_CODEGEN=1``). Inputs are not validated on
+the compiled path beyond their shape.
 
-How the rest of the package uses it:
-
-* a controller builds ``tau_of = inverse_dynamics_function(model)`` in its constructor and
-  calls ``tau_of(q, qd, qdd)`` per tick (computed-torque feed-forward, gravity compensation
-  ``tau_of(q, 0, 0)``, and, by Khalil [7.64], column i of A(q) as
-  ``tau_of(q, 0, e_i) - tau_of(q, 0, 0)``: friction vanishes at qd = 0);
-* the dynamics node calls :func:`fastest_rnea` with the request's gravity and external
-  wrench: the generated model when they are the model's defaults, the core's rnea otherwise;
-* ``InverseDynamics.generated.into(q, qd, qdd, out)`` writes into a preallocated array
-  (no allocation per tick) when ``path == 'compiled'``.
+The package itself calls the core's compiled kernels per tick (:func:`tick_inverse_dynamics`,
+:func:`fastest_rnea` are the core's rnea): one path for every robot, geared or not, with its
+inputs and outputs checked. The generated code serves what it is best at: operation counts
+beside Khalil's tables, the symbolic model, and the largest batches of a rigid robot
+(``robot-dynamics bench`` measures both).
 """
 
 from __future__ import annotations
@@ -154,17 +149,14 @@ def inverse_dynamics_function(
 
 
 def tick_inverse_dynamics(model: RobotModel) -> InverseDynamics:
-    """The fastest ``tau = f(q, qd, qdd)`` for one state at a time (a controller tick, a service
-    call): the compiled generated model when numba is installed, else the core's rnea.
+    """``tau = f(q, qd, qdd)`` for one state at a time (a controller tick, a service call).
 
-    For a single state the generated numpy code costs what the core costs (about 150 us on a
-    6-dof arm, against under 1 us compiled), so without numba nothing is generated.
+    This is the core's :func:`robot_dynamics.rnea` (its compiled kernel): measured side by side
+    (``bench/bench_core.py``), the generated code of this package saves about half a
+    microsecond per call on a rigid 6-dof arm, which the rest of a tick dwarfs, and it covers
+    neither geared drive trains nor external wrenches, so one path serves every robot.
     """
-    import importlib.util
-
-    if os.environ.get(NO_CODEGEN_ENV, "") in ("1", "true", "yes") or importlib.util.find_spec("numba") is None:
-        return _make(model, None)
-    return inverse_dynamics_function(model, compiled=True)
+    return _make(model, None)
 
 
 def fastest_rnea(
@@ -178,12 +170,8 @@ def fastest_rnea(
     friction: bool = True,
     compiled: bool | None = None,
 ) -> Array:
-    """Drop-in for :func:`robot_dynamics.rnea`: the generated model when it applies.
+    """Drop-in for :func:`robot_dynamics.rnea`, kept for existing callers: it is the core's rnea.
 
-    The generated code has the model's gravity, friction and no external wrench baked in;
-    any other request (``f_ext``, another gravity, ``friction=False``) goes to the core's rnea.
-    ``compiled`` is passed to :func:`inverse_dynamics_function`.
+    ``compiled`` is accepted and ignored (the core is always compiled).
     """
-    if f_ext or not friction or (gravity is not None and not np.array_equal(np.asarray(gravity, float), model.gravity)):
-        return rnea(model, q, qd, qdd, gravity=gravity, f_ext=f_ext, friction=friction)
-    return inverse_dynamics_function(model, compiled=compiled)(q, qd, qdd)
+    return rnea(model, q, qd, qdd, gravity=gravity, f_ext=f_ext, friction=friction)

@@ -23,8 +23,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..codegen.fast import tick_inverse_dynamics
-from ..dynamics._common import joint_friction
+from ..dynamics.rnea import rnea
 from ..errors import InputError, ModelError
 from ..model.robot_model import RobotModel
 
@@ -216,15 +215,12 @@ class ControllerBase(ABC):
         self._last_valid_q: Array | None = None
         self._last_message = ""
         self._t_prev: float | None = None
-        # Inverse dynamics per tick: the compiled customised model when available (Khalil 7.5),
-        # the core's rnea otherwise; model gravity, friction and rotor inertia included.
-        self.inverse_dynamics = tick_inverse_dynamics(model)
         self._zeros = np.zeros(model.nq)
 
     def _rnea(self, q: Array, qd: Array, qdd: Array, *, friction: bool = True) -> Array:
-        """rnea of the controller's model for one state, by the fastest available path."""
-        tau = np.asarray(self.inverse_dynamics(q, qd, qdd), dtype=float)
-        return tau if friction else tau - joint_friction(self.model, qd[None])[0]
+        """rnea of the controller's model for one state (the core's compiled kernel, Khalil 7.5):
+        model gravity and rotor inertia included, friction on request."""
+        return rnea(self.model, q, qd, qdd, friction=friction)
 
     def _gravity(self, q: Array) -> Array:
         """Gravity torques Q(q) of the controller's model (friction vanishes at rest)."""

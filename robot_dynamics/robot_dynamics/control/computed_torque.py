@@ -131,4 +131,4 @@ class ComputedTorque(ControllerBase):
             # Khalil [9.22] (or [9.31] on the desired state) by Newton-Euler (9.4.2.5)
             return self._rnea(qs, qds, w), Status.OK, ""
         tau = self._rnea(qs, qds, w, friction=False)
-        return tau + joint_friction(self.model, reference.qd[None])[0], Status.OK, ""
+        return tau + joint_friction(self.model, reference.qd), Status.OK, ""
