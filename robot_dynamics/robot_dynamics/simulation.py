@@ -400,11 +400,12 @@ def simulate(
             bar = None
 
     k_end = K
+    noisy_q, noisy_qd = bool(np.any(pos_std)), bool(np.any(vel_std))
     for k in range(K):
         tk = float(t_grid[k])
         X[k], XD[k] = q, qd
-        q_meas = q + rng.normal(0.0, 1.0, n) * pos_std if np.any(pos_std) else q
-        qd_meas = qd + rng.normal(0.0, 1.0, n) * vel_std if np.any(vel_std) else qd
+        q_meas = q + rng.normal(0.0, 1.0, n) * pos_std if noisy_q else q
+        qd_meas = qd + rng.normal(0.0, 1.0, n) * vel_std if noisy_qd else qd
         ref_k = refs[k] if refs is not None else Reference(Qr[k], Qdr[k], Qddr[k])
         out = controller.update(tk, q_meas, qd_meas, ref_k)
         if out.message != last_msg:
@@ -432,7 +433,7 @@ def simulate(
                 if not sol.success:
                     raise FloatingPointError(sol.message)
                 x = sol.y[:, -1].copy()
-            if not np.all(np.isfinite(x)):
+            if not math.isfinite(x @ x):  # a non-finite or exploding state (|x| > 1e154)
                 raise FloatingPointError("non-finite plant state")
             q, qd = x[:n], x[n : 2 * n]
             if elastic:

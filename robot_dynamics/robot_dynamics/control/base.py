@@ -15,6 +15,7 @@ the actuator side.
 from __future__ import annotations
 
 import enum
+import math
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -265,7 +266,7 @@ class ControllerBase(ABC):
             tf = float(t)
             if qa.shape != (n,) or qda.shape != (n,):
                 return self._fault(f"measurement has shape q {qa.shape}, qd {qda.shape}; expected ({n},)")
-            if not (np.all(np.isfinite(qa)) and np.all(np.isfinite(qda))):
+            if not (all_finite(qa) and all_finite(qda)):
                 bad = [self.model.joint_names[i] for i in np.flatnonzero(~(np.isfinite(qa) & np.isfinite(qda)))]
                 return self._fault(f"non-finite measurement on joints {bad}")
             if not np.isfinite(tf):
@@ -276,7 +277,7 @@ class ControllerBase(ABC):
                 return self._fault(f"bad reference: {exc}")
             dt = 0.0 if self._t_prev is None else max(tf - self._t_prev, 0.0)
             tau, status, message = self._law(tf, dt, qa, qda, ref)
-            if not np.all(np.isfinite(tau)):
+            if not all_finite(tau):
                 return self._fault("control law produced non-finite torques")
             self._t_prev = tf
             self._last_valid_q = qa.copy()
@@ -290,7 +291,7 @@ class ControllerBase(ABC):
 
     def _saturate(self, q: Array, tau: Array, status: Status, message: str) -> ControlOutput:
         lim = self.effort_limit
-        tau_sat = np.clip(tau, -lim, lim)
+        tau_sat = np.minimum(np.maximum(tau, -lim), lim)
         clipped = tau_sat != tau
         xi = joint_to_actuator(self.model, q, tau_sat)
         if self.actuator_limit is not None:
@@ -301,7 +302,7 @@ class ControllerBase(ABC):
                 tau_sat = actuator_to_joint(self.model, q, xi)
                 clipped = clipped | clipped_a
         self._integrator_feedback(clipped.astype(float))
-        if np.any(clipped):
+        if clipped.any():
             status = status | Status.SATURATED
             names = [self.model.joint_names[i] for i in np.flatnonzero(clipped)]
             message = (message + "; " if message else "") + f"effort saturated on {names}"
@@ -334,6 +335,15 @@ class ControllerBase(ABC):
         return ControlOutput(xi, tau, Status.FAULT, message)
 
 
+def all_finite(x: Array) -> bool:
+    """True when every value of the float vector x is finite.
+
+    A dot product is the cheap test (a few hundred ns against microseconds for np.isfinite on a
+    small vector); only when it overflows or is NaN is the exact element test run.
+    """
+    return math.isfinite(x @ x) or bool(np.isfinite(x).all())
+
+
 def _limit_vector(value: ArrayLike, model: RobotModel, what: str) -> Array:
     limit = np.asarray(value, dtype=float)
     if limit.ndim == 0:
@@ -362,7 +372,7 @@ def as_joint_reference(reference: Any, n: int) -> Reference:
     for what, x in zip(("q", "qd", "qdd"), parts):
         if x.shape != (n,):
             raise InputError(f"reference {what}: expected shape ({n},), got {x.shape}")
-        if not np.all(np.isfinite(x)):
+        if not all_finite(x):
             raise InputError(f"reference {what}: contains NaN or infinite values")
     return Reference(*parts)
 
