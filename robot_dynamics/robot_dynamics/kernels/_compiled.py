@@ -500,17 +500,18 @@ def _crba(m, q, H, w, o):
         w[ip + 1] += h0 + mc * r0
         w[ip + 2] += h1 + mc * r1
         w[ip + 3] += h2 + mc * r2
+        IE = F  # the two force rows are free here: Io E, 9 floats
         for x in range(3):
-            # column x of Io E: IE_yx = sum_z Io_yz E_zx; then (E^T Io E)_xy = sum_z E_zx IE_zy
+            for y in range(3):
+                w[IE + 3 * x + y] = w[ic + 4 + 3 * x] * w[e + y] + w[ic + 5 + 3 * x] * w[e + 3 + y] + w[ic + 6 + 3 * x] * w[e + 6 + y]
+        for x in range(3):
             rx = r0 if x == 0 else (r1 if x == 1 else r2)
             hx = h0 if x == 0 else (h1 if x == 1 else h2)
             for y in range(3):
                 ry = r0 if y == 0 else (r1 if y == 1 else r2)
                 hy = h0 if y == 0 else (h1 if y == 1 else h2)
-                val = 0.0
-                for z in range(3):
-                    ie = w[ic + 4 + 3 * z] * w[e + y] + w[ic + 5 + 3 * z] * w[e + 3 + y] + w[ic + 6 + 3 * z] * w[e + 6 + y]
-                    val += w[e + 3 * z + x] * ie
+                # (E^T Io E)_xy - m r_x r_y - Rh_x r_y - r_x Rh_y (+ m |r|^2 + 2 r.Rh on the diagonal)
+                val = w[e + x] * w[IE + y] + w[e + 3 + x] * w[IE + 3 + y] + w[e + 6 + x] * w[IE + 6 + y]
                 val += -mc * rx * ry - hx * ry - rx * hy
                 if x == y:
                     val += mc * rr + 2.0 * rh
@@ -575,6 +576,53 @@ def _crba(m, q, H, w, o):
 
 
 @_inline
+def _congruence_add(w, e, r, S, T, d):
+    """w[d] += X^T S X for a symmetric 6x6 S at w[S] (row-major), X = [[E, 0], [-E [r]x, E]].
+
+    By blocks (Featherstone 2.66, an articulated inertia carried to the parent): rotate
+    S = [[A, B], [B^T, C]] into A' = E^T A E, B' = E^T B E, C' = E^T C E, then shift by
+    R = [r]x: [[A' - B'R - (B'R)^T - R C' R, B' + R C'], [(B' + R C')^T, C']].
+    T is 36 floats of scratch.
+    """
+    for blk in range(3):
+        row = 0 if blk < 2 else 3
+        col = 0 if blk == 0 else 3
+        for a in range(3):
+            for b in range(3):
+                acc = 0.0
+                for z in range(3):
+                    acc += w[S + 6 * (row + a) + col + z] * w[e + 3 * z + b]
+                w[T + 27 + 3 * a + b] = acc  # P E
+        for a in range(3):
+            for b in range(3):
+                w[T + 9 * blk + 3 * a + b] = (
+                    w[e + a] * w[T + 27 + b] + w[e + 3 + a] * w[T + 30 + b] + w[e + 6 + a] * w[T + 33 + b]
+                )
+    r0, r1, r2 = w[r], w[r + 1], w[r + 2]
+    Rm = (0.0, -r2, r1, r2, 0.0, -r0, -r1, r0, 0.0)
+    A, B, C = T, T + 9, T + 18
+    for a in range(3):
+        for b in range(3):
+            br = 0.0  # (B' R)_ab
+            rc = 0.0  # (R C')_ab
+            for z in range(3):
+                br += w[B + 3 * a + z] * Rm[3 * z + b]
+                rc += Rm[3 * a + z] * w[C + 3 * z + b]
+            w[T + 27 + 3 * a + b] = rc  # keep R C' for R C' R
+            w[d + 6 * a + 3 + b] += w[B + 3 * a + b] + rc
+            w[d + 6 * (3 + b) + a] += w[B + 3 * a + b] + rc
+            w[d + 6 * (3 + a) + 3 + b] += w[C + 3 * a + b]
+            w[d + 6 * a + b] += w[A + 3 * a + b] - br
+            w[d + 6 * b + a] -= br
+    for a in range(3):
+        for b in range(3):
+            rcr = 0.0
+            for z in range(3):
+                rcr += w[T + 27 + 3 * a + z] * Rm[3 * z + b]
+            w[d + 6 * a + b] -= rcr
+
+
+@_inline
 def _aba(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, w, o):
     """Direct dynamics: the articulated body algorithm (Featherstone 7.3, Khalil 7.6.2).
 
@@ -591,10 +639,9 @@ def _aba(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, w, o):
     oIA = oU + 6 * nb
     oD = oIA + 36 * nb
     ou = oD + nb
-    X = ou + nb  # three 6x6 scratch matrices: X, Ia, Ia X
+    X = ou + nb  # two 6x6 scratch matrices: the congruence's blocks, and Ia
     Ia = X + 36
-    Y = Ia + 36
-    oW = Y + 36
+    oW = Ia + 72
     oP = oW + 9 * nb
     # Forward recursion: velocities and velocity-product accelerations c_i = v_i x S_i qd_i
     # (a is scratch until the last pass)
@@ -647,41 +694,20 @@ def _aba(m, q, qd, tau, g0, g1, g2, fx, friction, smooth, out, w, o):
         if par < 0:
             continue
         # Ia = IA - U U^T / D; pa = pA + Ia c + U u / D (pa kept in the row of a)
+        inv = 1.0 / D
         for x in range(6):
+            ux = w[U + x] * inv
             for y in range(6):
-                w[Ia + 6 * x + y] = w[IA + 6 * x + y] - w[U + x] * w[U + y] / D
+                w[Ia + 6 * x + y] = w[IA + 6 * x + y] - ux * w[U + y]
         pa, c = oa + 6 * i, oc + 6 * i
         for x in range(6):
-            acc = w[pA + x] + w[U + x] * u / D
+            acc = w[pA + x] + w[U + x] * u * inv
             for y in range(6):
                 acc += w[Ia + 6 * x + y] * w[c + y]
             w[pa + x] = acc
         e, r = oE + 9 * i, oR + 3 * i
         _xt_force(w, e, r, pa, opA + 6 * par, True)
-        # IA_p += X^T Ia X with X = [[E, 0], [-E [r]x, E]]
-        for x in range(36):
-            w[X + x] = 0.0
-        for x in range(3):
-            for y in range(3):
-                w[X + 6 * x + y] = w[e + 3 * x + y]
-                w[X + 6 * (3 + x) + 3 + y] = w[e + 3 * x + y]
-            e0, e1, e2 = w[e + 3 * x], w[e + 3 * x + 1], w[e + 3 * x + 2]
-            w[X + 6 * (3 + x)] = -(e1 * w[r + 2] - e2 * w[r + 1])
-            w[X + 6 * (3 + x) + 1] = -(e2 * w[r] - e0 * w[r + 2])
-            w[X + 6 * (3 + x) + 2] = -(e0 * w[r + 1] - e1 * w[r])
-        for x in range(6):
-            for y in range(6):
-                acc = 0.0
-                for z in range(6):
-                    acc += w[Ia + 6 * x + z] * w[X + 6 * z + y]
-                w[Y + 6 * x + y] = acc
-        IAp = oIA + 36 * par
-        for x in range(6):
-            for y in range(6):
-                acc = 0.0
-                for z in range(6):
-                    acc += w[X + 6 * z + x] * w[Y + 6 * z + y]
-                w[IAp + 6 * x + y] += acc
+        _congruence_add(w, e, r, Ia, X, oIA + 36 * par)
     # Forward recursion: accelerations, gravity as the base acceleration a_0 = [0; -g]
     ab = oa + 6 * nb
     for k in range(6):

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from ..conventions import GRAVITY
 from ..errors import ModelError, UnknownNameError
-from ..spatial import homogeneous, rotational_inertia_about_origin, skew, spatial_inertia
+from ..spatial import homogeneous, rotational_inertia_about_origin, skew
 
 __all__ = ["LinkSpec", "JointSpec", "RobotModel", "build_model", "JOINT_TYPES"]
 
@@ -166,17 +166,9 @@ class RobotModel:
     # Derived in __post_init__ (never passed in): per-model constants of the recursions.
     h: Array = field(init=False, repr=False)  # first moments of mass m c, (nb, 3)
     I_origin: Array = field(init=False, repr=False)  # rotational inertia about the body origin, (nb, 3, 3)
-    inertia6: Array = field(init=False, repr=False)  # spatial inertia [angular; linear], (nb, 6, 6)
     is_prismatic: NDArray[np.bool_] = field(init=False, repr=False)
     S: Array = field(init=False, repr=False)  # motion subspace per body, (nb, 6)
-    axis_skew_E_tree: Array = field(init=False, repr=False)
-    axis_outer_E_tree: Array = field(init=False, repr=False)
     has_mimic: bool = field(init=False, repr=False)
-    # X_i(q) = P0 + alpha Q + beta P1 (see kinematics.transform_coefficients), stacked for GEMMs:
-    X_parts: Array = field(init=False, repr=False)  # [P0, Q, P1] per body, (nb, 3, 6, 6)
-    X_rows: Array = field(init=False, repr=False)  # [P0; Q; P1] stacked: X_rows @ m, (nb, 18, 6)
-    XT_rows: Array = field(init=False, repr=False)  # [P0^T; Q^T; P1^T]: X^T f, (nb, 18, 6)
-    S_cross: Array = field(init=False, repr=False)  # -crm(S): S_cross @ v = v x S, (nb, 6, 6)
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -207,50 +199,9 @@ class RobotModel:
         )
         object.__setattr__(self, "h", _readonly(h))
         object.__setattr__(self, "I_origin", _readonly(I_o))
-        object.__setattr__(self, "inertia6", _readonly(spatial_inertia(self.mass, self.com, self.inertia_com)))
         object.__setattr__(self, "is_prismatic", _readonly(is_prismatic, bool))
         object.__setattr__(self, "S", _readonly(S))
-        # Joint rotation in closed form: R(a, q)^T E_tree = c E_tree - s [a]x E_tree + (1 - c) a a^T E_tree
-        K = skew(self.axis)
-        object.__setattr__(self, "axis_skew_E_tree", _readonly(K @ self.E_tree))
-        object.__setattr__(self, "axis_outer_E_tree", _readonly(self.axis[:, :, None] * self.axis[:, None, :] @ self.E_tree))
         object.__setattr__(self, "has_mimic", not identity)
-        self._joint_transform_basis(K, S, is_prismatic)
-
-    def _joint_transform_basis(self, K: Array, S: Array, is_prismatic: NDArray[np.bool_]) -> None:
-        """Constant matrices that make each joint's Plücker transform affine in two numbers.
-
-        With B(E) = blockdiag(E, E) and T(r) = [[1, 0], [-r x, 1]], X = B(E) T(r). A revolute
-        joint has E = c E0 - s K E0 + (1 - c) a a^T E0 (Rodrigues) and a fixed r, so
-        X = P0 + (c - 1) Q + (-s) P1 with P0 = B(E0) T, Q = P0 - B(a a^T E0) T, P1 = B(K E0) T.
-        A prismatic joint has a fixed E and r = r0 + d q (d: the axis in parent coordinates), so
-        X = P0 + q Q with Q = B(E0) [[0, 0], [-d x, 0]], P1 = 0.
-        """
-        from ..spatial import crm_matrix
-
-        def B(E: Array) -> Array:
-            out = np.zeros(E.shape[:-2] + (6, 6))
-            out[..., :3, :3] = E
-            out[..., 3:, 3:] = E
-            return out
-
-        T = np.broadcast_to(np.eye(6), (self.nb, 6, 6)).copy()
-        T[:, 3:, :3] = -skew(self.r_tree)
-        P0 = B(self.E_tree) @ T
-        P1 = B(K @ self.E_tree) @ T
-        Q = P0 - B(self.axis_outer_E_tree) @ T
-        if np.any(is_prismatic):
-            d = (np.swapaxes(self.E_tree, -1, -2) @ self.axis[..., None])[..., 0]
-            D = np.zeros((self.nb, 6, 6))
-            D[:, 3:, :3] = -skew(d)
-            Q[is_prismatic] = (B(self.E_tree) @ D)[is_prismatic]
-            P1[is_prismatic] = 0.0
-        parts = np.stack([P0, Q, P1], axis=1)  # (nb, 3, 6, 6)
-        object.__setattr__(self, "X_parts", _readonly(parts))
-        object.__setattr__(self, "X_rows", _readonly(np.concatenate([P0, Q, P1], axis=1)))
-        object.__setattr__(self, "XT_rows", _readonly(np.concatenate([np.swapaxes(M, -1, -2) for M in (P0, Q, P1)], axis=1)))
-        # a_i gains v_i x S_i qd_i = -(S_i x v_i) qd_i = -crm(S_i) v_i qd_i
-        object.__setattr__(self, "S_cross", _readonly(-crm_matrix(S)))
 
     # -- sizes ---------------------------------------------------------------------------
     @property
