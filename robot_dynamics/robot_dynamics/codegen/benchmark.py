@@ -90,7 +90,7 @@ def benchmark(
     q0, qd0, qdd0 = (np.ascontiguousarray(x[0]) for x in (q, qd, qdd))
     small = min(batch, 200)
     single_paths: dict[str, Callable[..., Any]] = {
-        "core rnea (numpy)": lambda a, b, c: rnea(m, a, b, c),
+        "core rnea (compiled kernel)": lambda a, b, c: rnea(m, a, b, c),
     }
     if gm.single is not None:
         from .fast import inverse_dynamics_function
@@ -98,7 +98,7 @@ def benchmark(
         single_paths["generated, compiled (numba)"] = gm.single
         single_paths["wrapper: inverse_dynamics_function, checked"] = inverse_dynamics_function(m)
     batch_paths: dict[str, Callable[[], Any]] = {
-        "core rnea (numpy)": lambda: rnea(m, q, qd, qdd),
+        "core rnea (compiled kernel)": lambda: rnea(m, q, qd, qdd),
         "generated, numpy": lambda: gm.numpy_batch(q, qd, qdd),
     }
     if gm.batch_soa is not None:
@@ -140,7 +140,7 @@ def benchmark(
             say("Pinocchio reads this URDF with a different number of coordinates; no peer timing")
     # agreement of our paths
     agreements = {
-        "core rnea (numpy)": 0.0,
+        "core rnea (compiled kernel)": 0.0,
         "generated, numpy": agree(gm.numpy_batch(q, qd, qdd)),
     }
     if gm.single is not None:
@@ -161,13 +161,13 @@ def benchmark(
 
     for _ in range(rounds):
         for name, f in single_paths.items():
-            k = max(single_calls // 100, 20) if name.startswith("core") else single_calls
+            k = single_calls
             keep((name, "single"), _best(_loop_single(f, q0, qd0, qdd0, k), 1) / k)
         if peer_single is not None:
             f, args = peer_single
             keep(("Pinocchio rnea", "single"), _best(_loop_single(f, *args, single_calls), 1) / single_calls)
         for name, fb in batch_paths.items():
-            inner = 1 if "core" in name or name == "generated, numpy" else 5
+            inner = 1 if name == "generated, numpy" else 5
             keep((name, "batch"), _best(fb, inner) / batch)
         if peer_batch is not None:
             keep((f"Pinocchio rneaInParallel, {threads} threads", "batch"), _best(peer_batch, 5) / batch)
