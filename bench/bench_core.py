@@ -10,7 +10,8 @@ robot_dynamics is cheaper), with the goals of the compiled-core work beside them
   against Pinocchio on its virtual chain (Pinocchio has no gear coupling; goal <= 1.5);
 * a batch of N states per sample: rnea and aba against Pinocchio's ``*InParallel`` with the
   same number of threads (goals 0.25 and 0.5); crba against a Python loop of Pinocchio calls,
-  since Pinocchio has no ``crbaInParallel``;
+  since Pinocchio has no ``crbaInParallel``; and, for rigid robots, the per-robot generated
+  code (``robot_dynamics.codegen.inverse_dynamics_function``) on the same rnea batch;
 * the real-time factor of ``simulate()`` (1 kHz computed torque, RK4) and of the ROS
   simulator node's plant at its shipped defaults (200 Hz, 5 RK4 substeps) (goal >= 20);
 * cold start in fresh processes: ``import robot_dynamics``, the first rnea with an empty
@@ -108,6 +109,13 @@ def compare(pin, name: str, model: rd.RobotModel, path: str | None, N: int, thre
         "crba": (lambda: rd.crba(model, q), lambda: [pin.crba(pm, pd, a) for a in lq], "Python loop"),
     }
     del lqd
+    if model.drivetrain is None or not model.drivetrain.coupled:
+        # the per-robot generated code (Khalil 7.5), the specialised path for large rigid batches
+        from robot_dynamics.codegen import inverse_dynamics_function
+
+        gen = inverse_dynamics_function(model, compiled=True)
+        if gen.path == "compiled":
+            batch["rnea, generated"] = (lambda: gen(q, qd, qdd), batch["rnea"][1], "rneaInParallel")
     for algo, (ours, theirs, how) in batch.items():
         ours(), theirs()
         t_o, t_p = np.inf, np.inf
@@ -253,11 +261,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:22} {algo:5} {a * 1e6:8.2f} {b * 1e6:10.2f} {a / b:7.2f}")
     if batch_rows:
         print(f"\nbatch of {args.batch} states, per sample (goals: rnea <= {GOALS['rnea_batch']}, aba and crba <= {GOALS['aba_batch']})")
-        head = f"{'robot':22} {'algo':5} {'ours':>8} {'pinocchio':>10} {'ratio':>7}  against"
+        head = f"{'robot':22} {'algo':15} {'ours':>8} {'pinocchio':>10} {'ratio':>7}  against"
         print(head)
         print("-" * len(head))
         for name, algo, a, b, how in batch_rows:
-            print(f"{name:22} {algo:5} {a * 1e6:8.3f} {b * 1e6:10.3f} {a / b:7.2f}  {how} ({args.threads} threads)" if "Parallel" in how else f"{name:22} {algo:5} {a * 1e6:8.3f} {b * 1e6:10.3f} {a / b:7.2f}  {how}")
+            print(f"{name:22} {algo:15} {a * 1e6:8.3f} {b * 1e6:10.3f} {a / b:7.2f}  {how}" + (f" ({args.threads} threads)" if "Parallel" in how else ""))
     print(f"\nreal-time factor (goal >= {GOALS['rtf']}), {args.sim_seconds} s simulated")
     for name, what, rtf in real_time_factors(args.sim_seconds):
         print(f"{name:18} {what:40} {rtf:8.1f}x")
