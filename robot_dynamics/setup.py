@@ -51,6 +51,8 @@ setup(
         "sympy>=1.12",
         "tqdm>=4.66",
         "numba>=0.59",
+        "dask[distributed]>=2024.1",
+        "pyarrow>=14",
     ],
     extras_require={
         "test": [
