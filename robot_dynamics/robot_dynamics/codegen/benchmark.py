@@ -122,7 +122,7 @@ def benchmark(
             inv = np.argsort(pin_perm)
             pq, pqd, pqdd = (np.asfortranarray(x[:, inv].T) for x in (q, qd, qdd))
             p0, pd0, pdd0 = (np.ascontiguousarray(x[:, 0]) for x in (pq, pqd, pqdd))
-            pool = pin.ModelPool(pm, threads)
+            pool = pin.ModelPool(pm, threads) if hasattr(pin, "ModelPool") else None  # Pinocchio >= 3
             tau_p = np.asfortranarray(np.zeros((m.nq, batch)))
 
             def peer_single_fn(a: Any, b: Any, c: Any) -> Any:
@@ -133,9 +133,15 @@ def benchmark(
             def peer_batch_fn() -> None:
                 pin.rneaInParallel(threads, pool, pq, pqd, pqdd, tau_p)
 
-            peer_batch = peer_batch_fn
-            peer_batch()
-            peer_agree = agree(tau_p.T[:, pin_perm])  # our joint i is Pinocchio's q[pin_perm[i]]
+            if pool is not None:
+                peer_batch = peer_batch_fn
+                peer_batch()
+                peer_agree = agree(tau_p.T[:, pin_perm])  # our joint i is Pinocchio's q[pin_perm[i]]
+            else:
+                say(f"Pinocchio {pin.__version__} has no rneaInParallel; no peer batch timing")
+                k = min(batch, 50)
+                singles = [pin.rnea(pm, data, *(np.ascontiguousarray(x[:, i]) for x in (pq, pqd, pqdd))) for i in range(k)]
+                peer_agree = agree(np.array(singles)[:, pin_perm], k)
         else:
             say("Pinocchio reads this URDF with a different number of coordinates; no peer timing")
     # agreement of our paths

@@ -44,6 +44,9 @@ __all__ = [
 Array = NDArray[np.float64]
 
 logger = logging.getLogger("robot_dynamics.control")
+# `import launch` (ROS 2) installs a logger class that does not propagate; a library logger must
+# reach the application's handlers whatever was imported first.
+logger.propagate = True
 
 #: What a controller outputs when a tick cannot be computed.
 FAULT_ACTIONS = ("hold", "zero")

@@ -19,6 +19,9 @@ __all__ = ["PDGravity", "gravity_stiffness_bound", "GRAVITY_MODES"]
 Array = NDArray[np.float64]
 
 logger = logging.getLogger("robot_dynamics.control")
+# `import launch` (ROS 2) installs a logger class that does not propagate; a library logger must
+# reach the application's handlers whatever was imported first.
+logger.propagate = True
 
 #: Where the gravity compensation is evaluated: the measured q (Q(q), [9.12]) or the goal (Q(q^d)).
 GRAVITY_MODES = ("current", "desired")
