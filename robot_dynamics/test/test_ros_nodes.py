@@ -121,3 +121,77 @@ def test_bad_parameters_stop_the_node_with_the_valid_choices(ros):
         ControllerNode(parameter_overrides=[Parameter("robot", value="planar2"), Parameter("controller", value="lqr")])
     with pytest.raises(rd.UnknownNameError, match="Valid robots"):
         SimulatorNode(parameter_overrides=[Parameter("robot", value="r2d2")])
+
+
+# -- what broke on a real Humble and beside real arms ---------------------------------------------------
+def test_parameters_as_ros_users_write_them(ros):
+    """`-p rate:=500` and `-p "gravity:=[0, 0, -10]"` are integers to ROS: taken as doubles."""
+    node = _add(ros, ControllerNode(parameter_overrides=[
+        Parameter("robot", value="planar2"), Parameter("rate", value=500), Parameter("gravity", value=[0, 0, -10])]))
+    assert node.loop.model.gravity.tolist() == [0.0, 0.0, -10.0]
+    with pytest.raises(rd.InputError, match=r"parameter 'rate' must be >= 1.0, got -5.0"):
+        ControllerNode(parameter_overrides=[Parameter("robot", value="planar2"), Parameter("rate", value=-5.0)])
+    with pytest.raises(rd.InputError, match=r"parameter 'substeps'.*expected an integer in \[1, 1000\]"):
+        SimulatorNode(parameter_overrides=[Parameter("robot", value="planar2"), Parameter("substeps", value=2.5)])
+
+
+def test_a_bad_parameter_ends_the_process_with_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    res = subprocess.run(
+        [sys.executable, "-m", "robot_dynamics.ros.controller_node", "--ros-args", "-p", "robot:=planar2", "-p", "rate:=-5.0"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert res.returncode == 1
+    ours = [ln for ln in res.stderr.splitlines() if ln.startswith("robot_dynamics:")]
+    assert ours == ["robot_dynamics: controller: parameter 'rate' must be >= 1.0, got -5.0"], res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_simulator_logs_an_error_status_then_an_ok_one_and_keeps_running(ros):
+    sim = _add(ros, SimulatorNode(parameter_overrides=[Parameter("robot", value="planar2")]))
+    statuses = iter([(False, "the integration diverged; velocities reset to zero"), (True, "ok"), (False, "again")])
+    sim.plant.step = lambda dt, now, substeps=1: next(statuses)
+    for _ in range(3):
+        sim._step()  # rclpy raised 'Logger severity cannot be changed between calls' here
+
+
+def test_a_malformed_robot_description_leaves_the_dynamics_node_waiting(ros):
+    from std_msgs.msg import String
+
+    executor, _ = ros
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+    node = _add(ros, DynamicsNode())
+    probe = _add(ros, rclpy.create_node("probe"))
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+    pub = probe.create_publisher(String, "/robot_description", latched)
+    for text in ("<robot name='x'><link name='a'><inertial><mass value='oops'/></inertial></link></robot>",
+                 "<robot", "\x00\x01 not xml at all"):
+        pub.publish(String(data=text))
+        for _ in range(20):
+            executor.spin_once(timeout_sec=0.02)
+        assert node.services_ is None
+    pub.publish(String(data=rd.load_robot("planar2").description))
+    assert _spin_until(executor, lambda: node.services_ is not None, 10.0)
+
+
+def test_trajectory_node_sends_nothing_before_a_controller_listens(ros):
+    executor, _ = ros
+    common = [Parameter("robot", value="planar2")]
+    _add(ros, TrajectoryNode(parameter_overrides=common + [Parameter("initial_goal", value=[0.3, 0.2]),
+                                                           Parameter("initial_goal_delay", value=0.2)]))
+    probe = _add(ros, rclpy.create_node("probe"))
+    pub = probe.create_publisher(JointState, "/joint_states", 10)
+    plans = []
+    probe.create_subscription(__import__("trajectory_msgs.msg", fromlist=["JointTrajectory"]).JointTrajectory,
+                              "/trajectory/joint_trajectory", plans.append, 10)
+    state = JointState(name=["shoulder", "elbow"], position=[0.0, 0.0], velocity=[0.0, 0.0])
+    end = time.monotonic() + 1.5
+    while time.monotonic() < end:
+        pub.publish(state)
+        executor.spin_once(timeout_sec=0.02)
+    assert not plans, "the initial goal was planned with nobody listening to ~/reference"
+    _add(ros, ControllerNode(parameter_overrides=common))  # subscribes ~/reference
+    assert _spin_until(executor, lambda: (pub.publish(state), bool(plans))[1], 10.0)

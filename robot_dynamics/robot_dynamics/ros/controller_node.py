@@ -38,7 +38,7 @@ class ControllerNode(Node):
             omega=p["gains.omega"], frame=p["frame"] or None,
         )
         self.loop = ControlLoop(model, controller, p["joints"], state_timeout=p["state_timeout"],
-                                hold_on_start=p["hold_on_start"])
+                                hold_on_start=p["hold_on_start"], command_space=p["command_space"])
         self.command_pub = self.create_publisher(Float64MultiArray, p["command_topic"], 10)
         self.create_subscription(JointState, p["joint_states_topic"], self._on_joint_state, 10)
         self.create_subscription(JointTrajectory, p["reference_topic"], self._on_reference, 10)
@@ -60,8 +60,8 @@ class ControllerNode(Node):
 
     def _tick(self) -> None:
         effort, status = self.loop.tick(seconds(self))
-        if status != self._last_status:  # log status changes only, not every tick
-            self.get_logger().info(f"controller: {status}")
+        if status != self._last_status:  # status changes only, and at most one line a second
+            self.get_logger().info(f"controller: {status}", throttle_duration_sec=1.0)
             self._last_status = status
         if effort is None:
             return

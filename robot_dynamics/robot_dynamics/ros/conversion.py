@@ -127,18 +127,24 @@ def joint_state_to_arrays(msg: Any, model_joints: Sequence[str]) -> JointArrays:
     """A sensor_msgs/JointState to arrays in model order.
 
     Extra joints are ignored (a real robot may publish more joints than the model has);
-    missing joints, wrong lengths and NaN raise InputError. Empty ``velocity``/``effort``
-    arrays (allowed by the message's definition) mean zeros; ``has_velocity`` says which.
+    missing joints, wrong lengths, NaN positions and infinite values raise InputError.
+    ``velocity`` and ``effort`` may be empty (the message allows it) or NaN: ros2_control's
+    joint_state_broadcaster fills the interfaces a hardware lacks with NaN. Either way the field
+    is missing: zeros in the array and ``has_velocity`` / ``has_effort`` False, for the consumer
+    that needs it to decide (estimate it, or refuse).
     """
     names = list(msg.name)
     index = match_joints(model_joints, names, allow_extra=True, what="JointState.name")
     n = len(names)
     q = ordered_values(msg.position, n, index, "JointState.position", empty_is_zero=False)
-    velocity = _as_floats(msg.velocity, "JointState.velocity")
-    effort = _as_floats(msg.effort, "JointState.effort")
-    qd = ordered_values(velocity, n, index, "JointState.velocity", empty_is_zero=True)
-    tau = ordered_values(effort, n, index, "JointState.effort", empty_is_zero=True)
-    return JointArrays(q, qd, tau, velocity.size > 0, effort.size > 0)
+    fields = []
+    for what, raw in (("JointState.velocity", msg.velocity), ("JointState.effort", msg.effort)):
+        values = _as_floats(raw, what)
+        if values.size == n and np.any(np.isnan(values[index])):
+            values = values[:0]  # an interface the hardware does not have
+        fields.append((ordered_values(values, n, index, what, empty_is_zero=True), values.size > 0))
+    (qd, has_qd), (tau, has_tau) = fields
+    return JointArrays(q, qd, tau, has_qd, has_tau)
 
 
 def fill_joint_state(

@@ -70,6 +70,8 @@ class DynamicsNode(Node):
             self._set_model(load_model_from_parameters(params))
         except RobotDynamicsError as exc:
             self.get_logger().error(f"robot_description could not be loaded: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a callback never raises, whatever the text holds
+            self.get_logger().error(f"robot_description could not be loaded ({type(exc).__name__}): {exc}")
 
     def _unavailable(self, response: Any) -> Any:
         response.success = False

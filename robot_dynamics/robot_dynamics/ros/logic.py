@@ -96,6 +96,35 @@ def joint_efforts(model: RobotModel, q: Array, actuator: Array) -> Array:
     return np.asarray(actuator_to_joint(model, q, actuator), dtype=float)
 
 
+#: Finite-difference rates beyond these are no motion of the arm but points too close in time.
+ABSURD_VELOCITY_FACTOR = 10.0  # times the joint's velocity limit
+ABSURD_VELOCITY = 1.0e3  # [rad/s or m/s] for a joint without a velocity limit
+ABSURD_ACCELERATION = 1.0e5  # [rad/s^2 or m/s^2]
+
+
+def _check_estimated_rates(model: RobotModel, arrays: Any) -> None:
+    """Refuse estimated velocities or accelerations that no arm reaches (points too close in time)."""
+    from ..errors import InputError
+
+    vmax = np.where(np.isfinite(model.velocity_limit), ABSURD_VELOCITY_FACTOR * model.velocity_limit, ABSURD_VELOCITY)
+    for what, values, bound, unit in (
+        ("velocities", arrays.velocity, vmax, "rad/s or m/s"),
+        ("accelerations", arrays.acceleration, np.full(model.nq, ABSURD_ACCELERATION), "rad/s^2 or m/s^2"),
+    ):
+        if what not in arrays.estimated:
+            continue
+        over = np.abs(values) > bound
+        if np.any(over):
+            k, j = (int(x) for x in np.argwhere(over)[0])
+            dt = np.diff(arrays.time)
+            closest = float(dt.min()) if dt.size else 0.0
+            raise InputError(
+                f"the {what} estimated by finite differences reach {abs(values[k, j]):.3g} {unit} on joint "
+                f"{model.joint_names[j]!r} at point {k} (bound {bound[j]:.3g}): points are as close as {closest:.3g} s "
+                "in time. Space the points, or give velocities and accelerations in every point"
+            )
+
+
 class DynamicsServices:
     """The dynamics node's callbacks as plain methods over a :class:`RobotModel`.
 
@@ -182,6 +211,8 @@ class DynamicsServices:
             from ..codegen.fast import fastest_rnea
 
             # a whole trajectory at once: the generated batch model where it applies
+            if arrays.estimated:
+                _check_estimated_rates(self.model, arrays)
             tau = fastest_rnea(self.model, arrays.position, arrays.velocity, arrays.acceleration, friction=self.friction)
             order = [self.names.index(n) for n in traj.joint_names]  # back to the request's order
             out = response.trajectory

@@ -42,7 +42,7 @@ from ..errors import InputError, RobotDynamicsError, UnknownNameError
 from ..kinematics import frame_pose, frame_velocity, jacobian_dot_qdot
 from ..model import RobotModel
 from ..simulation import rk4_step
-from ..trajectory import PROFILES, Trajectory, plan, sample_table
+from ..trajectory import PROFILES, Trajectory, plan, sample_table, scale_to_torque_limits
 from . import conversion as cv
 from .logic import guarded
 
@@ -60,6 +60,15 @@ Array = NDArray[np.float64]
 
 #: Controllers the controller node can run (``controller`` parameter).
 from .params import CONTROLLERS
+
+
+COMMAND_SPACES = ("joint", "actuator")
+
+
+def _command_space(value: str) -> str:
+    if value not in COMMAND_SPACES:
+        raise InputError(f"command_space: expected one of {list(COMMAND_SPACES)}, got {value!r}")
+    return value
 
 
 def command_joint_order(model: RobotModel, joints: Sequence[str] | None) -> list[str]:
@@ -176,6 +185,7 @@ class TrajectoryStreamer:
         velocity_scaling: float = 0.5,
         max_acceleration: float = 5.0,
         sample_period: float = 0.05,
+        torque_scaling: bool = True,
     ):
         if profile not in PROFILES:
             raise UnknownNameError("profile", profile, PROFILES)
@@ -186,6 +196,7 @@ class TrajectoryStreamer:
         self.velocity_limit = np.where(np.isfinite(model.velocity_limit), model.velocity_limit * velocity_scaling, np.inf)
         self.acceleration_limit = np.full(model.nq, float(max_acceleration))
         self.sample_period = float(sample_period)
+        self.torque_scaling = bool(torque_scaling)
         self.current: Array | None = None
         self.active: _Active | None = None
         self.set_initial_goal(None, 0.0)
@@ -223,7 +234,13 @@ class TrajectoryStreamer:
         kv = self.velocity_limit if max_velocities is None or len(max_velocities) == 0 else max_velocities
         ka = self.acceleration_limit if max_accelerations is None or len(max_accelerations) == 0 else max_accelerations
         T = duration if duration > 0 else (self.duration if self.duration > 0 else None)
-        return plan(profile or self.profile, start, goal, kv, ka, duration=T, model=self.model)
+        traj = plan(profile or self.profile, start, goal, kv, ka, duration=T, model=self.model)
+        if self.torque_scaling and np.all(np.isfinite(self.model.effort_limit)):
+            # Slow the motion until its inverse-dynamics torques keep 10 % of every effort limit
+            # for the feedback (Khalil's remark after [8.3]); kinematic limits alone saturate a
+            # heavy arm's shoulder and elbow.
+            traj, _ = scale_to_torque_limits(self.model, traj, margin=0.9)
+        return traj
 
     def start(self, trajectory: Trajectory, now: float) -> None:
         """Stream ``trajectory`` from time ``now`` [s] on."""
@@ -283,11 +300,19 @@ class TrajectoryStreamer:
         self._initial_delay = float(delay)
         self._first_state_time: float | None = None
 
-    def initial_goal_due(self, now: float) -> tuple[Trajectory | None, str]:
-        """Start the initial goal when it is due; (trajectory or None, status)."""
+    def initial_goal_due(self, now: float, consumer: bool = True) -> tuple[Trajectory | None, str]:
+        """Start the initial goal when it is due; (trajectory or None, status).
+
+        ``consumer`` says whether anything listens to the reference (the controller): the delay
+        counts from the first joint state received while one does, so that nothing is sent
+        before its subscriber exists.
+        """
         goal = self._initial
         if goal is None or self.current is None:
             return None, "no initial goal pending"
+        if not consumer:
+            self._first_state_time = None
+            return None, "initial goal waiting for a subscriber of the reference"
         if self._first_state_time is None:
             self._first_state_time = now
         if now - self._first_state_time < self._initial_delay:
@@ -330,6 +355,9 @@ class ControlLoop:
         state_timeout: a state older than this [s] stops the law: the command becomes the
             gravity torque of the last measured position (hold), as the controllers' fault path.
         hold_on_start: before any reference, regulate to the first measured position.
+        command_space: ``"joint"`` (default): joint efforts in ``command_joints`` order, what
+            ros2_control's JointGroupEffortController takes; ``"actuator"``: the efforts at the
+            motors of a geared robot (its drive train's inputs order, ``command_joints`` unused).
     """
 
     def __init__(
@@ -340,10 +368,12 @@ class ControlLoop:
         *,
         state_timeout: float = 0.5,
         hold_on_start: bool = True,
+        command_space: str = "joint",
     ):
         self.model = model
         self.controller = controller
         self.names = list(model.joint_names)
+        self.command_space = _command_space(command_space)
         self.command_joints = command_joint_order(model, command_joints)
         self.state_timeout = float(state_timeout)
         self.hold_on_start = hold_on_start
@@ -354,6 +384,7 @@ class ControlLoop:
         self.state_time = -np.inf
         self.ref: Reference | None = None
         self.hold: Reference | None = None
+        self.velocity_estimated = False
 
     def on_joint_state(self, msg: Any, now: float) -> tuple[bool, str]:
         try:
@@ -362,7 +393,14 @@ class ControlLoop:
             return False, str(exc)
         except Exception as exc:  # noqa: BLE001
             return False, f"internal error ({type(exc).__name__}): {exc}"
-        self.q, self.qd, self.state_time = s.position, s.velocity, float(now)
+        qd = s.velocity
+        self.velocity_estimated = not s.has_velocity
+        if not s.has_velocity:
+            # Position-only hardware (NaN or empty velocities): a backward difference of the
+            # measured positions, zero on the first state.
+            dt = float(now) - self.state_time
+            qd = (s.position - self.q) / dt if self.q is not None and 0.0 < dt <= self.state_timeout else np.zeros(self.model.nq)
+        self.q, self.qd, self.state_time = s.position, qd, float(now)
         if self.hold is None:
             self.hold = Reference(s.position.copy(), np.zeros(self.model.nq), np.zeros(self.model.nq))
         return True, "ok"
@@ -385,21 +423,25 @@ class ControlLoop:
             if self.q is None or self.qd is None:
                 return None, "waiting for joint states"
             if now - self.state_time > self.state_timeout:
-                tau = gravity_torques(self.model, self.q)
-                effort = np.clip(joint_to_actuator(self.model, self.q, tau), -self.model.effort_limit,
-                                 self.model.effort_limit)
-                return self._ordered(effort), f"joint states older than {self.state_timeout} s: holding gravity"
+                tau = np.clip(gravity_torques(self.model, self.q), -self.model.effort_limit, self.model.effort_limit)
+                return self._command(tau), f"joint states older than {self.state_timeout} s: holding gravity"
             ref = self.ref if self.ref is not None else (self.hold if self.hold_on_start else None)
             if ref is None:
                 return None, "waiting for a reference"
             target: Any = ref if self.task_frame is None else task_reference(self.model, self.task_frame, ref)
             out = self.controller.update(now, self.q, self.qd, target)
-            return self._ordered(out.effort), out.message or out.status.name or "ok"
+            status = out.message or out.status.name or "ok"
+            if self.velocity_estimated:
+                status += "; velocities estimated from positions (the joint states carry none)"
+            return self._command(out.tau), status
         except Exception as exc:  # noqa: BLE001 - a tick must never raise
             return None, f"internal error ({type(exc).__name__}): {exc}"
 
-    def _ordered(self, effort: Array) -> Array:
-        return np.asarray(effort, dtype=float)[[self.names.index(j) for j in self.command_joints]]
+    def _command(self, tau: Array) -> Array:
+        """Joint efforts in command order, or the actuator efforts (drive train) that produce them."""
+        if self.command_space == "actuator":
+            return np.asarray(joint_to_actuator(self.model, self.q, tau), dtype=float)
+        return np.asarray(tau, dtype=float)[[self.names.index(j) for j in self.command_joints]]
 
 
 # -- simulator node ----------------------------------------------------------------------
@@ -415,6 +457,9 @@ class SimulatedPlant:
         command_timeout: a command older than this [s] is dropped (zero effort).
         friction: simulate joint friction.
         effort_saturation: clip commands to the model's effort limits.
+        command_space: ``"joint"`` (joint efforts in ``command_joints`` order, as
+            JointGroupEffortController takes them) or ``"actuator"`` (motor efforts of a geared
+            robot, drive-train inputs order, mapped through the structure matrix).
     """
 
     def __init__(
@@ -426,8 +471,10 @@ class SimulatedPlant:
         command_timeout: float = 0.5,
         friction: bool = True,
         effort_saturation: bool = True,
+        command_space: str = "joint",
     ):
         self.model = model
+        self.command_space = _command_space(command_space)
         self.names = list(model.joint_names)
         self.command_joints = command_joint_order(model, command_joints)
         if q0 is None or len(q0) == 0:
@@ -437,7 +484,7 @@ class SimulatedPlant:
         else:
             self.q = cv.request_vector([], list(q0), self.names, "initial_positions", empty_is_zero=False)
         self.qd = np.zeros(model.nq)
-        self.effort = np.zeros(model.nq)  # latest actuator effort command (model order)
+        self.effort = np.zeros(model.nq)  # latest effort command (model or actuator order)
         self.applied = np.zeros(model.nq)  # joint efforts applied during the last step
         self.command_time = -np.inf
         self.command_timeout = float(command_timeout)
@@ -448,7 +495,8 @@ class SimulatedPlant:
     def on_command(self, msg: Any, now: float) -> tuple[bool, str]:
         """Take an effort command (Float64MultiArray in ``command_joints`` order)."""
         try:
-            effort = cv.float64_multi_array_to_vector(msg, self.command_joints, self.names)
+            order = self.command_joints if self.command_space == "joint" else self.names
+            effort = cv.float64_multi_array_to_vector(msg, order, self.names)
         except RobotDynamicsError as exc:
             return False, str(exc)
         except Exception as exc:  # noqa: BLE001
@@ -466,7 +514,8 @@ class SimulatedPlant:
         try:
             stale = now - self.command_time > self.command_timeout
             effort = np.zeros(self.model.nq) if stale else self.effort
-            tau = actuator_to_joint(self.model, self.q, effort)  # the plant's drive train
+            # joint efforts as commanded, or the motors' efforts through the plant's drive train
+            tau = effort if self.command_space == "joint" else actuator_to_joint(self.model, self.q, effort)
             n = self.model.nq
 
             def xdot(x: Array) -> Array:  # x = (q, qd), tau held between commands (ZOH)

@@ -1,7 +1,7 @@
 """What the four rclpy nodes share: declaring the parameter table, reading time, running main().
 
 Targets ROS 2 Humble and Jazzy: ``rclpy.init()`` / ``rclpy.spin()`` / ``destroy_node()`` /
-``rclpy.shutdown()`` (no context-manager form, which exists only on Rolling).
+``rclpy.try_shutdown()`` (no context-manager form, which exists only on Rolling).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescri
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 
-from ..errors import RobotDynamicsError
-from .params import NODE_PARAMETERS, ParamSpec, validate
+from ..errors import InputError, RobotDynamicsError
+from .params import NODE_PARAMETERS, ParamSpec, describe, validate
 
 __all__ = ["declare_parameters", "seconds", "run"]
 
@@ -40,8 +40,10 @@ def _descriptor(spec: ParamSpec) -> ParameterDescriptor:
         ir.to_value = int(spec.maximum if spec.maximum is not None else 2**63 - 1)
         ir.step = 0
         d.integer_range = [ir]
-    if spec.default is None:
-        # An empty list has no type rclpy can infer: declare it dynamically typed, unset.
+    if spec.default is None or spec.type in ("double", "double_array"):
+        # An empty list has no type rclpy can infer; and ROS users write `rate:=500` or
+        # `gravity:=[0, 0, -10]` for doubles: declare these dynamically typed and let
+        # params.validate check the type (an integer is taken as a double) and the range.
         d.dynamic_typing = True
     return d
 
@@ -52,9 +54,20 @@ def declare_parameters(node: Node, node_name: str) -> dict[str, Any]:
     Raises:
         InputError: a value is invalid (the message names the parameter and the valid values).
     """
+    from rclpy.exceptions import InvalidParameterTypeException, InvalidParameterValueException
+
     values: dict[str, Any] = {}
     for spec in NODE_PARAMETERS[node_name]:
-        param = node.declare_parameter(spec.name, spec.default, _descriptor(spec))
+        try:
+            param = node.declare_parameter(spec.name, spec.default, _descriptor(spec))
+        except (InvalidParameterTypeException, InvalidParameterValueException):
+            # rclpy refused the override (type or range): read it without the constraints and let
+            # validate() say, in one line, what the parameter takes
+            loose = ParameterDescriptor(name=spec.name, description=spec.description, dynamic_typing=True)
+            param = node.declare_parameter(spec.name, spec.default, loose)
+            values[spec.name] = param.value
+            validate(node_name, values)
+            raise InputError(f"{node_name}: parameter {spec.name!r}: {describe(spec)}, got {param.value!r}") from None
         value = param.value
         if value is not None and spec.type.endswith("_array"):
             value = list(value)
@@ -87,6 +100,5 @@ def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
     finally:
         if node is not None:
             node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+        rclpy.try_shutdown()
     return code

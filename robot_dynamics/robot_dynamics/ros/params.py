@@ -98,6 +98,8 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
         ParamSpec("publish_rate", "double", 100.0, "Rate of the ~/reference stream [Hz]", minimum=1.0,
                   maximum=10000.0),
         ParamSpec("joint_states_topic", "string", "/joint_states", "Current state: start of planned motions"),
+        ParamSpec("torque_scaling", "bool", True, "Slow every plan until its torques stay within 90 % of the "
+                  "effort limits"),
         ParamSpec("goal_topic", "string", "~/goal", "Goal positions (sensor_msgs/JointState, joints by name)"),
         ParamSpec("initial_goal", "double_array", None, "Goal positions (model order) to move to once, "
                   "initial_goal_delay after the first joint state; empty = none"),
@@ -127,6 +129,9 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
         ParamSpec("state_timeout", "double", 0.5, "Stop commanding when no joint state came for this long [s]",
                   minimum=1e-3, maximum=60.0),
         ParamSpec("hold_on_start", "bool", True, "Hold the first measured position until a reference arrives"),
+        ParamSpec("command_space", "string", "joint", "joint: joint efforts in the order of 'joints' (what "
+                  "JointGroupEffortController takes); actuator: motor efforts of a geared robot (drive-train inputs)",
+                  choices=("joint", "actuator")),
     ),
     "simulator": ROBOT_SOURCE
     + (
@@ -141,6 +146,8 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
                   minimum=1e-3, maximum=60.0),
         ParamSpec("friction", "bool", True, "Simulate joint friction (viscous + Coulomb)"),
         ParamSpec("effort_saturation", "bool", True, "Clip commands to the model's effort limits"),
+        ParamSpec("command_space", "string", "joint", "What the commands are: joint efforts ('joints' order) or "
+                  "actuator efforts of a geared robot", choices=("joint", "actuator")),
     ),
 }
 
@@ -148,6 +155,18 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
 def defaults(node: str) -> dict[str, Any]:
     """``{name: default}`` of a node's parameters (None arrays as empty lists)."""
     return {p.name: ([] if p.default is None else p.default) for p in NODE_PARAMETERS[node]}
+
+
+def describe(spec: ParamSpec) -> str:
+    """What a parameter takes, in words: its type, range or choices."""
+    text = f"expected {'a' if spec.type[0] not in 'aeiou' else 'an'} {spec.type}"
+    if spec.type in ("integer", "double") and (spec.minimum is not None or spec.maximum is not None):
+        lo = "-inf" if spec.minimum is None else f"{spec.minimum:g}"
+        hi = "inf" if spec.maximum is None else f"{spec.maximum:g}"
+        text += f" in [{lo}, {hi}]"
+    if spec.choices:
+        text += f", one of {list(spec.choices)}"
+    return text
 
 
 def _type_ok(spec: ParamSpec, value: Any) -> bool:
@@ -186,7 +205,11 @@ def validate(node: str, values: Mapping[str, Any]) -> dict[str, Any]:
         if value is None and spec.type.endswith("_array"):
             value = []
         if not _type_ok(spec, value):
-            raise InputError(f"{node}: parameter {name!r} must be of type {spec.type}, got {value!r}")
+            raise InputError(f"{node}: parameter {name!r} must be of type {spec.type} ({describe(spec)}), got {value!r}")
+        if spec.type == "double":
+            value = float(value)  # `rate:=500` is an integer to ROS
+        elif spec.type == "double_array":
+            value = [float(v) for v in value]
         if spec.type in ("integer", "double"):
             if not math.isfinite(float(value)):
                 raise InputError(f"{node}: parameter {name!r} must be finite, got {value!r}")

@@ -34,7 +34,7 @@ class SimulatorNode(Node):
         model = load_model_from_parameters(p)
         self.plant = SimulatedPlant(
             model, p["initial_positions"], p["joints"], command_timeout=p["command_timeout"],
-            friction=p["friction"], effort_saturation=p["effort_saturation"],
+            friction=p["friction"], effort_saturation=p["effort_saturation"], command_space=p["command_space"],
         )
         self.period = 1.0 / p["rate"]
         self.substeps = int(p["substeps"])
@@ -53,7 +53,11 @@ class SimulatorNode(Node):
     def _step(self) -> None:
         ok, status = self.plant.step(self.period, seconds(self), self.substeps)
         if status != self._last_status:
-            (self.get_logger().info if ok else self.get_logger().error)(f"simulator: {status}")
+            # one call site per severity: rclpy refuses a severity change at one call site
+            if ok:
+                self.get_logger().info(f"simulator: {status}", throttle_duration_sec=1.0)
+            else:
+                self.get_logger().error(f"simulator: {status}", throttle_duration_sec=1.0)
             self._last_status = status
         self._publish()
 

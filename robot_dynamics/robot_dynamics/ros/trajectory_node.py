@@ -43,6 +43,7 @@ class TrajectoryNode(Node):
             velocity_scaling=p["velocity_scaling"],
             max_acceleration=p["max_acceleration"],
             sample_period=p["sample_period"],
+            torque_scaling=p["torque_scaling"],
         )
         self.streamer.set_initial_goal(p["initial_goal"], p["initial_goal_delay"])
         self.trajectory_pub = self.create_publisher(JointTrajectory, "~/joint_trajectory", 10)
@@ -58,7 +59,8 @@ class TrajectoryNode(Node):
         if not ok:
             self.get_logger().warning(f"joint state ignored: {status}", throttle_duration_sec=2.0)
             return
-        traj, status = self.streamer.initial_goal_due(seconds(self))
+        consumer = self.reference_pub.get_subscription_count() > 0
+        traj, status = self.streamer.initial_goal_due(seconds(self), consumer)
         if traj is not None:
             self.get_logger().info(status)
             self._publish_plan()
