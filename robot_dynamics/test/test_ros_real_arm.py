@@ -120,3 +120,39 @@ def test_initial_goal_waits_for_a_consumer_of_the_reference():
     assert s.initial_goal_due(2.0, consumer=False)[0] is None  # no controller yet: nothing sent
     assert s.initial_goal_due(2.1, consumer=True)[0] is None  # the delay starts with the consumer
     assert s.initial_goal_due(2.7, consumer=True)[0] is not None
+
+
+def test_the_simulated_arm_waits_on_its_brakes_for_the_first_command():
+    model = rd.load_robot("puma560")
+    plant = SimulatedPlant(model, [0.0, -0.5, 0.5, 0.0, 0.0, 0.0])
+    q0 = plant.q.copy()
+    for k in range(100):  # 0.5 s of nodes starting up: gravity must not pull the arm down
+        ok, status = plant.step(0.005, 0.005 * k, 5)
+        assert ok and status == "waiting for the first command (brakes on)"
+    np.testing.assert_array_equal(plant.q, q0)
+    plant.on_command(Float64MultiArray(data=[0.0] * 6), 0.5)
+    plant.step(0.005, 0.5, 5)
+    assert not np.allclose(plant.q, q0)  # released: zero effort, the arm falls
+
+
+@pytest.mark.parametrize("name", rd.list_robots())
+def test_every_bundled_robot_has_geometry_rviz_can_draw(name):
+    import xml.etree.ElementTree as ET
+
+    from robot_dynamics.model import robot_files
+
+    path, _ = robot_files(name)
+    root = ET.parse(path).getroot()
+    assert "package://" not in path.read_text()  # no mesh from a package that is not a dependency
+    parents = {j.find("parent").get("link") for j in root.iter("joint")}
+    offsets = {}
+    for j in root.iter("joint"):
+        xyz = np.array([float(v) for v in j.find("origin").get("xyz").split()])
+        offsets.setdefault(j.find("parent").get("link"), []).append(float(np.linalg.norm(xyz)))
+    for link in root.iter("link"):
+        visuals = link.findall("visual")
+        if link.find("inertial") is not None or link.get("name") in parents:
+            assert visuals, f"{name}: link {link.get('name')} has no <visual>"
+        lengths = sorted(float(c.get("length")) for v in visuals for c in v.iter("cylinder"))
+        expected = sorted(d for d in offsets.get(link.get("name"), []) if d > 1e-6)
+        np.testing.assert_allclose(lengths, expected, rtol=1e-5)  # a body from the link to each child joint

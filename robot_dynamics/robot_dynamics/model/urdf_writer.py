@@ -7,7 +7,7 @@ import numpy as np
 from ..spatial import matrix_to_rpy
 from .robot_model import JointSpec, LinkSpec
 
-__all__ = ["specs_to_urdf"]
+__all__ = ["specs_to_urdf", "with_visuals"]
 
 
 def _fmt(values: np.ndarray) -> str:
@@ -66,4 +66,59 @@ def specs_to_urdf(name: str, links: list[LinkSpec], joints: list[JointSpec]) -> 
                 )
         out.append("  </joint>")
     out.append("</robot>")
-    return "\n".join(out) + "\n"
+    return with_visuals("\n".join(out) + "\n")
+
+
+def with_visuals(text: str) -> str:
+    """The URDF with simple geometry for rviz: every link drawn from its own size.
+
+    Each link gets a sphere at its origin (the joint housing) and a cylinder from its origin to
+    the origin of each child joint (the link's body), with radii from the robot's scale; a
+    link without children but with mass gets a sphere at its centre of mass. Existing visuals
+    are replaced (a mesh from a package that is not installed shows nothing). Inertial, joint
+    and every other element are kept as written.
+    """
+    import re
+
+    from .urdf import parse_urdf
+
+    _, links, joints, _ = parse_urdf(text)
+    lengths = [float(np.linalg.norm(j.origin[:3, 3])) for j in joints]
+    scale = max(max(lengths, default=0.1), 0.05)
+    r_body = 0.08 * scale
+    children: dict[str, list[np.ndarray]] = {}
+    for j in joints:
+        children.setdefault(j.parent, []).append(j.origin[:3, 3])
+    by_name = {link.name: link for link in links}
+
+    def visuals(name: str) -> str:
+        parts = [f'    <visual><geometry><sphere radius="{1.3 * r_body:.4g}"/></geometry></visual>']
+        for p in children.get(name, []):
+            length = float(np.linalg.norm(p))
+            if length < 1e-6:
+                continue
+            z = p / length
+            # a rotation whose z axis runs along the segment (URDF cylinders lie along z)
+            x = np.cross([0.0, 0.0, 1.0], z) if abs(z[2]) < 0.9 else np.cross([1.0, 0.0, 0.0], z)
+            x /= np.linalg.norm(x)
+            R = np.column_stack([x, np.cross(z, x), z])
+            parts.append(
+                f'    <visual><origin xyz="{_fmt(p / 2)}" rpy="{_fmt(matrix_to_rpy(R))}"/>'
+                f'<geometry><cylinder radius="{r_body:.4g}" length="{length:.6g}"/></geometry></visual>'
+            )
+        link = by_name[name]
+        if name not in children and link.mass > 0:
+            parts.append(f'    <visual><origin xyz="{_fmt(link.com)}" rpy="0 0 0"/>'
+                         f'<geometry><sphere radius="{1.6 * r_body:.4g}"/></geometry></visual>')
+        return "\n".join(parts)
+
+    text = re.sub(r"\s*<visual>.*?</visual>", "", text, flags=re.S)
+
+    def expand(m: re.Match[str]) -> str:
+        name = m.group("name")
+        if m.group("selfclose"):
+            return f'<link name="{name}">\n{visuals(name)}\n  </link>'
+        return f'<link name="{name}">{m.group("body")}\n{visuals(name)}\n  </link>'
+
+    pattern = r'<link name="(?P<name>[^"]+)"\s*(?:(?P<selfclose>/>)|>(?P<body>.*?)\s*</link>)'
+    return re.sub(pattern, expand, text, flags=re.S)
