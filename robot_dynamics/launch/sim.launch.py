@@ -42,7 +42,8 @@ def _nodes(context, *args, **kwargs):
     params = sim_parameters(share, **arg)
     return [
         Node(package="robot_state_publisher", executable="robot_state_publisher", name="robot_state_publisher",
-             output="screen", parameters=_as_ros(params["robot_state_publisher"])),
+             output="screen", parameters=_as_ros(params["robot_state_publisher"]),
+             condition=IfCondition(LaunchConfiguration("use_robot_state_publisher"))),
         Node(package=PACKAGE, executable="simulator", name="simulator", output="screen",
              parameters=_as_ros(params["simulator"])),
         Node(package=PACKAGE, executable="controller", name="controller", output="screen",
@@ -73,6 +74,9 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument("initial_positions", default_value="",
                               description="Initial positions of the simulated arm (comma list)"),
         DeclareLaunchArgument("use_rviz", default_value="true", description="Start rviz2"),
+        DeclareLaunchArgument("use_robot_state_publisher", default_value="true",
+                              description="Start robot_state_publisher (false where something else publishes "
+                                          "/robot_description and /tf)"),
         DeclareLaunchArgument("rviz_config", default_value=f"{share}/rviz/robot_dynamics.rviz",
                               description="rviz2 configuration"),
         OpaqueFunction(function=_nodes),

@@ -11,17 +11,37 @@ import pytest
 
 import robot_dynamics as rd
 
-pin = pytest.importorskip("pinocchio")
-if int(pin.__version__.split(".")[0]) < 3:
-    # numpy < 2 environments (ROS 2 Humble's) resolve `pin` to 2.7, which lacks the armature,
-    # mimic joints and ModelPool these comparisons use.
-    pytest.skip(f"the peer comparisons need Pinocchio >= 3, found {pin.__version__}", allow_module_level=True)
+try:
+    import pinocchio as pin
+except ImportError:  # pragma: no cover - pin is a test dependency
+    pin = None
+
+
+def require_pinocchio() -> None:
+    """Skip the calling test without Pinocchio >= 3.
+
+    numpy < 2 environments (ROS 2 Humble's) resolve `pin` to 2.7, which lacks the armature,
+    mimic joints and ModelPool these comparisons use. The skip happens inside the test, never at
+    import: launch_testing's pytest plugin imports every test module and would skip them all.
+    """
+    if pin is None:
+        pytest.skip("the peer comparisons need Pinocchio (pip install pin)")
+    if int(pin.__version__.split(".")[0]) < 3:
+        pytest.skip(f"the peer comparisons need Pinocchio >= 3, found {pin.__version__}")
+
+
+@pytest.fixture(autouse=False)
+def pinocchio3():
+    """A fixture form of :func:`require_pinocchio`."""
+    require_pinocchio()
+    return pin
 
 
 class Peer:
     """A Pinocchio model of the same URDF with name-matched index maps."""
 
     def __init__(self, model: rd.RobotModel, urdf_text: str | None = None, mimic: bool = False):
+        require_pinocchio()
         text = urdf_text or model.description
         assert text is not None
         self.model = model

@@ -10,7 +10,12 @@ import robot_dynamics.closedchain as cc
 from robot_dynamics.closedchain import stewart as st
 from robot_dynamics.model import specs_to_urdf
 
-from peer import pin  # noqa: E402  (skips without Pinocchio >= 3)
+from peer import pin, require_pinocchio  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _needs_pinocchio_3():
+    require_pinocchio()
 from peer import Peer  # noqa: E402
 
 

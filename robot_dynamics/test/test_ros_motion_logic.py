@@ -160,6 +160,7 @@ def test_task_reference_is_the_frame_motion(puma):
 def test_plant_conserves_energy_without_command_or_friction(puma):
     plant = SimulatedPlant(puma, [0.1, -0.5, 0.4, 0.0, 0.3, 0.0], friction=False)
     E0 = rd.mechanical_energy(puma, plant.q, plant.qd)
+    plant.on_command(Float64MultiArray(data=[0.0] * 6), now=-10.0)  # released long ago: no brake
     for k in range(200):  # 1 s of free swing under gravity
         ok, status = plant.step(0.005, now=0.005 * k, substeps=2)
         assert ok and status == "no recent command: zero effort"

@@ -234,7 +234,7 @@ class TrajectoryStreamer:
         kv = self.velocity_limit if max_velocities is None or len(max_velocities) == 0 else max_velocities
         ka = self.acceleration_limit if max_accelerations is None or len(max_accelerations) == 0 else max_accelerations
         T = duration if duration > 0 else (self.duration if self.duration > 0 else None)
-        traj = plan(profile or self.profile, start, goal, kv, ka, duration=T, model=self.model)
+        traj: Trajectory = plan(profile or self.profile, start, goal, kv, ka, duration=T, model=self.model)
         if self.torque_scaling and np.all(np.isfinite(self.model.effort_limit)):
             # Slow the motion until its inverse-dynamics torques keep 10 % of every effort limit
             # for the feedback (Khalil's remark after [8.3]); kinematic limits alone saturate a
@@ -440,7 +440,9 @@ class ControlLoop:
     def _command(self, tau: Array) -> Array:
         """Joint efforts in command order, or the actuator efforts (drive train) that produce them."""
         if self.command_space == "actuator":
-            return np.asarray(joint_to_actuator(self.model, self.q, tau), dtype=float)
+            if self.q is None:
+                raise InputError("no joint state received yet")
+            return np.asarray(joint_to_actuator(self.model, self.q, tau), dtype=np.float64)
         return np.asarray(tau, dtype=float)[[self.names.index(j) for j in self.command_joints]]
 
 
@@ -454,7 +456,8 @@ class SimulatedPlant:
         model: the simulated robot.
         q0: initial positions (model order); default zeros clipped into the joint limits.
         command_joints: joint order of the incoming Float64MultiArray commands.
-        command_timeout: a command older than this [s] is dropped (zero effort).
+        command_timeout: a command older than this [s] is dropped (zero effort). Before the
+            first command the arm is held where it is (brakes on).
         friction: simulate joint friction.
         effort_saturation: clip commands to the model's effort limits.
         command_space: ``"joint"`` (joint efforts in ``command_joints`` order, as
@@ -512,6 +515,12 @@ class SimulatedPlant:
     def step(self, dt: float, now: float, substeps: int = 1) -> tuple[bool, str]:
         """Advance the state by ``dt`` [s] (classical RK4, ``substeps`` steps, effort held)."""
         try:
+            if not np.isfinite(self.command_time):
+                # Brakes on until the first command, as a real arm waits for its controller:
+                # a simulated arm must not fall while the nodes start.
+                self.qd = np.zeros(self.model.nq)
+                self.applied = np.zeros(self.model.nq)
+                return True, "waiting for the first command (brakes on)"
             stale = now - self.command_time > self.command_timeout
             effort = np.zeros(self.model.nq) if stale else self.effort
             # joint efforts as commanded, or the motors' efforts through the plant's drive train

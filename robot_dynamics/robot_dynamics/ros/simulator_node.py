@@ -11,6 +11,7 @@ Every callback is one call into :class:`robot_dynamics.ros.motion.SimulatedPlant
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rclpy.node import Node
@@ -42,6 +43,7 @@ class SimulatorNode(Node):
         self.create_subscription(Float64MultiArray, p["command_topic"], self._on_command, 10)
         self.create_timer(self.period, self._step)
         self._last_status = ""
+        self._last_log = -1.0
         self._publish()
         self.get_logger().info(f"simulating {model.name!r} at {p['rate']} Hz, commands from {p['command_topic']}")
 
@@ -52,12 +54,13 @@ class SimulatorNode(Node):
 
     def _step(self) -> None:
         ok, status = self.plant.step(self.period, seconds(self), self.substeps)
-        if status != self._last_status:
+        if status != self._last_status and time.monotonic() - self._last_log >= 1.0:
+            self._last_log = time.monotonic()
             # one call site per severity: rclpy refuses a severity change at one call site
             if ok:
-                self.get_logger().info(f"simulator: {status}", throttle_duration_sec=1.0)
+                self.get_logger().info(f"simulator: {status}")
             else:
-                self.get_logger().error(f"simulator: {status}", throttle_duration_sec=1.0)
+                self.get_logger().error(f"simulator: {status}")
             self._last_status = status
         self._publish()
 
