@@ -276,3 +276,32 @@ def test_drive_train_maps_and_actuator_limits():
     # the geared plant driven by the actuator torques accelerates as designed
     w = free.kp * 0.01
     np.testing.assert_allclose(rd.aba(m, q, np.zeros(3), A @ out.effort), w, rtol=1e-8, atol=1e-8)
+
+
+def test_one_controller_builder_for_the_command_line_and_the_node(puma):
+    """The CLI's ``--controller`` and the node's ``controller`` parameter go through one builder."""
+    import argparse
+
+    from robot_dynamics.commands.simulate import _controller
+    from robot_dynamics.control import CONTROLLERS, build_controller
+    from robot_dynamics.errors import UnknownNameError
+    from robot_dynamics.ros import params
+
+    assert params.CONTROLLERS is CONTROLLERS
+    for name in CONTROLLERS:
+        node = build_controller(puma, name, kp=[], kd=[], ki=[], omega=15.0)
+        cli = _controller(argparse.Namespace(controller=name.replace("_", "-"), omega=15.0, xi=1.0), puma)
+        assert type(cli) is type(node)
+        if name in ("pid", "pd_gravity", "computed_torque"):
+            for gain in ("kp", "kd"):
+                np.testing.assert_array_equal(getattr(cli, gain), getattr(node, gain))
+    # the bandwidth design of PD + gravity: Kp = a w^2 with a_j = max A_jj (raised for friction)
+    pdg = build_controller(puma, "pd-gravity", omega=10.0)
+    a = np.maximum(max_inertia_diagonal(puma), puma.viscous / 20.0)
+    np.testing.assert_allclose(pdg.kp, a * 100.0)
+    # one given gain keeps the design's other one
+    half = build_controller(puma, "pd_gravity", kp=np.full(puma.nq, 50.0), omega=10.0)
+    np.testing.assert_array_equal(half.kp, 50.0)
+    np.testing.assert_allclose(half.kd, pdg.kd)
+    with pytest.raises(UnknownNameError, match="computed_torque"):
+        build_controller(puma, "lqr")

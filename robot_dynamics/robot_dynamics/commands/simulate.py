@@ -91,26 +91,20 @@ def _default_move(model: Any, start_text: str | None, goal_text: str | None, tas
     return start, goal
 
 
-def _controller(args: argparse.Namespace, model: Any, ctrl_model: Any) -> Any:
-    from ..control import ComputedTorque, JointPID, PDGravity, TaskComputedTorque, TaskPID
+def _controller(args: argparse.Namespace, ctrl_model: Any) -> Any:
+    from ..control import build_controller
 
     kind = args.controller
     if kind in ("computed-torque", "predictive", "position"):
-        return ComputedTorque(
-            ctrl_model,
-            omega=args.omega,
-            xi=args.xi,
-            scheme="position" if kind == "position" else "tracking",
-            predictive=kind == "predictive",
-            friction_velocity="desired",
-        )
-    if kind == "pd-gravity":
-        return PDGravity.from_bandwidth(ctrl_model, args.omega, args.xi)
-    if kind == "pid":
-        return JointPID.from_bandwidth(ctrl_model, args.omega)
-    if kind == "task-computed-torque":
-        return TaskComputedTorque(ctrl_model, omega=args.omega, xi=args.xi)
-    return TaskPID(ctrl_model, kp=2000.0, kd=2.0 * args.xi * np.sqrt(2000.0), ki=0.0, gravity_compensation=True)
+        return build_controller(ctrl_model, "computed_torque", omega=args.omega, xi=args.xi,
+                                scheme="position" if kind == "position" else "tracking",
+                                predictive=kind == "predictive", friction_velocity="desired")
+    # The task PID on the command line is stiffer than the bandwidth design's unit task mass:
+    # 2000 N/m holds the default arms' tools against gravity and friction within millimetres.
+    kp = 2000.0 if kind == "task-pid" else None
+    kd = 2.0 * args.xi * np.sqrt(2000.0) if kind == "task-pid" else None
+    return build_controller(ctrl_model, kind, kp=kp, kd=kd, ki=0.0 if kind == "task-pid" else None,
+                            omega=args.omega, xi=args.xi)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
 
     f = 1.0 + args.mass_error
     ctrl_model = model if args.mass_error == 0 else model.replace(mass=model.mass * f, inertia_com=model.inertia_com * f)
-    controller = _controller(args, model, ctrl_model)
+    controller = _controller(args, ctrl_model)
     task = args.controller.startswith("task")
     if task:
         reference: Any = cartesian_motion(frame_pose(model, start), frame_pose(model, goal), duration=args.move_time, profile=args.profile)

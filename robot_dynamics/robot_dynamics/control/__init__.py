@@ -22,12 +22,14 @@ from .base import (
     gain_vector,
     joint_to_actuator,
 )
+from .by_name import CONTROLLERS, build_controller
 from .computed_torque import FRICTION_VELOCITY, SCHEMES, ComputedTorque, gains_from_bandwidth, model_error_excitation
 from .pd_gravity import GRAVITY_MODES, PDGravity, gravity_stiffness_bound
 from .pid import JointPID, max_inertia_diagonal
 from .task_space import TaskComputedTorque, TaskPID, damped_pseudo_inverse, task_error
 
 __all__ = [
+    "CONTROLLERS",
     "FAULT_ACTIONS",
     "FRICTION_VELOCITY",
     "GRAVITY_MODES",
@@ -44,6 +46,7 @@ __all__ = [
     "TaskPID",
     "TaskReference",
     "actuator_to_joint",
+    "build_controller",
     "damped_pseudo_inverse",
     "gain_vector",
     "gains_from_bandwidth",

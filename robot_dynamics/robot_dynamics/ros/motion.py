@@ -25,17 +25,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..control import (
-    ComputedTorque,
     ControllerBase,
-    JointPID,
-    PDGravity,
     Reference,
     TaskComputedTorque,
     TaskPID,
     TaskReference,
     actuator_to_joint,
+    build_controller,
     joint_to_actuator,
-    max_inertia_diagonal,
 )
 from ..dynamics import aba, gravity_torques
 from ..errors import InputError, RobotDynamicsError, UnknownNameError
@@ -85,55 +82,6 @@ def command_joint_order(model: RobotModel, joints: Sequence[str] | None) -> list
     if len(set(names)) != len(names):
         raise InputError(f"joints: repeated names in {names}")
     return names
-
-
-def build_controller(
-    model: RobotModel,
-    name: str,
-    *,
-    kp: Sequence[float] | None = None,
-    kd: Sequence[float] | None = None,
-    ki: Sequence[float] | None = None,
-    omega: float = 20.0,
-    frame: str | None = None,
-) -> ControllerBase:
-    """A controller of :mod:`robot_dynamics.control` by name, with per-joint (or per-task-row) gains.
-
-    Empty gains use a bandwidth design at ``omega`` [rad/s]: Khalil [9.10] for the PID, critical
-    damping ``kp = a w^2, kd = 2 a w`` (a_j = max A_jj) for PD + gravity, ``omega`` directly for
-    the computed-torque laws (Khalil [9.25]); task PID defaults to ``kp = w^2, kd = 2 w`` per
-    unit task mass.
-
-    Raises:
-        UnknownNameError: unknown controller name (lists :data:`CONTROLLERS`).
-        InputError: gains of the wrong length or sign (from the controller's own checks).
-    """
-    def given(v: Sequence[float] | None) -> Array | None:
-        return None if v is None or len(v) == 0 else np.asarray(v, dtype=float)
-
-    P, D, I_ = given(kp), given(kd), given(ki)
-    if name == "pid":
-        if P is None and D is None:
-            return JointPID.from_bandwidth(model, omega)
-        return JointPID(model, P if P is not None else 0.0, D if D is not None else 0.0, I_ if I_ is not None else 0.0)
-    if name == "pd_gravity":
-        if P is None or D is None:
-            a = max_inertia_diagonal(model)
-            P = a * omega**2 if P is None else P
-            D = 2.0 * a * omega if D is None else D
-        return PDGravity(model, P, D)
-    if name == "computed_torque":
-        if P is not None or D is not None:
-            return ComputedTorque(model, kp=P, kd=D)
-        return ComputedTorque(model, omega=omega)
-    if name == "task_pid":
-        return TaskPID(model, P if P is not None else omega**2, D if D is not None else 2.0 * omega,
-                       I_ if I_ is not None else 0.0, frame=frame or None, gravity_compensation=True)
-    if name == "task_computed_torque":
-        if P is not None or D is not None:
-            return TaskComputedTorque(model, kp=P, kd=D, frame=frame or None)
-        return TaskComputedTorque(model, omega=omega, frame=frame or None)
-    raise UnknownNameError("controller", name, CONTROLLERS)
 
 
 def task_reference(model: RobotModel, frame: str, reference: Reference) -> TaskReference:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..control.by_name import CONTROLLERS  # the controller names, the builder's own list
 from ..errors import InputError
 from ..trajectory import PROFILES as _PROFILES
 
@@ -68,8 +69,6 @@ ROBOT_SOURCE: tuple[ParamSpec, ...] = (
     ParamSpec("gravity", "double_array", [0.0, 0.0, -9.81], "Gravity in the base frame [m/s^2]"),
 )
 
-#: Controllers of robot_dynamics.control the controller node runs (see motion.build_controller).
-CONTROLLERS = ("pid", "pd_gravity", "computed_torque", "task_pid", "task_computed_torque")
 
 NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
     "dynamics": ROBOT_SOURCE
