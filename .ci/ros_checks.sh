@@ -6,7 +6,8 @@
 #      ament_python package installs launch/, rviz/, config/, urdf/ and the node executables;
 #   3. mypy type-checks robot_dynamics/ros against rclpy's sources (rclpy-intellisense), the
 #      standard message classes (common-interfaces-intellisense) and stubs generated from the
-#      real definitions of rcl_interfaces (rosbags' Humble store) and of our .srv files.
+#      real definitions of rcl_interfaces (rosbags' Humble store) and of our .srv files;
+#   4. the GitHub Actions workflow (.github/workflows) against the workflow schema.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
@@ -18,7 +19,8 @@ fi
 "$VENV/bin/python" -m pip install -q \
   "mypy>=1.8" "rclpy-intellisense==1.2.0" "common-interfaces-intellisense==0.1.0" \
   "numpy>=1.24" "rosbags>=0.10" "PyYAML>=6.0" "pytest>=7.4" \
-  "colcon-core" "colcon-ros" "colcon-python-setup-py" "colcon-package-information"
+  "colcon-core" "colcon-ros" "colcon-python-setup-py" "colcon-package-information" \
+  "check-jsonschema>=0.28"
 SITE=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
 echo "-- .srv syntax and field types"
@@ -128,4 +130,7 @@ ignore_missing_imports = True
 INI
 MYPYPATH="$stubs:robot_dynamics" "$VENV/bin/mypy" --config-file "$VENV/mypy.ini" \
   --cache-dir "$VENV/mypy-cache" -p robot_dynamics.ros
+
+echo "-- the GitHub Actions workflow against its schema (Humble and Jazzy containers)"
+"$VENV/bin/check-jsonschema" --builtin-schema vendor.github-workflows .github/workflows/*.yml
 echo "ROS 2 checks passed"
