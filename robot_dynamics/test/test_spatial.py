@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pinocchio as pin
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +13,13 @@ from robot_dynamics import conventions, spatial
 finite = st.floats(-3.0, 3.0, allow_nan=False)
 vec3 = arrays(np.float64, 3, elements=finite)
 vec6 = arrays(np.float64, 6, elements=finite)
+
+
+@pytest.fixture(scope="module")
+def pin():
+    # imported in the test, not the module: launch_testing's pytest plugin imports every test
+    # module under `colcon test` and stops the session on any import error
+    return pytest.importorskip("pinocchio")
 
 
 def test_gravity_default_points_down_z():
@@ -29,7 +35,7 @@ def test_cross_and_skew_agree_with_numpy(a, b):
 
 @settings(max_examples=40, deadline=None)
 @given(vec3)
-def test_rpy_round_trip_and_urdf_order(rpy):
+def test_rpy_round_trip_and_urdf_order(pin, rpy):
     R = spatial.rpy_to_matrix(rpy)
     np.testing.assert_allclose(R @ R.T, np.eye(3), atol=1e-12)
     np.testing.assert_allclose(spatial.rpy_to_matrix(spatial.matrix_to_rpy(R)), R, atol=1e-9)
@@ -39,7 +45,7 @@ def test_rpy_round_trip_and_urdf_order(rpy):
 
 @settings(max_examples=40, deadline=None)
 @given(arrays(np.float64, 3, elements=st.floats(-3.1, 3.1)))
-def test_exp_log_so3(w):
+def test_exp_log_so3(pin, w):
     R = spatial.exp_so3(w)
     np.testing.assert_allclose(R, pin.exp3(w), atol=1e-12)
     np.testing.assert_allclose(spatial.exp_so3(spatial.log_so3(R)), R, atol=1e-9)
@@ -72,7 +78,7 @@ def test_cross_products(v, m):
     np.testing.assert_allclose(spatial.crf_matrix(v), -spatial.crm_matrix(v).T, atol=0)
 
 
-def test_featherstone_order_vs_pinocchio_order():
+def test_featherstone_order_vs_pinocchio_order(pin):
     """Ours: [angular; linear]; Pinocchio: [linear; angular]. swap_halves converts."""
     rng = np.random.default_rng(0)
     E = spatial.rpy_to_matrix(rng.normal(size=3))
