@@ -1,0 +1,250 @@
+"""Excitation trajectories: finite Fourier series per joint, optimised for the base regressor's
+condition number within the model's limits (Swevers et al. 1997; Khalil 7.5.4.2).
+
+Joint j follows, with the fundamental ``wf = 2 pi f`` and H harmonics,
+
+    q_j(t) = q0_j + sum_l [ a_jl / (l wf) sin(l wf t) - b_jl / (l wf) (cos(l wf t) - 1) ]
+    qd_j(t)  = sum_l [ a_jl cos(l wf t) + b_jl sin(l wf t) ]
+    qdd_j(t) = sum_l l wf [ -a_jl sin(l wf t) + b_jl cos(l wf t) ]
+
+so that q_j(0) = q0_j by construction; ``sum_l a_jl = 0`` and ``sum_l l b_jl = 0`` put the
+arm at rest at t = 0 (qd = qdd = 0), and periodicity at rest again at every period's end. The
+coefficients live in the null space of these two equations per joint.
+
+The criterion is the condition number of the observation matrix (the base regressor with the
+friction and offset columns, columns scaled to unit norm) stacked over samples of one period;
+the constraints are the position limits (with a margin), the velocity and acceleration limits
+and the effort limits (inverse dynamics of the nominal model, friction included), checked at
+every sample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..dynamics import rnea
+from ..dynamics.base_parameters import BaseParameters, base_parameters
+from ..dynamics.regressor import regressor
+from ..errors import InputError
+from ..model.robot_model import RobotModel
+from ..trajectory.base import Trajectory
+
+__all__ = ["FourierExcitation", "ExcitationDesign", "design_excitation", "observation_condition", "limit_usage"]
+
+Array = NDArray[np.float64]
+
+
+class FourierExcitation(Trajectory):
+    """A rest-to-rest periodic Fourier trajectory (see the module docstring).
+
+    Args:
+        q0: (n,) rest pose [rad or m]. frequency: fundamental f [Hz].
+        a, b: (n, H) coefficients [rad/s]; projected on the rest constraints.
+        periods: number of periods (duration = periods / f).
+    """
+
+    rest_at_end = True
+
+    def __init__(self, q0: ArrayLike, frequency: float, a: ArrayLike, b: ArrayLike, periods: int = 1):
+        self.q0 = np.asarray(q0, dtype=float).reshape(-1)
+        self.frequency = float(frequency)
+        if not np.isfinite(self.frequency) or self.frequency <= 0:
+            raise InputError(f"frequency: expected a positive frequency [Hz], got {frequency!r}")
+        a = np.asarray(a, dtype=float)
+        b = np.asarray(b, dtype=float)
+        if a.ndim != 2 or a.shape != b.shape or a.shape[0] != self.q0.size:
+            raise InputError(f"a, b: expected two ({self.q0.size}, H) arrays, got {a.shape} and {b.shape}")
+        if int(periods) != periods or periods < 1:
+            raise InputError(f"periods: expected an integer >= 1, got {periods!r}")
+        H = a.shape[1]
+        l = np.arange(1, H + 1, dtype=float)
+        # Project on sum a = 0 and sum l b = 0 (rest at t = 0 and every period's end).
+        self.a = a - (a.sum(axis=1, keepdims=True) / H)
+        self.b = b - np.outer(b @ l, l) / (l @ l)
+        self.n, self.harmonics = self.q0.size, H
+        self.periods = int(periods)
+        self.duration = self.periods / self.frequency
+
+    def _evaluate(self, t: Array) -> tuple[Array, Array, Array]:
+        w = 2.0 * np.pi * self.frequency
+        l = np.arange(1, self.harmonics + 1, dtype=float)
+        ph = np.outer(t, l * w)  # (N, H)
+        s, c = np.sin(ph), np.cos(ph)
+        q = self.q0 + (s / (l * w)) @ self.a.T - ((c - 1.0) / (l * w)) @ self.b.T
+        qd = c @ self.a.T + s @ self.b.T
+        qdd = (-s * l * w) @ self.a.T + (c * l * w) @ self.b.T
+        return q, qd, qdd
+
+
+def _columns(model: RobotModel, bp: BaseParameters, q: Array, qd: Array, qdd: Array) -> Array:
+    """The observation matrix (N nq, b + nq): base regressor, friction columns, offsets."""
+    W = regressor(model, q, qd, qdd)[..., bp.independent]
+    N = q.shape[0]
+    off = np.broadcast_to(np.eye(model.nq), (N, model.nq, model.nq))
+    return np.concatenate([W, off], axis=2).reshape(N * model.nq, -1)
+
+
+def observation_condition(model: RobotModel, traj: Trajectory, *, samples: int = 100,
+                          base: BaseParameters | None = None) -> float:
+    """Condition number of the column-scaled observation matrix over ``samples`` of ``traj``."""
+    bp = base if base is not None else base_parameters(model)
+    t = np.linspace(0.0, traj.duration, samples, endpoint=False)
+    A = _columns(model, bp, *traj.sample(t))
+    A = A / np.maximum(np.linalg.norm(A, axis=0), 1e-300)
+    s = np.linalg.svd(A, compute_uv=False)
+    return float(s[0] / s[-1]) if s[-1] > 0 else float("inf")
+
+
+def _limits(model: RobotModel, margin: float) -> tuple[Array, Array, Array, Array, Array]:
+    from ..trajectory.planning import model_limits
+
+    kv, ka = model_limits(model)
+    lo = np.where(np.isfinite(model.lower), model.lower, -np.pi)
+    hi = np.where(np.isfinite(model.upper), model.upper, np.pi)
+    span = hi - lo
+    return lo + margin * span, hi - margin * span, kv, ka, model.effort_limit
+
+
+def limit_usage(model: RobotModel, traj: Trajectory, *, samples: int = 400, margin: float = 0.05) -> dict[str, Array]:
+    """Peak use of each limit along ``traj`` per joint, as a fraction (<= 1 is within limits):
+    position (inside the range shrunk by ``margin`` of its span), velocity, acceleration and
+    effort (inverse dynamics of ``model`` with its friction)."""
+    lo, hi, kv, ka, tau_max = _limits(model, margin)
+    t = np.linspace(0.0, traj.duration, samples)
+    q, qd, qdd = traj.sample(t)
+    mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+    tau = rnea(model, q, qd, qdd)
+    return {
+        "position": np.max(np.abs(q - mid), axis=0) / half,
+        "velocity": np.max(np.abs(qd), axis=0) / kv,
+        "acceleration": np.max(np.abs(qdd), axis=0) / ka,
+        "effort": np.max(np.abs(tau), axis=0) / np.where(np.isfinite(tau_max), tau_max, np.inf),
+    }
+
+
+@dataclass(frozen=True)
+class ExcitationDesign:
+    """An optimised excitation: the trajectory, its condition number, the start's, and limits use."""
+
+    trajectory: FourierExcitation
+    condition: float
+    initial_condition: float
+    usage: dict[str, Array]
+    iterations: int
+
+
+def design_excitation(
+    model: RobotModel,
+    *,
+    q0: ArrayLike | None = None,
+    frequency: float = 0.2,
+    harmonics: int = 4,
+    periods: int = 1,
+    samples: int = 50,
+    margin: float = 0.05,
+    seed: int = 0,
+    maxiter: int = 40,
+    progress: bool = False,
+) -> ExcitationDesign:
+    """Optimise a Fourier excitation's coefficients for the condition number (scipy SLSQP).
+
+    Args:
+        model: nominal model (base parameters, limits, inverse dynamics for the effort limits).
+        q0: rest pose (default: the middle of each joint's range).
+        frequency: fundamental [Hz]; harmonics: H; periods: repetitions of the period.
+        samples: samples of one period in the criterion; the limits are checked on
+            ``samples`` points too and verified afterwards on 400.
+        margin: fraction of each position range kept free at both ends.
+        seed: the random start (scaled into the limits).
+        maxiter: SLSQP iterations.
+
+    Returns:
+        :class:`ExcitationDesign`; its ``usage`` is <= 1 everywhere (checked on 400 samples;
+        the design is scaled down if a check between the optimisation samples fails).
+    """
+    from scipy.optimize import minimize
+
+    if int(harmonics) != harmonics or harmonics < 2:
+        raise InputError(f"harmonics: expected an integer >= 2, got {harmonics!r}")
+    H, n = int(harmonics), model.nq
+    lo, hi, kv, ka, tau_max = _limits(model, margin)
+    q0 = 0.5 * (lo + hi) if q0 is None else np.asarray(q0, dtype=float).reshape(-1)
+    if q0.shape != (n,) or np.any(q0 < lo) or np.any(q0 > hi):
+        raise InputError(f"q0: expected {n} positions inside the joint ranges (less the margin)")
+    bp = base_parameters(model)
+    t = np.linspace(0.0, 1.0 / frequency, samples, endpoint=False)
+    l = np.arange(1, H + 1, dtype=float)
+    # Null-space bases of the rest constraints: sum a = 0 and sum l b = 0.
+    Na = np.linalg.svd(np.ones((1, H)))[2][1:].T  # (H, H-1)
+    Nb = np.linalg.svd(l[None, :])[2][1:].T
+    m = H - 1
+
+    def traj(z: Array) -> FourierExcitation:
+        zz = z.reshape(n, 2, m)
+        return FourierExcitation(q0, frequency, zz[:, 0] @ Na.T, zz[:, 1] @ Nb.T, periods)
+
+    cache: dict[bytes, tuple[float, Array]] = {}
+
+    def evaluate(z: Array) -> tuple[float, Array]:
+        key = z.tobytes()
+        if key not in cache:
+            q, qd, qdd = traj(z).sample(t)
+            A = _columns(model, bp, q, qd, qdd)
+            A = A / np.maximum(np.linalg.norm(A, axis=0), 1e-300)
+            s = np.linalg.svd(A, compute_uv=False)
+            crit = float(np.log(s[0] / max(s[-1], 1e-300)))
+            tau = rnea(model, q, qd, qdd)
+            rel = (q - 0.5 * (lo + hi)) / (0.5 * (hi - lo))
+            g = np.concatenate([
+                1.0 - np.max(rel, axis=0),
+                1.0 + np.min(rel, axis=0),
+                1.0 - np.max(np.abs(qd), axis=0) / kv,
+                1.0 - np.max(np.abs(qdd), axis=0) / ka,
+                1.0 - np.max(np.abs(tau), axis=0) / np.where(np.isfinite(tau_max), tau_max, 1e300),
+            ])
+            if len(cache) > 512:  # the objective and the constraints are asked at the same points
+                cache.clear()
+            cache[key] = (crit, g)
+        return cache[key]
+
+    def scale_into_limits(z: Array) -> Array:
+        for _ in range(60):
+            if np.all(evaluate(z)[1] >= 0):
+                return z
+            z = 0.9 * z
+        raise InputError("no excitation fits the limits around q0 (effort limits below the gravity load?)")
+
+    rng = np.random.default_rng(seed)
+    z0 = scale_into_limits(rng.normal(size=n * 2 * m) * np.repeat(kv / np.sqrt(H), 2 * m))
+    c0 = float(np.exp(evaluate(z0)[0]))
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=maxiter, desc="excitation", unit="it")
+
+    def step(_z: Array) -> None:
+        if bar is not None:
+            bar.update(1)
+
+    res = minimize(lambda z: evaluate(z)[0], z0, method="SLSQP",
+                   constraints=[{"type": "ineq", "fun": lambda z: evaluate(z)[1]}],
+                   options={"maxiter": int(maxiter), "ftol": 1e-4}, callback=step)
+    if bar is not None:
+        bar.close()
+    z = res.x if np.all(evaluate(res.x)[1] >= -1e-9) and evaluate(res.x)[0] < evaluate(z0)[0] else z0
+    best = traj(z)
+    usage = limit_usage(model, best, margin=margin)
+    for _ in range(40):  # a limit exceeded between the optimisation samples: scale the motion down
+        if max(float(np.max(u)) for u in usage.values()) <= 1.0:
+            break
+        z = 0.97 * z
+        best = traj(z)
+        usage = limit_usage(model, best, margin=margin)
+    else:
+        raise InputError("the excitation could not be brought within the limits")
+    return ExcitationDesign(best, observation_condition(model, best, samples=samples, base=bp), c0, usage,
+                            int(res.get("nit", 0)))
