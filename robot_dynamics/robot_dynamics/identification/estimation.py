@@ -50,6 +50,7 @@ class Estimate:
         base: the :class:`BaseParameters` the columns come from.
         rows: number of decimated samples used; condition: condition number of the weighted,
             column-scaled observation matrix.
+        covariance: (c, c) of the estimate (zero rows and columns for removed parameters).
     """
 
     names: tuple[str, ...]
@@ -62,6 +63,7 @@ class Estimate:
     base: BaseParameters
     rows: int
     condition: float
+    covariance: Array
     offsets: bool = True
     removed: tuple[str, ...] = field(default=())
 
@@ -107,7 +109,8 @@ def rank_report(base: BaseParameters, A: Array, names: list[str], tolerance: flo
 def _wls(A: Array, y: Array, valid: NDArray[np.bool_], cols: NDArray[np.bool_]) -> tuple[Array, Array, Array, Array, float]:
     """Gautier's two-step WLS on the columns ``cols``; A (M, nq, c), y and valid (M, nq).
 
-    Returns x, sigma_x, sigma_j (nq,), residual (M, nq) (0 where not valid), condition number.
+    Returns x, covariance of x, sigma_j (nq,), residual (M, nq) (0 where not valid), condition
+    number.
     """
     nq = A.shape[1]
     Ac = A[:, :, cols]
@@ -131,7 +134,7 @@ def _wls(A: Array, y: Array, valid: NDArray[np.bool_], cols: NDArray[np.bool_]) 
     var = float(res @ res) / max(Aw.shape[0] - Aw.shape[1], 1)
     cov = (Vt.T / s**2) @ Vt / np.outer(scale, scale) * var
     full = np.where(valid, y - Ac @ x, 0.0)
-    return x, np.sqrt(np.maximum(np.diag(cov), 0.0)), sig, full, float(s[0] / s[-1])
+    return x, cov, sig, full, float(s[0] / s[-1])
 
 
 def identify(
@@ -171,7 +174,8 @@ def identify(
     cols = np.ones(c, dtype=bool)
     removed: list[str] = []
     while True:
-        x, sx, sig, res, cond = _wls(A, data.tau, data.valid, cols)
+        x, cov, sig, res, cond = _wls(A, data.tau, data.valid, cols)
+        sx = np.sqrt(np.maximum(np.diag(cov), 0.0))
         rel = 100.0 * sx / np.maximum(np.abs(x), 1e-300)
         if essential is None:
             break
@@ -185,9 +189,11 @@ def identify(
     sigma = np.zeros(c)
     rels = np.full(c, np.inf)
     values[cols], sigma[cols], rels[cols] = x, sx, rel
+    covariance = np.zeros((c, c))
+    covariance[np.ix_(cols, cols)] = cov
     rms = np.sqrt((res**2).sum(axis=0) / np.maximum(data.valid.sum(axis=0), 1))
     return Estimate(tuple(names), values, sigma, rels, cols, sig, rms,
-                    bp, int(A.shape[0]), cond, offsets, tuple(removed))
+                    bp, int(A.shape[0]), cond, covariance, offsets, tuple(removed))
 
 
 def standard_from_base(base: BaseParameters, x_base: Array, prior: Array) -> Array:

@@ -159,7 +159,7 @@ def design_excitation(
             ``samples`` points too and verified afterwards on 400.
         margin: fraction of each position range kept free at both ends.
         seed: the random start (scaled into the limits).
-        maxiter: SLSQP iterations.
+        maxiter: SLSQP iterations (0: the random start, scaled into the limits).
 
     Returns:
         :class:`ExcitationDesign`; its ``usage`` is <= 1 everywhere (checked on 400 samples;
@@ -230,12 +230,16 @@ def design_excitation(
         if bar is not None:
             bar.update(1)
 
-    res = minimize(lambda z: evaluate(z)[0], z0, method="SLSQP",
-                   constraints=[{"type": "ineq", "fun": lambda z: evaluate(z)[1]}],
-                   options={"maxiter": int(maxiter), "ftol": 1e-4}, callback=step)
+    z, nit = z0, 0
+    if maxiter > 0:
+        res = minimize(lambda z: evaluate(z)[0], z0, method="SLSQP",
+                       constraints=[{"type": "ineq", "fun": lambda z: evaluate(z)[1]}],
+                       options={"maxiter": int(maxiter), "ftol": 1e-4}, callback=step)
+        nit = int(res.get("nit", 0))
+        if np.all(evaluate(res.x)[1] >= -1e-9) and evaluate(res.x)[0] < evaluate(z0)[0]:
+            z = res.x
     if bar is not None:
         bar.close()
-    z = res.x if np.all(evaluate(res.x)[1] >= -1e-9) and evaluate(res.x)[0] < evaluate(z0)[0] else z0
     best = traj(z)
     usage = limit_usage(model, best, margin=margin)
     for _ in range(40):  # a limit exceeded between the optimisation samples: scale the motion down
@@ -246,5 +250,4 @@ def design_excitation(
         usage = limit_usage(model, best, margin=margin)
     else:
         raise InputError("the excitation could not be brought within the limits")
-    return ExcitationDesign(best, observation_condition(model, best, samples=samples, base=bp), c0, usage,
-                            int(res.get("nit", 0)))
+    return ExcitationDesign(best, observation_condition(model, best, samples=samples, base=bp), c0, usage, nit)
