@@ -86,6 +86,9 @@ def _clean(model: RobotModel, t: Array, q: Array, qd: Array | None, tau: Array, 
     keep &= np.all(np.isfinite(q), axis=1)
     t, q, tau = t[keep], q[keep], tau[keep]
     qd = None if qd is None else qd[keep]
+    if t.size < MIN_SAMPLES:
+        raise InputError(f"{source}: only {t.size} usable samples (need at least {MIN_SAMPLES} with "
+                         "finite positions of every joint)")
     if np.all(np.isnan(tau)):
         raise InputError(f"{source}: no effort in the joint states (all empty or NaN); identification "
                          "needs the measured joint efforts")
@@ -238,5 +241,5 @@ def write_csv(path: str | os.PathLike[str], joint_names: tuple[str, ...] | list[
             cols += [f"{prefix}_{j}" for j in joint_names]
             blocks.append(np.asarray(v, dtype=float))
     table = np.hstack(blocks)
-    lines = [",".join(cols)] + [",".join(f"{x:.10g}" for x in row) for row in table]
+    lines = [",".join(cols)] + [",".join(repr(float(x)) for x in row) for row in table]  # round-trip exact
     return write_bytes_atomic(path, "\n".join(lines) + "\n")
