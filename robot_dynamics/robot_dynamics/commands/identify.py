@@ -102,8 +102,10 @@ def run(args: argparse.Namespace) -> int:
     check = data
     if validation:
         check = prepare(model, concatenate([read_recording(r, model) for r in validation]), cutoff=data.cutoff)
-    predicted = {"identified": est.predict(check.W),
-                 "nominal": np.einsum("mjp,p->mj", check.W, prior)}
+    predicted = {"identified": est.predict(check.W)}
+    if fit is not None:
+        predicted["consistent"] = np.einsum("mjp,p->mj", check.W, fit.pi) + fit.offsets
+    predicted["nominal"] = np.einsum("mjp,p->mj", check.W, prior)
     if true is not None:
         predicted["true parameters"] = np.einsum("mjp,p->mj", check.W, standard_parameters(true))
     rms = {k: _rms(check.tau - v, check.valid) for k, v in predicted.items()}

@@ -46,7 +46,8 @@ class Noise:
 
 def perturbed_arm(model: RobotModel, *, spread: float = 0.3, seed: int = 0) -> RobotModel:
     """The nominal model with masses, inertias, centres of mass, rotor inertias and friction
-    off by up to ``spread`` (relative), Coulomb and viscous friction added where there is none.
+    off by up to ``spread`` (relative); Coulomb and viscous friction and a rotor inertia added
+    where the model has none.
     Inertias stay physically consistent (scaled, then rotated by a small random rotation)."""
     from scipy.spatial.transform import Rotation
 
@@ -58,7 +59,9 @@ def perturbed_arm(model: RobotModel, *, spread: float = 0.3, seed: int = 0) -> R
     com = model.com + rng.uniform(-0.02, 0.02, (nb, 3))
     viscous = np.where(model.viscous > 0, model.viscous, 0.5) * (1.0 + rng.uniform(-spread, spread, nq))
     coulomb = np.where(model.coulomb > 0, model.coulomb, 1.0) * (1.0 + rng.uniform(-spread, spread, nq))
-    rotor = model.rotor_inertia * (1.0 + rng.uniform(-spread, spread, nq))
+    # CAD leaves out the motors and gears: where the model has no rotor inertia the arm gets the
+    # armature of a typical servo with a 100:1 gear (N^2 Jm = 1e4 x 1e-5 kg m^2 = 0.1 kg m^2).
+    rotor = np.where(model.rotor_inertia > 0, model.rotor_inertia, 0.1) * (1.0 + rng.uniform(-spread, spread, nq))
     return model.replace(mass=model.mass * f, com=com, inertia_com=inertia, viscous=viscous, coulomb=coulomb,
                          rotor_inertia=rotor, name=f"{model.name}_true")
 
