@@ -59,7 +59,7 @@ def plot_efforts(t: Array, measured: Array, predicted: dict[str, Array], joint_n
         ax.plot(t, measured[:, j], color="0.2", lw=1.6, label="measured (filtered)")
         for (label, y), style in zip(predicted.items(), ("--", "-.", ":", (0, (1, 3)))):
             rms = float(np.sqrt(np.mean((measured[:, j] - y[:, j]) ** 2)))
-            ax.plot(t, y[:, j], style, lw=1.2, label=f"{label} (rms {rms:.3g})")
+            ax.plot(t, y[:, j], linestyle=style, lw=1.2, label=f"{label} (rms {rms:.3g})")
         ax.set_ylabel(f"{joint_names[j]} [N m]")
         ax.legend(fontsize=7, loc="upper right")
         ax.grid(alpha=0.3)
