@@ -232,3 +232,37 @@ def test_simulated_arm_reaches_the_goal_puma_pd_gravity(puma):
     goal = np.array([0.4, -0.3, 0.5, 0.2, -0.3, 0.4])
     plant, _ = _closed_loop(puma, "pd_gravity", goal, list(puma.joint_names), seconds=4.0, rate=250.0)
     np.testing.assert_allclose(plant.q, goal, atol=5e-3)
+
+
+def test_execute_streams_an_excitation_from_robot_dynamics_excite(puma):
+    """The JointTrajectory YAML that ``robot-dynamics excite`` writes, sent to ``~/execute``."""
+    from robot_dynamics.commands.excite import joint_trajectory_document
+    from robot_dynamics.identification import FourierExcitation, design_excitation
+    from robot_dynamics.trajectory import sample_table
+
+    one = design_excitation(puma, maxiter=0, seed=4).trajectory
+    traj = FourierExcitation(one.q0, one.frequency, one.a, one.b, periods=1)
+    t, q, qd, qdd = sample_table(traj, 50.0)
+    doc = joint_trajectory_document(list(puma.joint_names), t, q, qd, qdd)
+    Duration = message_class("builtin_interfaces/Duration")
+    msg = JointTrajectory(joint_names=doc["joint_names"], points=[
+        Point(positions=p["positions"], velocities=p["velocities"], accelerations=p["accelerations"],
+              time_from_start=Duration(**p["time_from_start"])) for p in doc["points"]])
+    s = TrajectoryStreamer(puma)
+    assert s.handle_execute(msg, now=0.0)[0] is None  # no joint state yet
+    s.on_joint_state(JointState(name=list(puma.joint_names), position=list(one.q0 + 0.2)))
+    got, status = s.handle_execute(msg, now=0.0)
+    assert got is None and "away from the measured position" in status
+    s.on_joint_state(JointState(name=list(puma.joint_names), position=list(one.q0)))
+    got, status = s.handle_execute(msg, now=10.0)
+    assert got is not None and "executing" in status
+    for tk in (0.0, 1.234, 3.3, traj.duration):
+        ref = s.reference(10.0 + tk)
+        exp = traj.sample(tk)
+        np.testing.assert_allclose(ref.q, exp[0], atol=1e-6)
+        np.testing.assert_allclose(ref.qd, exp[1], atol=1e-4)
+    wild = JointTrajectory(joint_names=doc["joint_names"], points=[
+        Point(positions=list(one.q0), time_from_start=Duration(sec=0)),
+        Point(positions=list(one.q0 + 10.0), time_from_start=Duration(sec=1))])
+    got, status = s.handle_execute(wild, now=20.0)
+    assert got is None and "outside the joint limits" in status

@@ -196,3 +196,29 @@ def test_trajectory_node_sends_nothing_before_a_controller_listens(ros):
     assert not plans, "the initial goal was planned with nobody listening to ~/reference"
     _add(ros, ControllerNode(parameter_overrides=common))  # subscribes ~/reference
     assert _spin_until(executor, lambda: (pub.publish(state), bool(plans))[1], 10.0)
+
+
+def test_trajectory_node_executes_a_whole_joint_trajectory(ros):
+    """``~/execute`` streams a JointTrajectory (an excitation, say) through ~/reference."""
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    executor, _ = ros
+    _add(ros, TrajectoryNode(parameter_overrides=[Parameter("robot", value="planar2")]))
+    probe = _add(ros, rclpy.create_node("probe"))
+    states = probe.create_publisher(JointState, "/joint_states", 10)
+    execute = probe.create_publisher(JointTrajectory, "/trajectory/execute", 10)
+    refs, plans = [], []
+    probe.create_subscription(JointTrajectory, "/trajectory/reference", refs.append, 10)
+    probe.create_subscription(JointTrajectory, "/trajectory/joint_trajectory", plans.append, 10)
+    state = JointState(name=["shoulder", "elbow"], position=[0.0, 0.0])
+    msg = JointTrajectory(joint_names=["elbow", "shoulder"])
+    for k in range(21):
+        p = JointTrajectoryPoint(positions=[0.3 * np.sin(np.pi * k / 20), 0.2 * np.sin(np.pi * k / 20)])
+        p.time_from_start.sec, p.time_from_start.nanosec = divmod(k * 100_000_000, 1_000_000_000)
+        msg.points.append(p)
+    assert _spin_until(executor, lambda: (states.publish(state), execute.get_subscription_count() > 0)[1], 5.0)
+    execute.publish(msg)
+    assert _spin_until(executor, lambda: bool(plans), 5.0)
+    assert len(plans[-1].points) >= 20
+    refs.clear()
+    assert _spin_until(executor, lambda: any(abs(r.points[0].positions[1]) > 0.25 for r in refs), 5.0)

@@ -39,7 +39,7 @@ from ..errors import InputError, RobotDynamicsError, UnknownNameError
 from ..kinematics import frame_pose, frame_velocity, jacobian_dot_qdot
 from ..model import RobotModel
 from ..simulation import rk4_step
-from ..trajectory import PROFILES, Trajectory, plan, sample_table, scale_to_torque_limits
+from ..trajectory import PROFILES, TabulatedTrajectory, Trajectory, plan, sample_table, scale_to_torque_limits
 from . import conversion as cv
 from .logic import guarded
 
@@ -231,6 +231,45 @@ class TrajectoryStreamer:
             traj = self.plan(None, goal)
             self.start(traj, now)
             return traj, f"planned {traj.duration:.3f} s to the goal"
+        except RobotDynamicsError as exc:
+            return None, str(exc)
+        except Exception as exc:  # noqa: BLE001 - a callback must never raise
+            return None, f"internal error ({type(exc).__name__}): {exc}"
+
+    def handle_execute(self, msg: Any, now: float, *, start_tolerance: float = 0.05) -> tuple[Trajectory | None, str]:
+        """Execute a whole JointTrajectory (an excitation from ``robot-dynamics excite``, say).
+
+        The points (joints by name, missing velocities or accelerations estimated) become a C2
+        tabulated trajectory; a first point later than t = 0 is reached from the measured
+        position at rest. Refused (None, reason): no joint state yet, a start farther than
+        ``start_tolerance`` [rad or m] from the measured position, a point outside the
+        position limits, or a velocity above the velocity limits.
+        """
+        try:
+            if self.current is None:
+                return None, "no joint state received yet: the trajectory must start where the arm is"
+            arr = cv.trajectory_to_arrays(msg, self.names)
+            t, q, qd, qdd = arr.time, arr.position, arr.velocity, arr.acceleration
+            if t[0] > 0.0:
+                t = np.r_[0.0, t]
+                q = np.vstack([self.current, q])
+                qd = np.vstack([np.zeros(len(self.names)), qd])
+                qdd = np.vstack([np.zeros(len(self.names)), qdd])
+            far = np.abs(q[0] - self.current)
+            if np.any(far > start_tolerance):
+                bad = [self.names[i] for i in np.flatnonzero(far > start_tolerance)]
+                return None, (f"the trajectory starts up to {far.max():.3g} away from the measured position on {bad}; "
+                              "move there first (a goal) or add a first point later than 0 s")
+            lo, hi = self.model.lower, self.model.upper
+            out = np.flatnonzero(np.any((q < lo - 1e-9) | (q > hi + 1e-9), axis=0))
+            if out.size:
+                return None, f"positions outside the joint limits on {[self.names[i] for i in out]}"
+            fast = np.flatnonzero(np.any(np.abs(qd) > self.model.velocity_limit * (1 + 1e-9), axis=0))
+            if fast.size:
+                return None, f"velocities above the limits on {[self.names[i] for i in fast]}"
+            traj = TabulatedTrajectory(t, q, qd, qdd)
+            self.start(traj, now)
+            return traj, f"executing {traj.duration:.3f} s, {t.size} points"
         except RobotDynamicsError as exc:
             return None, str(exc)
         except Exception as exc:  # noqa: BLE001 - a callback must never raise

@@ -50,6 +50,7 @@ class TrajectoryNode(Node):
         self.reference_pub = self.create_publisher(JointTrajectory, "~/reference", 10)
         self.create_subscription(JointState, p["joint_states_topic"], self._on_joint_state, 10)
         self.create_subscription(JointState, p["goal_topic"], self._on_goal, 10)
+        self.create_subscription(JointTrajectory, "~/execute", self._on_execute, 10)
         self.create_service(PlanTrajectory, "~/plan", self._plan)
         self.create_timer(1.0 / p["publish_rate"], self._publish_reference)
         self.get_logger().info(f"planning for {model.name!r} with the {p['profile']} profile")
@@ -82,6 +83,14 @@ class TrajectoryNode(Node):
         traj, status = self.streamer.handle_goal(msg, now)
         if traj is None:
             self.get_logger().warning(f"goal rejected: {status}")
+            return
+        self.get_logger().info(status)
+        self._publish_plan()
+
+    def _on_execute(self, msg: JointTrajectory) -> None:
+        traj, status = self.streamer.handle_execute(msg, seconds(self))
+        if traj is None:
+            self.get_logger().warning(f"trajectory rejected: {status}")
             return
         self.get_logger().info(status)
         self._publish_plan()
