@@ -25,7 +25,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 python3 -m pip install -q -c .ci/ros-humble-constraints.txt \
   "scipy>=1.10" "numba>=0.59" "PyYAML>=6.0" "xacro>=2.0" "matplotlib>=3.7" "rosbags>=0.11" \
   "sympy>=1.12" "tqdm>=4.66" "dask[distributed]>=2024.1" pyarrow "hypothesis>=6.90" pin \
-  "mcap-ros2-support>=0.5" 2>&1 | grep -v -e '^WARNING: Location' || true
+  "mcap-ros2-support>=0.5" "example-robot-data>=4.0" 2>&1 | grep -v -e '^WARNING: Location' || true
 python3 -c "import numba, numpy, rclpy; print(f'numpy {numpy.__version__}, numba {numba.__version__}, rclpy from {rclpy.__file__}')"
 
 ws=$(mktemp -d)

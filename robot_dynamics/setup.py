@@ -60,6 +60,7 @@ setup(
             "hypothesis>=6.90",
             "pin>=3.0",
             "mcap-ros2-support>=0.5",
+            "example-robot-data>=4.0",
         ],
     },
     zip_safe=True,

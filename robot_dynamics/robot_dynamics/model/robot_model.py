@@ -279,8 +279,15 @@ def build_model(
     *,
     description: str | None = None,
     gravity: tuple[float, float, float] | Array = GRAVITY,
+    strict: bool = False,
 ) -> RobotModel:
     """Build a :class:`RobotModel` from link and joint specs (shared by every loader).
+
+    Inertias are checked after the links a fixed joint carries are lumped into their moving
+    body (:func:`check_body_inertias`): round-off of CAD exports (iCub's -2.4e-35, a lumped
+    antenna's -3.5e-8 on TIAGo's base) is accepted with one warning naming the link, a
+    genuinely indefinite moving body is refused. ``strict=True`` refuses any link whose own
+    inertia tensor has a negative principal moment beyond 1e-9 of its own scale.
 
     Raises:
         ModelError: unknown link names, a link with two parents, a cycle, several roots,
@@ -290,7 +297,7 @@ def build_model(
     for link in links:
         if link.name in link_by_name:
             raise ModelError(f"Link {link.name!r} is defined twice")
-        _check_inertia(link)
+        _check_inertia(link, strict)
         link_by_name[link.name] = link
     if not link_by_name:
         raise ModelError("The robot has no links")
@@ -410,6 +417,7 @@ def build_model(
     masses = np.array([m for m, _, _ in inertia], dtype=float).reshape(nb)
     coms = np.array([c for _, c, _ in inertia], dtype=float).reshape(nb, 3)
     inert = np.array([I for _, _, I in inertia], dtype=float).reshape(nb, 3, 3)
+    check_body_inertias(body_names, masses, inert)
     axes = np.array([np.asarray(j.axis, float) / np.linalg.norm(j.axis) for j in body_joints]).reshape(nb, 3)
 
     return RobotModel(
@@ -444,8 +452,10 @@ def build_model(
     )
 
 
-def _check_inertia(link: LinkSpec) -> None:
-    """Reject non-physical inertias: negative mass, non-symmetric or indefinite tensors.
+def _check_inertia(link: LinkSpec, strict: bool = False) -> None:
+    """Reject what no tolerance makes physical: negative or non-finite mass, non-finite or
+    non-symmetric tensors; with ``strict``, also a negative principal moment beyond 1e-9 of
+    the link's own scale. (Indefinite tensors are judged on the lumped bodies otherwise.)
 
     The triangle inequality of principal moments is not enforced: many published URDFs
     break it slightly and every peer library loads them.
@@ -456,16 +466,62 @@ def _check_inertia(link: LinkSpec) -> None:
     I = np.asarray(link.inertia, dtype=float)
     if I.shape != (3, 3) or not np.all(np.isfinite(I)):
         raise ModelError(f"Link {name!r}: inertia must be a finite 3x3 tensor")
-    if not np.allclose(I, I.T, atol=1e-12):
+    if not np.allclose(I, I.T, atol=1e-12 * max(1.0, float(np.abs(I).max()))):
         raise ModelError(f"Link {name!r}: inertia tensor is not symmetric")
     if not np.all(np.isfinite(link.com)):
         raise ModelError(f"Link {name!r}: centre of mass must be finite")
-    ev = np.linalg.eigvalsh(I)
-    scale = max(float(np.max(np.abs(ev))), 1e-300)
-    if ev[0] < -1e-9 * scale:
-        raise ModelError(
-            f"Link {name!r}: inertia tensor has a negative principal moment {ev[0]:.3g} kg m^2"
-        )
+    if strict:
+        ev = np.linalg.eigvalsh(I)
+        scale = max(float(np.max(np.abs(ev))), 1e-300)
+        if ev[0] < -1e-9 * scale:
+            raise ModelError(f"Link {name!r}: inertia tensor has a negative principal moment {ev[0]:.3g} kg m^2 "
+                             "(strict check; without strict=True round-off is accepted with a warning)")
+
+
+#: Relative tolerance of the lumped-body check: a negative principal moment down to this
+#: fraction of the robot's largest principal moment is round-off (warned once), below it an error.
+INERTIA_TOLERANCE = 1e-6
+
+
+def check_body_inertias(body_names: Sequence[str], masses: Array, inertia_com: Array) -> None:
+    """Check the moving bodies' inertias (fixed links lumped) against the robot's own scale.
+
+    A principal moment below ``-INERTIA_TOLERANCE`` times the largest principal moment of any
+    body (or of the body itself) is refused naming the link; a smaller negative one is
+    round-off, accepted with one warning per link.
+
+    Raises:
+        ModelError: a body whose inertia is genuinely indefinite.
+    """
+    if len(body_names) == 0:
+        return
+    ev = np.linalg.eigvalsh(np.asarray(inertia_com, dtype=float))
+    robot_scale = max(float(np.abs(ev).max()), 1e-300)
+    for b, name in enumerate(body_names):
+        low = float(ev[b, 0])
+        if low >= 0.0:
+            continue
+        scale = max(robot_scale, float(np.abs(ev[b]).max()))
+        if low < -INERTIA_TOLERANCE * scale:
+            raise ModelError(
+                f"Link {name!r}: inertia tensor (with the fixed links it carries) has a negative principal "
+                f"moment {low:.3g} kg m^2, beyond round-off of this robot's scale ({scale:.3g} kg m^2); "
+                "fix the <inertia> values (a tensor must be positive semi-definite)"
+            )
+        if low < -1e-15 * scale:  # beyond double round-off: say so once
+            _warn_once(f"Link {name!r}: inertia tensor has a negative principal moment {low:.3g} kg m^2 "
+                       "(round-off; accepted)")
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    import warnings
+
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(message, stacklevel=3)
 
 
 def origin_matrix(xyz: Any, rpy: Any) -> Array:

@@ -174,6 +174,7 @@ def load_urdf(
     drivetrain: str | os.PathLike[str] | dict[str, Any] | None = None,
     *,
     xacro_args: dict[str, str] | None = None,
+    strict: bool = False,
 ) -> RobotModel:
     """Load a robot from a URDF or xacro file, or from URDF text.
 
@@ -183,6 +184,9 @@ def load_urdf(
         drivetrain: optional YAML path (or an already parsed dict) with joint properties
             (friction, rotor inertia, limits) and the drive train.
         xacro_args: xacro arguments when ``source`` is a xacro file.
+        strict: refuse any link whose inertia tensor is indefinite beyond 1e-9 of its own
+            scale (by default inertias are judged after fixed links are lumped, relative to
+            the robot's scale, and round-off is accepted with a warning).
 
     Returns:
         The immutable :class:`RobotModel`.
@@ -195,7 +199,7 @@ def load_urdf(
     else:
         text = read_description(source, xacro_args)
     name, links, joints, transmissions = parse_urdf(text)
-    model = build_model(name, links, joints, description=text)
+    model = build_model(name, links, joints, description=text, strict=strict)
     if transmissions:
         model = model.replace(transmissions=tuple(ET.tostring(t, encoding="unicode") for t in transmissions))
     if drivetrain is not None:

@@ -1,0 +1,121 @@
+"""Every robot description of example-robot-data (the URDFs of real robots that Pinocchio's
+community maintains: arms, quadrupeds, humanoids, hands, drones) loads, or is refused with the
+package's own error naming why; where Pinocchio loads the same file with the same coordinates,
+rnea, crba and aba agree with it.
+"""
+
+from __future__ import annotations
+
+import sysconfig
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import robot_dynamics as rd
+from robot_dynamics.errors import ModelError, SingularityError
+
+
+def _robots_folder() -> Path:
+    """example-robot-data's robots/: the PyPI wheel (cmeel prefix) or the ROS package's share."""
+    candidates = [Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"]
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        candidates.append(Path(get_package_share_directory("example-robot-data")) / "robots")
+    except Exception:  # noqa: BLE001 - not a ROS environment, or the package is not installed
+        pass
+    for c in candidates:
+        if c.is_dir():
+            return c
+    raise AssertionError("example-robot-data is a test dependency: pip install example-robot-data")
+
+
+ROBOTS = _robots_folder()
+FILES = sorted(ROBOTS.glob("**/*.urdf"))
+
+#: Descriptions that are wrong as published, and the words our error uses to say why.
+REFUSED = {
+    "alex_description/urdf/alex_psyonic_hands.urdf": "mimics 'index_q1', which is not a movable joint",
+    "romeo_description/urdf/romeo_laas_small.urdf": "negative principal moment",
+    "ur_description/urdf/ur3.urdf": "no links",  # an empty <robot> left by a xacro conversion
+}
+
+
+def test_the_zoo_is_there():
+    assert len(FILES) >= 60
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(f.relative_to(ROBOTS)) for f in FILES])
+def test_real_description_loads_and_matches_pinocchio(path):
+    name = str(path.relative_to(ROBOTS))
+    if name in REFUSED:
+        with pytest.raises(ModelError, match=REFUSED[name]) as info:
+            rd.load_urdf(path)
+        assert "\n" not in str(info.value)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = rd.load_urdf(path)
+    if model.nq == 0:
+        return
+    from peer import require_pinocchio
+
+    pin = require_pinocchio()
+    try:
+        pm = pin.buildModelFromUrdf(str(path))
+    except Exception:  # noqa: BLE001 - Pinocchio refuses some files we load (its own limits)
+        return
+    names = [pm.names[i] for i in range(1, pm.njoints)]
+    if pm.nq != model.nq or pm.nv != model.nq or sorted(names) != sorted(model.joint_names):
+        return  # continuous joints (nq 2 per joint) or mimic joints: other coordinates
+    idx = [names.index(j) for j in model.joint_names]
+    rng = np.random.default_rng(0)
+    data = pm.createData()
+    for _ in range(2):
+        q = rng.uniform(-1.0, 1.0, model.nq)
+        qd = rng.normal(size=model.nq)
+        qdd = rng.normal(size=model.nq)
+        qp, vp, ap = (np.zeros(pm.nq) for _ in range(3))
+        qp[idx], vp[idx], ap[idx] = q, qd, qdd
+        tau = rd.rnea(model, q, qd, qdd, friction=False)
+        scale = max(1.0, float(np.abs(tau).max()))
+        np.testing.assert_allclose(tau, pin.rnea(pm, data, qp, vp, ap)[idx], atol=1e-8 * scale)
+        M = rd.crba(model, q)
+        Mp = pin.crba(pm, data, qp)
+        Mp = np.triu(Mp) + np.triu(Mp, 1).T  # Pinocchio fills the upper triangle
+        np.testing.assert_allclose(M, Mp[np.ix_(idx, idx)], atol=1e-8 * max(1.0, float(np.abs(M).max())))
+        try:
+            acc = rd.aba(model, q, qd, tau, friction=False)
+        except SingularityError:
+            continue  # a massless subtree: refused by name (test_kernels)
+        tp = np.zeros(pm.nv)
+        tp[idx] = tau
+        np.testing.assert_allclose(acc, pin.aba(pm, data, qp, vp, tp)[idx], rtol=1e-6, atol=1e-6 * max(1.0, float(np.abs(qdd).max())))
+        np.testing.assert_allclose(acc, qdd, rtol=1e-6, atol=1e-6 * max(1.0, float(np.abs(qdd).max())))
+
+
+def test_cad_round_off_is_accepted_and_strict_refuses_it():
+    icub = ROBOTS / "icub_description/robots/icub.urdf"
+    tiago = ROBOTS / "tiago_description/robots/tiago.urdf"
+    assert rd.load_urdf(icub).nq == 32  # head: a principal moment of -2.4e-35 kg m^2
+    assert rd.load_urdf(tiago).nq == 48  # a 1 mg antenna lumped on the base: -3.5e-8
+    with pytest.raises(ModelError, match=r"Link 'head'.*strict"):
+        rd.load_urdf(icub, strict=True)
+    with pytest.raises(ModelError, match="base_antenna_left_link"):
+        rd.load_urdf(tiago, strict=True)
+
+
+def test_round_off_on_a_moving_link_warns_once_and_real_indefiniteness_is_refused():
+    text = """<robot name="r"><link name="base"/>
+      <link name="arm"><inertial><mass value="2"/><inertia ixx="{ixx}" ixy="{ixy}" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+      <joint name="j" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+        <limit lower="-1" upper="1" effort="10" velocity="1"/></joint></robot>"""
+    with pytest.warns(UserWarning, match="Link 'arm'.*round-off"):
+        rd.load_urdf(text.format(ixx=0.1, ixy=0.1 + 1e-9))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rd.load_urdf(text.format(ixx=0.1, ixy=0.1 + 1e-9))  # once only
+    with pytest.raises(ModelError, match=r"Link 'arm'.*negative principal moment -0\.0"):
+        rd.load_urdf(text.format(ixx=0.1, ixy=0.15))
