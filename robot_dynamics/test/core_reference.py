@@ -48,7 +48,7 @@ def states(model: rd.RobotModel, seed: int) -> tuple[np.ndarray, ...]:
 def outputs(model: rd.RobotModel, seed: int) -> dict[str, Callable[[], np.ndarray]]:
     """Each recorded quantity as a thunk (evaluated by the recorder and by the test)."""
     q, qd, qdd, tau, wrench = states(model, seed)
-    tool = model.end_effector
+    tool = model.frame_names[-1]  # the frame the values were recorded for
     mid = model.frame_names[len(model.frame_names) // 2]
     g = np.array([0.3, -0.2, -9.6])
     out: dict[str, Callable[[], np.ndarray]] = {

@@ -119,3 +119,35 @@ def test_round_off_on_a_moving_link_warns_once_and_real_indefiniteness_is_refuse
         rd.load_urdf(text.format(ixx=0.1, ixy=0.1 + 1e-9))  # once only
     with pytest.raises(ModelError, match=r"Link 'arm'.*negative principal moment -0\.0"):
         rd.load_urdf(text.format(ixx=0.1, ixy=0.15))
+
+
+def test_the_end_effector_is_the_tip_of_the_longest_chain_and_the_cli_takes_a_frame(tmp_path, capsys):
+    import json
+
+    from robot_dynamics.cli import main
+    from robot_dynamics.errors import InputError
+
+    ur10 = ROBOTS / "ur_description/urdf/ur10_robot.urdf"
+    model = rd.load_urdf(ur10)
+    assert model.frame_names[-1] == "base"  # the last declared link sits on the fixed base
+    assert model.end_effector == "tool0"
+    with pytest.raises(InputError, match="fixed base"):
+        model.moving_frame("base")
+    for robot, tip in (("puma560", "tool0"), ("iiwa14", "iiwa_link_ee"), ("rx90", "tool0")):
+        assert rd.load_robot(robot).end_effector == tip
+    out = str(tmp_path)
+    assert main(["simulate", "--urdf", str(ur10), "--controller", "task-pid", "--no-plot", "--no-bag",
+                 "--json", "--out", out]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert np.isfinite(data["metrics"]["task_rms_error"])
+    assert main(["simulate", "--urdf", str(ur10), "--controller", "task-pid", "--frame", "base", "--out", out]) == 2
+    assert "no joint moves it" in capsys.readouterr().err
+    assert main(["trajectory", "--urdf", str(ur10), "--cartesian", "0.05,0,0", "--frame", "tool0",
+                 "--start", "0.4,-1.0,1.2,-0.8,1.2,0.3", "--json", "--out", out]) == 0
+    capsys.readouterr()
+    # the default robot's default task-space start is not singular; a singular one suggests one
+    assert main(["trajectory", "--cartesian", "0.05,0,0", "--json", "--out", out]) == 0
+    capsys.readouterr()
+    assert main(["trajectory", "--cartesian", "0.05,0,0", "--start", "0,0,0,0,0,0", "--out", out]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "singular" in err and "--start 0.4," in err and len(err.splitlines()) == 1

@@ -45,6 +45,14 @@ def load_model(args: argparse.Namespace) -> RobotModel:
     return model
 
 
+def task_start_pose(model: RobotModel) -> np.ndarray:
+    """A bent default start for task-space moves: q = 0 often stretches an arm or aligns its
+    wrist axes (singular), so alternate +0.4 / -0.6 rad (plus 0.05 j), clipped to the limits."""
+    bent = np.array([(0.4 if j % 2 == 0 else -0.6) + 0.05 * j for j in range(model.nq)])
+    return np.clip(bent, np.where(np.isfinite(model.lower), model.lower, -np.inf),
+                   np.where(np.isfinite(model.upper), model.upper, np.inf))
+
+
 def parse_vector(text: str, n: int, what: str, names: Sequence[str] | None = None) -> np.ndarray:
     """Parse a comma list of ``n`` finite numbers (``"0.1,0,-0.3"``); InputError otherwise."""
     parts = [p for p in text.replace(" ", ",").split(",") if p != ""]

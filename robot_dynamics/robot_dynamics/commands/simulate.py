@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ._common import emit, format_table, load_model, output_dir, parse_vector
+from ._common import emit, format_table, load_model, output_dir, parse_vector, task_start_pose
 
 #: --controller choices.
 CONTROLLERS = (
@@ -51,6 +51,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     g.add_argument("--offset", type=float, default=0.0, help="initial position error added to every joint [rad]")
     g = p.add_argument_group("controller")
     g.add_argument("--controller", default="computed-torque", choices=CONTROLLERS, help="control law (default computed-torque)")
+    g.add_argument("--frame", help="controlled frame of the task-space laws (default: the tip of the longest moving chain)")
     g.add_argument("--omega", type=float, default=20.0, help="closed-loop bandwidth [rad/s] (default 20)")
     g.add_argument("--xi", type=float, default=1.0, help="damping ratio (default 1)")
     g.add_argument("--rate", type=float, default=1000.0, help="controller rate [Hz] (default 1000)")
@@ -71,10 +72,7 @@ def _default_move(model: Any, start_text: str | None, goal_text: str | None, tas
     lo = np.where(np.isfinite(model.lower), model.lower, -np.inf)
     hi = np.where(np.isfinite(model.upper), model.upper, np.inf)
     if start_text is None:
-        # task space: leave q = 0, where arms are often stretched or have aligned wrist axes
-        # (singular); a bent pose instead
-        bent = np.array([(0.4 if j % 2 == 0 else -0.6) + 0.05 * j for j in range(model.nq)])
-        start = np.clip(bent if task else np.zeros(model.nq), lo, hi)
+        start = task_start_pose(model) if task else np.clip(np.zeros(model.nq), lo, hi)
     else:
         start = parse_vector(start_text, model.nq, "start", model.joint_names)
     if goal_text is None:
@@ -94,6 +92,8 @@ def _default_move(model: Any, start_text: str | None, goal_text: str | None, tas
 def _controller(args: argparse.Namespace, ctrl_model: Any) -> Any:
     from ..control import build_controller
 
+    frame = getattr(args, "frame", None)
+
     kind = args.controller
     if kind in ("computed-torque", "predictive", "position"):
         return build_controller(ctrl_model, "computed_torque", omega=args.omega, xi=args.xi,
@@ -104,7 +104,7 @@ def _controller(args: argparse.Namespace, ctrl_model: Any) -> Any:
     kp = 2000.0 if kind == "task-pid" else None
     kd = 2.0 * args.xi * np.sqrt(2000.0) if kind == "task-pid" else None
     return build_controller(ctrl_model, kind, kp=kp, kd=kd, ki=0.0 if kind == "task-pid" else None,
-                            omega=args.omega, xi=args.xi)
+                            omega=args.omega, xi=args.xi, frame=frame)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -128,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--mass-error: expected a relative error > -1, got {args.mass_error!r}")
     if not np.isfinite(args.offset):
         raise InputError(f"--offset: expected a number, got {args.offset!r}")
+    frame = model.moving_frame(args.frame) if args.controller.startswith("task") else None
     start, goal = _default_move(model, args.start, args.goal, task=args.controller.startswith("task"))
     disturbance = None if args.disturbance is None else parse_vector(args.disturbance, model.nq, "disturbance", model.joint_names)
 
@@ -136,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
     controller = _controller(args, ctrl_model)
     task = args.controller.startswith("task")
     if task:
-        reference: Any = cartesian_motion(frame_pose(model, start), frame_pose(model, goal), duration=args.move_time, profile=args.profile)
+        reference: Any = cartesian_motion(frame_pose(model, start, frame), frame_pose(model, goal, frame),
+                                          duration=args.move_time, profile=args.profile)
     else:
         reference = plan(args.profile, start, goal, duration=args.move_time)
     q0 = start + args.offset

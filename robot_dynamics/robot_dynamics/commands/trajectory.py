@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._common import emit, format_table, load_model, output_dir, parse_vector, save_figure, write_atomic
+from ._common import emit, format_table, load_model, output_dir, parse_vector, save_figure, task_start_pose, write_atomic
 
 
 
@@ -42,6 +42,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
                    help="keep the kinematic minimum time even where it exceeds the effort limits")
     g = p.add_argument_group("task space (Khalil 8.4): straight line + rotation about one axis from the start pose")
     g.add_argument("--cartesian", help="translation dx,dy,dz [m] of the end effector in base axes")
+    g.add_argument("--frame", help="the moved frame (default: the tip of the longest moving chain)")
     g.add_argument("--rotation", help="rotation ux,uy,uz,angle_deg about an axis of the end-effector frame")
     g.add_argument("--linear-velocity", type=float, default=0.25, help="[m/s] (default 0.25)")
     g.add_argument("--linear-acceleration", type=float, default=1.0, help="[m/s^2] (default 1)")
@@ -64,7 +65,7 @@ def _limits(text: str | None, n: int, what: str, default: np.ndarray) -> np.ndar
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import InputError
+    from ..errors import InputError, RobotDynamicsError
     from ..kinematics import frame_pose
     from ..spatial import rotation_about_axis
     from ..trajectory import (
@@ -85,7 +86,11 @@ def run(args: argparse.Namespace) -> int:
     n, names = model.nq, model.joint_names
     lo = np.where(np.isfinite(model.lower), model.lower, -np.inf)
     hi = np.where(np.isfinite(model.upper), model.upper, np.inf)
-    start = np.clip(np.zeros(n), lo, hi) if args.start is None else parse_vector(args.start, n, "start", names)
+    task = args.cartesian is not None or args.rotation is not None
+    if args.start is not None:
+        start = parse_vector(args.start, n, "start", names)
+    else:
+        start = task_start_pose(model) if task else np.clip(np.zeros(n), lo, hi)
     goal = np.clip(start + default_displacement(n), lo, hi) if args.goal is None else parse_vector(args.goal, n, "goal", names)
     kv_m, ka_m = model_limits(model)
     kv = _limits(args.velocity, n, "velocity", kv_m)
@@ -97,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     traj: Trajectory
 
     if args.cartesian is not None or args.rotation is not None:
-        T0 = frame_pose(model, start)
+        frame = model.moving_frame(args.frame)
+        T0 = frame_pose(model, start, frame)
         T1 = T0.copy()
         if args.cartesian is not None:
             T1[:3, 3] += parse_vector(args.cartesian, 3, "cartesian")
@@ -113,7 +119,13 @@ def run(args: argparse.Namespace) -> int:
             T0, T1, args.linear_velocity, args.linear_acceleration, args.angular_velocity, args.angular_acceleration,
             profile=args.profile, duration=args.duration, orientation=args.orientation,
         )
-        report = task_space_to_joint(model, motion, start, rate=args.rate, position_only=model.nq < 6)
+        try:
+            report = task_space_to_joint(model, motion, start, frame=frame, rate=args.rate, position_only=model.nq < 6)
+        except RobotDynamicsError as exc:
+            if "singular" not in str(exc):
+                raise
+            bent = ",".join(f"{x:g}" for x in task_start_pose(model))
+            raise InputError(f"{exc}; start from a bent pose, e.g. --start {bent}") from None
         traj = report.trajectory
         info.update(
             task_space={

@@ -50,7 +50,8 @@ def build_controller(
         kp, kd, ki: gains, scalar or per joint (per task row for the task-space laws); empty or
             None uses the bandwidth design below.
         omega: closed-loop bandwidth [rad/s]; xi: damping ratio of the designs.
-        frame: the task frame of the task-space laws (default: the model's end effector).
+        frame: the task frame of the task-space laws (default: the model's end effector, the
+            tip of its longest moving chain); a frame no joint moves is refused.
         options: passed on to :class:`ComputedTorque` (``scheme``, ``predictive``,
             ``friction_velocity``, limits, ``fault_action``) or to the other constructors.
 
@@ -83,6 +84,8 @@ def build_controller(
         if P is not None or D is not None:
             return ComputedTorque(model, kp=P, kd=D, **options)
         return ComputedTorque(model, omega=omega, xi=xi, **options)
+    if key in ("task_pid", "task_computed_torque"):
+        frame = model.moving_frame(frame)  # refuses a frame on the fixed base
     if key == "task_pid":
         return TaskPID(model, P if P is not None else omega**2, D if D is not None else 2.0 * xi * omega,
                        I_ if I_ is not None else 0.0, frame=frame or None,

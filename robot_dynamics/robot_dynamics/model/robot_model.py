@@ -234,10 +234,44 @@ class RobotModel:
         except ValueError:
             raise UnknownNameError("frame", name, self.frame_names) from None
 
+    def moving_frame(self, name: str | None) -> str:
+        """``name`` (default :attr:`end_effector`) checked to be a frame that some joint moves.
+
+        Raises:
+            UnknownNameError: not a frame of the model (lists them).
+            InputError: a frame on the fixed base, which no joint moves.
+        """
+        from ..errors import InputError
+
+        frame = name or self.end_effector
+        k = self.frame_index(frame)
+        if self.frame_body[k] < 0:
+            moving = [f for f, b in zip(self.frame_names, self.frame_body) if b >= 0]
+            raise InputError(f"frame {frame!r} is on the fixed base: no joint moves it; choose one of "
+                             f"{moving[-5:]} (the default is the tip of the longest chain, {self.end_effector!r})")
+        return frame
+
     @property
     def end_effector(self) -> str:
-        """The default tool frame: the last frame of the deepest chain (the last link)."""
-        return self.frame_names[-1]
+        """The default tool frame: the tip of the longest moving chain.
+
+        Among the frames on the body with the most moving joints between it and the base,
+        the one farthest from that body's origin (a tool flange before the link itself); on a
+        tie, the last declared. A frame on the fixed base is never chosen while a joint moves.
+        """
+        if self.nb == 0:
+            return self.frame_names[-1]
+        depth = np.zeros(self.nb, dtype=int)
+        for b in range(self.nb):  # parents come before their children
+            p = int(self.parent[b])
+            depth[b] = 1 + (depth[p] if p >= 0 else 0)
+        best, key = len(self.frame_names) - 1, (-1, -1.0, -1)
+        for f, b in enumerate(self.frame_body):
+            d = int(depth[b]) if b >= 0 else 0
+            k = (d, round(float(np.linalg.norm(self.frame_placement[f][:3, 3])), 12), f)
+            if k > key:
+                best, key = f, k
+        return self.frame_names[best]
 
     def total_mass(self) -> float:
         """Mass of the moving bodies [kg]."""
