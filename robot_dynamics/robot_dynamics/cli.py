@@ -28,6 +28,11 @@ def _common_parser() -> argparse.ArgumentParser:
     src.add_argument("--robot", "-r", help="bundled robot name (see `robot-dynamics info --list`)")
     src.add_argument("--urdf", help="URDF or xacro file (or a DH YAML table)")
     group.add_argument("--drivetrain", help="drive-train / joint-properties YAML beside the URDF")
+    group.add_argument("--package", action="append", default=[], metavar="NAME=DIR",
+                       help="where $(find NAME) and package://NAME/ point in xacro files (repeatable; "
+                       "also ROBOT_DYNAMICS_PACKAGE_PATH)")
+    group.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
+                       help="a xacro argument (repeatable)")
     out = common.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print JSON instead of a table")
     out.add_argument("--out", default=None, help="folder for plots, CSV and recordings")

@@ -28,6 +28,17 @@ __all__ = [
 ]
 
 
+def _pairs(items: Sequence[str] | None, sep: str, option: str, form: str) -> dict[str, str]:
+    """``["a=1", "b=2"]`` as a dict; InputError naming the option for a malformed item."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        name, found, value = item.partition(sep)
+        if not found or not name.strip():
+            raise InputError(f"{option}: expected {form}, got {item!r}")
+        out[name.strip()] = value
+    return out
+
+
 def load_model(args: argparse.Namespace) -> RobotModel:
     """The robot chosen by --robot / --urdf (+ --drivetrain); the default robot otherwise."""
     urdf = getattr(args, "urdf", None)
@@ -36,7 +47,8 @@ def load_model(args: argparse.Namespace) -> RobotModel:
         path = Path(urdf)
         if path.suffix in (".yaml", ".yml"):
             return load_dh_yaml(path, drivetrain=drivetrain)
-        return load_urdf(path, drivetrain=drivetrain)
+        return load_urdf(path, drivetrain=drivetrain, xacro_args=_pairs(getattr(args, "xacro_arg", None), ":=", "--xacro-arg", "NAME:=VALUE"),
+                         packages=_pairs(getattr(args, "package", None), "=", "--package", "NAME=DIR"))
     model = load_robot(getattr(args, "robot", None) or DEFAULT_ROBOT)
     if drivetrain:
         from ..model import apply_sidecar

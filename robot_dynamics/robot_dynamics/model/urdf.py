@@ -8,6 +8,8 @@ not need it, and an unresolvable mesh must not stop a robot from loading. ros2_c
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -145,26 +147,127 @@ def parse_urdf(text: str) -> tuple[str, list[LinkSpec], list[JointSpec], list[ET
     return name, links, joints, root.findall("transmission")
 
 
-def read_description(source: str | os.PathLike[str], mappings: dict[str, str] | None = None) -> str:
+#: Environment variable of the package map: ``name=dir`` entries, or folders to search for
+#: packages (a folder with a package.xml, or whose subfolders have one), separated by ``os.pathsep``.
+PACKAGE_PATH_ENV = "ROBOT_DYNAMICS_PACKAGE_PATH"
+
+
+def _package_name(folder: Path) -> str:
+    try:
+        name = ET.parse(folder / "package.xml").getroot().findtext("name")
+    except (ET.ParseError, OSError):
+        name = None
+    return (name or folder.name).strip()
+
+
+def package_map(packages: Mapping[str, str | os.PathLike[str]] | None = None) -> dict[str, Path]:
+    """The package folders ``$(find pkg)`` and ``package://pkg/`` resolve to.
+
+    ``packages`` (name -> folder) first, then :data:`PACKAGE_PATH_ENV`: ``name=dir`` entries,
+    or folders holding a ``package.xml`` (or whose subfolders hold one), named by the
+    ``<name>`` of their package.xml.
+    """
+    found: dict[str, Path] = {}
+    for entry in filter(None, os.environ.get(PACKAGE_PATH_ENV, "").split(os.pathsep)):
+        if "=" in entry:
+            name, _, folder = entry.partition("=")
+            found[name.strip()] = Path(folder).expanduser()
+            continue
+        root = Path(entry).expanduser()
+        for cand in [root, *sorted(p for p in root.glob("*") if p.is_dir())] if root.is_dir() else []:
+            if (cand / "package.xml").is_file():
+                found.setdefault(_package_name(cand), cand)
+    for name, folder in (packages or {}).items():
+        found[str(name)] = Path(folder).expanduser()
+    return found
+
+
+def resolve_package(name: str, packages: Mapping[str, Path]) -> Path:
+    """The folder of package ``name``: the map, else the ament index of a sourced ROS 2.
+
+    Raises:
+        ModelError: unknown package; the message says how to give it.
+    """
+    if name in packages:
+        folder = packages[name]
+        if not folder.is_dir():
+            raise ModelError(f"package {name!r} maps to {str(folder)!r}, which is not a folder")
+        return folder
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return Path(get_package_share_directory(name))
+    except Exception:  # noqa: BLE001 - no ROS, or the package is not installed there
+        pass
+    raise ModelError(f"package {name!r} not found: give --package {name}=DIR (Python: packages={{{name!r}: DIR}}) "
+                     f"or set {PACKAGE_PATH_ENV}; known packages: {sorted(packages)}")
+
+
+def resolve_uri(uri: str, packages: Mapping[str, Path]) -> str:
+    """``package://pkg/rest`` and ``file://path`` as file-system paths; other strings unchanged."""
+    if uri.startswith("package://"):
+        name, _, rest = uri[len("package://"):].partition("/")
+        return str(resolve_package(name, packages) / rest)
+    if uri.startswith("file://"):
+        return uri[len("file://"):]
+    return uri
+
+
+@contextmanager
+def _xacro_resolving(packages: Mapping[str, Path]) -> Iterator[Any]:
+    """xacro with ``$(find pkg)``, ``package://`` and ``file://`` resolved through ``packages``
+    (xacro itself asks ament_index_python, which needs a sourced ROS 2)."""
+    import xacro
+    import xacro.substitution_args as subst
+
+    def find(pkg: str) -> str:
+        return str(resolve_package(pkg, packages))
+
+    saved = (subst._eval_find, subst._eval_dict.get("find"), xacro.abs_filename_spec)
+    original_abs = xacro.abs_filename_spec
+    subst._eval_find = find
+    subst._eval_dict["find"] = find
+    xacro.abs_filename_spec = lambda spec: original_abs(resolve_uri(spec, packages))
+    try:
+        yield xacro
+    finally:
+        subst._eval_find, subst._eval_dict["find"], xacro.abs_filename_spec = saved
+
+
+def read_description(
+    source: str | os.PathLike[str],
+    mappings: dict[str, str] | None = None,
+    packages: Mapping[str, str | os.PathLike[str]] | None = None,
+) -> str:
     """Read a URDF file, expanding xacro when the file is xacro (``.xacro`` or xacro namespace).
 
     Args:
-        source: a file path.
+        source: a file path (``package://`` and ``file://`` accepted).
         mappings: xacro arguments (``name:=value``) when the file is xacro.
+        packages: package name -> folder for ``$(find pkg)`` and ``package://`` (see
+            :func:`package_map`; :data:`PACKAGE_PATH_ENV` adds to it).
     """
-    path = Path(source)
-    if not path.is_file():
-        raise ModelError(f"Robot description file not found: {str(path)!r} (expected a .urdf or .xacro file)")
-    text = path.read_text(encoding="utf-8")
+    pmap = package_map(packages)
+    path = Path(resolve_uri(os.fspath(source), pmap))
+    try:
+        is_file = path.is_file()
+    except OSError:  # a name too long for the file system, say
+        is_file = False
+    if not is_file:
+        raise ModelError(f"Robot description file not found: {str(path)[:200]!r} (expected a .urdf or .xacro file)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ModelError(f"{path.name!r} is not UTF-8 text (expected a .urdf or .xacro file)") from None
     if path.suffix == ".xacro" or "xmlns:xacro" in text:
-        try:
-            import xacro
-        except ImportError as exc:  # pragma: no cover - xacro is a dependency
-            raise ModelError("Reading .xacro needs the 'xacro' package (pip install xacro)") from exc
-        try:
-            doc = xacro.process_file(str(path), mappings=mappings or {})
-        except Exception as exc:  # xacro raises its own XacroException and xml errors
-            raise ModelError(f"xacro could not expand {path.name!r}: {exc}") from None
+        with _xacro_resolving(pmap) as xacro:
+            try:
+                doc = xacro.process_file(str(path), mappings=mappings or {})
+            except ModelError:
+                raise
+            except Exception as exc:  # xacro raises its own XacroException and xml errors
+                message = " ".join(str(exc).split())
+                raise ModelError(f"xacro could not expand {path.name!r}: {message}") from None
         text = doc.toxml()
     return text
 
@@ -174,6 +277,7 @@ def load_urdf(
     drivetrain: str | os.PathLike[str] | dict[str, Any] | None = None,
     *,
     xacro_args: dict[str, str] | None = None,
+    packages: Mapping[str, str | os.PathLike[str]] | None = None,
     strict: bool = False,
 ) -> RobotModel:
     """Load a robot from a URDF or xacro file, or from URDF text.
@@ -184,6 +288,8 @@ def load_urdf(
         drivetrain: optional YAML path (or an already parsed dict) with joint properties
             (friction, rotor inertia, limits) and the drive train.
         xacro_args: xacro arguments when ``source`` is a xacro file.
+        packages: package name -> folder, for ``$(find pkg)`` and ``package://`` in xacro files
+            and in ``source`` (without ROS 2; :data:`PACKAGE_PATH_ENV` adds to it).
         strict: refuse any link whose inertia tensor is indefinite beyond 1e-9 of its own
             scale (by default inertias are judged after fixed links are lumped, relative to
             the robot's scale, and round-off is accepted with a warning).
@@ -197,7 +303,7 @@ def load_urdf(
     if isinstance(source, str) and source.lstrip().startswith("<"):
         text = source
     else:
-        text = read_description(source, xacro_args)
+        text = read_description(source, xacro_args, packages)
     name, links, joints, transmissions = parse_urdf(text)
     model = build_model(name, links, joints, description=text, strict=strict)
     if transmissions:
