@@ -152,6 +152,10 @@ def test_khalil_counts_reported():
         "Stanford 2RP(3R) simplified inertia, base parameters": (130, 92, 142, 99),
         "TH8 R(2P)(3R) general inertia, base parameters": (166, 150, 175, 162),
         "TH8 R(2P)(3R) simplified inertia, base parameters": (166, 150, 104, 72),
+        # the recursive direct dynamic model (7.6.2), beside the book's [Khalil 97] counts;
+        # test_khalil_direct.py checks its accelerations against rd.aba
+        "RX-90 general inertia, base parameters, direct dynamics": (732, 553, 889, 653),
+        "RX-90 simplified inertia, base parameters, direct dynamics": (454, 308, 637, 423),
     }
     # a general n-R robot, n = 3..7: exactly 86n - 116 multiplications and 74n - 109 additions
     # with rotor inertias, beside Khalil's 92n - 127 and 81n - 117

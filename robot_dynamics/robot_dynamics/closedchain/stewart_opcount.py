@@ -217,6 +217,8 @@ class _Program:
     def __init__(self) -> None:
         self.ops = OpCount(0, 0, 0, 0)
         self._k = 0
+        #: (symbol, expression) in program order, so that the counted program can also be run
+        self.assignments: list[tuple[Any, Any]] = []
 
     def let(self, value: Any, name: str) -> Any:
         import sympy as sp
@@ -226,7 +228,9 @@ class _Program:
                 return e
             self.ops = self.ops + _count_expr(e)
             self._k += 1
-            return sp.Symbol(f"{name}_{self._k}", real=True)
+            sym = sp.Symbol(f"{name}_{self._k}", real=True)
+            self.assignments.append((sym, e))
+            return sym
 
         if isinstance(value, sp.MatrixBase):
             return value.applyfunc(one)

@@ -23,6 +23,7 @@ from ..model.dh import load_dh_yaml
 from ..model.registry import load_robot
 from ..model.robot_model import RobotModel
 from ..testing import random_inertia
+from .direct import direct_operation_counts
 from .generated import operation_counts
 
 __all__ = ["general_robot", "rx90_variant", "table_7_5_robot", "khalil_comparison", "KHALIL_COUNTS"]
@@ -40,6 +41,9 @@ KHALIL_COUNTS = {
     "Stanford 2RP(3R) simplified inertia, base parameters": (142, 99),
     "TH8 R(2P)(3R) general inertia, base parameters": (175, 162),
     "TH8 R(2P)(3R) simplified inertia, base parameters": (104, 72),
+    # 7.6.2, notes after [7.79] ([Khalil 97]): the recursive direct dynamic model of the RX-90
+    "RX-90 general inertia, base parameters, direct dynamics": (889, 653),
+    "RX-90 simplified inertia, base parameters, direct dynamics": (637, 423),
 }
 
 
@@ -96,7 +100,12 @@ def _inertia_variant(model: RobotModel, kind: str, seed: int) -> RobotModel:
 
 
 def khalil_comparison() -> list[dict[str, object]]:
-    """Rows: case, our multiplications/additions, Khalil's, number of parameters."""
+    """Rows: case, our multiplications/additions, Khalil's, number of parameters.
+
+    The rows whose case ends in "direct dynamics" count the recursive direct dynamic model
+    (7.6.2, :mod:`.direct`: joint accelerations from torques, a division counted as a
+    multiplication); the others the inverse dynamic model (7.5).
+    """
     cases = [
         ("general 6R, base parameters (92n-127, 81n-117)", general_robot(6), True),
         (
@@ -120,6 +129,23 @@ def khalil_comparison() -> list[dict[str, object]]:
         rows.append(
             {
                 "case": label,
+                "model": "inverse",
+                "multiplications": counts.multiplications,
+                "additions": counts.additions,
+                "sin_cos": counts.functions,
+                "khalil_multiplications": km,
+                "khalil_additions": ka,
+                "parameters": n_par,
+            }
+        )
+    for kind in ("general", "simplified"):
+        label = f"RX-90 {kind} inertia, base parameters, direct dynamics"
+        counts, n_par = direct_operation_counts(rx90_variant(kind), base=True, friction=False)
+        km, ka = KHALIL_COUNTS[label]
+        rows.append(
+            {
+                "case": label,
+                "model": "direct",
                 "multiplications": counts.multiplications,
                 "additions": counts.additions,
                 "sin_cos": counts.functions,

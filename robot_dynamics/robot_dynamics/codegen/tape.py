@@ -33,7 +33,7 @@ Value = Union[float, Ref]
 
 @dataclass(frozen=True)
 class Node:
-    """One recorded operation: ``op`` in {'in', 'add', 'sub', 'mul', 'sin', 'cos', 'sign'}.
+    """One recorded operation: ``op`` in {'in', 'add', 'sub', 'mul', 'div', 'sin', 'cos', 'sign'}.
 
     ``args`` are unsigned operands (indices) or float constants; ``name`` names an input.
     """
@@ -137,6 +137,22 @@ class Tape:
         i, j = sorted((a.index, b.index))
         return Ref(self._record(Node("mul", (i, j))), a.sign * b.sign)
 
+    def div(self, a: Value, b: Value) -> Value:
+        """``a / b`` (the direct dynamic model's ``H_j^-1``); counted as a multiplication.
+
+        A constant divisor folds into a multiplication by its reciprocal; ``b`` must not be 0.
+        """
+        if isinstance(b, float):
+            if b == 0.0:
+                raise ZeroDivisionError("division by the constant 0 on the tape")
+            return self.mul(a, 1.0 / b)
+        if _is_zero(a):
+            return 0.0
+        sign = b.sign
+        if isinstance(a, float):
+            return Ref(self._record(Node("div", (abs(a), b.index))), sign * (1 if a > 0 else -1))
+        return Ref(self._record(Node("div", (a.index, b.index))), a.sign * sign)
+
     def func(self, op: str, a: Value) -> Value:
         """``sin``, ``cos`` or ``sign`` of a value."""
         import math
@@ -175,10 +191,47 @@ class Tape:
         for node, ok in zip(self.nodes, alive):
             if not ok:
                 continue
-            if node.op == "mul":
+            if node.op in ("mul", "div"):  # a division counts as a multiplication
                 mults += 1
             elif node.op in ("add", "sub"):
                 adds += 1
             elif node.op in ("sin", "cos", "sign"):
                 funcs += 1
         return OpCount(mults, adds, funcs)
+
+    def evaluate(self, inputs: dict[str, object], outputs: list[Value]) -> list[object]:
+        """Run the recorded program: ``inputs`` maps input names to numbers or same-shape
+        numpy arrays (a batch); returns the ``outputs``' values (only live nodes are run)."""
+        import numpy as np
+
+        alive = self.live(outputs)
+        vals: list[object] = [None] * len(self.nodes)
+
+        def arg(a: int | float) -> object:
+            return vals[a] if isinstance(a, int) else a
+
+        for i, (node, ok) in enumerate(zip(self.nodes, alive)):
+            if not ok:
+                continue
+            op = node.op
+            if op == "in":
+                vals[i] = inputs[node.name]
+                continue
+            x = arg(node.args[0])
+            if op == "add":
+                vals[i] = x + arg(node.args[1])
+            elif op == "sub":
+                vals[i] = x - arg(node.args[1])
+            elif op == "mul":
+                vals[i] = x * arg(node.args[1])
+            elif op == "div":
+                vals[i] = x / arg(node.args[1])
+            elif op == "sin":
+                vals[i] = np.sin(x)
+            elif op == "cos":
+                vals[i] = np.cos(x)
+            elif op == "sign":
+                vals[i] = np.sign(x)
+            else:  # pragma: no cover - every recorded op is listed above
+                raise ValueError(op)
+        return [v if isinstance(v, float) else v.sign * vals[v.index] for v in outputs]

@@ -91,6 +91,11 @@ def run(args: argparse.Namespace) -> int:
             ["case", "mult", "Khalil mult", "add", "Khalil add"],
             [[r["case"], r["multiplications"], r["khalil_multiplications"], r["additions"], r["khalil_additions"]] for r in rows],
         )
-        lines += ["", "operation counts without friction, beside Khalil's Tables 7.5 and 7.6:", table]
+        lines += [
+            "",
+            "operation counts without friction, beside Khalil's Tables 7.5 and 7.6"
+            " (direct dynamics: the notes of 7.6.2):",
+            table,
+        ]
     emit(args, data, "\n".join(lines))
     return 0

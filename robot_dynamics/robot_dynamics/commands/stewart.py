@@ -30,7 +30,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--samples", type=int, default=400, help="samples per segment (default 400)")
     p.add_argument("--check", action="store_true", help="cross-check every 20th sample with the general layer")
     p.add_argument("--op-counts", action="store_true",
-                   help="also count the operations of the Coriolis/centripetal matrices beside the paper's Table 1")
+                   help="also count the operations of the Coriolis/centripetal matrices (generalized momentum, "
+                        "Lagrange, Lagrange-Koditschek) beside the paper's Table 1")
     p.add_argument("--no-plot", action="store_true", help="do not write the PNGs")
     p.set_defaults(func=run)
 
@@ -99,6 +100,14 @@ def run(args: argparse.Namespace) -> int:
 
         counts = operation_counts()
         result["operation_counts"] = {k: {**c._asdict(), "paper": PAPER_TABLE1.get(k)} for k, c in counts.items()}
+        from ..closedchain.stewart_lagrange import FORMS, lagrange_operation_counts
+        from ..closedchain.stewart_opcount import PAPER_TABLE1_ALL
+
+        lagrange_counts = {f: lagrange_operation_counts(f) for f in FORMS}
+        result["operation_counts_lagrange"] = {
+            f: {k: {**c._asdict(), "paper": PAPER_TABLE1_ALL[f].get(k)} for k, c in rows.items()}
+            for f, rows in lagrange_counts.items()
+        }
 
     out = output_dir(args)
     header = ["t", *[f"x{k}" for k in range(6)], *[f"l{i}" for i in range(1, 7)], *[f"tau{i}" for i in range(1, 7)],
@@ -120,6 +129,10 @@ def run(args: argparse.Namespace) -> int:
         if args.op_counts:
             s.append("operations of the Coriolis/centripetal matrices (paper: Table 1, generalized momentum):")
             s.append(format_counts(counts))
+            from ..closedchain.stewart_lagrange import format_lagrange_counts
+
+            s.append("the same matrices by Lagrange and Koditschek's form (paper: Table 1's other columns):")
+            s.append(format_lagrange_counts(lagrange_counts))
         s.append("wrote " + ", ".join(files))
         return "\n".join(s)
 
