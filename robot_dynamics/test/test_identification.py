@@ -266,3 +266,34 @@ def test_iiwa14_with_essential_parameters_predicts_a_new_motion_at_the_noise_flo
     nom = rms(np.einsum("mjp,p->mj", check.W, standard_parameters(nominal)))
     ident = rms(est.predict(check.W))
     assert np.all(nom > ident) and np.linalg.norm(nom) >= 2.0 * np.linalg.norm(ident), (nom, ident)
+
+
+def test_static_friction_and_its_stribeck_decay_are_identified(arm, tmp_path):
+    """Khalil [7.26]: Fst - Fc is linear for a given B; B is chosen per joint from a grid."""
+    from robot_dynamics.identification.output import identified_sidecar
+
+    nominal = arm["nominal"]
+    B = np.array([10.0, 20.0, 10.0, 40.0, 20.0, 10.0])
+    true = arm["true"].replace(static_friction=1.5 * arm["true"].coulomb, stribeck=B)
+    one = arm["design"].trajectory
+    bag = record_simulated(true, nominal, FourierExcitation(one.q0, one.frequency, one.a, one.b, periods=4),
+                           tmp_path / "stribeck_bag", seed=0)
+    grid = [5.0, 10.0, 20.0, 40.0, 80.0]
+    data = prepare(nominal, read_recording(bag, nominal), stribeck=grid)
+    est = identify(nominal, data, stribeck=True)
+    plain = identify(nominal, data)
+    assert np.sum(np.array(est.stribeck_speed) == B) >= 5, est.stribeck_speed
+    excess = est.static_excess()
+    truth = true.static_friction - true.coulomb
+    seen = est.rel_sigma[-6:] < 5.0
+    assert seen.sum() >= 3
+    np.testing.assert_allclose(excess[seen], truth[seen], rtol=0.1)
+    assert np.all(est.residual_rms <= plain.residual_rms * 1.001) and est.residual_rms[0] < 0.5 * plain.residual_rms[0]
+    doc = identified_sidecar(nominal, standard_parameters(nominal), static_excess=excess, stribeck=est.stribeck_speed)
+    loaded = rd.model.apply_sidecar(nominal, doc) if hasattr(rd, "model") else None
+    if loaded is None:
+        from robot_dynamics.model import apply_sidecar
+
+        loaded = apply_sidecar(nominal, doc)
+    np.testing.assert_allclose(loaded.stribeck, est.stribeck_speed)
+    np.testing.assert_allclose(loaded.static_friction - loaded.coulomb, np.maximum(excess, 0.0))

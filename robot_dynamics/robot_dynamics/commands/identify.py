@@ -37,6 +37,9 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.add_argument("--cutoff", type=float, help="position filter cut-off [Hz] (default 20 x the measured bandwidth)")
     p.add_argument("--essential", type=float, metavar="PCT",
                    help="keep only the essential parameters: drop the largest %%sigma while above PCT")
+    p.add_argument("--stribeck", action="store_true",
+                   help="also identify static friction and its Stribeck decay (Khalil [7.26]), B chosen per joint "
+                   "among 5, 10, 20, 40, 80 s/rad")
     p.add_argument("--no-consistent", dest="consistent", action="store_false",
                    help="skip the physically consistent estimate (and so the URDF)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated example (default 0)")
@@ -87,12 +90,15 @@ def run(args: argparse.Namespace) -> int:
         if validation:
             raise InputError("--validate needs the RECORDING(s) to identify from")
         recordings, validation, true, motion = _example(model, out, args.seed, args.json)
-    data = prepare(model, concatenate([read_recording(r, model) for r in recordings]), cutoff=args.cutoff)
-    est = identify(model, data, essential=args.essential)
+    grid = (5.0, 10.0, 20.0, 40.0, 80.0) if args.stribeck else ()
+    data = prepare(model, concatenate([read_recording(r, model) for r in recordings]), cutoff=args.cutoff, stribeck=grid)
+    est = identify(model, data, essential=args.essential, stribeck=args.stribeck)
     prior = standard_parameters(model)
     fit = consistent_parameters(model, est) if args.consistent else None
     pi = fit.pi if fit is not None else standard_from_base(est.base, est.base_values(), prior)
-    files = write_identified(model, pi, out / "identified.yaml", out / "identified.urdf" if fit is not None else None)
+    excess = None if est.stribeck_speed is None else (fit.static_excess if fit is not None else est.static_excess())
+    files = write_identified(model, pi, out / "identified.yaml", out / "identified.urdf" if fit is not None else None,
+                             static_excess=excess, stribeck=est.stribeck_speed)
     nominal_beta = est.base.base_values(prior)
     true_beta = None if true is None else est.base.base_values(standard_parameters(true))
     rows = parameter_rows(est, nominal=nominal_beta, true=true_beta,
@@ -101,9 +107,10 @@ def run(args: argparse.Namespace) -> int:
     # Validation: predicted efforts on the other recording(s), identified vs nominal (vs true).
     check = data
     if validation:
-        check = prepare(model, concatenate([read_recording(r, model) for r in validation]), cutoff=data.cutoff)
-    predicted = {"identified": est.predict(check.W)}
-    if fit is not None:
+        check = prepare(model, concatenate([read_recording(r, model) for r in validation]), cutoff=data.cutoff,
+                        stribeck=grid)
+    predicted = {"identified": est.predict(check.W, check.stribeck)}
+    if fit is not None and est.stribeck_speed is None:
         predicted["consistent"] = np.einsum("mjp,p->mj", check.W, fit.pi) + fit.offsets
     predicted["nominal"] = np.einsum("mjp,p->mj", check.W, prior)
     if true is not None:
@@ -118,6 +125,9 @@ def run(args: argparse.Namespace) -> int:
         # Computed torque on the identified model against the nominal one, plant = the true arm,
         # on the validation motion.
         ident = model_from_standard(model, pi)
+        if est.stribeck_speed is not None and excess is not None:
+            ident = ident.replace(static_friction=ident.coulomb + np.maximum(excess, 0.0),
+                                  stribeck=np.asarray(est.stribeck_speed))
         tracking = {}
         for label, m in (("identified", ident), ("nominal", model)):
             res = simulate(true, ComputedTorque(m, omega=20.0, friction_velocity="desired"), motion, settle=0.0,
@@ -139,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
         "validation_rms": {k: v.tolist() for k, v in rms.items()},
         "consistent": None if fit is None else {"min_eigenvalue": fit.min_eigenvalue.tolist(), "mahalanobis": fit.mahalanobis},
         "tracking_rms_error": tracking,
+        "stribeck": None if est.stribeck_speed is None else list(est.stribeck_speed),
         "files": [str(f) for f in files],
     }
 

@@ -88,6 +88,7 @@ class ConsistentFit:
         mahalanobis: the fit term, ``(beta - beta_hat)^T C^-1 (beta - beta_hat)`` over the kept
             parameters (about the number of parameters when the estimate itself is consistent).
         iterations: function evaluations of the solver.
+        static_excess: (nq,) Fst - Fc of Khalil [7.26] when the estimate has Stribeck terms.
     """
 
     pi: Array
@@ -95,6 +96,7 @@ class ConsistentFit:
     min_eigenvalue: Array
     mahalanobis: float
     iterations: int
+    static_excess: Array | None = None
 
 
 def consistent_parameters(model: RobotModel, estimate: Estimate, *, prior_weight: float = 1e-3,
@@ -138,7 +140,7 @@ def consistent_parameters(model: RobotModel, estimate: Estimate, *, prior_weight
         L[diag, diag] = np.log(L[diag, diag])
         theta_bodies.append(L[_TRIL])
     joint0 = np.sqrt(np.maximum(pi0[10 * nb:], 0.0))
-    off0 = estimate.offset_values(nq) if estimate.offsets else np.zeros(0)
+    off0 = estimate.values[bp.n_base:]  # effort offsets and static friction excesses: free
     theta0 = np.concatenate([np.concatenate(theta_bodies), joint0, off0])
 
     def unpack(theta: Array) -> tuple[Array, Array]:
@@ -154,8 +156,8 @@ def consistent_parameters(model: RobotModel, estimate: Estimate, *, prior_weight
     B = np.zeros((bp.n_base, p))
     B[np.arange(bp.n_base), bp.independent] = 1.0
     B[:, bp.dependent] = bp.K
-    no = nq if estimate.offsets else 0
-    G = np.zeros((bp.n_base + no, p + no))  # (beta, offsets) from (pi, offsets)
+    no = len(estimate.values) - bp.n_base
+    G = np.zeros((bp.n_base + no, p + no))  # (beta, extras) from (pi, extras)
     G[: bp.n_base, :p] = B
     G[bp.n_base:, p:] = np.eye(no)
     Gk = Wc @ G[kept]
@@ -187,7 +189,9 @@ def consistent_parameters(model: RobotModel, estimate: Estimate, *, prior_weight
 
     sol = least_squares(residual, theta0, jac=jacobian, method="trf", x_scale="jac", max_nfev=2000)
     pi, off = unpack(sol.x)
-    beta = np.concatenate([bp.base_values(pi), off]) if estimate.offsets else bp.base_values(pi)
+    beta = np.concatenate([bp.base_values(pi), off])
     d = Wc @ (beta[kept] - xhat)
     eig = np.linalg.eigvalsh(pseudo_inertia(pi[: 10 * nb].reshape(nb, 10)))[:, 0]
-    return ConsistentFit(pi, off if estimate.offsets else np.zeros(nq), eig, float(d @ d), int(sol.nfev))
+    offsets = off[:nq] if estimate.offsets else np.zeros(nq)
+    excess = off[-nq:] if estimate.stribeck_speed is not None else None
+    return ConsistentFit(pi, offsets, eig, float(d @ d), int(sol.nfev), excess)

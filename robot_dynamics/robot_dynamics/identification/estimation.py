@@ -51,6 +51,8 @@ class Estimate:
         rows: number of decimated samples used; condition: condition number of the weighted,
             column-scaled observation matrix.
         covariance: (c, c) of the estimate (zero rows and columns for removed parameters).
+        stribeck_speed: (nq,) the chosen B [s/rad] of Khalil [7.26] per joint when the static
+            friction excess ``FS<j> = Fst - Fc`` was identified (the last nq parameters).
     """
 
     names: tuple[str, ...]
@@ -66,6 +68,7 @@ class Estimate:
     covariance: Array
     offsets: bool = True
     removed: tuple[str, ...] = field(default=())
+    stribeck_speed: tuple[float, ...] | None = None
 
     @property
     def n_base(self) -> int:
@@ -78,20 +81,34 @@ class Estimate:
     def offset_values(self, nq: int) -> Array:
         return self.values[self.n_base:] if self.offsets else np.zeros(nq)
 
-    def predict(self, W: Array) -> Array:
-        """Efforts (M, nq) predicted from standard-regressor rows W (M, nq, p)."""
-        A = _observation(self.base, W, self.offsets)
+    def predict(self, W: Array, stribeck: dict[float, Array] | None = None) -> Array:
+        """Efforts (M, nq) predicted from standard-regressor rows W (M, nq, p) (and, for an
+        estimate with Stribeck terms, the prepared Stribeck columns of its B values)."""
+        E = None
+        if self.stribeck_speed is not None:
+            if not stribeck:
+                raise InputError("predict: this estimate has Stribeck terms; prepare the data with its B values")
+            E = np.column_stack([stribeck[b][:, j] for j, b in enumerate(self.stribeck_speed)])
+        A = _observation(self.base, W, self.offsets, E)
         return A @ np.where(self.kept, self.values, 0.0)
 
+    def static_excess(self) -> Array | None:
+        """Fst - Fc per joint (Khalil [7.26]) when Stribeck terms were identified."""
+        if self.stribeck_speed is None:
+            return None
+        return self.values[-len(self.stribeck_speed):]
 
-def _observation(base: BaseParameters, W: Array, offsets: bool) -> Array:
-    """(M, nq, c) columns: the base regressor, then one offset column per joint."""
-    Wb = W[..., base.independent]
-    if not offsets:
-        return Wb
+
+def _observation(base: BaseParameters, W: Array, offsets: bool, stribeck: Array | None = None) -> Array:
+    """(M, nq, c) columns: the base regressor, one offset column per joint, then (with
+    ``stribeck``, (M, nq)) one Stribeck column per joint."""
+    blocks = [W[..., base.independent]]
     M, nq = W.shape[0], W.shape[1]
-    off = np.broadcast_to(np.eye(nq), (M, nq, nq))
-    return np.concatenate([Wb, off], axis=2)
+    if offsets:
+        blocks.append(np.broadcast_to(np.eye(nq), (M, nq, nq)))
+    if stribeck is not None:
+        blocks.append(np.eye(nq)[None, :, :] * stribeck[:, :, None])
+    return np.concatenate(blocks, axis=2)
 
 
 def rank_report(base: BaseParameters, A: Array, names: list[str], tolerance: float = 1e-8) -> list[str]:
@@ -144,6 +161,7 @@ def identify(
     base: BaseParameters | None = None,
     offsets: bool = True,
     essential: float | None = None,
+    stribeck: bool = False,
 ) -> Estimate:
     """IDIM-WLS estimate of the base parameters, friction and effort offsets.
 
@@ -154,14 +172,23 @@ def identify(
         offsets: estimate one effort offset per joint.
         essential: if given, a %sigma threshold: parameters are removed one at a time, the
             largest %sigma first, while it exceeds the threshold.
+        stribeck: also identify Khalil [7.26]'s static friction excess ``Fst - Fc`` per joint:
+            linear in it for a given decay constant B, so B is chosen per joint among those
+            the data was prepared with (``prepare(..., stribeck=[...])``) by the smallest
+            weighted residual (coordinate descent over the joints).
 
     Raises:
         InputError: the recording does not excite some parameters (named), or has too few rows.
     """
     bp = base if base is not None else base_parameters(model)
-    A = _observation(bp, data.W, offsets)
     nq = model.nq
-    names = list(bp.names) + ([f"OFF{j + 1}" for j in range(nq)] if offsets else [])
+    speeds: tuple[float, ...] | None = None
+    E = None
+    if stribeck:
+        speeds, E = _choose_stribeck(bp, data, offsets, nq)
+    A = _observation(bp, data.W, offsets, E)
+    names = list(bp.names) + ([f"OFF{j + 1}" for j in range(nq)] if offsets else []) + \
+        ([f"FS{j + 1}" for j in range(nq)] if stribeck else [])
     c = A.shape[2]
     if int(data.valid.sum()) < 2 * c:
         raise InputError(f"recording too short: {int(data.valid.sum())} usable equations for {c} "
@@ -193,7 +220,31 @@ def identify(
     covariance[np.ix_(cols, cols)] = cov
     rms = np.sqrt((res**2).sum(axis=0) / np.maximum(data.valid.sum(axis=0), 1))
     return Estimate(tuple(names), values, sigma, rels, cols, sig, rms,
-                    bp, int(A.shape[0]), cond, covariance, offsets, tuple(removed))
+                    bp, int(A.shape[0]), cond, covariance, offsets, tuple(removed), speeds)
+
+
+def _choose_stribeck(bp: BaseParameters, data: Prepared, offsets: bool, nq: int) -> tuple[tuple[float, ...], Array]:
+    """B per joint among the prepared candidates, by coordinate descent on the WLS residual."""
+    if not data.stribeck:
+        raise InputError("stribeck: prepare the data with candidate decay constants, "
+                         "e.g. prepare(model, recording, stribeck=[2, 5, 10, 20, 50])")
+    grid = sorted(data.stribeck)
+    cols = None
+
+    def cost(choice: list[float]) -> float:
+        E = np.column_stack([data.stribeck[b][:, j] for j, b in enumerate(choice)])
+        A = _observation(bp, data.W, offsets, E)
+        c = np.ones(A.shape[2], dtype=bool) if cols is None else cols
+        _, _, _, res, _ = _wls(A, data.tau, data.valid, c)
+        # the product of the joints' residual sums of squares: each joint's own scale cancels
+        return float(np.sum(np.log(np.sum(res**2, axis=0) + 1e-300)))
+
+    choice = [min(grid, key=lambda b: cost([b] * nq))] * nq
+    for _ in range(2):
+        for j in range(nq):
+            choice[j] = min(grid, key=lambda b: cost(choice[:j] + [b] + choice[j + 1:]))
+    E = np.column_stack([data.stribeck[b][:, j] for j, b in enumerate(choice)])
+    return tuple(choice), E
 
 
 def standard_from_base(base: BaseParameters, x_base: Array, prior: Array) -> Array:

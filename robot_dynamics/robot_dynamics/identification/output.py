@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +30,10 @@ __all__ = ["identified_sidecar", "identified_urdf", "write_identified"]
 Array = NDArray[np.float64]
 
 
-def identified_sidecar(model: RobotModel, pi: Array) -> dict[str, Any]:
-    """The joint-properties YAML document (see :mod:`robot_dynamics.model.sidecar`) of ``pi``."""
+def identified_sidecar(model: RobotModel, pi: Array, *, static_excess: Array | None = None,
+                       stribeck: Sequence[float] | None = None) -> dict[str, Any]:
+    """The joint-properties YAML document (see :mod:`robot_dynamics.model.sidecar`) of ``pi``,
+    with Khalil [7.26]'s ``static_friction = Fc + static_excess`` and ``stribeck`` B when given."""
     nb, nq = model.nb, model.nq
     joint = np.asarray(pi[10 * nb:], dtype=float).reshape(nq, 3)
     out: dict[str, Any] = {}
@@ -40,6 +43,9 @@ def identified_sidecar(model: RobotModel, pi: Array) -> dict[str, Any]:
             "coulomb": float(max(joint[k, 2], 0.0)),
             "armature": float(max(joint[k, 0], 0.0)),
         }
+        if static_excess is not None and stribeck is not None:
+            entry["static_friction"] = float(entry["coulomb"] + max(static_excess[k], 0.0))
+            entry["stribeck"] = float(stribeck[k])
         limits = {key: float(v) for key, v in (("lower", model.lower[k]), ("upper", model.upper[k]),
                                                 ("velocity", model.velocity_limit[k]), ("effort", model.effort_limit[k]))
                   if np.isfinite(v)}
@@ -110,9 +116,10 @@ def identified_urdf(model: RobotModel, pi: Array) -> str:
 
 
 def write_identified(model: RobotModel, pi: Array, yaml_path: str | os.PathLike[str],
-                     urdf_path: str | os.PathLike[str] | None = None) -> list[Path]:
+                     urdf_path: str | os.PathLike[str] | None = None, *, static_excess: Array | None = None,
+                     stribeck: Sequence[float] | None = None) -> list[Path]:
     """Write the joint-properties YAML (and the URDF when ``urdf_path``) atomically."""
-    text = yaml.safe_dump(identified_sidecar(model, pi), sort_keys=False)
+    text = yaml.safe_dump(identified_sidecar(model, pi, static_excess=static_excess, stribeck=stribeck), sort_keys=False)
     written = [write_bytes_atomic(yaml_path, "# joint properties identified by robot-dynamics identify\n" + text)]
     if urdf_path is not None:
         written.append(write_bytes_atomic(urdf_path, identified_urdf(model, pi)))

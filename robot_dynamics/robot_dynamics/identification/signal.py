@@ -22,7 +22,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -52,6 +53,8 @@ class Prepared:
         cutoff: [Hz] position filter cut-off. rate: [Hz] sample rate of the recording.
         decimation: factor r (one row kept every r samples).
         rejected_saturated: number of rows dropped for saturation.
+        stribeck: {B: (M, nq)} the Stribeck columns ``sign(qd) exp(-|qd| B)`` of Khalil [7.26]
+            for each candidate B [s/rad] asked, filtered and decimated with W.
     """
 
     W: Array
@@ -65,6 +68,7 @@ class Prepared:
     rate: float
     decimation: int
     rejected_saturated: int
+    stribeck: dict[float, Array] = field(default_factory=dict)
 
 
 def bandwidth(q: Array, rate: float, fraction: float = 0.995) -> float:
@@ -89,17 +93,24 @@ def _uniform(t: Array, *cols: Array) -> tuple[Array, list[Array], float]:
     return grid, [np.column_stack([np.interp(grid, t, c[:, j]) for j in range(c.shape[1])]) for c in cols], period
 
 
-def prepare(model: RobotModel, rec: Recording, *, cutoff: float | None = None, friction: bool = True) -> Prepared:
+def prepare(model: RobotModel, rec: Recording, *, cutoff: float | None = None, friction: bool = True,
+            stribeck: Sequence[float] = ()) -> Prepared:
     """The decimated identification rows of ``rec`` (see the module docstring).
 
     Args:
         cutoff: position filter cut-off [Hz]; default twenty times :func:`bandwidth`.
         friction: include the friction columns of the regressor.
+        stribeck: candidate decay constants B [s/rad] of Khalil [7.26]'s static friction
+            excess; their columns are prepared beside W (see :func:`identify`'s ``stribeck``).
 
     Raises:
         InputError: a segment too short to filter, or a cut-off above the Nyquist frequency.
     """
     Ws, taus, qs, qds, qdds, ts, valids = [], [], [], [], [], [], []
+    speeds = [float(b) for b in stribeck]
+    if any(not (np.isfinite(b) and b > 0) for b in speeds):
+        raise InputError(f"stribeck: expected positive decay constants B [s/rad], got {list(stribeck)}")
+    extra: dict[float, list[Array]] = {b: [] for b in speeds}
     cut_used, rate_used, r_used, rejected = 0.0, 0.0, 1, 0
     limit = np.where(np.isfinite(model.effort_limit), model.effort_limit, np.inf)
     for s in np.unique(rec.segment):
@@ -126,10 +137,12 @@ def prepare(model: RobotModel, rec: Recording, *, cutoff: float | None = None, f
         # Parallel decimation: the same zero-phase low-pass on every column of W and on tau, its
         # cut-off 0.8 fs / (2 r) = 0.8 fc below the position filter's, where W is exact.
         r = max(1, int(round(rate / (2.0 * fc))))
+        E = {b: np.sign(qd) * np.exp(-np.abs(qd) * b) for b in speeds}
         if r > 1:
             dsos = sps.butter(8, 0.8 * rate / (2.0 * r), fs=rate, output="sos")
             W = sps.sosfiltfilt(dsos, W.reshape(len(t), -1), axis=0).reshape(W.shape)
             tau_f = sps.sosfiltfilt(dsos, tau, axis=0)
+            E = {b: sps.sosfiltfilt(dsos, e, axis=0) for b, e in E.items()}
         else:
             tau_f = tau
         keep = np.zeros(len(t), dtype=bool)
@@ -147,10 +160,13 @@ def prepare(model: RobotModel, rec: Recording, *, cutoff: float | None = None, f
         qds.append(qd[keep])
         qdds.append(qdd[keep])
         ts.append(t[keep])
+        for b, e in E.items():
+            extra[b].append(e[keep])
         valids.append(np.abs(qd[keep]) >= 0.05 * np.max(np.abs(qd), axis=0))
         cut_used, rate_used, r_used = fc, rate, r
     if not Ws or sum(len(x) for x in ts) == 0:
         raise InputError(f"{rec.source}: too short to filter and differentiate (each segment needs "
                          "several periods of its cut-off frequency)")
     return Prepared(np.concatenate(Ws), np.concatenate(taus), np.concatenate(qs), np.concatenate(qds),
-                    np.concatenate(qdds), np.concatenate(ts), np.concatenate(valids), cut_used, rate_used, r_used, rejected)
+                    np.concatenate(qdds), np.concatenate(ts), np.concatenate(valids), cut_used, rate_used, r_used, rejected,
+                    {b: np.concatenate(v) for b, v in extra.items()})
