@@ -266,3 +266,15 @@ def test_execute_streams_an_excitation_from_robot_dynamics_excite(puma):
         Point(positions=list(one.q0 + 10.0), time_from_start=Duration(sec=1))])
     got, status = s.handle_execute(wild, now=20.0)
     assert got is None and "outside the joint limits" in status
+
+
+def test_the_plant_refuses_a_step_it_cannot_integrate(planar):
+    plant = SimulatedPlant(planar, q0=[0.1, 0.2])
+    plant.on_command(Float64MultiArray(data=[0.0, 0.0]), now=0.0)
+    q = plant.q.copy()
+    for dt, sub in ((1e6, 1), (0.1, 1), (float("nan"), 1), (-0.01, 1), (0.01, 0)):
+        ok, status = plant.step(dt, now=0.0, substeps=sub)
+        assert not ok and "refused" in status, (dt, status)
+        np.testing.assert_array_equal(plant.q, q)
+    ok, status = plant.step(0.1, now=0.0, substeps=10)
+    assert ok and np.all(np.isfinite(plant.q))

@@ -65,6 +65,18 @@ def task_start_pose(model: RobotModel) -> np.ndarray:
                    np.where(np.isfinite(model.upper), model.upper, np.inf))
 
 
+#: Most time steps a command simulates or samples (a bound before anything is allocated).
+MAX_STEPS = 20_000_000
+
+
+def check_steps(duration: float, step: float, what: str) -> int:
+    """``duration / step`` steps, refused above :data:`MAX_STEPS` with the options named."""
+    n = duration / step
+    if not np.isfinite(n) or n > MAX_STEPS:
+        raise InputError(f"{what}: {n:.3g} steps, more than {MAX_STEPS:,}; shorten the time or lower the rate")
+    return int(np.ceil(n))
+
+
 def parse_vector(text: str, n: int, what: str, names: Sequence[str] | None = None) -> np.ndarray:
     """Parse a comma list of ``n`` finite numbers (``"0.1,0,-0.3"``); InputError otherwise."""
     parts = [p for p in text.replace(" ", ",").split(",") if p != ""]

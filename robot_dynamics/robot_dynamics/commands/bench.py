@@ -27,6 +27,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.batch < 1 or args.rounds < 1 or args.threads < 1:
         raise InputError("--batch, --rounds and --threads must be positive integers")
+    if args.batch > 5_000_000:  # about 1.5 GB of states and results for a 6-joint arm
+        raise InputError(f"--batch: at most 5,000,000 states per call, got {args.batch:,}")
     model = load_model(args)
     result = benchmark(
         model,

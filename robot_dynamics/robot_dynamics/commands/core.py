@@ -153,8 +153,10 @@ def run_urdf(args: argparse.Namespace) -> int:
     m = load_model(args)
     if m.description is None:
         raise ModelError(f"robot {m.name!r} has no URDF description")
-    if args.out:
-        path = write_atomic(output_dir(args) / f"{m.name}.urdf", m.description)
+    path = write_atomic(output_dir(args) / f"{m.name}.urdf", m.description) if args.out else None
+    if args.json:
+        emit(args, {"robot": m.name, "urdf": m.description, "file": None if path is None else str(path)}, "")
+    elif path is not None:
         print(path)
     else:
         print(m.description, end="")

@@ -88,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--duration must be > 0 s, got {args.duration}")
     if args.samples < 3:
         raise InputError(f"--samples must be >= 3, got {args.samples}")
+    if args.samples > 100_000:
+        raise InputError(f"--samples: at most 100,000 points along the motion, got {args.samples:,}")
     start, goal = _default_points(model)
     if args.start:
         start = parse_vector(args.start, model.nq, "start", model.joint_names)

@@ -65,6 +65,9 @@ def _setup(args: argparse.Namespace) -> Any:
             raise InputError(f"--{name} must be a positive number, got {v}")
     if args.dt > args.duration:
         raise InputError(f"--dt ({args.dt}) must not exceed --duration ({args.duration})")
+    from ._common import check_steps
+
+    check_steps(args.duration, args.dt, "--duration / --dt")
     return load_quadruped_params(args.params)
 
 
@@ -136,6 +139,10 @@ def run_pitch(args: argparse.Namespace) -> int:
     params = _setup(args)
     if not (np.isfinite(args.kp) and np.isfinite(args.kd) and args.kp >= 0 and args.kd >= 0):
         raise InputError(f"--kp and --kd must be >= 0, got {args.kp}, {args.kd}")
+    # the gains must stay resolvable by the RK4 step: kp dt^2 and kd dt well below 1
+    if args.kp * args.dt**2 > 0.5 or args.kd * args.dt > 0.5:
+        raise InputError(f"--kp {args.kp:g} / --kd {args.kd:g} are too stiff for --dt {args.dt:g} s (RK4 diverges): "
+                         f"keep kp <= {0.5 / args.dt**2:g} and kd <= {0.5 / args.dt:g}, or lower --dt")
     res = pitch_motion(params, args.duration, args.dt, args.kp, args.kd)
     ol, rest, cl = res.open_loop, res.open_loop_rest, res.closed_loop
     err = lambda s: np.abs(s.q - res.q_desired[: len(s.t)]).max(axis=1)  # noqa: E731

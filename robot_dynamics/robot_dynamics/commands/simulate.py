@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ._common import emit, format_table, load_model, output_dir, parse_vector, task_start_pose
+from ._common import check_steps, emit, format_table, load_model, output_dir, parse_vector, task_start_pose
 
 #: --controller choices.
 CONTROLLERS = (
@@ -128,6 +128,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--mass-error: expected a relative error > -1, got {args.mass_error!r}")
     if not np.isfinite(args.offset):
         raise InputError(f"--offset: expected a number, got {args.offset!r}")
+    check_steps(args.move_time + args.settle, 1.0 / args.rate, "--move-time + --settle at --rate")
+    if args.tf_every < 1:
+        raise InputError(f"--tf-every: expected an integer >= 1, got {args.tf_every}")
     frame = model.moving_frame(args.frame) if args.controller.startswith("task") else None
     start, goal = _default_move(model, args.start, args.goal, task=args.controller.startswith("task"))
     disturbance = None if args.disturbance is None else parse_vector(args.disturbance, model.nq, "disturbance", model.joint_names)

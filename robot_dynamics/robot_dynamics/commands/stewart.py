@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
         dur = args.segment_duration
     if args.samples < 2:
         raise InputError(f"--samples must be >= 2, got {args.samples}")
+    if args.samples > 100_000:
+        raise InputError(f"--samples: at most 100,000 per half motion, got {args.samples:,}")
     spline = trigonometric_spline(np.stack([P1, P2, P1]), dur)
     t = np.linspace(0.0, 2.0 * dur, 2 * args.samples + 1)
     x, xd, xdd = spline.sample(t)

@@ -436,6 +436,10 @@ class ControlLoop:
 # -- simulator node ----------------------------------------------------------------------
 
 
+#: Longest RK4 substep the simulated plant takes [s].
+MAX_SUBSTEP = 0.02
+
+
 class SimulatedPlant:
     """The robot's direct dynamics integrated under a zero-order-hold effort command.
 
@@ -500,8 +504,16 @@ class SimulatedPlant:
         return aba(self.model, q, qd, tau, friction=self.friction)
 
     def step(self, dt: float, now: float, substeps: int = 1) -> tuple[bool, str]:
-        """Advance the state by ``dt`` [s] (classical RK4, ``substeps`` steps, effort held)."""
+        """Advance the state by ``dt`` [s] (classical RK4, ``substeps`` steps, effort held).
+
+        A step longer than :data:`MAX_SUBSTEP` per substep is refused (RK4 on an arm's
+        dynamics is not stable there: it would return "ok" and diverge).
+        """
         try:
+            h = dt / max(int(substeps), 1)
+            if not (np.isfinite(dt) and dt > 0 and int(substeps) >= 1 and h <= MAX_SUBSTEP):
+                return False, (f"step of {dt!r} s in {substeps} substeps refused: each RK4 substep must be "
+                               f"in (0, {MAX_SUBSTEP}] s (raise the rate or the substeps)")
             if not np.isfinite(self.command_time):
                 # Brakes on until the first command, as a real arm waits for its controller:
                 # a simulated arm must not fall while the nodes start.

@@ -1,0 +1,36 @@
+"""Absurd sizes and options are refused before any work starts, in one line with exit 2."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from robot_dynamics.cli import main
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["simulate", "--move-time", "1e9"], "more than 20,000,000"),
+    (["simulate", "--rate", "1e12"], "more than 20,000,000"),
+    (["simulate", "--tf-every", "0"], "--tf-every"),
+    (["quadruped-yaw", "--duration", "1e6"], "more than 20,000,000"),
+    (["quadruped-yaw", "--dt", "1e-300"], "more than 20,000,000"),
+    (["quadruped-pitch", "--kp", "1e300"], "too stiff"),
+    (["bench", "--batch", "1000000000"], "at most 5,000,000"),
+    (["drivetrain", "--samples", "1000000000"], "at most 100,000"),
+    (["stewart", "--samples", "100000000"], "at most 100,000"),
+])
+def test_sizes_are_bounded_before_work(argv, words, capsys, tmp_path):
+    start = time.perf_counter()
+    assert main([*argv, "--out", str(tmp_path)]) == 2
+    assert time.perf_counter() - start < 30.0  # refused up front, not after running
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_urdf_json_is_json(capsys):
+    assert main(["urdf", "--robot", "planar2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["robot"] == "planar2" and data["urdf"].lstrip().startswith("<")
