@@ -24,10 +24,12 @@ def as_batch(
         InputError: wrong last dimension, non-numeric or non-finite values; the message names
             the expected shape (and the joint names when given).
     """
+    if np.iscomplexobj(x):
+        raise InputError(f"{what}: expected real numbers of shape (..., {n}), got complex values")
     try:
         arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{what}: expected numbers of shape (..., {n}), got {x!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{what}: expected numbers of shape (..., {n}), got {str(x)[:80]!r}") from None
     if arr.ndim == 0 or arr.shape[-1] != n:
         hint = f" ordered as {list(names)}" if names is not None else ""
         raise InputError(f"{what}: expected shape (..., {n}){hint}, got shape {arr.shape}")

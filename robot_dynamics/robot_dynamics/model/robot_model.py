@@ -497,6 +497,8 @@ def _check_inertia(link: LinkSpec, strict: bool = False) -> None:
     name = link.name
     if not np.isfinite(link.mass) or link.mass < 0:
         raise ModelError(f"Link {name!r}: mass must be a finite number >= 0, got {link.mass}")
+    if link.mass > 1e7:
+        raise ModelError(f"Link {name!r}: mass {link.mass:g} kg is beyond 1e7 kg, not a robot link")
     I = np.asarray(link.inertia, dtype=float)
     if I.shape != (3, 3) or not np.all(np.isfinite(I)):
         raise ModelError(f"Link {name!r}: inertia must be a finite 3x3 tensor")

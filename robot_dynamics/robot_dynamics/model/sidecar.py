@@ -58,12 +58,19 @@ def read_yaml(source: str | os.PathLike[str] | dict[str, Any], what: str = "YAML
     return data
 
 
-def _number(value: Any, where: str, *, minimum: float | None = None) -> float:
+def _number(value: Any, where: str, *, minimum: float | None = None, finite: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ModelError(f"{where}: expected a number, got {value!r}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # a YAML integer with hundreds of digits
+        raise ModelError(f"{where}: {str(value)[:20]}... is too large for a number") from None
     if np.isnan(v):
         raise ModelError(f"{where}: NaN is not a valid value")
+    if finite and not np.isfinite(v):
+        raise ModelError(f"{where}: must be a finite number, got {v}")
+    if np.isfinite(v) and abs(v) > 1e12:
+        raise ModelError(f"{where}: {v:g} is beyond any physical value here (|x| <= 1e12)")
     if minimum is not None and v < minimum:
         raise ModelError(f"{where}: must be >= {minimum}, got {v}")
     return v
@@ -140,7 +147,7 @@ def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, 
             if lk not in LIMIT_KEYS:
                 raise ModelError(f"{where}.limits.{lk}: unknown key. Valid keys: {list(LIMIT_KEYS)}")
             minimum = 0.0 if lk in ("velocity", "effort") else None
-            arrays[lk][i] = _number(lv, f"{where}.limits.{lk}", minimum=minimum)
+            arrays[lk][i] = _number(lv, f"{where}.limits.{lk}", minimum=minimum, finite=False)
         if arrays["lower"][i] > arrays["upper"][i]:
             raise ModelError(f"{where}.limits: lower {arrays['lower'][i]} is above upper {arrays['upper'][i]}")
 

@@ -33,7 +33,15 @@ def _floats(text: str | None, n: int, what: str, default: list[float]) -> np.nda
         raise ModelError(f"{what}: expected {n} numbers, got {text!r}") from None
     if len(vals) != n or not all(np.isfinite(vals)):
         raise ModelError(f"{what}: expected {n} finite numbers, got {text!r}")
+    if any(abs(v) > MAX_LENGTH for v in vals):
+        raise ModelError(f"{what}: {text!r} is beyond {MAX_LENGTH:g} (m or rad) in magnitude, not a robot's dimension")
     return np.array(vals, dtype=float)
+
+
+#: Physical ranges checked on load: lengths and angles [m, rad], masses [kg], mimic multipliers.
+MAX_LENGTH = 1e4
+MAX_MASS = 1e7
+MAX_MULTIPLIER = 1e4
 
 
 def _float_attr(elem: ET.Element, attr: str, what: str, default: float) -> float:
@@ -108,6 +116,8 @@ def _parse_joint(elem: ET.Element) -> JointSpec:
             spec.upper = _float_attr(limit, "upper", f"{what} <limit>", 0.0)
             if spec.lower > spec.upper:
                 raise ModelError(f"{what}: <limit> lower {spec.lower} is above upper {spec.upper}")
+            if spec.lower == np.inf or spec.upper == -np.inf:
+                raise ModelError(f"{what}: <limit> lower {spec.lower} / upper {spec.upper} leave no position")
             if spec.lower == spec.upper == 0.0 and limit.get("lower") is None and limit.get("upper") is None:
                 spec.lower, spec.upper = -np.inf, np.inf
     dyn = elem.find("dynamics")
@@ -116,6 +126,8 @@ def _parse_joint(elem: ET.Element) -> JointSpec:
         spec.friction = _float_attr(dyn, "friction", f"{what} <dynamics>", 0.0)
         if spec.damping < 0 or spec.friction < 0:
             raise ModelError(f"{what}: <dynamics> damping and friction must be >= 0")
+        if not (np.isfinite(spec.damping) and np.isfinite(spec.friction)):
+            raise ModelError(f"{what}: <dynamics> damping and friction must be finite")
     mimic = elem.find("mimic")
     if mimic is not None:
         target = mimic.get("joint")
@@ -126,6 +138,9 @@ def _parse_joint(elem: ET.Element) -> JointSpec:
             _float_attr(mimic, "multiplier", f"{what} <mimic>", 1.0),
             _float_attr(mimic, "offset", f"{what} <mimic>", 0.0),
         )
+        if not (abs(spec.mimic[1]) <= MAX_MULTIPLIER and abs(spec.mimic[2]) <= MAX_LENGTH):
+            raise ModelError(f"{what}: <mimic> multiplier {spec.mimic[1]:g} / offset {spec.mimic[2]:g} out of range "
+                             f"(|multiplier| <= {MAX_MULTIPLIER:g}, |offset| <= {MAX_LENGTH:g})")
     return spec
 
 
