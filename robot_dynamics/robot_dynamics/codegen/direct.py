@@ -55,7 +55,7 @@ from ..model.robot_model import RobotModel
 from .newton_euler import _cross, _Rotation, _snap, _vadd
 from .tape import OpCount, Tape, Value
 
-__all__ = ["DirectDynamicsProgram", "build_direct_program", "direct_operation_counts"]
+__all__ = ["DirectDynamicsProgram", "build_direct_program", "direct_operation_counts", "direct_program"]
 
 Vec = list[Value]
 Mat = list[list[Value]]
@@ -85,7 +85,6 @@ class DirectDynamicsProgram:
             inputs[f"q{k}"], inputs[f"qd{k}"], inputs[f"tau{k}"] = q[..., k], qd[..., k], tau[..., k]
         vals = self.tape.evaluate(inputs, self.outputs)
         return np.stack([np.broadcast_to(np.asarray(v, dtype=float), shape[:-1]) for v in vals], axis=-1)
-
 
 
 def _sym(n: int) -> Mat:
