@@ -183,11 +183,18 @@ def base_parameters(
     Ws = W / np.where(zero, 1.0, norms)
     from scipy.linalg import qr
 
-    R = qr(Ws, mode="r")[0]
-    diag = np.abs(np.diag(R[: min(R.shape), :]))
-    if diag.size < p:
+    if W.shape[0] < p:
         raise InputError(f"n_samples={n} gives fewer rows ({W.shape[0]}) than parameters ({p})")
-    indep = np.nonzero((diag > tolerance * diag.max()) & ~zero)[0]
+    # QR of the non-zero columns only: after an exactly zero column, R_jj no longer measures a
+    # column's distance to the span of the earlier ones (the zero column's Householder step is
+    # the identity, so part of the next column stays above the diagonal), and an independent
+    # column would be taken for a dependent one (the TH8's MZ3 after link 1's zero columns).
+    nonzero = np.flatnonzero(~zero)
+    diag = np.zeros(p)
+    if nonzero.size:
+        R = qr(Ws[:, nonzero], mode="r")[0]
+        diag[nonzero] = np.abs(np.diag(R[: nonzero.size, :]))
+    indep = np.nonzero((diag > tolerance * max(float(diag.max()), 1e-300)) & ~zero)[0]
     dep = np.setdiff1d(np.arange(p), indep)
     # W_dep = W_ind K (exact, since the dependent columns lie in the span of the kept ones).
     K, *_ = np.linalg.lstsq(W[:, indep], W[:, dep], rcond=None)
