@@ -12,6 +12,19 @@ from .errors import InputError
 __all__ = ["as_batch", "broadcast_batch"]
 
 
+def real_array(x: ArrayLike, what: str, expected: str = "numbers") -> NDArray[np.float64]:
+    """``x`` as a float64 array; InputError (naming ``what``) for complex values, text, objects
+    or integers too large for a double."""
+    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+        return x
+    if np.iscomplexobj(x):
+        raise InputError(f"{what}: expected real {expected}, got complex values")
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{what}: expected {expected}, got {str(x)[:80]!r}") from None
+
+
 def as_batch(
     x: ArrayLike, n: int, what: str, names: Sequence[str] | None = None
 ) -> tuple[NDArray[np.float64], tuple[int, ...]]:
@@ -24,12 +37,7 @@ def as_batch(
         InputError: wrong last dimension, non-numeric or non-finite values; the message names
             the expected shape (and the joint names when given).
     """
-    if np.iscomplexobj(x):
-        raise InputError(f"{what}: expected real numbers of shape (..., {n}), got complex values")
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{what}: expected numbers of shape (..., {n}), got {str(x)[:80]!r}") from None
+    arr = real_array(x, what, f"numbers of shape (..., {n})")
     if arr.ndim == 0 or arr.shape[-1] != n:
         hint = f" ordered as {list(names)}" if names is not None else ""
         raise InputError(f"{what}: expected shape (..., {n}){hint}, got shape {arr.shape}")

@@ -34,9 +34,11 @@ __all__ = [
 Array = NDArray[np.float64]
 
 
-def _states(model: RobotModel, q: ArrayLike, qd: ArrayLike | None = None) -> tuple[Array, Array | None, tuple[int, ...]]:
+def _states(model: RobotModel, q: ArrayLike, qd: ArrayLike | None = None, *, need_qd: bool = False) -> tuple[Array, Array | None, tuple[int, ...]]:
     qf, b1 = as_batch(q, model.nq, "q", model.joint_names)
     if qd is None:
+        if need_qd:
+            raise InputError(f"qd: expected {model.nq} joint velocities, got None")
         return np.ascontiguousarray(qf), None, b1
     qdf, b2 = as_batch(qd, model.nq, "qd", model.joint_names)
     if b1 != b2:
@@ -111,10 +113,12 @@ def jacobian(model: RobotModel, q: ArrayLike, frame: str | None = None) -> Array
 def _point_motion(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None) -> tuple[Array, Array, tuple[int, ...]]:
     """Twist [v; w] of a frame's origin and its acceleration at qdd = 0 without gravity, (N, 6) each."""
     k = model.frame_index(frame or model.end_effector)
-    qf, qdf, batch = _states(model, q, qd)
+    qf, qdf, batch = _states(model, q, qd, need_qd=True)
     vel = np.empty((qf.shape[0], 6))
     acc = np.empty((qf.shape[0], 6))
     kernels.compiled().point_motion_batch(kernels.kernel_model(model).buffer, qf, qdf, k, vel, acc, kernels.chunks(qf.shape[0]))
+    if not (np.all(np.isfinite(vel)) and np.all(np.isfinite(acc))):
+        raise InputError("frame motion: the result is not finite: the velocities are too large for double precision")
     return vel, acc, batch
 
 

@@ -127,10 +127,12 @@ def gain_vector(value: ArrayLike, n: int, what: str, names: Sequence[str] | None
         InputError: wrong length, a matrix, NaN/inf, a negative value (or zero with
             ``allow_zero=False``); the message names the offending entries.
     """
+    if np.iscomplexobj(value):
+        raise InputError(f"{what}: expected real numbers, got complex values")
     try:
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{what}: expected a number or {n} numbers, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{what}: expected a number or {n} numbers, got {str(value)[:80]!r}") from None
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     if arr.shape != (n,):

@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UnknownNameError
+from .._batch import real_array
+from ..errors import InputError, UnknownNameError
 from ..model import RobotModel
 from .base import ControllerBase
 from .computed_torque import ComputedTorque
@@ -23,11 +24,19 @@ from .task_space import TaskComputedTorque, TaskPID
 CONTROLLERS = ("pid", "pd_gravity", "computed_torque", "task_pid", "task_computed_torque")
 
 
-def _given(v: Sequence[float] | float | None) -> np.ndarray | None:
+def _given(v: Sequence[float] | float | None, what: str) -> np.ndarray | None:
     if v is None:
         return None
-    a = np.asarray(v, dtype=float)
+    a = real_array(v, what, "gains")
     return None if a.size == 0 else a
+
+
+def _rate(v: Any, what: str) -> float:
+    """A positive finite design value (bandwidth [rad/s] or damping ratio), within 1e6."""
+    a = real_array(v, what, "a positive number")
+    if a.ndim != 0 or not (np.isfinite(a) and 0 < float(a) <= 1e6):
+        raise InputError(f"{what}: expected a positive number up to 1e6, got {str(v)[:40]}")
+    return float(a)
 
 
 def build_controller(
@@ -66,7 +75,8 @@ def build_controller(
         InputError: gains of the wrong length or sign (from the controller's own checks).
     """
     key = str(name).replace("-", "_")
-    P, D, I_ = _given(kp), _given(kd), _given(ki)
+    P, D, I_ = _given(kp, "kp"), _given(kd, "kd"), _given(ki, "ki")
+    omega, xi = _rate(omega, "omega"), _rate(xi, "xi")
     if key == "pid":
         if P is None and D is None and I_ is None:
             return JointPID.from_bandwidth(model, omega, **options)

@@ -53,7 +53,7 @@ def aba(
             out = _empty(km.nq)
             if _one(km.buffer, q, qd, tau, out, friction) == 0:
                 return out
-        except (KeyError, TypeError):
+        except (KeyError, TypeError, ValueError):  # not float64 vectors: the checked path below
             pass
     (qf, qdf, tauf), batch = joint_inputs(model, q=q, qd=qd, tau=tau)
     g = gravity_vector(model, gravity)

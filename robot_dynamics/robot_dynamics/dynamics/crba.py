@@ -30,7 +30,7 @@ def crba(model: RobotModel, q: ArrayLike) -> Array:
         H = _empty((km.nq, km.nq))
         if _one(km.buffer, q, H) == 0:
             return H
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, ValueError):  # not float64 vectors: the checked path below
         pass
     (qf,), batch = joint_inputs(model, q=q)
     n = qf.shape[0]

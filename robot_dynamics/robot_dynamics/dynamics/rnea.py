@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .. import kernels
+from .._batch import real_array
 from ..model.robot_model import RobotModel
 from ._common import gravity_vector, joint_inputs
 
@@ -56,7 +57,7 @@ def rnea(
             out = _empty(km.nq)
             if _one(km.buffer, q, qd, qdd, out, friction) == 0:
                 return out
-        except (KeyError, TypeError):
+        except (KeyError, TypeError, ValueError):  # not float64 vectors: the checked path below
             pass
     return _general(model, q, qd, qdd, gravity, f_ext, friction)
 
@@ -91,7 +92,7 @@ def _general(
 
 def gravity_torques(model: RobotModel, q: ArrayLike, gravity: ArrayLike | None = None) -> Array:
     """Gravity torques Q(q) (Khalil's Q), shape (..., nq)."""
-    qa = np.asarray(q, dtype=float)
+    qa = real_array(q, "q", f"numbers of shape (..., {model.nq})")
     zero = np.zeros(qa.shape)
     return rnea(model, qa, zero, zero, gravity=gravity, friction=False)
 

@@ -78,7 +78,7 @@ def _vec(entry: dict[str, Any], key: str, n: int, where: str) -> np.ndarray | No
         raise ModelError(f"{where}.{key}: expected a list of {n} numbers, got {v!r}")
     try:
         arr = np.array([float(x) for x in v])
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ModelError(f"{where}.{key}: expected a list of {n} numbers, got {v!r}") from None
     if not np.all(np.isfinite(arr)):
         raise ModelError(f"{where}.{key}: values must be finite")
@@ -87,8 +87,10 @@ def _vec(entry: dict[str, Any], key: str, n: int, where: str) -> np.ndarray | No
 
 def _num(entry: dict[str, Any], key: str, where: str, default: float = 0.0) -> float:
     v = entry.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
-        raise ModelError(f"{where}.{key}: expected a finite number, got {v!r}")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(float(v) if abs(v) < 1e308 else np.inf):
+        raise ModelError(f"{where}.{key}: expected a finite number, got {str(v)[:40]}")
+    if abs(v) > 1e4 and key not in ("mass",):
+        raise ModelError(f"{where}.{key}: {float(v):g} is beyond 1e4 (m or rad), not a robot's dimension")
     return float(v)
 
 

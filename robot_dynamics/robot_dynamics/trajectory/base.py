@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._batch import as_batch
+from .._batch import as_batch, real_array
 from ..errors import InputError
 
 Array = NDArray[np.float64]
@@ -34,7 +34,7 @@ def as_times(t: ArrayLike) -> tuple[Array, tuple[int, ...]]:
 
 def as_vector(x: ArrayLike, n: int | None, what: str, names: Any = None) -> Array:
     """One finite vector of length ``n`` (any length when ``n`` is None)."""
-    arr = np.asarray(x, dtype=float) if not isinstance(x, np.ndarray) else x.astype(float)
+    arr = real_array(x, what, "a vector of numbers")
     if n is None:
         if arr.ndim != 1 or arr.size == 0:
             raise InputError(f"{what}: expected a non-empty vector, got shape {arr.shape}")
@@ -52,10 +52,7 @@ def as_limits(x: ArrayLike | None, n: int, what: str) -> Array | None:
     """
     if x is None:
         return None
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{what}: expected a positive number or {n} of them, got {x!r}") from None
+    arr = real_array(x, what, f"a positive number or {n} of them")
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     if arr.shape != (n,):
