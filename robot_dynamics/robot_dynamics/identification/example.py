@@ -83,7 +83,11 @@ def record_simulated(
     from ..io import write_rosbag
     from ..simulation import simulate
 
-    ctrl = ComputedTorque(nominal, omega=25.0, xi=1.0, friction_velocity="desired")
+    # The arm's own position controller: computed torque on the nominal model, with the typical
+    # armature where the URDF has none (without it, a light wrist joint gets almost no stiffness
+    # and sticks in its Coulomb friction: the recording would not excite it).
+    tuned = nominal.replace(rotor_inertia=np.where(nominal.rotor_inertia > 0, nominal.rotor_inertia, 0.1))
+    ctrl = ComputedTorque(tuned, omega=25.0, xi=1.0, friction_velocity="desired")
     res = simulate(true, ctrl, trajectory, control_rate=rate, settle=0.0, progress=False,
                    coulomb_smoothing=0.001)
     rng = np.random.default_rng(seed)

@@ -108,7 +108,7 @@ def _limits(model: RobotModel, margin: float) -> tuple[Array, Array, Array, Arra
     return lo + margin * span, hi - margin * span, kv, ka, model.effort_limit
 
 
-def limit_usage(model: RobotModel, traj: Trajectory, *, samples: int = 400, margin: float = 0.05) -> dict[str, Array]:
+def limit_usage(model: RobotModel, traj: Trajectory, *, samples: int = 4000, margin: float = 0.05) -> dict[str, Array]:
     """Peak use of each limit along ``traj`` per joint, as a fraction (<= 1 is within limits):
     position (inside the range shrunk by ``margin`` of its span), velocity, acceleration and
     effort (inverse dynamics of ``model`` with its friction)."""
@@ -147,9 +147,10 @@ def design_excitation(
     margin: float = 0.05,
     seed: int = 0,
     maxiter: int = 40,
+    effort_fraction: float = 0.8,
     progress: bool = False,
 ) -> ExcitationDesign:
-    """Optimise a Fourier excitation's coefficients for the condition number (scipy SLSQP).
+    """Optimise a Fourier excitation's coefficients for the condition number.
 
     Args:
         model: nominal model (base parameters, limits, inverse dynamics for the effort limits).
@@ -159,14 +160,15 @@ def design_excitation(
             ``samples`` points too and verified afterwards on 400.
         margin: fraction of each position range kept free at both ends.
         seed: the random start (scaled into the limits).
-        maxiter: SLSQP iterations (0: the random start, scaled into the limits).
+        effort_fraction: the share of each effort limit the nominal model may use (the real
+            arm differs from its model: the rest keeps it out of saturation).
+        maxiter: optimiser iterations of 10 trials each (0: the random start, scaled into the
+            limits).
 
     Returns:
-        :class:`ExcitationDesign`; its ``usage`` is <= 1 everywhere (checked on 400 samples;
+        :class:`ExcitationDesign`; its ``usage`` is <= 1 everywhere (checked on 4000 samples;
         the design is scaled down if a check between the optimisation samples fails).
     """
-    from scipy.optimize import minimize
-
     if int(harmonics) != harmonics or harmonics < 2:
         raise InputError(f"harmonics: expected an integer >= 2, got {harmonics!r}")
     H, n = int(harmonics), model.nq
@@ -226,18 +228,61 @@ def design_excitation(
 
         bar = tqdm(total=maxiter, desc="excitation", unit="it")
 
-    def step(_z: Array) -> None:
-        if bar is not None:
-            bar.update(1)
+    mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+    if not (np.isfinite(effort_fraction) and 0 < effort_fraction <= 1):
+        raise InputError(f"effort_fraction: expected a share in (0, 1], got {effort_fraction!r}")
+    effort = effort_fraction * np.where(np.isfinite(tau_max), tau_max, np.inf)
 
-    z, nit = z0, 0
+    def into_limits(u: Array) -> Array:
+        """The coefficients u scaled to the largest motion within every limit: positions,
+        velocities and accelerations are linear in the scale (exact), efforts are not (shrink)."""
+        qv, qdv, qddv = traj(u).sample(t)
+        dq = (qv - q0) / half
+        room_hi, room_lo = (1.0 - (q0 - mid) / half), (1.0 + (q0 - mid) / half)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            caps = [np.where(dq > 0, room_hi / dq, np.inf).min(), np.where(dq < 0, room_lo / -dq, np.inf).min(),
+                    (kv / np.abs(qdv)).min(), (ka / np.abs(qddv)).min()]
+        scale = float(min(np.nanmin(caps), 1e6))
+        z = scale * u
+        for _ in range(60):
+            q, qd, qdd = traj(z).sample(t)
+            if np.all(np.abs(rnea(model, q, qd, qdd)) <= effort):
+                return z
+            z = 0.95 * z
+        return z0
+
+    def objective(u: Array) -> float:
+        if not np.any(u):
+            return float(evaluate(z0)[0])
+        return float(evaluate(into_limits(u))[0])
+
+    best_z, best_crit = z0, evaluate(z0)[0]
+    nit = 0
     if maxiter > 0:
-        res = minimize(lambda z: evaluate(z)[0], z0, method="SLSQP",
-                       constraints=[{"type": "ineq", "fun": lambda z: evaluate(z)[1]}],
-                       options={"maxiter": int(maxiter), "ftol": 1e-4}, callback=step)
-        nit = int(res.get("nit", 0))
-        if np.all(evaluate(res.x)[1] >= -1e-9) and evaluate(res.x)[0] < evaluate(z0)[0]:
-            z = res.x
+        # Optimise the shape of the motion; its size is always the largest the limits allow.
+        # A (1+1) evolution strategy with the 1/5th success rule: the criterion is not smooth
+        # (which limit binds changes along the way), where SLSQP on the raw coefficients jumps
+        # far outside the limits and gradient methods stall.
+        u, f_u = z0, best_crit
+        sigma = 0.3
+        spread = np.abs(z0).mean() + 1e-12
+        for k in range(10 * int(maxiter)):
+            cand = u + sigma * spread * rng.normal(size=u.size)
+            zc = into_limits(cand)
+            fc = float(evaluate(zc)[0])
+            if fc < f_u and np.all(evaluate(zc)[1] >= -1e-9):
+                u, f_u = zc, fc
+                sigma *= 1.5
+            else:
+                sigma *= 1.5 ** -0.25
+            sigma = float(np.clip(sigma, 1e-3, 2.0))
+            if k % 10 == 9:
+                nit += 1
+                if bar is not None:
+                    bar.update(1)
+        if f_u < best_crit:
+            best_z, best_crit = u, f_u
+    z = best_z
     if bar is not None:
         bar.close()
     best = traj(z)

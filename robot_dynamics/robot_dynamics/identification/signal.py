@@ -162,7 +162,8 @@ def prepare(model: RobotModel, rec: Recording, *, cutoff: float | None = None, f
         ts.append(t[keep])
         for b, e in E.items():
             extra[b].append(e[keep])
-        valids.append(np.abs(qd[keep]) >= 0.05 * np.max(np.abs(qd), axis=0))
+        # 5 % of the velocity range (its 95th percentile: one spike must not blank a joint out)
+        valids.append(np.abs(qd[keep]) >= 0.05 * np.percentile(np.abs(qd), 95, axis=0))
         cut_used, rate_used, r_used = fc, rate, r
     if not Ws or sum(len(x) for x in ts) == 0:
         raise InputError(f"{rec.source}: too short to filter and differentiate (each segment needs "
