@@ -218,9 +218,12 @@ def controller_target(args: tuple[Any, ...]) -> Any:
 
 # -- 7. ROS node logic (no rclpy) -------------------------------------------------------------------
 
-ros_inputs = st.tuples(st.lists(st.sampled_from(["joint1", "joint2", "joint3", "joint4", "joint5", "joint6", "x", ""]),
-                                max_size=7),
-                       ARRAYS, ARRAYS, EXTREME_FLOATS, st.sampled_from(["", "quintic", "trapezoidal", "nope"]))
+PUMA_JOINTS = ["joint1", "joint2", "joint3", "joint4", "joint5", "joint6"]
+ros_inputs = st.tuples(st.one_of(st.permutations(PUMA_JOINTS),
+                                 st.lists(st.sampled_from(PUMA_JOINTS + ["x", ""]), max_size=7)),
+                       st.one_of(ARRAYS, st.lists(st.floats(-1.0, 1.0), min_size=6, max_size=6)),
+                       st.one_of(ARRAYS, st.lists(st.floats(-1.0, 1.0), min_size=6, max_size=6)),
+                       EXTREME_FLOATS, st.sampled_from(["", "quintic", "trapezoidal", "nope"]))
 
 
 def ros_target(args: tuple[Any, ...]) -> Any:
