@@ -45,7 +45,7 @@ colcon test --packages-select robot_dynamics_interfaces robot_dynamics --event-h
   --pytest-args -q -p no:cacheprovider > test.log 2>&1 || true
 colcon test-result --all | tail -n 5
 if ! colcon test-result > /dev/null 2>&1; then
-  grep -E "^(FAILED|ERROR) " test.log | head -n 40 || true
+  grep -hE "^(FAILED|ERROR) " log/latest_test/*/stdout_stderr.log | head -n 40 || true
   colcon test-result --verbose > verbose.txt 2>&1 || true
   head -c 20000 verbose.txt
   echo "colcon test: failures under real ROS 2 Humble"

@@ -300,17 +300,7 @@ def direct_program(
     model: RobotModel, *, base: bool = True, friction: bool = False
 ) -> tuple[DirectDynamicsProgram, int]:
     """The recorded direct model with the model's standard or (embedded) base parameters."""
-    from ..dynamics.base_parameters import base_parameters
-    from ..dynamics.regressor import standard_parameters
+    from .generated import counted_parameters
 
-    pi = standard_parameters(model)
-    n = pi.size
-    if base:
-        bp = base_parameters(model, friction=friction)
-        pi, n = bp.embedded(pi), bp.n_base
-    if not friction:
-        pi = pi.copy()
-        nb = model.nb
-        pi[10 * nb + 1 :: 3] = 0.0
-        pi[10 * nb + 2 :: 3] = 0.0
+    pi, n = counted_parameters(model, base=base, friction=friction)
     return build_direct_program(model, pi, friction=friction), n

@@ -170,9 +170,17 @@ def operation_counts(
     model: RobotModel, *, base: bool = True, friction: bool = True
 ) -> tuple[OpCount, int]:
     """Counts of the customised Newton-Euler model (no code written): (counts, n parameters)."""
+    from .newton_euler import build_cheapest
+
+    pi, n = counted_parameters(model, base=base, friction=friction)
+    return build_cheapest(model, pi, friction=friction).count(), n
+
+
+def counted_parameters(model: RobotModel, *, base: bool = True, friction: bool = True) -> tuple[Array, int]:
+    """The parameter vector a customised model is recorded with, and how many it has: the
+    standard parameters or the base ones embedded (Khalil 7.5.3), friction zeroed when off."""
     from ..dynamics.base_parameters import base_parameters
     from ..dynamics.regressor import standard_parameters
-    from .newton_euler import build_cheapest
 
     pi = standard_parameters(model)
     n = pi.size
@@ -184,7 +192,7 @@ def operation_counts(
         nb = model.nb
         pi[10 * nb + 1 :: 3] = 0.0
         pi[10 * nb + 2 :: 3] = 0.0
-    return build_cheapest(model, pi, friction=friction).count(), n
+    return pi, n
 
 
 def _say(progress: Progress | None, msg: str) -> None:
