@@ -11,8 +11,15 @@ __all__ = ["write_bytes_atomic"]
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes | str) -> Path:
     """Write ``data`` to ``path`` atomically (readers never see a half-written file)."""
+    from ..errors import InputError
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise InputError(f"cannot write {str(path)!r}: a folder of that name exists (remove it or choose another --out)")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError(f"cannot write {str(path)!r}: {str(path.parent)!r} exists and is not a folder") from None
     raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

@@ -34,6 +34,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import re
+
 import numpy as np
 
 from ..errors import ModelError
@@ -122,13 +124,24 @@ def _link_inertia(entry: dict[str, Any], where: str) -> tuple[float, np.ndarray,
     return mass, np.zeros(3) if com is None else com, _sym(np.zeros(6) if inertia is None else inertia)
 
 
+_NAME = re.compile(r"[A-Za-z0-9_.\-/]+")
+
+
+def _urdf_name(value: Any, where: str) -> str:
+    """A name the URDF written from the table can hold: letters, digits and ``_ . - /``."""
+    text = str(value)
+    if not _NAME.fullmatch(text):
+        raise ModelError(f"{where}: {text[:40]!r} is not a valid name (use letters, digits and _ . - /, not empty)")
+    return text
+
+
 def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]]:
     """Turn a parsed DH YAML document into (name, links, joints) specs."""
     convention = data.get("convention", "modified")
     if convention not in CONVENTIONS:
         raise ModelError(f"convention: {convention!r} is not valid. Valid conventions: {list(CONVENTIONS)}")
-    name = str(data.get("name", "robot"))
-    base = str(data.get("base_link", "base_link"))
+    name = _urdf_name(data.get("name", "robot"), "name")
+    base = _urdf_name(data.get("base_link", "base_link"), "base_link")
     entries = data.get("links")
     if not isinstance(entries, list) or not entries:
         raise ModelError("links: expected a non-empty list of DH rows")
@@ -145,8 +158,8 @@ def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]
         unknown = set(entry) - _LINK_KEYS
         if unknown:
             raise ModelError(f"{where}: unknown keys {sorted(unknown)}. Valid keys: {sorted(_LINK_KEYS)}")
-        lname = str(entry.get("name", f"link{k + 1}"))
-        jname = str(entry.get("joint", f"joint{k + 1}"))
+        lname = _urdf_name(entry.get("name", f"link{k + 1}"), f"{where}.name")
+        jname = _urdf_name(entry.get("joint", f"joint{k + 1}"), f"{where}.joint")
         jtype = entry.get("type", "revolute")
         if jtype not in ("revolute", "continuous", "prismatic"):
             raise ModelError(f"{where}.type: {jtype!r} is not valid. Valid types: ['revolute', 'continuous', 'prismatic']")
@@ -168,6 +181,10 @@ def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]
         limits = entry.get("limits") or {}
         if not isinstance(limits, dict):
             raise ModelError(f"{where}.limits: expected a mapping of lower, upper, velocity, effort")
+        unknown_limits = set(limits) - {"lower", "upper", "velocity", "effort"}
+        if unknown_limits:
+            raise ModelError(f"{where}.limits: unknown keys {sorted(unknown_limits)}. Valid keys: "
+                             "['effort', 'lower', 'upper', 'velocity']")
         for key, attr in (("lower", "lower"), ("upper", "upper"), ("velocity", "velocity"), ("effort", "effort")):
             if key in limits:
                 setattr(spec, attr, _num(limits, key, f"{where}.limits"))
@@ -185,7 +202,7 @@ def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]
         xyz = _vec(tool, "xyz", 3, "tool")
         rpy = _vec(tool, "rpy", 3, "tool")
         T_tool = flange @ origin_matrix(np.zeros(3) if xyz is None else xyz, np.zeros(3) if rpy is None else rpy)
-        tname = str(tool.get("name", "tool0"))
+        tname = _urdf_name(tool.get("name", "tool0"), "tool.name")
         links.append(LinkSpec(tname))
         joints.append(JointSpec(f"{tname}_joint", "fixed", prev, tname, T_tool))
     elif convention == "standard":

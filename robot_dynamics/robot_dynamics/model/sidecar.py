@@ -50,7 +50,12 @@ def read_yaml(source: str | os.PathLike[str] | dict[str, Any], what: str = "YAML
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        raise ModelError(f"Malformed {what} {path.name!r}: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ModelError(f"Malformed {what} {path.name!r},{where}: {problem}") from None
+    except UnicodeDecodeError:
+        raise ModelError(f"{what} {path.name!r} is not UTF-8 text") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -136,7 +136,14 @@ class PolynomialSpline(_Segmented):
             M[r, 0 : p + 1] = self._row(0.0, d, p)
             M[r + 1, (m - 1) * (p + 1) :] = self._row(h[-1], d, p)
             r += 2
-        sol = np.linalg.solve(M, rhs)
+        try:
+            with np.errstate(all="ignore"):
+                sol = np.linalg.solve(M, rhs)
+        except np.linalg.LinAlgError:
+            sol = np.full(M.shape[:1] + rhs.shape[1:], np.nan)
+        if not np.all(np.isfinite(sol)):
+            raise InputError("spline: the segment durations are too extreme to solve for the coefficients "
+                             f"(durations from {float(np.min(h)):.3g} to {float(np.max(h)):.3g} s); give finite, moderate limits")
         return np.asarray(sol, dtype=float).reshape(m, p + 1, -1)
 
     def _evaluate(self, t: Array) -> tuple[Array, Array, Array]:
