@@ -151,3 +151,14 @@ def test_the_end_effector_is_the_tip_of_the_longest_chain_and_the_cli_takes_a_fr
     assert main(["trajectory", "--cartesian", "0.05,0,0", "--start", "0,0,0,0,0,0", "--out", out]) == 2
     err = capsys.readouterr().err.strip()
     assert "singular" in err and "--start 0.4," in err and len(err.splitlines()) == 1
+
+
+def test_zero_effort_limits_are_named_in_one_short_line(capsys, tmp_path):
+    """romeo's hands have <limit effort="0">: simulate says which joints, not 33 numbers."""
+    from robot_dynamics.cli import main
+
+    romeo = ROBOTS / "romeo_description/urdf/romeo.urdf"
+    assert main(["simulate", "--urdf", str(romeo), "--no-plot", "--no-bag", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and len(err) < 300
+    assert "['LHand', 'RHand']" in err

@@ -350,13 +350,19 @@ def all_finite(x: Array) -> bool:
 
 
 def _limit_vector(value: ArrayLike, model: RobotModel, what: str) -> Array:
-    limit = np.asarray(value, dtype=float)
+    from .._batch import real_array
+
+    limit = real_array(value, what, "positive limits")
     if limit.ndim == 0:
         limit = np.full(model.nq, float(limit))
-    if limit.shape != (model.nq,) or np.any(np.isnan(limit)) or np.any(limit <= 0):
+    if limit.shape != (model.nq,):
+        raise InputError(f"{what}: expected a positive scalar or {model.nq} values, got shape {limit.shape}")
+    bad = np.isnan(limit) | (limit <= 0)
+    if np.any(bad):
+        joints = [model.joint_names[i] for i in np.flatnonzero(bad)]
         raise InputError(
-            f"{what}: expected a positive scalar or {model.nq} positive values (inf = unlimited) "
-            f"ordered as {list(model.joint_names)}, got {np.asarray(value).tolist()}"
+            f"{what}: joints {joints} have a limit of {sorted(set(limit[bad].tolist()))} (expected > 0; inf = "
+            "unlimited): give them a positive <limit effort> in the URDF or the joint-properties YAML"
         )
     return limit
 
