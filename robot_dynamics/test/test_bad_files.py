@@ -61,3 +61,39 @@ def test_splines_with_extreme_limits_are_refused_not_singular():
 
     with pytest.raises(InputError, match="too extreme"):
         spline_through("cubic_spline", [[0, 0], [1, 1], [2, 0]], 1e-300, 1e300)
+
+
+def test_a_recording_never_replaces_what_is_not_a_recording_and_stale_writes_are_cleaned(tmp_path):
+    import os
+    import time
+
+    from robot_dynamics.control import ComputedTorque
+    from robot_dynamics.io import write_rosbag
+    from robot_dynamics.simulation import simulate
+
+    m = rd.load_robot("planar2")
+    res = simulate(m, ComputedTorque(m, omega=20.0), [0.2, 0.1], duration=0.05, progress=False)
+    (tmp_path / "as_file").write_text("mine")
+    with pytest.raises(InputError, match="a file of that name exists"):
+        write_rosbag(res, m, tmp_path / "as_file")
+    assert (tmp_path / "as_file").read_text() == "mine"
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep")
+    with pytest.raises(InputError, match="not a rosbag2 recording"):
+        write_rosbag(res, m, tmp_path / "mine")
+    stale = tmp_path / ".run.abcd1234"
+    stale.mkdir()
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    write_rosbag(res, m, tmp_path / "run")
+    write_rosbag(res, m, tmp_path / "run")  # an earlier recording is replaced
+    assert (tmp_path / "run" / "metadata.yaml").is_file() and not stale.exists()
+
+
+def test_nan_in_a_transmission_is_refused():
+    text = rd.load_robot("puma560").description.replace("</robot>", (
+        '<transmission name="t1"><type>transmission_interface/SimpleTransmission</type>'
+        '<joint name="joint1"><hardwareInterface>EffortJointInterface</hardwareInterface></joint>'
+        '<actuator name="m1"><mechanicalReduction>nan</mechanicalReduction></actuator></transmission></robot>'))
+    with pytest.raises(ModelError, match="(?i)nan|finite|reduction"):
+        rd.load_urdf(text, drivetrain={"transmissions": {"m1": {"inertia": 2e-5}}})

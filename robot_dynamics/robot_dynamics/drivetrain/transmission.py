@@ -58,9 +58,12 @@ def _float_child(elem: ET.Element, tags: tuple[str, ...], default: float, where:
         child = elem.find(tag)
         if child is not None and child.text is not None:
             try:
-                return float(child.text.strip())
+                value = float(child.text.strip())
             except ValueError:
                 raise ModelError(f"{where} <{tag}>: expected a number, got {child.text!r}") from None
+            if not np.isfinite(value) or value == 0.0 or abs(value) > 1e6:
+                raise ModelError(f"{where} <{tag}>: expected a finite, non-zero reduction up to 1e6, got {child.text.strip()!r}")
+            return value
     return default
 
 

@@ -103,8 +103,27 @@ def rotation_to_quaternion(R: Array) -> Array:
     return q.reshape(shape + (4,))
 
 
+def _check_target(final: Path) -> None:
+    """Refuse to replace anything but an earlier rosbag2 folder; clean stale partial writes.
+
+    A write stopped by SIGKILL leaves its ``.<name>.XXXX`` temporary folder behind: those older
+    than ten minutes are removed here, on the next write to the same place.
+    """
+    if final.exists() and not final.is_dir():
+        raise InputError(f"cannot write the recording {str(final)!r}: a file of that name exists (remove it or choose another name)")
+    if final.is_dir() and any(final.iterdir()) and not (final / "metadata.yaml").is_file():
+        raise InputError(f"cannot write the recording {str(final)!r}: a folder of that name exists and is not a rosbag2 recording")
+    now = time.time()
+    for stale in final.parent.glob(f".{final.name}.*"):
+        try:
+            if stale.is_dir() and now - stale.stat().st_mtime > 600:
+                shutil.rmtree(stale, ignore_errors=True)
+        except OSError:
+            pass
+
+
 def _replace_dir(tmp: Path, final: Path) -> None:
-    """Move a finished bag folder into place; an existing folder is replaced."""
+    """Move a finished bag folder into place; an existing recording is replaced."""
     if final.exists():
         trash = final.with_name(f".{final.name}.old-{os.getpid()}")
         os.replace(final, trash)
@@ -205,6 +224,7 @@ def write_rosbag(
 
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
+    _check_target(final)
     tmp_root = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
     tmp = tmp_root / final.name
     try:
