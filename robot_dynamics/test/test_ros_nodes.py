@@ -222,3 +222,32 @@ def test_trajectory_node_executes_a_whole_joint_trajectory(ros):
     assert len(plans[-1].points) >= 20
     refs.clear()
     assert _spin_until(executor, lambda: any(abs(r.points[0].positions[1]) > 0.25 for r in refs), 5.0)
+
+
+def test_a_motion_begins_when_its_planning_ends(ros):
+    """Planning time (the torque scaling, a cold kernel) is not skipped: the first reference of
+    a goal is the start of the motion, not a point already along it (a jump that saturates)."""
+    from trajectory_msgs.msg import JointTrajectory
+
+    executor, _ = ros
+    node = _add(ros, TrajectoryNode(parameter_overrides=[Parameter("robot", value="planar2")]))
+    plan = node.streamer.plan
+
+    def slow_plan(*args, **kwargs):
+        time.sleep(0.4)
+        return plan(*args, **kwargs)
+
+    node.streamer.plan = slow_plan
+    probe = _add(ros, rclpy.create_node("probe"))
+    states = probe.create_publisher(JointState, "/joint_states", 10)
+    goals = probe.create_publisher(JointState, "/trajectory/goal", 10)
+    refs = []
+    probe.create_subscription(JointTrajectory, "/trajectory/reference", refs.append, 10)
+    state = JointState(name=["shoulder", "elbow"], position=[0.0, 0.0])
+    assert _spin_until(executor, lambda: (states.publish(state), goals.get_subscription_count() > 0)[1], 5.0)
+    goals.publish(JointState(name=["shoulder", "elbow"], position=[0.6, -0.4]))
+    assert _spin_until(executor, lambda: bool(refs), 5.0)
+    first = refs[0].points[0]
+    t = first.time_from_start.sec + 1e-9 * first.time_from_start.nanosec
+    assert t < 0.1, f"the first reference is {t:.3f} s into the motion"
+    np.testing.assert_allclose(first.positions, [0.0, 0.0], atol=1e-3)

@@ -34,9 +34,11 @@ class ControllerNode(Node):
         super().__init__("controller", **kwargs)
         p = declare_parameters(self, "controller")
         model = load_model_from_parameters(p)
+        # friction_velocity is a computed-torque option (the other laws compensate no friction)
+        options = {"friction_velocity": p["friction_velocity"]} if p["controller"] == "computed_torque" else {}
         controller = build_controller(
             model, p["controller"], kp=p["gains.kp"], kd=p["gains.kd"], ki=p["gains.ki"],
-            omega=p["gains.omega"], frame=p["frame"] or None,
+            omega=p["gains.omega"], frame=p["frame"] or None, **options,
         )
         self.loop = ControlLoop(model, controller, p["joints"], state_timeout=p["state_timeout"],
                                 hold_on_start=p["hold_on_start"], command_space=p["command_space"])

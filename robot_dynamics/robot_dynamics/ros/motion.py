@@ -194,6 +194,16 @@ class TrajectoryStreamer:
         """Stream ``trajectory`` from time ``now`` [s] on."""
         self.active = _Active(trajectory, float(now))
 
+    def restart_at(self, now: float) -> None:
+        """The active motion begins at ``now`` [s] instead of when its request arrived.
+
+        A node calls it once planning is done: planning (the torque scaling, a first kernel
+        call) can take a sizeable fraction of a second, and a motion stamped at its request would
+        begin with the reference already that far along it, a jump that saturates the drives.
+        """
+        if self.active is not None:
+            self.active = _Active(self.active.trajectory, float(now))
+
     def sampled(self, trajectory: Trajectory, period: float = 0.0) -> tuple[Array, Array, Array, Array]:
         """(t, q, qd, qdd) at the sample period (the rows of a JointTrajectory)."""
         return sample_table(trajectory, rate=1.0 / (period if period > 0 else self.sample_period))

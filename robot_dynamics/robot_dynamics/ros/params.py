@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..control.by_name import CONTROLLERS  # the controller names, the builder's own list
+from ..control.computed_torque import FRICTION_VELOCITY
 from ..errors import InputError
 from ..trajectory import PROFILES as _PROFILES
 
@@ -115,6 +116,9 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
                   "default)"),
         ParamSpec("gains.kd", "double_array", None, "Derivative gains per joint (empty: default)"),
         ParamSpec("gains.ki", "double_array", None, "Integral gains per joint (empty: default)"),
+        ParamSpec("friction_velocity", "string", "desired", "computed_torque's friction compensation at the "
+                  "desired velocity (feed-forward; holds still at rest) or the measured one (Khalil [9.22]; "
+                  "its sign chatters at rest and the arm creeps in stick-slip)", choices=FRICTION_VELOCITY),
         ParamSpec("rate", "double", 500.0, "Control rate [Hz]", minimum=1.0, maximum=10000.0),
         ParamSpec("joints", "string_array", None,
                   "Joint order of the command, as the 'joints' parameter of the effort forward-command "

@@ -65,6 +65,7 @@ class TrajectoryNode(Node):
         if traj is not None:
             self.get_logger().info(status)
             self._publish_plan()
+            self.streamer.restart_at(seconds(self))
         elif status.startswith("initial goal rejected"):
             self.get_logger().error(status)
 
@@ -86,6 +87,7 @@ class TrajectoryNode(Node):
             return
         self.get_logger().info(status)
         self._publish_plan()
+        self.streamer.restart_at(seconds(self))
 
     def _on_execute(self, msg: JointTrajectory) -> None:
         traj, status = self.streamer.handle_execute(msg, seconds(self))
@@ -94,6 +96,7 @@ class TrajectoryNode(Node):
             return
         self.get_logger().info(status)
         self._publish_plan()
+        self.streamer.restart_at(seconds(self))
 
     def _plan(self, request: PlanTrajectory.Request, response: PlanTrajectory.Response) -> PlanTrajectory.Response:
         now = seconds(self)
@@ -102,6 +105,7 @@ class TrajectoryNode(Node):
             response.trajectory.header.stamp = self.get_clock().now().to_msg()
             if request.execute:
                 self.trajectory_pub.publish(response.trajectory)
+                self.streamer.restart_at(seconds(self))
         return response
 
     def _publish_reference(self) -> None:
