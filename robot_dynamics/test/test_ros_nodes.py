@@ -251,3 +251,36 @@ def test_a_motion_begins_when_its_planning_ends(ros):
     t = first.time_from_start.sec + 1e-9 * first.time_from_start.nanosec
     assert t < 0.1, f"the first reference is {t:.3f} s into the motion"
     np.testing.assert_allclose(first.positions, [0.0, 0.0], atol=1e-3)
+
+
+def test_a_callback_cut_short_by_shutdown_is_a_clean_stop():
+    """launch's SIGINT shuts the context down while a timer callback may be running; its
+    publish then raises RCLError ("publisher's context is invalid"). The node exits 0, as
+    sim.launch.py's shutdown expects, instead of dying with a traceback and exit code 1."""
+    from rclpy.node import Node
+
+    from robot_dynamics.ros.node_common import run
+
+    class Publisher(Node):
+        def __init__(self):
+            super().__init__("cut_short")
+            self.pub = self.create_publisher(Float64MultiArray, "/cut_short", 10)
+            self.create_timer(0.01, self._tick)
+
+        def _tick(self):
+            import threading
+
+            # what rclpy's SIGINT handler does from its own thread while a callback runs: the
+            # context is shut down under it, and the callback's next publish fails
+            threading.Thread(target=rclpy.shutdown, daemon=True).start()
+            time.sleep(0.3)
+            self.pub.publish(Float64MultiArray(data=[1.0]))
+
+    assert run(Publisher, []) == 0
+
+    class Broken(Publisher):
+        def _tick(self):
+            raise RuntimeError("a real defect")
+
+    with pytest.raises(RuntimeError, match="a real defect"):  # still a crash while ROS runs
+        run(Broken, [])

@@ -97,6 +97,11 @@ def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
     except RobotDynamicsError as exc:
         print(f"robot_dynamics: {exc}", file=sys.stderr)
         code = 1
+    except Exception:
+        # Ctrl-C (or launch's SIGINT) shuts the context down while a callback may be running;
+        # its next publish then fails with "publisher's context is invalid". That is a stop.
+        if node is None or node.context.ok():
+            raise
     finally:
         if node is not None:
             node.destroy_node()
