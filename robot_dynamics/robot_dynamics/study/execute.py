@@ -191,7 +191,9 @@ def _run_dask(scheduler: str, workers: int, data: dict[str, Any], chunks: list[A
     try:
         scattered = client.scatter(data, broadcast=True)
         futures = {client.submit(run_chunk, scattered, chunks[k], key=f"study-chunk-{k}-{id(data)}", retries=2): k for k in todo}
-        for fut in as_completed(futures):
+        # as_completed waits on the default client's loop unless told; with another client in
+        # the process (a notebook's, a test's) a rerun task's event would be awaited on two loops
+        for fut in as_completed(futures, loop=client.loop):
             rows, seconds = fut.result()
             if take(futures[fut], rows, seconds):
                 for f in futures:
