@@ -49,11 +49,11 @@ def aba(
     """
     if gravity is None and not f_ext:
         try:
-            km = model.__dict__["_kernel_model"]
+            km = model._kernel_model  # type: ignore[attr-defined]  # set by kernels.kernel_model
             out = _empty(km.nq)
-            if _one(km.buffer, q, qd, tau, out, friction) == 0:
+            if not _one(km.buffer, q, qd, tau, out, km.work_friction if friction else km.work):
                 return out
-        except (KeyError, TypeError, ValueError):  # not float64 vectors: the checked path below
+        except (AttributeError, TypeError, ValueError):  # no kernel model yet, or not float64 vectors
             pass
     (qf, qdf, tauf), batch = joint_inputs(model, q=q, qd=qd, tau=tau)
     g = gravity_vector(model, gravity)

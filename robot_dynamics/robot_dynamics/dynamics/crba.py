@@ -26,11 +26,11 @@ def crba(model: RobotModel, q: ArrayLike) -> Array:
     eq. 18) on top of the virtual links' M_v.
     """
     try:
-        km = model.__dict__["_kernel_model"]
+        km = model._kernel_model  # type: ignore[attr-defined]  # set by kernels.kernel_model
         H = _empty((km.nq, km.nq))
-        if _one(km.buffer, q, H) == 0:
+        if not _one(km.buffer, q, H, km.work):
             return H
-    except (KeyError, TypeError, ValueError):  # not float64 vectors: the checked path below
+    except (AttributeError, TypeError, ValueError):  # no kernel model yet, or not float64 vectors
         pass
     (qf,), batch = joint_inputs(model, q=q)
     n = qf.shape[0]

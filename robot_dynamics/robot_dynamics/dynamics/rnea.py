@@ -53,11 +53,11 @@ def rnea(
         # One state of float64 vectors: straight into the kernel (its dispatch refuses anything
         # else with a TypeError, and a bad size or value comes back as a status).
         try:
-            km = model.__dict__["_kernel_model"]
+            km = model._kernel_model  # type: ignore[attr-defined]  # set by kernels.kernel_model
             out = _empty(km.nq)
-            if _one(km.buffer, q, qd, qdd, out, friction) == 0:
+            if not _one(km.buffer, q, qd, qdd, out, km.work_friction if friction else km.work):
                 return out
-        except (KeyError, TypeError, ValueError):  # not float64 vectors: the checked path below
+        except (AttributeError, TypeError, ValueError):  # no kernel model yet, or not float64 vectors
             pass
     return _general(model, q, qd, qdd, gravity, f_ext, friction)
 
@@ -101,5 +101,5 @@ def bias_torques(
     model: RobotModel, q: ArrayLike, qd: ArrayLike, gravity: ArrayLike | None = None, *, friction: bool = True
 ) -> Array:
     """Everything but the inertial term: ``C(q, qd) qd + Q(q) (+ friction)``, shape (..., nq)."""
-    qa = np.asarray(q, dtype=float)
+    qa = real_array(q, "q", f"numbers of shape (..., {model.nq})")
     return rnea(model, qa, qd, np.zeros(qa.shape), gravity=gravity, friction=friction)

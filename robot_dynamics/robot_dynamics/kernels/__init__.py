@@ -37,7 +37,8 @@ def compiled() -> ModuleType:
 
 
 def one_state(name: str) -> Any:
-    """A one-state entry point locked to float64 C-contiguous vectors (and a C matrix for crba).
+    """A one-state entry point locked to float64 C-contiguous vectors (and a C matrix for crba);
+    the last argument is the model's workspace (KernelModel.work or work_friction).
 
     Compiled (or loaded from the cache) on the first call; any other argument type then fails
     its dispatch with a TypeError instead of compiling a new specialisation.
@@ -48,7 +49,7 @@ def one_state(name: str) -> Any:
     if fn.signatures:
         return fn
     vec = types.Array(types.float64, 1, "C")
-    sig = (vec, vec, types.Array(types.float64, 2, "C")) if name == "crba_one" else (vec,) * 5 + (types.boolean,)
+    sig = (vec, vec, types.Array(types.float64, 2, "C"), vec) if name == "crba_one" else (vec,) * 6
     fn.compile(sig)
     fn.disable_compile()
     return fn
@@ -56,6 +57,8 @@ def one_state(name: str) -> Any:
 
 def chunks(n: int) -> int:
     """How many chunks a batch of n states is cut into for the parallel kernels (4 per thread)."""
+    if n <= 1:
+        return 1  # one state: no thread count to ask for (that alone costs a microsecond)
     from numba import get_num_threads
 
     return max(1, min(n, 4 * get_num_threads()))

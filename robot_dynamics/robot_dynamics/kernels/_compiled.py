@@ -63,6 +63,7 @@ from .layout import (
     S_CARRIER,
     S_INERTIA,
     SECONDARY,
+    W_FRICTION,
 )
 
 OK = 0
@@ -100,6 +101,13 @@ def aba_work(nb, nq):
 @_inline
 def kinematics_work(nb, nq):
     return 42 * nb + 12 + nq
+
+
+@_jit
+def one_state_work(nb, nq):
+    """Floats of a model's one-state workspace (KernelModel.work): the friction slot, the
+    largest algorithm's scratch (aba's holds rnea's and crba's) and a joint-space matrix."""
+    return 1 + aba_work(nb, nq) + nq * nq
 
 
 # -- the flat model ---------------------------------------------------------------------------------
@@ -989,42 +997,44 @@ def _check_state(m, a, b, c, out):
     return OK
 
 
+# w is the model's workspace (KernelModel.work or work_friction): w[W_FRICTION] says whether
+# friction is on, the rest is scratch; nothing is allocated per call but the caller's result.
 @_jit
-def rnea_one(m, q, qd, qdd, out, friction):
+def rnea_one(m, q, qd, qdd, out, w):
     """tau of one state with the model's gravity, no external wrench. Returns a status."""
     st = _check_state(m, q, qd, qdd, out)
     if st != OK:
         return st
-    w = np.empty(rnea_work(int(m[H_NB])))
     g = H_GRAVITY
-    return _rnea(m, q, qd, qdd, m[g], m[g + 1], m[g + 2], _NO_WRENCH, friction, 0.0, out, w, 0)
+    friction = w[W_FRICTION] != 0.0
+    return _rnea(m, q, qd, qdd, m[g], m[g + 1], m[g + 2], _NO_WRENCH, friction, 0.0, out, w, 1)
 
 
 @_jit
-def aba_one(m, q, qd, tau, out, friction):
+def aba_one(m, q, qd, tau, out, w):
     """qdd of one state with the model's gravity, no external wrench. Returns a status."""
     st = _check_state(m, q, qd, tau, out)
     if st != OK:
         return st
     nb, nq = int(m[H_NB]), int(m[H_NQ])
-    w = np.empty(aba_work(nb, nq))
     g = H_GRAVITY
+    friction = w[W_FRICTION] != 0.0
     if m[H_MIMIC] != 0.0 or m[H_COUPLED] != 0.0:
-        H = np.empty((nq, nq))
-        return aba_coupled_state(m, q, qd, tau, m[g], m[g + 1], m[g + 2], _NO_WRENCH, friction, 0.0, out, H, w)
-    return _aba(m, q, qd, tau, m[g], m[g + 1], m[g + 2], _NO_WRENCH, friction, 0.0, out, w, 0)
+        H = w[1 : 1 + nq * nq].reshape((nq, nq))
+        return aba_coupled_state(m, q, qd, tau, m[g], m[g + 1], m[g + 2], _NO_WRENCH, friction, 0.0, out, H,
+                                 w[1 + nq * nq :])
+    return _aba(m, q, qd, tau, m[g], m[g + 1], m[g + 2], _NO_WRENCH, friction, 0.0, out, w, 1)
 
 
 @_jit
-def crba_one(m, q, H):
+def crba_one(m, q, H, w):
     """A(q) of one state into H (nq, nq). Returns a status."""
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
+    nq = int(m[H_NQ])
     if q.shape[0] != nq or H.shape[0] != nq or H.shape[1] != nq:
         return BAD_SIZE
     if not _finite(q):
         return BAD_INPUT
-    w = np.empty(crba_work(nb, nq))
-    return _crba(m, q, H, w, 0)
+    return _crba(m, q, H, w, 1)
 
 
 # -- entry points: batches, parallel over samples -------------------------------------------------------

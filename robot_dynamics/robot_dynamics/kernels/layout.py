@@ -22,7 +22,7 @@ base) and its placement body_R_frame (3x3, row-major), body_p_frame (3).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from ..model.robot_model import RobotModel
 from ..spatial import skew
 
-__all__ = ["KernelModel", "kernel_model"]
+__all__ = ["KernelModel", "kernel_model", "W_FRICTION"]
 
 Array = NDArray[np.float64]
 
@@ -51,6 +51,8 @@ S_CARRIER, S_AXIS, S_INERTIA, S_B = 0, 1, 4, 8
 FRAME = 13
 F_BODY, F_R, F_P = 0, 1, 10
 
+W_FRICTION = 0  # the one-state workspace's first slot: friction on (1.0) or off (0.0); the rest is scratch
+
 
 @dataclass(frozen=True, eq=False)
 class KernelModel:
@@ -61,6 +63,12 @@ class KernelModel:
         nb, nq, nr: bodies, independent joints, secondary links.
         tree: True when the articulated-body recursion applies (no mimic joint, no coupled
             gear train); otherwise direct dynamics solves the joint-space equation.
+        work, work_friction: the one-state entry points' workspace (the data half), so that a
+            call allocates nothing but its result; slot ``W_FRICTION`` holds 0.0 in ``work`` and
+            1.0 in ``work_friction`` (which one is passed says whether friction is on, cheaper
+            than a flag argument). One per model suffices: the one-state kernels hold the GIL
+            (no ``nogil``), so two threads never run them at once; the parallel batches
+            allocate a workspace per chunk instead.
     """
 
     buffer: Array
@@ -68,6 +76,8 @@ class KernelModel:
     nq: int
     nr: int
     tree: bool
+    work: Array = field(default_factory=lambda: np.zeros(0))
+    work_friction: Array = field(default_factory=lambda: np.zeros(0))
 
 
 def kernel_model(model: RobotModel) -> KernelModel:
@@ -135,4 +145,9 @@ def _pack(model: RobotModel) -> KernelModel:
         buf[o + F_BODY] = model.frame_body[f]
         buf[o + F_R : o + F_R + 9] = T[:3, :3].ravel()
         buf[o + F_P : o + F_P + 3] = T[:3, 3]
-    return KernelModel(buf, nb, nq, nr, not (model.has_mimic or coupled))
+    from ._compiled import one_state_work  # numba is imported by the first dynamics call anyway
+
+    work = np.zeros(one_state_work(nb, nq))
+    work_friction = work.copy()
+    work_friction[W_FRICTION] = 1.0
+    return KernelModel(buf, nb, nq, nr, not (model.has_mimic or coupled), work, work_friction)
