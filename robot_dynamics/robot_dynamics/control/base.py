@@ -24,6 +24,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._batch import real_array
 from ..dynamics.rnea import rnea
 from ..errors import InputError, ModelError
 from ..model.robot_model import RobotModel
@@ -127,12 +128,7 @@ def gain_vector(value: ArrayLike, n: int, what: str, names: Sequence[str] | None
         InputError: wrong length, a matrix, NaN/inf, a negative value (or zero with
             ``allow_zero=False``); the message names the offending entries.
     """
-    if np.iscomplexobj(value):
-        raise InputError(f"{what}: expected real numbers, got complex values")
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"{what}: expected a number or {n} numbers, got {str(value)[:80]!r}") from None
+    arr = real_array(value, what, f"gains (a number or {n} numbers)")
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     if arr.shape != (n,):
@@ -350,8 +346,6 @@ def all_finite(x: Array) -> bool:
 
 
 def _limit_vector(value: ArrayLike, model: RobotModel, what: str) -> Array:
-    from .._batch import real_array
-
     limit = real_array(value, what, "positive limits")
     if limit.ndim == 0:
         limit = np.full(model.nq, float(limit))

@@ -251,26 +251,20 @@ def design_excitation(
             z = 0.95 * z
         return z0
 
-    def objective(u: Array) -> float:
-        if not np.any(u):
-            return float(evaluate(z0)[0])
-        return float(evaluate(into_limits(u))[0])
-
-    best_z, best_crit = z0, evaluate(z0)[0]
-    nit = 0
+    z, nit = z0, 0
     if maxiter > 0:
         # Optimise the shape of the motion; its size is always the largest the limits allow.
         # A (1+1) evolution strategy with the 1/5th success rule: the criterion is not smooth
         # (which limit binds changes along the way), where SLSQP on the raw coefficients jumps
         # far outside the limits and gradient methods stall.
-        u, f_u = z0, best_crit
+        u, f_u = z0, evaluate(z0)[0]  # u only ever moves to a better, feasible point
         sigma = 0.3
         spread = np.abs(z0).mean() + 1e-12
         for k in range(10 * int(maxiter)):
             cand = u + sigma * spread * rng.normal(size=u.size)
             zc = into_limits(cand)
-            fc = float(evaluate(zc)[0])
-            if fc < f_u and np.all(evaluate(zc)[1] >= -1e-9):
+            fc, slack = evaluate(zc)
+            if fc < f_u and np.all(slack >= -1e-9):
                 u, f_u = zc, fc
                 sigma *= 1.5
             else:
@@ -280,9 +274,7 @@ def design_excitation(
                 nit += 1
                 if bar is not None:
                     bar.update(1)
-        if f_u < best_crit:
-            best_z, best_crit = u, f_u
-    z = best_z
+        z = u
     if bar is not None:
         bar.close()
     best = traj(z)

@@ -31,10 +31,10 @@ standard DH: ``T_{i-1,i} = Rot(z, theta_i) Trans(z, d_i) Trans(x, a_i) Rot(x, al
 
 from __future__ import annotations
 
+import math
 import os
-from typing import Any
-
 import re
+from typing import Any
 
 import numpy as np
 
@@ -89,11 +89,15 @@ def _vec(entry: dict[str, Any], key: str, n: int, where: str) -> np.ndarray | No
 
 def _num(entry: dict[str, Any], key: str, where: str, default: float = 0.0) -> float:
     v = entry.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(float(v) if abs(v) < 1e308 else np.inf):
+    try:
+        x = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+    except OverflowError:  # an integer beyond a double
+        x = math.inf
+    if not math.isfinite(x):
         raise ModelError(f"{where}.{key}: expected a finite number, got {str(v)[:40]}")
-    if abs(v) > 1e4 and key not in ("mass",):
-        raise ModelError(f"{where}.{key}: {float(v):g} is beyond 1e4 (m or rad), not a robot's dimension")
-    return float(v)
+    if abs(x) > 1e4 and key != "mass":
+        raise ModelError(f"{where}.{key}: {x:g} is beyond 1e4 (m or rad), not a robot's dimension")
+    return x
 
 
 def _sym(v: np.ndarray) -> np.ndarray:
