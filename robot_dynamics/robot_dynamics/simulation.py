@@ -41,6 +41,8 @@ Array = NDArray[np.float64]
 
 #: Fixed-step RK4, or the name of a scipy.integrate.solve_ivp method (adaptive step).
 INTEGRATORS = ("rk4", "RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
+MAX_TICKS = 5_000_000  # controller ticks of one run (its logs grow with ticks x joints)
+DIVERGED = 1e150  # a plant state this large has left any physical range: the run stops as diverged
 
 
 @dataclass(frozen=True)
@@ -294,8 +296,13 @@ def simulate(
             raise InputError(f"disturbance: expected {n} finite torques or a function of t, got {disturbance!r}")
         dist_f = lambda t: d_const  # noqa: E731
 
+    ticks = duration * control_rate
+    if not ticks <= MAX_TICKS:
+        raise InputError(
+            f"duration * control_rate: {ticks:.3g} ticks, more than {MAX_TICKS:,}; shorten the duration or lower the rate"
+        )
     dt = 1.0 / float(control_rate)
-    K = int(round(duration * control_rate)) + 1
+    K = int(round(ticks)) + 1
     t_grid = np.arange(K) * dt
 
     # References: vectorised when the trajectory allows it.
@@ -433,7 +440,7 @@ def simulate(
                 if not sol.success:
                     raise FloatingPointError(sol.message)
                 x = sol.y[:, -1].copy()
-            if not math.isfinite(x @ x):  # a non-finite or exploding state (|x| > 1e154)
+            if not max(map(abs, x.tolist())) < DIVERGED:  # NaN compares false too
                 raise FloatingPointError("non-finite plant state")
             q, qd = x[:n], x[n : 2 * n]
             if elastic:

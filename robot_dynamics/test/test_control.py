@@ -305,3 +305,30 @@ def test_one_controller_builder_for_the_command_line_and_the_node(puma):
     np.testing.assert_allclose(half.kd, pdg.kd)
     with pytest.raises(UnknownNameError, match="computed_torque"):
         build_controller(puma, "lqr")
+
+
+@pytest.mark.parametrize("name", ["pid", "pd_gravity", "computed_torque"])
+def test_a_huge_finite_measurement_gets_finite_efforts_without_numpy_warnings(name):
+    """q = 1e200 is finite: the controller answers (finite torques) and nothing leaks to stderr."""
+    import warnings
+
+    from robot_dynamics.control import build_controller
+
+    model = rd.load_robot("puma560")
+    ctrl = build_controller(model, name)
+    q0 = np.array([0.0, 0.5, -0.5, 0.0, 0.3, 0.0])
+    ctrl.update(0.0, q0, np.zeros(6), q0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = ctrl.update(0.001, np.array([1e200, 0, 0, 0, 0, 0.0]), np.zeros(6), q0)
+    assert [str(w.message) for w in caught] == []  # e.g. numpy's "overflow encountered in matmul"
+    assert np.all(np.isfinite(out.tau)) and np.all(np.isfinite(out.effort))
+
+
+def test_all_finite_is_exact_where_the_cheap_sum_overflows():
+    from robot_dynamics.control.base import all_finite
+
+    assert all_finite(np.array([1e308, 1e308, -1e308]))
+    assert all_finite(np.zeros(6))
+    assert not all_finite(np.array([0.0, np.nan, 1.0]))
+    assert not all_finite(np.array([np.inf, -np.inf]))

@@ -251,3 +251,12 @@ def test_task_pid_regulates_the_tool_position(planar2):
     err = np.linalg.norm(r.x_ref - r.x, axis=1)
     assert err[0] > 0.05 and err[-1] < 2e-4
     np.testing.assert_allclose(r.q[-1], [0.5, 0.7], atol=1e-3)  # the only nearby solution
+
+
+def test_a_run_too_long_to_log_is_refused_before_any_work(planar2):
+    ctrl = PDGravity(planar2, kp=100.0, kd=20.0)
+    goal = np.array([0.3, -0.2])
+    with pytest.raises(rd.InputError, match=r"duration \* control_rate: 1e\+12 ticks, more than 5,000,000"):
+        simulate(planar2, ctrl, goal, duration=1e9)
+    with pytest.raises(rd.InputError, match="more than 5,000,000"):
+        simulate(planar2, ctrl, goal, duration=1.0, control_rate=1e12)

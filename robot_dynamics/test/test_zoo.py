@@ -92,8 +92,8 @@ def test_real_description_loads_and_matches_pinocchio(path):
             continue  # a massless subtree: refused by name (test_kernels)
         tp = np.zeros(pm.nv)
         tp[idx] = tau
-        np.testing.assert_allclose(acc, pin.aba(pm, data, qp, vp, tp)[idx], rtol=1e-6, atol=1e-6 * max(1.0, float(np.abs(qdd).max())))
-        np.testing.assert_allclose(acc, qdd, rtol=1e-6, atol=1e-6 * max(1.0, float(np.abs(qdd).max())))
+        np.testing.assert_allclose(acc, pin.aba(pm, data, qp, vp, tp)[idx], rtol=1e-8, atol=1e-8 * max(1.0, float(np.abs(qdd).max())))
+        np.testing.assert_allclose(acc, qdd, rtol=1e-8, atol=1e-8 * max(1.0, float(np.abs(qdd).max())))
 
 
 def test_cad_round_off_is_accepted_and_strict_refuses_it():

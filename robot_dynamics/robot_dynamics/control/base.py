@@ -337,12 +337,15 @@ class ControllerBase(ABC):
 
 
 def all_finite(x: Array) -> bool:
-    """True when every value of the float vector x is finite.
+    """True when every value of the float vector x (n,) is finite.
 
-    A dot product is the cheap test (a few hundred ns against microseconds for np.isfinite on a
-    small vector); only when it overflows or is NaN is the exact element test run.
+    A sum of Python floats is the cheap test (a few hundred ns against microseconds for
+    np.isfinite on a small vector, and no numpy overflow warning for a huge finite value); only
+    when it is not finite (NaN, inf, or finite values that overflow the sum) are the values tested
+    one by one.
     """
-    return math.isfinite(x @ x) or bool(np.isfinite(x).all())
+    values = x.tolist()
+    return math.isfinite(sum(values)) or all(map(math.isfinite, values))
 
 
 def _limit_vector(value: ArrayLike, model: RobotModel, what: str) -> Array:
