@@ -34,7 +34,7 @@ ws=$(mktemp -d)
 trap '[ -n "${KEEP_WS:-}" ] || rm -rf "$ws"' EXIT; echo "workspace $ws"
 mkdir -p "$ws/src"
 cp -r "$repo/robot_dynamics" "$repo/robot_dynamics_interfaces" "$ws/src/"
-cp "$repo/README.md" "$ws/src/"  # the doc tests read it
+cp -r "$repo/README.md" "$repo/.github" "$ws/src/"  # the doc and manifest tests read them
 cd "$ws"
 colcon build --packages-up-to robot_dynamics --event-handlers console_cohesion- summary+ > build.log 2>&1 \
   || { cat build.log; exit 1; }

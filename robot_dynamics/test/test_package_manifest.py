@@ -1,0 +1,84 @@
+"""package.xml and setup.py declare every package the library imports, as rosdep and pip see them."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1]
+LIBRARY = PACKAGE / "robot_dynamics"
+
+# import name -> rosdep key in package.xml
+ROSDEP = {
+    "numpy": "python3-numpy",
+    "scipy": "python3-scipy",
+    "yaml": "python3-yaml",
+    "numba": "python3-numba",
+    "matplotlib": "python3-matplotlib",
+    "sympy": "python3-sympy",
+    "tqdm": "python3-tqdm",
+    "xacro": "xacro",
+    "rosbags": "python3-rosbags-pip",
+    "ament_index_python": "ament_index_python",
+    "rclpy": "rclpy",
+    "rcl_interfaces": "rcl_interfaces",
+    "std_msgs": "std_msgs",
+    "sensor_msgs": "sensor_msgs",
+    "trajectory_msgs": "trajectory_msgs",
+    "robot_dynamics_interfaces": "robot_dynamics_interfaces",
+    "pinocchio": "pinocchio",  # the optional comparison of `robot-dynamics bench`; a test_depend
+}
+# no rosdep key: installed with pip beside ROS (the README's install line and the workflow)
+PIP_ONLY = {"dask": "dask[distributed]", "pyarrow": "pyarrow"}
+# import name -> the distribution in setup.py's install_requires (the core, without ROS)
+PIP = {"numpy": "numpy", "scipy": "scipy", "yaml": "PyYAML", "numba": "numba", "matplotlib": "matplotlib",
+       "sympy": "sympy", "tqdm": "tqdm", "xacro": "xacro", "rosbags": "rosbags", **PIP_ONLY}
+
+
+def imported_packages() -> dict[str, set[str]]:
+    """Top-level non-standard-library imports of the library -> the files that import them."""
+    found: dict[str, set[str]] = {}
+    for path in LIBRARY.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top != "robot_dynamics":
+                    found.setdefault(top, set()).add(str(path.relative_to(LIBRARY)))
+    return found
+
+
+def test_every_import_has_a_rosdep_key_or_a_pip_line():
+    imports = imported_packages()
+    unknown = sorted(set(imports) - set(ROSDEP) - set(PIP_ONLY))
+    assert not unknown, f"imported but neither a rosdep key nor pip-only here: {unknown} ({[sorted(imports[u]) for u in unknown]})"
+    root = ET.parse(PACKAGE / "package.xml").getroot()
+    declared = {e.text for e in root if e.tag.endswith("depend")}
+    missing = sorted(ROSDEP[m] for m in imports if m in ROSDEP and ROSDEP[m] not in declared)
+    assert not missing, f"package.xml lacks {missing}"
+    tests_only = {e.text for e in root if e.tag == "test_depend"}
+    assert "pinocchio" in tests_only and "python3-hypothesis" in tests_only
+
+
+def test_the_pip_only_packages_are_installed_by_the_readme_and_the_workflow():
+    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    workflow = (PACKAGE.parent / ".github" / "workflows" / "ros.yml").read_text(encoding="utf-8")
+    for name, dist in PIP_ONLY.items():
+        assert name in imported_packages()
+        assert re.search(rf"pip install [^\n]*{re.escape(dist)}", readme), f"README: no pip line installs {dist}"
+        assert dist in workflow or f'"{dist}' in workflow, f"workflow: {dist} not installed"
+
+
+def test_setup_py_requires_what_the_core_imports():
+    setup = (PACKAGE / "setup.py").read_text(encoding="utf-8")
+    requires = setup[setup.index("install_requires") : setup.index("extras_require")]
+    for name in imported_packages():
+        if name in PIP:
+            assert f'"{PIP[name]}' in requires, f"setup.py install_requires lacks {PIP[name]} (imported as {name})"
