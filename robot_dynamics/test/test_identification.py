@@ -85,7 +85,7 @@ def test_validation_efforts_are_predicted_at_the_noise_floor(arm):
     ident = rms(est.predict(check.W))
     floor = rms(np.einsum("mjp,p->mj", check.W, standard_parameters(true)))
     nom = rms(np.einsum("mjp,p->mj", check.W, standard_parameters(nominal)))
-    assert np.all(ident <= 2.0 * floor), (ident, floor)  # measured: 1.0-1.5 (wrist joints the highest)
+    assert np.all(ident <= 2.0 * floor), (ident, floor)  # measured: 0.99-1.04 per joint (nominal 5.3-14.6x)
     assert np.all(nom >= 2.5 * ident), (nom, ident)
 
 
