@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -112,6 +113,60 @@ def urdf_target(fields: dict[str, str]) -> Any:
     m = rd.load_urdf(text)
     q = np.full(m.nq, 0.3)
     return rd.rnea(m, q, q, q), rd.aba(m, q, q, q), rd.crba(m, q)
+
+
+# -- 1b. real descriptions, mutated ------------------------------------------------------------
+
+def _real_descriptions() -> dict[str, str]:
+    """The bundled robots' URDF text, and a few of example-robot-data's when it is installed."""
+    import sysconfig
+    from pathlib import Path
+
+    from robot_dynamics.model.registry import robot_files
+
+    texts = {name: robot_files(name)[0].read_text(encoding="utf-8") for name in ("puma560", "iiwa14", "rx90")}
+    erd = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
+    for rel in ("ur_description/urdf/ur5_robot.urdf", "panda_description/urdf/panda.urdf",
+                "double_pendulum_description/urdf/double_pendulum.urdf"):
+        if (erd / rel).is_file():
+            texts[rel] = (erd / rel).read_text(encoding="utf-8")
+    return texts
+
+
+_REAL: dict[str, str] = {}
+_ATTRIBUTE = re.compile(r'(\w+)="([^"]*)"')
+_ELEMENT = re.compile(r"<(inertial|mass|inertia|origin|axis|limit|dynamics|mimic|joint|link|parent|child)\b[^>]*?/?>")
+
+real_urdf_inputs = st.tuples(
+    st.integers(0, 5),  # which description
+    st.sampled_from(["replace", "replace", "replace", "delete", "duplicate", "truncate"]),
+    st.integers(0, 10**6),  # where
+    st.one_of(ANY_SCALAR.map(_attr_text), st.sampled_from(["", "nan", "-1", "0", "1e309", "1 2", "a b c", "fixed",
+                                                           "prismatic", "floating", "base_link", "-0.0 0 0"])),
+)
+
+
+def real_urdf_target(args: tuple[int, str, int, str]) -> Any:
+    """A real URDF with one attribute value replaced, one element deleted or duplicated, or cut short."""
+    if not _REAL:
+        _REAL.update(_real_descriptions())
+    which, op, where, value = args
+    names = sorted(_REAL)
+    text = _REAL[names[which % len(names)]]
+    if op == "replace":
+        spots = list(_ATTRIBUTE.finditer(text))
+        m = spots[where % len(spots)]
+        clean = value.replace('"', "'").replace("<", "").replace("&", "")
+        text = text[: m.start(2)] + clean + text[m.end(2) :]
+    elif op in ("delete", "duplicate"):
+        spots = list(_ELEMENT.finditer(text))
+        m = spots[where % len(spots)]
+        text = text[: m.start()] + (m.group(0) * 2 if op == "duplicate" else "") + text[m.end() :]
+    else:
+        text = text[: where % len(text)]
+    model_ = rd.load_urdf(text)
+    q = np.full(model_.nq, 0.3)
+    return rd.rnea(model_, q, q, q), rd.aba(model_, q, q, q), rd.crba(model_, q)
 
 
 # -- 2. joint-properties / drive-train YAML ------------------------------------------------------
@@ -296,6 +351,7 @@ _CLI_OUT = "robot_dynamics_fuzz_out"
 #: name -> (strategy, target)
 TARGETS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "urdf": (urdf_inputs, urdf_target),
+    "real URDFs, mutated": (real_urdf_inputs, real_urdf_target),
     "drive-train YAML": (sidecar_inputs, sidecar_target),
     "DH YAML": (dh_inputs, dh_target),
     "dynamics functions": (dynamics_inputs, dynamics_target),

@@ -430,3 +430,14 @@ def test_time_scaling_and_tabulated_trajectory():
         np.testing.assert_allclose(x, y, atol=1e-12)
     with pytest.raises(InputError, match="increase"):
         tr.TabulatedTrajectory([0.0, 0.0], np.zeros((2, 1)), np.zeros((2, 1)), np.zeros((2, 1)))
+
+
+@pytest.mark.parametrize("profile, start, goal", [
+    ("quintic", [5.8612160935970664e16, 0.27], [0.27, 0.27]),
+    ("bang_bang", [1.77e-123, 1.77e-123], [1.77e-123, -2.56e238]),
+    ("cubic", [0.0], [1.0]),
+])
+def test_a_duration_too_short_for_finite_rates_is_refused(profile, start, goal):
+    """Found by bench/fuzz.py: a denormal duration gave infinite velocities, returned as a trajectory."""
+    with pytest.raises(InputError, match="too short for this motion"):
+        tr.plan(profile, start, goal, duration=5e-324)
