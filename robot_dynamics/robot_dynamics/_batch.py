@@ -50,10 +50,21 @@ def as_batch(
 def broadcast_batch(
     arrays: Sequence[tuple[NDArray[np.float64], tuple[int, ...]]],
 ) -> tuple[list[NDArray[np.float64]], tuple[int, ...]]:
-    """Broadcast several flattened (N_i, n_i) arrays with batch shapes to one common batch."""
+    """Broadcast several flattened (N_i, n_i) arrays with batch shapes to one common batch.
+
+    Every result is a :func:`kernel_array`.
+    """
     shape = np.broadcast_shapes(*(b for _, b in arrays))
     out = []
     for flat, b in arrays:
-        full = np.broadcast_to(flat.reshape(b + flat.shape[-1:]), shape + flat.shape[-1:])
-        out.append(np.ascontiguousarray(full).reshape(-1, flat.shape[-1]))
+        full = flat if b == shape else np.broadcast_to(flat.reshape(b + flat.shape[-1:]), shape + flat.shape[-1:])
+        out.append(kernel_array(full).reshape(-1, flat.shape[-1]))
     return out, shape
+
+
+def kernel_array(x: ArrayLike) -> NDArray[np.float64]:
+    """x as the compiled kernels are typed on it: float64, C-contiguous and writeable (copied
+    only when it is not already). A read-only array (np.broadcast_to's, or a caller's) would
+    compile a second specialisation of a kernel on its first use (seconds)."""
+    a = np.ascontiguousarray(x, dtype=np.float64)
+    return a if a.flags.writeable else a.copy()

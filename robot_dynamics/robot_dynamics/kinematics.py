@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from . import kernels
-from ._batch import as_batch
+from ._batch import as_batch, kernel_array
 from .errors import InputError, SingularityError
 from .model.robot_model import RobotModel
 from .spatial import log_so3
@@ -39,11 +39,11 @@ def _states(model: RobotModel, q: ArrayLike, qd: ArrayLike | None = None, *, nee
     if qd is None:
         if need_qd:
             raise InputError(f"qd: expected {model.nq} joint velocities, got None")
-        return np.ascontiguousarray(qf), None, b1
+        return kernel_array(qf), None, b1
     qdf, b2 = as_batch(qd, model.nq, "qd", model.joint_names)
     if b1 != b2:
         raise InputError(f"q and qd must have the same batch shape, got {b1} and {b2}")
-    return np.ascontiguousarray(qf), np.ascontiguousarray(qdf), b1
+    return kernel_array(qf), kernel_array(qdf), b1
 
 
 def spatial_motion(
@@ -65,7 +65,7 @@ def spatial_motion(
     r = np.empty((N, nb, 3))
     v = np.empty((N, nb + 1, 6))
     a = np.empty((N, nb + 1, 6))
-    c = [np.ascontiguousarray(x, dtype=float) for x in (q, qd, qdd, gravity)]
+    c = [kernel_array(x) for x in (q, qd, qdd, gravity)]
     kernels.compiled().motion_batch(kernels.kernel_model(model).buffer, *c, E, r, v, a, kernels.chunks(N))
     return E.reshape(N, nb, 3, 3), r, v[:, :nb], a[:, :nb]
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import robot_dynamics as rd
+from robot_dynamics import kernels
 from robot_dynamics.testing import random_tree_urdf
 
 
@@ -119,3 +120,25 @@ def test_parallel_batches_equal_one_state_calls_on_a_mimic_tree():
         np.testing.assert_allclose(rd.rnea(model, Q[k], QD[k], QDD[k]), tau[k], rtol=1e-13, atol=1e-12)
         np.testing.assert_allclose(rd.crba(model, Q[k]), M[k], rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(qdd, QDD, rtol=1e-8, atol=1e-8)
+
+
+def test_every_batch_kernel_keeps_one_specialisation_whatever_arrays_the_caller_passes():
+    """Read-only (np.broadcast_to's, or a caller's), broadcast, list and 1-D inputs all reach the
+    kernels as writeable C float64 arrays: a second specialisation would compile for seconds on
+    its first use (found by bench/fuzz.py as a 29 s aba call)."""
+    compiled = kernels.compiled()
+    for robot in ("puma560", "three_dof_geared"):
+        m = rd.load_robot(robot)
+        Q = np.random.default_rng(0).uniform(-1, 1, (2, m.nq))
+        Qr = Q.copy()
+        Qr.flags.writeable = False
+        for a, b, c in [(Q, Q, Q), (Q, Q[:1], Q), (Q[:1], Q, Qr), (Qr, Qr, Q), (Q[0], Q, Q), (Q.tolist(), Q, Q)]:
+            rd.rnea(m, a, b, c), rd.aba(m, a, b, c), rd.crba(m, a), rd.coriolis_matrix(m, a, b)
+            rd.rnea(m, a, b, c, gravity=(0.0, 0.0, -9.8)), rd.aba(m, a, b, c, gravity=np.array([0.0, 0.0, -9.8]))
+            rd.frame_pose(m, a), rd.jacobian(m, a)
+            if np.shape(a) == np.shape(b):
+                rd.jacobian_dot_qdot(m, a, b), rd.mechanical_energy(m, a, b)
+    several = {name: [str(s) for s in f.signatures] for name in dir(compiled)
+               if name.endswith("_batch") and len(getattr(compiled, name).signatures) > 1
+               for f in [getattr(compiled, name)]}
+    assert not several, several

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._batch import kernel_array
 from ..dynamics.rnea import rnea
 from ..errors import InputError
 from ..model.robot_model import RobotModel
@@ -111,7 +112,7 @@ def _batched(fn: Callable[..., Array], nq: int, q: ArrayLike, qd: ArrayLike, qdd
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
         raise InputError(f"q, qd, qdd: batch shapes {[a.shape for a in arrays]} do not broadcast") from None
-    flat = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1, nq) for a in arrays]
+    flat = [kernel_array(np.broadcast_to(a, shape)).reshape(-1, nq) for a in arrays]
     return np.asarray(fn(*flat)).reshape(shape)
 
 

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._batch import kernel_array
 from ..errors import InputError
 from ..model.robot_model import RobotModel
 from .emit import GENERATOR_VERSION, emit_module
@@ -160,7 +161,7 @@ class GeneratedModel:
         """Torques for a batch (N, nq) of states: compiled threads if available, else numpy."""
         if self.batch_soa is None:
             return self.numpy_batch(q, qd, qdd)
-        qT, qdT, qddT = (np.ascontiguousarray(np.asarray(x, dtype=float).T) for x in (q, qd, qdd))
+        qT, qdT, qddT = (kernel_array(np.asarray(x, dtype=float).T) for x in (q, qd, qdd))
         out = np.empty_like(qT)
         self.batch_soa(qT, qdT, qddT, out)
         return out.T

@@ -30,14 +30,14 @@ def joint_inputs(
 def gravity_vector(model: RobotModel, gravity: ArrayLike | None) -> Array:
     """The gravity vector to use, (3,) [m/s^2] in the base frame: ``model.gravity`` by default."""
     if gravity is None:
-        return np.ascontiguousarray(model.gravity, dtype=float)
+        return np.array(model.gravity, dtype=float)  # a writeable copy: the kernels' one array type
     try:
         g = np.asarray(gravity, dtype=float)
     except (TypeError, ValueError):
         g = np.zeros(0)
     if g.shape != (3,) or not np.all(np.isfinite(g)):
         raise InputError(f"gravity: expected 3 finite numbers [m/s^2] in the base frame, got {gravity!r}")
-    return np.ascontiguousarray(g)
+    return np.array(g)  # a writeable C copy, whatever the caller passed
 
 
 def joint_friction(model: RobotModel, qd: ArrayLike, *, smoothing: float = 0.0) -> Array:
