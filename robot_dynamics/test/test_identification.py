@@ -299,3 +299,48 @@ def test_static_friction_and_its_stribeck_decay_are_identified(arm, tmp_path):
         loaded = apply_sidecar(nominal, doc)
     np.testing.assert_allclose(loaded.stribeck, est.stribeck_speed)
     np.testing.assert_allclose(loaded.static_friction - loaded.coulomb, np.maximum(excess, 0.0))
+
+
+def _sqlite3_bag(path, names, t, q, tau):
+    """A rosbag2 folder in sqlite3 storage (the default before Iron) of JointState messages, written as
+    another driver would: its own joint order, an extra joint, no velocity field."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    store = get_typestore(Stores.ROS2_HUMBLE)
+    T = store.types
+    msgtype = "sensor_msgs/msg/JointState"
+    with Writer(path, version=8, storage_plugin=StoragePlugin.SQLITE3) as writer:
+        conn = writer.add_connection("/joint_states", msgtype, typestore=store)
+        for k, tk in enumerate(t):
+            ns = int(round(tk * 1e9))
+            msg = T[msgtype](
+                header=T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=ns // 10**9, nanosec=ns % 10**9), frame_id=""),
+                name=names, position=np.ascontiguousarray(q[k], dtype=float), velocity=np.zeros(0),
+                effort=np.ascontiguousarray(tau[k], dtype=float))
+            writer.write(conn, ns, store.serialize_cdr(msg, msgtype))
+    return path
+
+
+def test_sqlite3_bags_in_another_joint_order_are_matched_by_name_and_concatenated(arm, tmp_path):
+    from robot_dynamics.identification import concatenate
+
+    m = arm["nominal"]
+    rec = read_recording(arm["bag"], m)
+    n = 400
+    order = [5, 2, 0, 4, 1, 3]  # the driver's order, and a gripper the model does not have
+    names = [m.joint_names[i] for i in order] + ["gripper_finger"]
+    extra = np.full((n, 1), 0.01)
+    q_drv = np.hstack([rec.q[:n, order], extra])
+    tau_drv = np.hstack([rec.tau[:n, order], extra])
+    first = read_recording(_sqlite3_bag(tmp_path / "first", names, rec.t[:n], q_drv, tau_drv), m)
+    assert [f.suffix for f in sorted((tmp_path / "first").iterdir())] == [".db3", ".yaml"]
+    assert first.qd is None and first.n_samples == n
+    np.testing.assert_allclose(first.q, rec.q[:n], atol=1e-12)  # back in the model's order
+    np.testing.assert_allclose(first.tau, rec.tau[:n], atol=1e-12)
+    second = read_recording(_sqlite3_bag(tmp_path / "second", names, rec.t[n : 2 * n] + 30.0,
+                                         np.hstack([rec.q[n : 2 * n, order], extra]),
+                                         np.hstack([rec.tau[n : 2 * n, order], extra])), m)
+    both = concatenate([first, second])
+    assert both.n_samples == 2 * n and set(both.segment.tolist()) == {0, 1}
+    np.testing.assert_allclose(both.q, rec.q[: 2 * n], atol=1e-12)
