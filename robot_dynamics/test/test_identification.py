@@ -344,3 +344,22 @@ def test_sqlite3_bags_in_another_joint_order_are_matched_by_name_and_concatenate
     both = concatenate([first, second])
     assert both.n_samples == 2 * n and set(both.segment.tolist()) == {0, 1}
     np.testing.assert_allclose(both.q, rec.q[: 2 * n], atol=1e-12)
+
+
+def test_rows_near_a_saturated_effort_are_rejected(arm):
+    """A drive at its effort limit does not deliver tau = W pi: those rows (and the filters'
+    reach around them) are left out, and their number is reported."""
+    import dataclasses
+
+    m = arm["nominal"]
+    rec = read_recording(arm["bag"], m)
+    clean = prepare(m, rec)
+    assert clean.rejected_saturated == 0
+    tau = rec.tau.copy()
+    window = slice(3000, 3200)
+    tau[window, 1] = m.effort_limit[1]  # the shoulder held at its limit for 200 samples
+    sat = prepare(m, dataclasses.replace(rec, tau=tau), cutoff=clean.cutoff)
+    assert sat.rejected_saturated > 0
+    t0, t1 = rec.t[window.start], rec.t[window.stop - 1]
+    assert not np.any((sat.t >= t0) & (sat.t <= t1))  # no kept row inside the saturated stretch
+    assert len(sat.t) == len(clean.t) - sat.rejected_saturated
