@@ -142,3 +142,12 @@ def test_every_batch_kernel_keeps_one_specialisation_whatever_arrays_the_caller_
                if name.endswith("_batch") and len(getattr(compiled, name).signatures) > 1
                for f in [getattr(compiled, name)]}
     assert not several, several
+
+
+def test_openmp_threads_sleep_between_batches_unless_the_user_says_otherwise():
+    """Spinning pool threads would take the core from one-state calls (simulate, the nodes)."""
+    code = "import os, robot_dynamics; print(os.environ['OMP_WAIT_POLICY'])"
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.strip() == "PASSIVE"
+    env["OMP_WAIT_POLICY"] = "ACTIVE"
+    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.strip() == "ACTIVE"

@@ -11,6 +11,7 @@ validating path instead of triggering a compilation.
 
 from __future__ import annotations
 
+import os
 from types import ModuleType
 from typing import Any
 
@@ -24,6 +25,14 @@ from .layout import KernelModel, kernel_model
 __all__ = ["KernelModel", "kernel_model", "compiled", "one_state", "chunks", "check_status", "wrench_rows"]
 
 _MODULE: ModuleType | None = None
+
+# The parallel batches run on numba's OpenMP pool. GNU OpenMP's threads spin-wait after every
+# parallel region (GOMP_SPINCOUNT, 300,000 spins, milliseconds), and on a machine with as many
+# threads as cores they take the core from the thread that goes on with one-state calls: one
+# simulate() per study point ran 1.6x slower in a process that had made four batch calls per
+# point (31 ms against 19 ms, bench/bench_sweep.py). Sleeping threads cost a batch of 10,000
+# states under 10 %. Read by OpenMP when numba first loads it; a value the user set is kept.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def compiled() -> ModuleType:
