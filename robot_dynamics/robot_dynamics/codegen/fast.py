@@ -112,7 +112,7 @@ def _batched(fn: Callable[..., Array], nq: int, q: ArrayLike, qd: ArrayLike, qdd
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
         raise InputError(f"q, qd, qdd: batch shapes {[a.shape for a in arrays]} do not broadcast") from None
-    flat = [kernel_array(np.broadcast_to(a, shape)).reshape(-1, nq) for a in arrays]
+    flat = [kernel_array(a if a.shape == shape else np.broadcast_to(a, shape)).reshape(-1, nq) for a in arrays]
     return np.asarray(fn(*flat)).reshape(shape)
 
 
