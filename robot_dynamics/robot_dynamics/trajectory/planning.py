@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -89,7 +91,28 @@ def _stretch(duration: float | None, t_min: Array, moving: Array, profile: str) 
     return np.where(moving, duration / np.where(moving, t_min, 1.0), 1.0)
 
 
-def _plan(
+def _finite_rates(plan_law: Callable[..., PointToPoint]) -> Callable[..., PointToPoint]:
+    """plan() with its result checked: a duration too short for the displacement (5e-324 s)
+    gives infinite velocities, and that is refused, not returned."""
+
+    @functools.wraps(plan_law)
+    def checked(profile: str, *args: Any, **kwargs: Any) -> PointToPoint:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # the result is checked here
+            traj = plan_law(profile, *args, **kwargs)
+            v, a = traj.peak_velocity, traj.peak_acceleration
+        # the linear law's acceleration is infinite by design (velocity steps at both ends)
+        if not (np.all(np.isfinite(v)) and (profile == "linear" or np.all(np.isfinite(a)))):
+            raise InputError(
+                f"duration: {traj.duration:.3g} s is too short for this motion (its peak velocity or acceleration "
+                f"is not a finite number); give a longer duration or finite limits"
+            )
+        return traj
+
+    return checked
+
+
+@_finite_rates
+def plan(
     profile: str,
     q_start: ArrayLike,
     q_goal: ArrayLike,
@@ -101,7 +124,37 @@ def _plan(
     synchronize: bool = True,
     model: RobotModel | None = None,
 ) -> PointToPoint:
-    """plan() before its result is checked."""
+    """A rest-to-rest joint-space trajectory from ``q_start`` to ``q_goal``.
+
+    Without ``duration`` the trajectory takes the minimum time allowed by the limits (Khalil
+    Table 8.1, [8.14], [8.22], [8.33], [8.45]; double S for the jerk limit). With
+    ``synchronize`` (default) all joints start and stop together on homothetic profiles
+    ([8.23]-[8.34]); otherwise each joint moves in its own minimum time and then holds. With
+    ``duration`` the minimum-time law is stretched in time to last exactly ``duration``
+    (an error if shorter than the minimum); with a duration and no limits, a fixed shape is used.
+
+    Args:
+        profile: one of ``linear, cubic, quintic, bang_bang, trapezoidal,
+            continuous_acceleration, double_s``.
+        q_start, q_goal: (n,) [rad or m].
+        velocity_limit, acceleration_limit, jerk_limit: kv, ka, kj > 0, scalar or (n,)
+            [rad/s, rad/s^2, rad/s^3 or m/...]; inf for unlimited. Default: from ``model``
+            (:func:`model_limits`; kj = :data:`DEFAULT_JERK_PER_ACCELERATION` ka) when given,
+            else unlimited. The linear law ignores ka (its velocity steps), and only double_s
+            uses kj.
+        duration: total time [s], or None for the minimum time.
+        synchronize: one common law for every joint (True) or each joint alone.
+        model: robot whose limits are the defaults; n must equal model.nq, and the goal must
+            be inside its joint limits (the straight joint-space path then stays inside).
+
+    Returns:
+        A :class:`PointToPoint` trajectory (``duration``, ``sample(t)``, peaks). A zero
+        displacement gives a trajectory of duration 0.
+
+    Raises:
+        UnknownNameError: unknown profile. InputError: NaN, wrong lengths, limits <= 0, no
+        duration and no limit bounding the motion, or a duration below the minimum.
+    """
     _check_profile(profile)
     names = model.joint_names if model is not None else None
     qs = as_vector(q_start, model.nq if model is not None else None, "q_start", names)
@@ -181,62 +234,6 @@ def _plan(
     # time scaling by c: durations * c, jerk / c^3, peak velocity / c
     timing = DoubleSTiming(unit.Tj * c, unit.Ta * c, unit.Tv * c, unit.duration * c, unit.jerk / c**3, unit.v_peak / c)
     return DoubleSProfile(qs, qg, timing)
-
-
-def plan(
-    profile: str,
-    q_start: ArrayLike,
-    q_goal: ArrayLike,
-    velocity_limit: ArrayLike | None = None,
-    acceleration_limit: ArrayLike | None = None,
-    jerk_limit: ArrayLike | None = None,
-    duration: float | None = None,
-    *,
-    synchronize: bool = True,
-    model: RobotModel | None = None,
-) -> PointToPoint:
-    """A rest-to-rest joint-space trajectory from ``q_start`` to ``q_goal``.
-
-    Without ``duration`` the trajectory takes the minimum time allowed by the limits (Khalil
-    Table 8.1, [8.14], [8.22], [8.33], [8.45]; double S for the jerk limit). With
-    ``synchronize`` (default) all joints start and stop together on homothetic profiles
-    ([8.23]-[8.34]); otherwise each joint moves in its own minimum time and then holds. With
-    ``duration`` the minimum-time law is stretched in time to last exactly ``duration``
-    (an error if shorter than the minimum); with a duration and no limits, a fixed shape is used.
-
-    Args:
-        profile: one of ``linear, cubic, quintic, bang_bang, trapezoidal,
-            continuous_acceleration, double_s``.
-        q_start, q_goal: (n,) [rad or m].
-        velocity_limit, acceleration_limit, jerk_limit: kv, ka, kj > 0, scalar or (n,)
-            [rad/s, rad/s^2, rad/s^3 or m/...]; inf for unlimited. Default: from ``model``
-            (:func:`model_limits`; kj = :data:`DEFAULT_JERK_PER_ACCELERATION` ka) when given,
-            else unlimited. The linear law ignores ka (its velocity steps), and only double_s
-            uses kj.
-        duration: total time [s], or None for the minimum time.
-        synchronize: one common law for every joint (True) or each joint alone.
-        model: robot whose limits are the defaults; n must equal model.nq, and the goal must
-            be inside its joint limits (the straight joint-space path then stays inside).
-
-    Returns:
-        A :class:`PointToPoint` trajectory (``duration``, ``sample(t)``, peaks). A zero
-        displacement gives a trajectory of duration 0.
-
-    Raises:
-        UnknownNameError: unknown profile. InputError: NaN, wrong lengths, limits <= 0, no
-        duration and no limit bounding the motion, or a duration below the minimum.
-    """
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # the result is checked here
-        traj = _plan(profile, q_start, q_goal, velocity_limit, acceleration_limit, jerk_limit, duration,
-                     synchronize=synchronize, model=model)
-        v, a = traj.peak_velocity, traj.peak_acceleration
-    # the linear law's acceleration is infinite by design (velocity steps at both ends)
-    if not (np.all(np.isfinite(v)) and (profile == "linear" or np.all(np.isfinite(a)))):
-        raise InputError(
-            f"duration: {traj.duration:.3g} s is too short for this motion (its peak velocity or acceleration "
-            f"is not a finite number); give a longer duration or finite limits"
-        )
-    return traj
 
 
 def _unbounded_message(profile: str, what: str) -> str:
