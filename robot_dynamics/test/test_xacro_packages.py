@@ -120,3 +120,19 @@ def test_a_published_package_include_that_points_nowhere_is_one_line(monkeypatch
     # its macro file expands, and defines no link until the macro is called
     with pytest.raises(ModelError, match="no links"):
         rd.load_urdf(ROBOTS / "hector_description/robots/quadrotor_base.urdf.xacro", packages={"example-robot-data": share})
+
+
+def test_file_uris_in_includes_and_as_the_source(workspace, monkeypatch):
+    """``file:///abs/path`` (as ROS 2 launch files and some vendors write includes) is a path."""
+    monkeypatch.delenv("ROBOT_DYNAMICS_PACKAGE_PATH", raising=False)
+    desc = workspace / "acme_description_folder"
+    tool = workspace / "acme_tools_folder" / "urdf" / "tool.xacro"
+    text = (desc / "urdf" / "arm.urdf.xacro").read_text().replace(
+        "package://acme_tools/urdf/tool.xacro", f"file://{tool}")
+    (desc / "urdf" / "arm_file.urdf.xacro").write_text(text)
+    model = rd.load_urdf(f"file://{desc / 'urdf' / 'arm_file.urdf.xacro'}", packages={"acme_description": desc},
+                         xacro_args={"payload": "3.0"})
+    assert model.joint_names == ("shoulder", "elbow")
+    assert abs(_gravity_at_zero(model)[0]) == pytest.approx(9.81 * (2 * 0.25 + 1 * 0.75 + 3 * 1.0))
+    with pytest.raises(ModelError, match="not found"):
+        rd.load_urdf(f"file://{desc / 'urdf' / 'absent.urdf'}")
