@@ -169,3 +169,45 @@ def test_cli_bad_study_and_changed_study(tmp_path):
         run_study(changed, tmp_path, scheduler="inprocess", progress=False)
     assert run_study(changed, tmp_path, scheduler="inprocess", progress=False, restart=True).table.num_rows == 12
     assert read_results(tmp_path / "small").num_rows == 12
+
+
+def test_sweep_reports_the_summary_plots_and_failed_points_it_computed(tmp_path, capsys):
+    """What `robot-dynamics sweep` prints is the dataset's: per grid value the point count and the
+    means of its rows, the plots on disk, and the failed points with their reason."""
+    import json
+
+    import pyarrow as pa
+
+    from robot_dynamics.cli import main
+    from robot_dynamics.study import failures
+
+    study_file = tmp_path / "tiny.yaml"
+    study_file.write_text(
+        "name: tiny\nrobot: planar2\ncontroller: {type: computed_torque, omega: 15.0}\n"
+        "motion: {profile: quintic, duration: 0.5, settle: 0.1}\nsimulation: {control_rate: 100.0}\n"
+        "axes:\n  omega: {grid: [10.0, 40.0]}\n  payload: {link: tool0, grid: [0.0, 0.5]}\nsamples: 1\n", encoding="utf-8")
+    args = ["sweep", str(study_file), "--scheduler", "inprocess", "--out", str(tmp_path / "out")]
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["points"], data["computed"], data["reused"], data["failed"]) == (4, 4, 0, [])
+    table = read_results(data["dataset"]).to_pydict()
+    for row in data["summary"]:
+        sel = [i for i, v in enumerate(table[row["axis"]]) if f"{v:g}" == row["value"]]
+        assert row["points"] == row["ok"] == len(sel) == 2
+        assert row["mean rms_error"] == pytest.approx(np.mean([table["rms_error"][i] for i in sel]), rel=1e-12)
+        assert row["mean peak_torque"] == pytest.approx(np.mean([table["peak_torque"][i] for i in sel]), rel=1e-12)
+    assert [r["axis"] for r in data["summary"]] == ["omega", "omega", "payload", "payload"]
+    assert len(data["plots"]) == 3  # one per axis and the heat map of the two grid axes
+    for p in data["plots"]:
+        with open(p, "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    # the text form, read back from the finished dataset
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "study tiny: 4 points (0 computed, 4 reused) on inprocess" in text
+    assert "mean rms error" in text and "[9.28] predicted" in text and text.count("plot: ") == 3
+    # a failed point is listed with its parameters and reason
+    rows = pa.table({"point": [0, 1], "omega": [10.0, 40.0], "status": ["ok", "failed"],
+                     "message": ["", "SingularityError: joint 'j2' moves no inertia"]})
+    assert failures(rows, ["omega"]) == [
+        {"point": 1, "omega": 40.0, "status": "failed", "message": "SingularityError: joint 'j2' moves no inertia"}]
