@@ -151,3 +151,30 @@ def test_openmp_threads_sleep_between_batches_unless_the_user_says_otherwise():
     assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.strip() == "PASSIVE"
     env["OMP_WAIT_POLICY"] = "ACTIVE"
     assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.strip() == "ACTIVE"
+
+
+def test_small_batches_run_in_the_calling_thread_and_equal_the_parallel_ones():
+    model = rd.load_robot("iiwa14")
+    n = kernels.SERIAL_BELOW
+    assert kernels.chunks(n - 1) == 1 and kernels.chunks(n) > 1
+    rng = np.random.default_rng(5)
+    Q, QD, QDD = rng.uniform(-1, 1, (3, n, model.nq))
+    tau = rd.rnea(model, Q, QD, QDD)  # parallel chunks
+    np.testing.assert_array_equal(rd.rnea(model, Q[:-1], QD[:-1], QDD[:-1]), tau[:-1])  # one chunk, same numbers
+    np.testing.assert_array_equal(rd.aba(model, Q[:-1], QD[:-1], tau[:-1]), rd.aba(model, Q, QD, tau)[:-1])
+    np.testing.assert_array_equal(rd.crba(model, Q[:-1]), rd.crba(model, Q)[:-1])
+    np.testing.assert_array_equal(rd.jacobian(model, Q[:-1]), rd.jacobian(model, Q)[:-1])
+    np.testing.assert_array_equal(rd.mechanical_energy(model, Q[:-1], QD[:-1]), rd.mechanical_energy(model, Q, QD)[:-1])
+
+
+def test_a_refused_one_state_call_is_a_plain_type_error():
+    """A list, a batch or integers leave the locked one-state kernel at once (the public call
+    then takes the general path) instead of numba typing every argument to explain itself."""
+    model = rd.load_robot("puma560")
+    rd.rnea(model, np.zeros(6), np.zeros(6), np.zeros(6))
+    fn = kernels.one_state("rnea_one")
+    km = kernels.kernel_model(model)
+    for bad in ([0.0] * 6, np.zeros((1, 6)), np.zeros(6, dtype=int)):
+        with pytest.raises(TypeError, match="not float64 C-contiguous vectors"):
+            fn(km.buffer, bad, np.zeros(6), np.zeros(6), np.empty(6), km.work)
+    assert len(fn.signatures) == 1

@@ -61,13 +61,33 @@ def one_state(name: str) -> Any:
     sig = (vec, vec, types.Array(types.float64, 2, "C"), vec) if name == "crba_one" else (vec,) * 6
     fn.compile(sig)
     fn.disable_compile()
+    # A refused call (a list, a batch, integers) goes to the caller's general path. numba would
+    # first type every argument in Python twice, to look for conversions to the one signature
+    # (there are none from another dtype, layout or dimension) and to word its message: about
+    # 70 us per refusal, more than the general path's own work on one state. Refuse at once.
+    fn._search_new_conversions = _no_conversion
+    fn._explain_matching_error = _refused
     return fn
 
 
+def _no_conversion(*args: Any, **kwargs: Any) -> bool:
+    return False
+
+
+def _refused(*args: Any, **kwargs: Any) -> None:
+    raise TypeError("not float64 C-contiguous vectors of the model's size")
+
+
+#: Batches smaller than this run in the calling thread: waking the sleeping pool costs tens of
+#: microseconds, more than 64 states of rnea, crba or aba on a 6-dof arm (bench/bench_core.py).
+SERIAL_BELOW = 64
+
+
 def chunks(n: int) -> int:
-    """How many chunks a batch of n states is cut into for the parallel kernels (4 per thread)."""
-    if n <= 1:
-        return 1  # one state: no thread count to ask for (that alone costs a microsecond)
+    """How many chunks a batch of n states is cut into for the parallel kernels (4 per thread;
+    one, run in the calling thread, below :data:`SERIAL_BELOW` states)."""
+    if n < SERIAL_BELOW:
+        return 1  # no thread count to ask for either (that alone costs a microsecond)
     from numba import get_num_threads
 
     return max(1, min(n, 4 * get_num_threads()))

@@ -1038,110 +1038,172 @@ def crba_one(m, q, H, w):
 
 
 # -- entry points: batches, parallel over samples -------------------------------------------------------
-# Each takes nc, the number of chunks of the batch (a few per thread): one workspace per chunk.
+# Each takes nc, the number of chunks of the batch (a few per thread; kernels.chunks): one
+# workspace per chunk, rows lo..hi of a chunk done by a compiled _*_rows function. One chunk
+# runs in the calling thread: waking the pool costs more than a small batch (tens of us).
+@_jit
+def _rnea_rows(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, lo, hi):
+    w = np.empty(rnea_work(int(m[H_NB])))
+    for n in range(lo, hi):
+        status[n] = rnea_state(m, Q[n], QD[n], QDD[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], w, 0)
+
+
 @_parallel
 def rnea_batch(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, nc):
     """rnea of N states: Q, QD, QDD, OUT (N, nq); FX (N, k, 10) wrenches; status (N,)."""
     N = Q.shape[0]
-    nb = int(m[H_NB])
-    for ch in prange(nc):
-        w = np.empty(rnea_work(nb))
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = rnea_state(m, Q[n], QD[n], QDD[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], w, 0)
+    if nc == 1:
+        _rnea_rows(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, 0, N)
+    else:
+        for ch in prange(nc):
+            _rnea_rows(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, ch * N // nc, (ch + 1) * N // nc)
+
+
+@_jit
+def _aba_rows(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, lo, hi):
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
+    w = np.empty(aba_work(nb, nq))
+    H = np.empty((nq, nq))
+    for n in range(lo, hi):
+        status[n] = direct_state(m, Q[n], QD[n], TAU[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], H, w)
 
 
 @_parallel
 def aba_batch(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, nc):
     """Direct dynamics of N states (articulated bodies, or the joint-space solve when coupled)."""
     N = Q.shape[0]
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
-    for ch in prange(nc):
-        w = np.empty(aba_work(nb, nq))
-        H = np.empty((nq, nq))
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = direct_state(m, Q[n], QD[n], TAU[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], H, w)
+    if nc == 1:
+        _aba_rows(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, 0, N)
+    else:
+        for ch in prange(nc):
+            _aba_rows(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, ch * N // nc, (ch + 1) * N // nc)
+
+
+@_jit
+def _crba_rows(m, Q, H, status, lo, hi):
+    w = np.empty(crba_work(int(m[H_NB]), int(m[H_NQ])))
+    for n in range(lo, hi):
+        status[n] = crba_state(m, Q[n], H[n], w, 0)
 
 
 @_parallel
 def crba_batch(m, Q, H, status, nc):
     """A(q) of N states into H (N, nq, nq)."""
     N = Q.shape[0]
+    if nc == 1:
+        _crba_rows(m, Q, H, status, 0, N)
+    else:
+        for ch in prange(nc):
+            _crba_rows(m, Q, H, status, ch * N // nc, (ch + 1) * N // nc)
+
+
+@_jit
+def _frame_poses_rows(m, Q, frames, T, lo, hi):
     nb, nq = int(m[H_NB]), int(m[H_NQ])
-    for ch in prange(nc):
-        w = np.empty(crba_work(nb, nq))
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = crba_state(m, Q[n], H[n], w, 0)
+    w = np.empty(kinematics_work(nb, nq))
+    for n in range(lo, hi):
+        _body_poses(m, Q[n], w)
+        for f in range(frames.shape[0]):
+            _frame_pose(m, w, 12 * nb, 21 * nb, frames[f], T[n, f])
 
 
 @_parallel
 def frame_poses_batch(m, Q, frames, T, nc):
     """T (N, len(frames), 4, 4): poses of the listed frames."""
     N = Q.shape[0]
+    if nc == 1:
+        _frame_poses_rows(m, Q, frames, T, 0, N)
+    else:
+        for ch in prange(nc):
+            _frame_poses_rows(m, Q, frames, T, ch * N // nc, (ch + 1) * N // nc)
+
+
+@_jit
+def _jacobian_rows(m, Q, k, J, lo, hi):
     nb, nq = int(m[H_NB]), int(m[H_NQ])
-    for ch in prange(nc):
-        w = np.empty(kinematics_work(nb, nq))
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _body_poses(m, Q[n], w)
-            for f in range(frames.shape[0]):
-                _frame_pose(m, w, 12 * nb, 21 * nb, frames[f], T[n, f])
+    w = np.empty(kinematics_work(nb, nq))
+    T = np.empty((4, 4))
+    for n in range(lo, hi):
+        _body_poses(m, Q[n], w)
+        _jacobian(m, w, 12 * nb, 21 * nb, k, T, J[n])
 
 
 @_parallel
 def jacobian_batch(m, Q, k, J, nc):
     """J (N, 6, nq): geometric Jacobians of frame k."""
     N = Q.shape[0]
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
-    for ch in prange(nc):
-        w = np.empty(kinematics_work(nb, nq))
-        T = np.empty((4, 4))
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _body_poses(m, Q[n], w)
-            _jacobian(m, w, 12 * nb, 21 * nb, k, T, J[n])
+    if nc == 1:
+        _jacobian_rows(m, Q, k, J, 0, N)
+    else:
+        for ch in prange(nc):
+            _jacobian_rows(m, Q, k, J, ch * N // nc, (ch + 1) * N // nc)
+
+
+@_jit
+def _point_motion_rows(m, Q, QD, k, VEL, ACC, lo, hi):
+    w = np.empty(kinematics_work(int(m[H_NB]), int(m[H_NQ])) + 12)
+    for n in range(lo, hi):
+        _point_motion(m, Q[n], QD[n], k, VEL[n], ACC[n], w)
 
 
 @_parallel
 def point_motion_batch(m, Q, QD, k, VEL, ACC, nc):
     """Twist (N, 6) of frame k and Jdot qd (N, 6)."""
     N = Q.shape[0]
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
-    for ch in prange(nc):
-        w = np.empty(kinematics_work(nb, nq) + 12)
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _point_motion(m, Q[n], QD[n], k, VEL[n], ACC[n], w)
+    if nc == 1:
+        _point_motion_rows(m, Q, QD, k, VEL, ACC, 0, N)
+    else:
+        for ch in prange(nc):
+            _point_motion_rows(m, Q, QD, k, VEL, ACC, ch * N // nc, (ch + 1) * N // nc)
+
+
+@_jit
+def _energy_rows(m, Q, QD, g, OUT, status, lo, hi):
+    w = np.empty(kinematics_work(int(m[H_NB]), int(m[H_NQ])) + 12)
+    for n in range(lo, hi):
+        status[n] = _energy(m, Q[n], QD[n], g[0], g[1], g[2], OUT[n], w)
 
 
 @_parallel
 def energy_batch(m, Q, QD, g, OUT, status, nc):
     """OUT (N, 2): kinetic and potential energy."""
     N = Q.shape[0]
+    if nc == 1:
+        _energy_rows(m, Q, QD, g, OUT, status, 0, N)
+    else:
+        for ch in prange(nc):
+            _energy_rows(m, Q, QD, g, OUT, status, ch * N // nc, (ch + 1) * N // nc)
+
+
+@_jit
+def _motion_rows(m, Q, QD, QDD, g, E, r, V, A, lo, hi):
     nb, nq = int(m[H_NB]), int(m[H_NQ])
-    for ch in prange(nc):
-        w = np.empty(kinematics_work(nb, nq) + 12)
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = _energy(m, Q[n], QD[n], g[0], g[1], g[2], OUT[n], w)
+    w = np.empty(kinematics_work(nb, nq) + 12)
+    oR, ov = 9 * nb, 12 * nb
+    oa = ov + 6 * (nb + 1)
+    oc = oa + 6 * (nb + 1)
+    for n in range(lo, hi):
+        _forward(m, Q[n], QD[n], QDD[n], g[0], g[1], g[2], w, 0, oR, ov, oa, oc)
+        for i in range(nb):
+            for x in range(9):
+                E[n, i, x] = w[9 * i + x]
+            for x in range(3):
+                r[n, i, x] = w[oR + 3 * i + x]
+        for i in range(nb + 1):
+            for x in range(6):
+                V[n, i, x] = w[ov + 6 * i + x]
+                A[n, i, x] = w[oa + 6 * i + x]
 
 
 @_parallel
 def motion_batch(m, Q, QD, QDD, g, E, r, V, A, nc):
     """The forward recursion's E (N, nb, 9), r (N, nb, 3), v and a (N, nb + 1, 6) of N states."""
     N = Q.shape[0]
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
-    for ch in prange(nc):
-        w = np.empty(kinematics_work(nb, nq) + 12)
-        oR, ov = 9 * nb, 12 * nb
-        oa = ov + 6 * (nb + 1)
-        oc = oa + 6 * (nb + 1)
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _forward(m, Q[n], QD[n], QDD[n], g[0], g[1], g[2], w, 0, oR, ov, oa, oc)
-            for i in range(nb):
-                for x in range(9):
-                    E[n, i, x] = w[9 * i + x]
-                for x in range(3):
-                    r[n, i, x] = w[oR + 3 * i + x]
-            for i in range(nb + 1):
-                for x in range(6):
-                    V[n, i, x] = w[ov + 6 * i + x]
-                    A[n, i, x] = w[oa + 6 * i + x]
+    if nc == 1:
+        _motion_rows(m, Q, QD, QDD, g, E, r, V, A, 0, N)
+    else:
+        for ch in prange(nc):
+            _motion_rows(m, Q, QD, QDD, g, E, r, V, A, ch * N // nc, (ch + 1) * N // nc)
 
 
 @_jit
