@@ -129,19 +129,25 @@ def test_every_batch_kernel_keeps_one_specialisation_whatever_arrays_the_caller_
     compiled = kernels.compiled()
     for robot in ("puma560", "three_dof_geared"):
         m = rd.load_robot(robot)
-        Q = np.random.default_rng(0).uniform(-1, 1, (2, m.nq))
-        Qr = Q.copy()
-        Qr.flags.writeable = False
-        for a, b, c in [(Q, Q, Q), (Q, Q[:1], Q), (Q[:1], Q, Qr), (Qr, Qr, Q), (Q[0], Q, Q), (Q.tolist(), Q, Q)]:
-            rd.rnea(m, a, b, c), rd.aba(m, a, b, c), rd.crba(m, a), rd.coriolis_matrix(m, a, b)
-            rd.rnea(m, a, b, c, gravity=(0.0, 0.0, -9.8)), rd.aba(m, a, b, c, gravity=np.array([0.0, 0.0, -9.8]))
-            rd.frame_pose(m, a), rd.jacobian(m, a)
-            if np.shape(a) == np.shape(b):
-                rd.jacobian_dot_qdot(m, a, b), rd.mechanical_energy(m, a, b)
+        for rows in (2, kernels.SERIAL_BELOW + 16):  # in the calling thread, and on the pool
+            Q = np.random.default_rng(0).uniform(-1, 1, (rows, m.nq))
+            Qr = Q.copy()
+            Qr.flags.writeable = False
+            _call_everything(m, [(Q, Q, Q), (Q, Q[:1], Q), (Q[:1], Q, Qr), (Qr, Qr, Q), (Q[0], Q, Q), (Q.tolist(), Q, Q)])
     several = {name: [str(s) for s in f.signatures] for name in dir(compiled)
-               if name.endswith("_batch") and len(getattr(compiled, name).signatures) > 1
+               if name.endswith(("_parallel", "_rows")) and hasattr(getattr(compiled, name), "signatures")
+               and len(getattr(compiled, name).signatures) > 1
                for f in [getattr(compiled, name)]}
     assert not several, several
+
+
+def _call_everything(m, cases):
+    for a, b, c in cases:
+        rd.rnea(m, a, b, c), rd.aba(m, a, b, c), rd.crba(m, a), rd.coriolis_matrix(m, a, b)
+        rd.rnea(m, a, b, c, gravity=(0.0, 0.0, -9.8)), rd.aba(m, a, b, c, gravity=np.array([0.0, 0.0, -9.8]))
+        rd.frame_pose(m, a), rd.jacobian(m, a)
+        if np.shape(a) == np.shape(b):
+            rd.jacobian_dot_qdot(m, a, b), rd.mechanical_energy(m, a, b)
 
 
 def test_openmp_threads_sleep_between_batches_unless_the_user_says_otherwise():

@@ -1037,26 +1037,16 @@ def crba_one(m, q, H, w):
     return _crba(m, q, H, w, 1)
 
 
-# -- entry points: batches, parallel over samples -------------------------------------------------------
-# Each takes nc, the number of chunks of the batch (a few per thread; kernels.chunks): one
-# workspace per chunk, rows lo..hi of a chunk done by a compiled _*_rows function. One chunk
-# runs in the calling thread: waking the pool costs more than a small batch (tens of us).
+# -- entry points: batches ------------------------------------------------------------------------------
+# X_batch(..., nc) runs N states cut into nc chunks (a few per thread; kernels.chunks), one
+# workspace per chunk: _X_parallel over the thread pool, or _X_rows in the calling thread when
+# nc is 1 (a small batch: waking the pool costs more than its work). Two compiled functions
+# rather than one with both branches, which compiled three times as long.
 @_jit
 def _rnea_rows(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, lo, hi):
     w = np.empty(rnea_work(int(m[H_NB])))
     for n in range(lo, hi):
         status[n] = rnea_state(m, Q[n], QD[n], QDD[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], w, 0)
-
-
-@_parallel
-def rnea_batch(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, nc):
-    """rnea of N states: Q, QD, QDD, OUT (N, nq); FX (N, k, 10) wrenches; status (N,)."""
-    N = Q.shape[0]
-    if nc == 1:
-        _rnea_rows(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, 0, N)
-    else:
-        for ch in prange(nc):
-            _rnea_rows(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, ch * N // nc, (ch + 1) * N // nc)
 
 
 @_jit
@@ -1068,33 +1058,11 @@ def _aba_rows(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, lo, hi):
         status[n] = direct_state(m, Q[n], QD[n], TAU[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], H, w)
 
 
-@_parallel
-def aba_batch(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, nc):
-    """Direct dynamics of N states (articulated bodies, or the joint-space solve when coupled)."""
-    N = Q.shape[0]
-    if nc == 1:
-        _aba_rows(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, 0, N)
-    else:
-        for ch in prange(nc):
-            _aba_rows(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, ch * N // nc, (ch + 1) * N // nc)
-
-
 @_jit
 def _crba_rows(m, Q, H, status, lo, hi):
     w = np.empty(crba_work(int(m[H_NB]), int(m[H_NQ])))
     for n in range(lo, hi):
         status[n] = crba_state(m, Q[n], H[n], w, 0)
-
-
-@_parallel
-def crba_batch(m, Q, H, status, nc):
-    """A(q) of N states into H (N, nq, nq)."""
-    N = Q.shape[0]
-    if nc == 1:
-        _crba_rows(m, Q, H, status, 0, N)
-    else:
-        for ch in prange(nc):
-            _crba_rows(m, Q, H, status, ch * N // nc, (ch + 1) * N // nc)
 
 
 @_jit
@@ -1107,17 +1075,6 @@ def _frame_poses_rows(m, Q, frames, T, lo, hi):
             _frame_pose(m, w, 12 * nb, 21 * nb, frames[f], T[n, f])
 
 
-@_parallel
-def frame_poses_batch(m, Q, frames, T, nc):
-    """T (N, len(frames), 4, 4): poses of the listed frames."""
-    N = Q.shape[0]
-    if nc == 1:
-        _frame_poses_rows(m, Q, frames, T, 0, N)
-    else:
-        for ch in prange(nc):
-            _frame_poses_rows(m, Q, frames, T, ch * N // nc, (ch + 1) * N // nc)
-
-
 @_jit
 def _jacobian_rows(m, Q, k, J, lo, hi):
     nb, nq = int(m[H_NB]), int(m[H_NQ])
@@ -1128,17 +1085,6 @@ def _jacobian_rows(m, Q, k, J, lo, hi):
         _jacobian(m, w, 12 * nb, 21 * nb, k, T, J[n])
 
 
-@_parallel
-def jacobian_batch(m, Q, k, J, nc):
-    """J (N, 6, nq): geometric Jacobians of frame k."""
-    N = Q.shape[0]
-    if nc == 1:
-        _jacobian_rows(m, Q, k, J, 0, N)
-    else:
-        for ch in prange(nc):
-            _jacobian_rows(m, Q, k, J, ch * N // nc, (ch + 1) * N // nc)
-
-
 @_jit
 def _point_motion_rows(m, Q, QD, k, VEL, ACC, lo, hi):
     w = np.empty(kinematics_work(int(m[H_NB]), int(m[H_NQ])) + 12)
@@ -1146,33 +1092,11 @@ def _point_motion_rows(m, Q, QD, k, VEL, ACC, lo, hi):
         _point_motion(m, Q[n], QD[n], k, VEL[n], ACC[n], w)
 
 
-@_parallel
-def point_motion_batch(m, Q, QD, k, VEL, ACC, nc):
-    """Twist (N, 6) of frame k and Jdot qd (N, 6)."""
-    N = Q.shape[0]
-    if nc == 1:
-        _point_motion_rows(m, Q, QD, k, VEL, ACC, 0, N)
-    else:
-        for ch in prange(nc):
-            _point_motion_rows(m, Q, QD, k, VEL, ACC, ch * N // nc, (ch + 1) * N // nc)
-
-
 @_jit
 def _energy_rows(m, Q, QD, g, OUT, status, lo, hi):
     w = np.empty(kinematics_work(int(m[H_NB]), int(m[H_NQ])) + 12)
     for n in range(lo, hi):
         status[n] = _energy(m, Q[n], QD[n], g[0], g[1], g[2], OUT[n], w)
-
-
-@_parallel
-def energy_batch(m, Q, QD, g, OUT, status, nc):
-    """OUT (N, 2): kinetic and potential energy."""
-    N = Q.shape[0]
-    if nc == 1:
-        _energy_rows(m, Q, QD, g, OUT, status, 0, N)
-    else:
-        for ch in prange(nc):
-            _energy_rows(m, Q, QD, g, OUT, status, ch * N // nc, (ch + 1) * N // nc)
 
 
 @_jit
@@ -1196,14 +1120,130 @@ def _motion_rows(m, Q, QD, QDD, g, E, r, V, A, lo, hi):
 
 
 @_parallel
-def motion_batch(m, Q, QD, QDD, g, E, r, V, A, nc):
+def _rnea_parallel(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, nc):
+    """rnea of N states: Q, QD, QDD, OUT (N, nq); FX (N, k, 10) wrenches; status (N,)."""
+    N = Q.shape[0]
+    nb = int(m[H_NB])
+    for ch in prange(nc):
+        w = np.empty(rnea_work(nb))
+        for n in range(ch * N // nc, (ch + 1) * N // nc):
+            status[n] = rnea_state(m, Q[n], QD[n], QDD[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], w, 0)
+
+
+@_parallel
+def _aba_parallel(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, nc):
+    """Direct dynamics of N states (articulated bodies, or the joint-space solve when coupled)."""
+    N = Q.shape[0]
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
+    for ch in prange(nc):
+        w = np.empty(aba_work(nb, nq))
+        H = np.empty((nq, nq))
+        for n in range(ch * N // nc, (ch + 1) * N // nc):
+            status[n] = direct_state(m, Q[n], QD[n], TAU[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], H, w)
+
+
+@_parallel
+def _crba_parallel(m, Q, H, status, nc):
+    """A(q) of N states into H (N, nq, nq)."""
+    N = Q.shape[0]
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
+    for ch in prange(nc):
+        w = np.empty(crba_work(nb, nq))
+        for n in range(ch * N // nc, (ch + 1) * N // nc):
+            status[n] = crba_state(m, Q[n], H[n], w, 0)
+
+
+@_parallel
+def _frame_poses_parallel(m, Q, frames, T, nc):
+    """T (N, len(frames), 4, 4): poses of the listed frames."""
+    N = Q.shape[0]
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
+    for ch in prange(nc):
+        w = np.empty(kinematics_work(nb, nq))
+        for n in range(ch * N // nc, (ch + 1) * N // nc):
+            _body_poses(m, Q[n], w)
+            for f in range(frames.shape[0]):
+                _frame_pose(m, w, 12 * nb, 21 * nb, frames[f], T[n, f])
+
+
+@_parallel
+def _jacobian_parallel(m, Q, k, J, nc):
+    """J (N, 6, nq): geometric Jacobians of frame k."""
+    N = Q.shape[0]
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
+    for ch in prange(nc):
+        w = np.empty(kinematics_work(nb, nq))
+        T = np.empty((4, 4))
+        for n in range(ch * N // nc, (ch + 1) * N // nc):
+            _body_poses(m, Q[n], w)
+            _jacobian(m, w, 12 * nb, 21 * nb, k, T, J[n])
+
+
+@_parallel
+def _point_motion_parallel(m, Q, QD, k, VEL, ACC, nc):
+    """Twist (N, 6) of frame k and Jdot qd (N, 6)."""
+    N = Q.shape[0]
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
+    for ch in prange(nc):
+        w = np.empty(kinematics_work(nb, nq) + 12)
+        for n in range(ch * N // nc, (ch + 1) * N // nc):
+            _point_motion(m, Q[n], QD[n], k, VEL[n], ACC[n], w)
+
+
+@_parallel
+def _energy_parallel(m, Q, QD, g, OUT, status, nc):
+    """OUT (N, 2): kinetic and potential energy."""
+    N = Q.shape[0]
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
+    for ch in prange(nc):
+        w = np.empty(kinematics_work(nb, nq) + 12)
+        for n in range(ch * N // nc, (ch + 1) * N // nc):
+            status[n] = _energy(m, Q[n], QD[n], g[0], g[1], g[2], OUT[n], w)
+
+
+@_parallel
+def _motion_parallel(m, Q, QD, QDD, g, E, r, V, A, nc):
     """The forward recursion's E (N, nb, 9), r (N, nb, 3), v and a (N, nb + 1, 6) of N states."""
     N = Q.shape[0]
-    if nc == 1:
-        _motion_rows(m, Q, QD, QDD, g, E, r, V, A, 0, N)
-    else:
-        for ch in prange(nc):
-            _motion_rows(m, Q, QD, QDD, g, E, r, V, A, ch * N // nc, (ch + 1) * N // nc)
+    nb, nq = int(m[H_NB]), int(m[H_NQ])
+    for ch in prange(nc):
+        w = np.empty(kinematics_work(nb, nq) + 12)
+        oR, ov = 9 * nb, 12 * nb
+        oa = ov + 6 * (nb + 1)
+        oc = oa + 6 * (nb + 1)
+        for n in range(ch * N // nc, (ch + 1) * N // nc):
+            _forward(m, Q[n], QD[n], QDD[n], g[0], g[1], g[2], w, 0, oR, ov, oa, oc)
+            for i in range(nb):
+                for x in range(9):
+                    E[n, i, x] = w[9 * i + x]
+                for x in range(3):
+                    r[n, i, x] = w[oR + 3 * i + x]
+            for i in range(nb + 1):
+                for x in range(6):
+                    V[n, i, x] = w[ov + 6 * i + x]
+                    A[n, i, x] = w[oa + 6 * i + x]
+
+def _batch(rows, parallel):
+    """The batch entry point over a serial and a parallel kernel of the same arguments."""
+
+    def run(*args):
+        if args[-1] == 1:
+            rows(*args[:-1], 0, args[1].shape[0])
+        else:
+            parallel(*args)
+
+    run.__doc__ = parallel.__doc__
+    return run
+
+
+rnea_batch = _batch(_rnea_rows, _rnea_parallel)
+aba_batch = _batch(_aba_rows, _aba_parallel)
+crba_batch = _batch(_crba_rows, _crba_parallel)
+frame_poses_batch = _batch(_frame_poses_rows, _frame_poses_parallel)
+jacobian_batch = _batch(_jacobian_rows, _jacobian_parallel)
+point_motion_batch = _batch(_point_motion_rows, _point_motion_parallel)
+energy_batch = _batch(_energy_rows, _energy_parallel)
+motion_batch = _batch(_motion_rows, _motion_parallel)
 
 
 @_jit
