@@ -1123,105 +1123,65 @@ def _motion_rows(m, Q, QD, QDD, g, E, r, V, A, lo, hi):
 def _rnea_parallel(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, nc):
     """rnea of N states: Q, QD, QDD, OUT (N, nq); FX (N, k, 10) wrenches; status (N,)."""
     N = Q.shape[0]
-    nb = int(m[H_NB])
     for ch in prange(nc):
-        w = np.empty(rnea_work(nb))
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = rnea_state(m, Q[n], QD[n], QDD[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], w, 0)
+        _rnea_rows(m, Q, QD, QDD, g, FX, friction, smooth, OUT, status, ch * N // nc, (ch + 1) * N // nc)
 
 
 @_parallel
 def _aba_parallel(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, nc):
     """Direct dynamics of N states (articulated bodies, or the joint-space solve when coupled)."""
     N = Q.shape[0]
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        w = np.empty(aba_work(nb, nq))
-        H = np.empty((nq, nq))
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = direct_state(m, Q[n], QD[n], TAU[n], g[0], g[1], g[2], FX[n], friction, smooth, OUT[n], H, w)
+        _aba_rows(m, Q, QD, TAU, g, FX, friction, smooth, OUT, status, ch * N // nc, (ch + 1) * N // nc)
 
 
 @_parallel
 def _crba_parallel(m, Q, H, status, nc):
     """A(q) of N states into H (N, nq, nq)."""
     N = Q.shape[0]
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        w = np.empty(crba_work(nb, nq))
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = crba_state(m, Q[n], H[n], w, 0)
+        _crba_rows(m, Q, H, status, ch * N // nc, (ch + 1) * N // nc)
 
 
 @_parallel
 def _frame_poses_parallel(m, Q, frames, T, nc):
     """T (N, len(frames), 4, 4): poses of the listed frames."""
     N = Q.shape[0]
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        w = np.empty(kinematics_work(nb, nq))
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _body_poses(m, Q[n], w)
-            for f in range(frames.shape[0]):
-                _frame_pose(m, w, 12 * nb, 21 * nb, frames[f], T[n, f])
+        _frame_poses_rows(m, Q, frames, T, ch * N // nc, (ch + 1) * N // nc)
 
 
 @_parallel
 def _jacobian_parallel(m, Q, k, J, nc):
     """J (N, 6, nq): geometric Jacobians of frame k."""
     N = Q.shape[0]
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        w = np.empty(kinematics_work(nb, nq))
-        T = np.empty((4, 4))
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _body_poses(m, Q[n], w)
-            _jacobian(m, w, 12 * nb, 21 * nb, k, T, J[n])
+        _jacobian_rows(m, Q, k, J, ch * N // nc, (ch + 1) * N // nc)
 
 
 @_parallel
 def _point_motion_parallel(m, Q, QD, k, VEL, ACC, nc):
     """Twist (N, 6) of frame k and Jdot qd (N, 6)."""
     N = Q.shape[0]
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        w = np.empty(kinematics_work(nb, nq) + 12)
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _point_motion(m, Q[n], QD[n], k, VEL[n], ACC[n], w)
+        _point_motion_rows(m, Q, QD, k, VEL, ACC, ch * N // nc, (ch + 1) * N // nc)
 
 
 @_parallel
 def _energy_parallel(m, Q, QD, g, OUT, status, nc):
     """OUT (N, 2): kinetic and potential energy."""
     N = Q.shape[0]
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        w = np.empty(kinematics_work(nb, nq) + 12)
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            status[n] = _energy(m, Q[n], QD[n], g[0], g[1], g[2], OUT[n], w)
+        _energy_rows(m, Q, QD, g, OUT, status, ch * N // nc, (ch + 1) * N // nc)
 
 
 @_parallel
 def _motion_parallel(m, Q, QD, QDD, g, E, r, V, A, nc):
     """The forward recursion's E (N, nb, 9), r (N, nb, 3), v and a (N, nb + 1, 6) of N states."""
     N = Q.shape[0]
-    nb, nq = int(m[H_NB]), int(m[H_NQ])
     for ch in prange(nc):
-        w = np.empty(kinematics_work(nb, nq) + 12)
-        oR, ov = 9 * nb, 12 * nb
-        oa = ov + 6 * (nb + 1)
-        oc = oa + 6 * (nb + 1)
-        for n in range(ch * N // nc, (ch + 1) * N // nc):
-            _forward(m, Q[n], QD[n], QDD[n], g[0], g[1], g[2], w, 0, oR, ov, oa, oc)
-            for i in range(nb):
-                for x in range(9):
-                    E[n, i, x] = w[9 * i + x]
-                for x in range(3):
-                    r[n, i, x] = w[oR + 3 * i + x]
-            for i in range(nb + 1):
-                for x in range(6):
-                    V[n, i, x] = w[ov + 6 * i + x]
-                    A[n, i, x] = w[oa + 6 * i + x]
+        _motion_rows(m, Q, QD, QDD, g, E, r, V, A, ch * N // nc, (ch + 1) * N // nc)
+
 
 def _batch(rows, parallel):
     """The batch entry point over a serial and a parallel kernel of the same arguments."""
