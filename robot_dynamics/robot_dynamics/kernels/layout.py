@@ -22,7 +22,7 @@ base) and its placement body_R_frame (3x3, row-major), body_p_frame (3).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -76,8 +76,8 @@ class KernelModel:
     nq: int
     nr: int
     tree: bool
-    work: Array = field(default_factory=lambda: np.zeros(0))
-    work_friction: Array = field(default_factory=lambda: np.zeros(0))
+    work: Array
+    work_friction: Array
 
 
 def kernel_model(model: RobotModel) -> KernelModel:
