@@ -5,10 +5,13 @@ executables under lib/robot_dynamics); ``pip install ./robot_dynamics`` installs
 and the ``robot-dynamics`` command, which need no ROS.
 """
 
+import os
+import tempfile
 from glob import glob
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
+from setuptools.command.build_ext import build_ext
 
 PACKAGE = "robot_dynamics"
 HERE = Path(__file__).resolve().parent
@@ -19,6 +22,45 @@ def share(subdir: str, pattern: str = "*") -> tuple[str, list[str]]:
     files = sorted(p for p in glob(f"{subdir}/{pattern}") if Path(p).is_file())
     return (f"share/{PACKAGE}/{subdir}", files)
 
+
+class BuildEngine(build_ext):
+    """Builds the engine (plain C99): with OpenMP for the batches when the compiler has it
+    (gcc's -fopenmp, libgomp), serial batches otherwise, rather than failing."""
+
+    def build_extensions(self) -> None:
+        import numpy
+
+        openmp = self._has_openmp()
+        for ext in self.extensions:
+            ext.include_dirs.append(numpy.get_include())
+            if openmp:
+                ext.extra_compile_args.append("-fopenmp")
+                ext.extra_link_args.append("-fopenmp")
+        if not openmp:
+            print("robot_dynamics: no OpenMP in this compiler: batches run in one thread")
+        super().build_extensions()
+
+    def _has_openmp(self) -> bool:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "omp.c")
+            with open(src, "w") as f:
+                f.write("#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n")
+            try:
+                objects = self.compiler.compile([src], output_dir=tmp, extra_postargs=["-fopenmp"])
+                self.compiler.link_executable(objects, "omp", output_dir=tmp, extra_postargs=["-fopenmp"])
+            except Exception:  # noqa: BLE001 - any compiler or linker failure: no OpenMP
+                return False
+        return True
+
+
+# The engine: a top-level private module installed beside the package, so that the package is
+# importable from its source tree (the test suite's pythonpath) with the installed engine.
+ENGINE = Extension(
+    "_robot_dynamics_engine",
+    sources=["src/engine/module.c", "src/engine/algorithms.c"],
+    depends=["src/engine/engine.h"],
+    extra_compile_args=["-std=c99", "-O3", "-fno-math-errno", "-ffp-contract=fast"],
+)
 
 setup(
     name=PACKAGE,
@@ -50,20 +92,24 @@ setup(
         "rosbags>=0.11",
         "sympy>=1.12",
         "tqdm>=4.66",
-        "numba>=0.59",
         "dask[distributed]>=2024.1",
         "pyarrow>=14",
     ],
+    ext_modules=[ENGINE],
+    cmdclass={"build_ext": BuildEngine},
     extras_require={
+        # the optional compiled paths of the generated customised model (codegen)
+        "fast": ["numba>=0.59"],
         "test": [
             "pytest>=7.4",
             "hypothesis>=6.90",
             "pin>=3.0",
             "mcap-ros2-support>=0.5",
             "example-robot-data>=4.0",
+            "numba>=0.59",  # the generated customised model's compiled paths are tested too
         ],
     },
-    zip_safe=True,
+    zip_safe=False,
     entry_points={
         "console_scripts": [
             "robot-dynamics = robot_dynamics.cli:main",

@@ -6,7 +6,7 @@
     >>> M = rd.crba(model, q)                     # joint-space inertia matrix
     >>> qdd = rd.aba(model, q, qd, tau)           # direct dynamics
 
-The core needs numpy and scipy only; ROS 2 lives in ``robot_dynamics.ros``.
+The core needs numpy and scipy only (its engine is C, compiled at install); ROS 2 lives in ``robot_dynamics.ros``.
 """
 
 from .conventions import GRAVITY
@@ -26,6 +26,7 @@ from .drivetrain import actuated_aba, actuator_torques
 from .dynamics.base_parameters import base_parameters
 from .dynamics.regressor import regressor
 from .errors import InputError, ModelError, RobotDynamicsError, SingularityError, UnknownNameError
+from .kernels import get_num_threads, set_num_threads
 from .kinematics import (
     IKResult,
     body_poses,
@@ -71,6 +72,7 @@ __all__ = [
     "frame_pose",
     "frame_poses",
     "frame_velocity",
+    "get_num_threads",
     "gravity_torques",
     "inverse_kinematics",
     "jacobian",
@@ -83,4 +85,5 @@ __all__ = [
     "mechanical_energy",
     "potential_energy",
     "rnea",
+    "set_num_threads",
 ]

@@ -61,12 +61,7 @@ def spatial_motion(
         v, a: body velocities and accelerations, body coordinates, [angular; linear], (N, nb, 6).
     """
     N, nb = q.shape[0], model.nb
-    E = np.empty((N, nb, 9))
-    r = np.empty((N, nb, 3))
-    v = np.empty((N, nb + 1, 6))
-    a = np.empty((N, nb + 1, 6))
-    c = [kernel_array(x) for x in (q, qd, qdd, gravity)]
-    kernels.compiled().motion_batch(kernels.kernel_model(model).buffer, *c, E, r, v, a, kernels.chunks(N))
+    E, r, v, a = kernels.motion(model, q, qd, qdd, gravity)
     return E.reshape(N, nb, 3, 3), r, v[:, :nb], a[:, :nb]
 
 
@@ -78,9 +73,7 @@ def body_poses(model: RobotModel, q: ArrayLike) -> Array:
 
 
 def _poses(model: RobotModel, qf: Array, frames: NDArray[np.int64]) -> Array:
-    T = np.empty((qf.shape[0], frames.shape[0], 4, 4))
-    kernels.compiled().frame_poses_batch(kernels.kernel_model(model).buffer, qf, frames, T, kernels.chunks(qf.shape[0]))
-    return T
+    return kernels.frame_poses(model, qf, frames)
 
 
 def frame_poses(model: RobotModel, q: ArrayLike) -> Array:
@@ -105,18 +98,14 @@ def jacobian(model: RobotModel, q: ArrayLike, frame: str | None = None) -> Array
     """
     k = model.frame_index(frame or model.end_effector)
     qf, _, batch = _states(model, q)
-    J = np.empty((qf.shape[0], 6, model.nq))
-    kernels.compiled().jacobian_batch(kernels.kernel_model(model).buffer, qf, k, J, kernels.chunks(qf.shape[0]))
-    return J.reshape(batch + (6, model.nq))
+    return kernels.jacobian(model, qf, k).reshape(batch + (6, model.nq))
 
 
 def _point_motion(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None) -> tuple[Array, Array, tuple[int, ...]]:
     """Twist [v; w] of a frame's origin and its acceleration at qdd = 0 without gravity, (N, 6) each."""
     k = model.frame_index(frame or model.end_effector)
     qf, qdf, batch = _states(model, q, qd, need_qd=True)
-    vel = np.empty((qf.shape[0], 6))
-    acc = np.empty((qf.shape[0], 6))
-    kernels.compiled().point_motion_batch(kernels.kernel_model(model).buffer, qf, qdf, k, vel, acc, kernels.chunks(qf.shape[0]))
+    vel, acc = kernels.point_motion(model, qf, qdf, k)
     if not (np.all(np.isfinite(vel)) and np.all(np.isfinite(acc))):
         raise InputError("frame motion: the result is not finite: the velocities are too large for double precision")
     return vel, acc, batch

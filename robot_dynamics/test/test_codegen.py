@@ -1,6 +1,7 @@
 """Generated customised Newton-Euler code equals the core's rnea; cache; fallback; counts."""
 
 import importlib.util
+import re
 import time
 
 import numpy as np
@@ -169,10 +170,13 @@ def test_khalil_counts_reported():
 
 
 @pytest.mark.skipif(not HAS_NUMBA, reason="numba (optional extra 'fast') not installed")
-def test_compiled_paths_and_cache(cache):
+def test_compiled_paths_and_cache(cache, capsys):
     model = _joint_terms(rd.load_robot("planar2"), np.random.default_rng(4))
     gm = generate(model, progress=lambda msg: None)
     assert gm.compiled and not gm.from_cache and gm.path.parent.parent == cache
+    # the one compilation at run time says so, and how long it took
+    err = capsys.readouterr().err
+    assert "numba compiles the generated model of 'planar2'" in err and re.search(r"compiled in \d+\.\d s", err)
     rng = np.random.default_rng(5)
     q, qd, qdd = rng.normal(size=(3, 200, model.nq)) * 3
     ref = rd.rnea(model, q, qd, qdd)
@@ -188,6 +192,7 @@ def test_compiled_paths_and_cache(cache):
     t0 = time.perf_counter()
     again = generate(model)
     assert again.from_cache and time.perf_counter() - t0 < 5.0  # (bench: < 1 s in a fresh process)
+    assert "numba compiles" not in capsys.readouterr().err  # loaded, not compiled
     fn = inverse_dynamics_function(model)
     assert fn.path == "compiled"
     np.testing.assert_allclose(fn(q, qd, qdd), ref, rtol=1e-10, atol=1e-10)

@@ -1,6 +1,8 @@
-"""Controllers and the dynamics node compute per tick with the core's compiled kernels."""
+"""Controllers and the dynamics node compute per tick with the core (the engine)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
@@ -42,7 +44,18 @@ def test_controllers_give_the_core_numbers_on_rigid_and_geared_models():
         np.testing.assert_allclose(pd._gravity(q), rd.gravity_torques(model, q), rtol=1e-10, atol=1e-10)
 
 
-def test_dynamics_node_logic_uses_the_core():
-    model = rd.load_robot("rx90")
-    svc = DynamicsServices(model)
-    assert svc._inverse_dynamics.path == "core"
+def test_dynamics_node_logic_calls_the_public_rnea():
+    """No detour through codegen: the node's answers are rd.rnea's, on rigid and geared robots."""
+    from types import SimpleNamespace
+
+    for name in ("rx90", "three_dof_geared"):
+        model = rd.load_robot(name)
+        svc = DynamicsServices(model)
+        q = np.linspace(-0.5, 0.7, model.nq)
+        msg = SimpleNamespace(name=list(model.joint_names)[::-1], position=list(q[::-1]), velocity=[], effort=[])
+        ok, tau_g, status = svc.gravity_compensation(msg)
+        assert ok and status == "ok"
+        np.testing.assert_array_equal(tau_g, rd.rnea(model, q, np.zeros(model.nq), np.zeros(model.nq)))
+        np.testing.assert_allclose(tau_g, rd.gravity_torques(model, q), rtol=1e-12, atol=1e-12)
+    src = (Path(rd.__file__).parent / "ros" / "logic.py").read_text(encoding="utf-8")
+    assert "codegen" not in src

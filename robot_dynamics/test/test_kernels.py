@@ -1,11 +1,11 @@
-"""The compiled kernels at their boundary: lazy numba, the disk cache, one-state dispatch, checks."""
+"""The engine at its boundary: nothing compiled at run time, the one-state fast path, checks, threads."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,28 +16,59 @@ from robot_dynamics.testing import random_tree_urdf
 
 
 RUN = r"""
-import sys
+import json, sys
 import numpy as np
 import robot_dynamics as rd
-assert "numba" not in sys.modules, "import robot_dynamics imported numba"
-m = rd.load_robot("planar2")
-q = np.array([0.3, -0.4])
-print(rd.rnea(m, q, q, q).tolist(), rd.rnea(m, q, q, q).tolist())
+m = rd.load_robot("puma560")
+q = np.array([0.3, -0.4, 0.2, 0.1, -0.5, 0.6])
+tau = rd.rnea(m, q, q, q)
+print(json.dumps([tau.tolist(), rd.aba(m, q, q, tau).tolist(), rd.crba(m, q).tolist(), rd.rnea(m, np.stack([q, q]), q, q).tolist()]))
+assert "numba" not in sys.modules, "a first dynamics call imported numba"
 """
 
 
-def _cache_files(root: Path) -> dict[str, float]:
-    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in root.rglob("*") if p.suffix in (".nbi", ".nbc")}
+def test_first_answers_in_a_fresh_process_compile_nothing():
+    """The engine is compiled at install: a fresh process imports no JIT compiler and writes no cache."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA")}
+    out = subprocess.run([sys.executable, "-c", RUN], env=env, capture_output=True, text=True, check=True).stdout
+    tau, qdd, M, batch = (np.array(x) for x in json.loads(out))
+    q = np.array([0.3, -0.4, 0.2, 0.1, -0.5, 0.6])
+    model = rd.load_robot("puma560")
+    np.testing.assert_allclose(tau, rd.rnea(model, q, q, q), rtol=1e-14)
+    np.testing.assert_allclose(qdd, q, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(M, rd.crba(model, q), rtol=1e-14)
+    np.testing.assert_allclose(batch, [tau, tau], rtol=1e-14)
 
 
-def test_import_is_lazy_and_compiled_code_is_cached_on_disk(tmp_path):
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    first = subprocess.run([sys.executable, "-c", RUN], env=env, capture_output=True, text=True, check=True)
-    files = _cache_files(tmp_path)
-    assert any(name.endswith(".nbi") for name in files) and any(name.endswith(".nbc") for name in files)
-    second = subprocess.run([sys.executable, "-c", RUN], env=env, capture_output=True, text=True, check=True)
-    assert first.stdout == second.stdout
-    assert _cache_files(tmp_path) == files, "a warm cache was compiled again instead of loaded"
+def test_the_engine_answers_not_implemented_for_anything_but_one_clean_state():
+    """The one-state entry points take float64 C-contiguous vectors of length nq; everything else
+    (a list, a batch, integers, a strided view, a NaN) goes back to the general path."""
+    model = rd.load_robot("puma560")
+    e = kernels.engine()
+    em = kernels.engine_model(model)
+    z = np.zeros(6)
+    assert e.rnea(model, z, z, z, True).shape == (6,)  # the RobotModel carries its engine model
+    np.testing.assert_array_equal(e.rnea(em, z, z, z, True), rd.rnea(model, z, z, z))
+    for bad in ([0.0] * 6, np.zeros((1, 6)), np.zeros(6, dtype=int), np.zeros(7), np.zeros(12)[::2],
+                np.array([np.nan, 0, 0, 0, 0, 0]), np.zeros(6, dtype=np.float32)):
+        assert e.rnea(em, bad, z, z, True) is NotImplemented
+        assert e.aba(em, z, bad, z, True) is NotImplemented
+        assert e.crba(em, bad) is NotImplemented
+    assert e.rnea(rd.load_robot("planar2"), z, z, z, True) is NotImplemented  # no engine model yet
+    assert e.rnea(object(), z, z, z, True) is NotImplemented
+    huge = np.array([1e200, 0, 0, 0, 0, 0])
+    assert e.rnea(em, z, huge, z, True) is NotImplemented  # not finite: the general path words it
+
+
+def test_a_stale_engine_build_is_refused_at_import(monkeypatch):
+    import types
+
+    fake = types.ModuleType("_robot_dynamics_engine")
+    fake.LAYOUT = kernels.LAYOUT + 1
+    monkeypatch.setitem(sys.modules, "_robot_dynamics_engine", fake)
+    monkeypatch.setattr(kernels, "_ENGINE", None)
+    with pytest.raises(ImportError, match="another version"):
+        kernels.engine()
 
 
 def test_one_state_dispatch_takes_any_array_like_and_gives_the_batch_numbers():
@@ -122,32 +153,33 @@ def test_parallel_batches_equal_one_state_calls_on_a_mimic_tree():
     np.testing.assert_allclose(qdd, QDD, rtol=1e-8, atol=1e-8)
 
 
-def test_every_batch_kernel_keeps_one_specialisation_whatever_arrays_the_caller_passes():
-    """Read-only (np.broadcast_to's, or a caller's), broadcast, list and 1-D inputs all reach the
-    kernels as writeable C float64 arrays: a second specialisation would compile for seconds on
-    its first use (found by bench/fuzz.py as a 29 s aba call)."""
-    compiled = kernels.compiled()
+def test_every_batch_takes_any_arrays_the_caller_passes():
+    """Read-only (np.broadcast_to's, or a caller's), broadcast, list and 1-D inputs all give the
+    numbers of plain writeable arrays, serial and parallel (found by bench/fuzz.py)."""
     for robot in ("puma560", "three_dof_geared"):
         m = rd.load_robot(robot)
-        for rows in (2, kernels.SERIAL_BELOW + 16):  # in the calling thread, and on the pool
+        for rows in (2, kernels.engine().SERIAL_BELOW + 16):  # in the calling thread, and on the pool
             Q = np.random.default_rng(0).uniform(-1, 1, (rows, m.nq))
             Qr = Q.copy()
             Qr.flags.writeable = False
-            _call_everything(m, [(Q, Q, Q), (Q, Q[:1], Q), (Q[:1], Q, Qr), (Qr, Qr, Q), (Q[0], Q, Q), (Q.tolist(), Q, Q)])
-    several = {name: [str(s) for s in f.signatures] for name in dir(compiled)
-               if name.endswith(("_parallel", "_rows")) and hasattr(getattr(compiled, name), "signatures")
-               and len(getattr(compiled, name).signatures) > 1
-               for f in [getattr(compiled, name)]}
-    assert not several, several
+            ref = _call_everything(m, [(Q, Q, Q)])[0]
+            for got in _call_everything(m, [(Q, Q[:1], Q), (Q[:1], Q, Qr), (Qr, Qr, Q), (Q[0], Q, Q), (Q.tolist(), Q, Q)]):
+                for a, b in zip(got, ref):
+                    assert np.all(np.isfinite(a)) and a.shape[-1] == b.shape[-1]
+            for a, b in zip(_call_everything(m, [(Qr, Qr, Qr)])[0], ref):
+                np.testing.assert_array_equal(a, b)
 
 
 def _call_everything(m, cases):
+    results = []
     for a, b, c in cases:
-        rd.rnea(m, a, b, c), rd.aba(m, a, b, c), rd.crba(m, a), rd.coriolis_matrix(m, a, b)
-        rd.rnea(m, a, b, c, gravity=(0.0, 0.0, -9.8)), rd.aba(m, a, b, c, gravity=np.array([0.0, 0.0, -9.8]))
-        rd.frame_pose(m, a), rd.jacobian(m, a)
+        out = [rd.rnea(m, a, b, c), rd.aba(m, a, b, c), rd.crba(m, a), rd.coriolis_matrix(m, a, b),
+               rd.rnea(m, a, b, c, gravity=(0.0, 0.0, -9.8)), rd.aba(m, a, b, c, gravity=np.array([0.0, 0.0, -9.8])),
+               rd.frame_pose(m, a), rd.jacobian(m, a)]
         if np.shape(a) == np.shape(b):
-            rd.jacobian_dot_qdot(m, a, b), rd.mechanical_energy(m, a, b)
+            out += [rd.jacobian_dot_qdot(m, a, b), rd.mechanical_energy(m, a, b)]
+        results.append(out)
+    return results
 
 
 def test_openmp_threads_sleep_between_batches_unless_the_user_says_otherwise():
@@ -161,26 +193,57 @@ def test_openmp_threads_sleep_between_batches_unless_the_user_says_otherwise():
 
 def test_small_batches_run_in_the_calling_thread_and_equal_the_parallel_ones():
     model = rd.load_robot("iiwa14")
-    n = kernels.SERIAL_BELOW
-    assert kernels.chunks(n - 1) == 1 and kernels.chunks(n) > 1
-    rng = np.random.default_rng(5)
-    Q, QD, QDD = rng.uniform(-1, 1, (3, n, model.nq))
-    tau = rd.rnea(model, Q, QD, QDD)  # parallel chunks
-    np.testing.assert_array_equal(rd.rnea(model, Q[:-1], QD[:-1], QDD[:-1]), tau[:-1])  # one chunk, same numbers
-    np.testing.assert_array_equal(rd.aba(model, Q[:-1], QD[:-1], tau[:-1]), rd.aba(model, Q, QD, tau)[:-1])
-    np.testing.assert_array_equal(rd.crba(model, Q[:-1]), rd.crba(model, Q)[:-1])
-    np.testing.assert_array_equal(rd.jacobian(model, Q[:-1]), rd.jacobian(model, Q)[:-1])
-    np.testing.assert_array_equal(rd.mechanical_energy(model, Q[:-1], QD[:-1]), rd.mechanical_energy(model, Q, QD)[:-1])
+    n = kernels.engine().SERIAL_BELOW
+    threads = kernels.get_num_threads()
+    kernels.set_num_threads(2)  # the pool even on a one-core machine
+    try:
+        rng = np.random.default_rng(5)
+        Q, QD, QDD = rng.uniform(-1, 1, (3, n, model.nq))
+        tau = rd.rnea(model, Q, QD, QDD)  # parallel chunks
+        np.testing.assert_array_equal(rd.rnea(model, Q[:-1], QD[:-1], QDD[:-1]), tau[:-1])  # one chunk, same numbers
+        np.testing.assert_array_equal(rd.aba(model, Q[:-1], QD[:-1], tau[:-1]), rd.aba(model, Q, QD, tau)[:-1])
+        np.testing.assert_array_equal(rd.crba(model, Q[:-1]), rd.crba(model, Q)[:-1])
+        np.testing.assert_array_equal(rd.jacobian(model, Q[:-1]), rd.jacobian(model, Q)[:-1])
+        np.testing.assert_array_equal(rd.mechanical_energy(model, Q[:-1], QD[:-1]), rd.mechanical_energy(model, Q, QD)[:-1])
+        kernels.set_num_threads(1)
+        np.testing.assert_array_equal(rd.rnea(model, Q, QD, QDD), tau)
+        np.testing.assert_array_equal(rd.frame_poses(model, Q), rd.frame_poses(model, Q[::-1])[::-1])
+    finally:
+        kernels.set_num_threads(threads)
 
 
-def test_a_refused_one_state_call_is_a_plain_type_error():
-    """A list, a batch or integers leave the locked one-state kernel at once (the public call
-    then takes the general path) instead of numba typing every argument to explain itself."""
+@pytest.mark.parametrize("bad", [0, -2, 1.5, "2", True, None])
+def test_thread_counts_are_checked(bad):
+    with pytest.raises(rd.InputError, match="threads"):
+        rd.set_num_threads(bad)
+
+
+def test_a_used_model_pickles_without_its_engine_copy_and_still_computes():
+    import pickle
+
     model = rd.load_robot("puma560")
-    rd.rnea(model, np.zeros(6), np.zeros(6), np.zeros(6))
-    fn = kernels.one_state("rnea_one")
-    km = kernels.kernel_model(model)
-    for bad in ([0.0] * 6, np.zeros((1, 6)), np.zeros(6, dtype=int)):
-        with pytest.raises(TypeError, match="not float64 C-contiguous vectors"):
-            fn(km.buffer, bad, np.zeros(6), np.zeros(6), np.empty(6), km.work)
-    assert len(fn.signatures) == 1
+    q = np.full(6, 0.2)
+    tau = rd.rnea(model, q, q, q)
+    assert "_engine" in model.__dict__
+    again = pickle.loads(pickle.dumps(model))
+    assert "_engine" not in again.__dict__
+    np.testing.assert_array_equal(rd.rnea(again, q, q, q), tau)
+
+
+def test_a_mimic_multiplier_of_zero_packs_and_keeps_the_algorithms_consistent():
+    model = rd.load_urdf(random_tree_urdf(np.random.default_rng(11), 8, n_fixed=2, mimic=True))
+    mimic = [i for i in range(model.nb) if model.body_joint_names[i] not in model.joint_names]
+    assert mimic, "the random tree has a mimic joint"
+    G = np.array(model.mimic_matrix)
+    G[mimic[0]] = 0.0  # that body stays at its offset, driven by no joint
+    frozen = model.replace(mimic_matrix=G)
+    rng = np.random.default_rng(2)
+    q, qd, qdd = rng.uniform(-1, 1, (3, model.nq))
+    tau = rd.rnea(frozen, q, qd, qdd)
+    assert np.all(np.isfinite(tau)) and not np.allclose(tau, rd.rnea(model, q, qd, qdd))
+    # crba agrees with rnea column by column, and aba undoes rnea
+    z = np.zeros(model.nq)
+    bias = rd.rnea(frozen, q, z, z, friction=False)
+    cols = [rd.rnea(frozen, q, z, e, friction=False) - bias for e in np.eye(model.nq)]
+    np.testing.assert_allclose(rd.crba(frozen, q), np.array(cols).T, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(rd.aba(frozen, q, qd, tau), qdd, rtol=1e-8, atol=1e-8)

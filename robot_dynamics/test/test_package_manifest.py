@@ -34,8 +34,12 @@ ROSDEP = {
 # no rosdep key: installed with pip beside ROS (the README's install line and the workflow)
 PIP_ONLY = {"dask": "dask[distributed]", "pyarrow": "pyarrow"}
 # import name -> the distribution in setup.py's install_requires (the core, without ROS)
-PIP = {"numpy": "numpy", "scipy": "scipy", "yaml": "PyYAML", "numba": "numba", "matplotlib": "matplotlib",
+PIP = {"numpy": "numpy", "scipy": "scipy", "yaml": "PyYAML", "matplotlib": "matplotlib",
        "sympy": "sympy", "tqdm": "tqdm", "xacro": "xacro", "rosbags": "rosbags", **PIP_ONLY}
+# import name -> (extra, distribution): optional paths (codegen's compiled customised model)
+OPTIONAL = {"numba": ("fast", "numba")}
+# the package's own compiled engine, built by setup.py beside the package
+ENGINE = "_robot_dynamics_engine"
 
 
 def imported_packages() -> dict[str, set[str]]:
@@ -50,7 +54,7 @@ def imported_packages() -> dict[str, set[str]]:
                 names = [node.module]
             for name in names:
                 top = name.split(".")[0]
-                if top not in sys.stdlib_module_names and top != "robot_dynamics":
+                if top not in sys.stdlib_module_names and top not in ("robot_dynamics", ENGINE):
                     found.setdefault(top, set()).add(str(path.relative_to(LIBRARY)))
     return found
 
@@ -82,3 +86,19 @@ def test_setup_py_requires_what_the_core_imports():
     for name in imported_packages():
         if name in PIP:
             assert f'"{PIP[name]}' in requires, f"setup.py install_requires lacks {PIP[name]} (imported as {name})"
+
+
+def test_numba_is_optional_and_the_engine_is_built_by_setup_py():
+    setup = (PACKAGE / "setup.py").read_text(encoding="utf-8")
+    requires = setup[setup.index("install_requires") : setup.index("ext_modules")]
+    extras = setup[setup.index("extras_require") :]
+    for name, (extra, dist) in OPTIONAL.items():
+        assert f'"{dist}' not in requires, f"{dist} is optional: not in install_requires"
+        assert re.search(rf'"{extra}": \[[^\]]*"{dist}', extras), f"setup.py: extra {extra!r} lacks {dist}"
+    assert f'"{ENGINE}"' in setup and "ext_modules=[ENGINE]" in setup
+    pyproject = (PACKAGE / "pyproject.toml").read_text(encoding="utf-8")
+    assert "setuptools" in pyproject and "numpy" in pyproject  # pip's isolated build compiles the engine
+    for source in re.findall(r'"(src/engine/[^"]+)"', setup):
+        assert (PACKAGE / source).is_file(), source
+    root = ET.parse(PACKAGE / "package.xml").getroot()
+    assert "python3-dev" in {e.text for e in root if e.tag == "build_depend"}

@@ -63,7 +63,8 @@ def benchmark(
         batch: samples in the batch test.
         rounds: interleaved rounds; the best of each path is kept.
         single_calls: calls per round in the single-call test.
-        threads: threads for the batch paths (ours: numba; Pinocchio: rneaInParallel).
+        threads: threads for the batch paths (the engine's, the generated code's numba and
+            Pinocchio's rneaInParallel).
 
     Returns:
         ``{"robot", "nq", "rows": [{"path", "kind", "us", "agreement"}], "ratios": {...}}``
@@ -84,13 +85,17 @@ def benchmark(
         r = ref if n is None else ref[:n]
         return float(np.abs(np.asarray(tau).reshape(r.shape) - r).max() / scale)
 
+    from ..kernels import get_num_threads, set_num_threads
+
+    engine_threads = get_num_threads()
+    set_num_threads(threads)
     say("generating / loading the customised model")
     gm = generate(m, progress=say)
     rows: list[dict[str, Any]] = []
     q0, qd0, qdd0 = (np.ascontiguousarray(x[0]) for x in (q, qd, qdd))
     small = min(batch, 200)
     single_paths: dict[str, Callable[..., Any]] = {
-        "core rnea (compiled kernel)": lambda a, b, c: rnea(m, a, b, c),
+        "core rnea (the engine)": lambda a, b, c: rnea(m, a, b, c),
     }
     if gm.single is not None:
         from .fast import inverse_dynamics_function
@@ -98,7 +103,7 @@ def benchmark(
         single_paths["generated, compiled (numba)"] = gm.single
         single_paths["wrapper: inverse_dynamics_function, checked"] = inverse_dynamics_function(m)
     batch_paths: dict[str, Callable[[], Any]] = {
-        "core rnea (compiled kernel)": lambda: rnea(m, q, qd, qdd),
+        "core rnea (the engine)": lambda: rnea(m, q, qd, qdd),
         "generated, numpy": lambda: gm.numpy_batch(q, qd, qdd),
     }
     if gm.batch_soa is not None:
@@ -146,7 +151,7 @@ def benchmark(
             say("Pinocchio reads this URDF with a different number of coordinates; no peer timing")
     # agreement of our paths
     agreements = {
-        "core rnea (compiled kernel)": 0.0,
+        "core rnea (the engine)": 0.0,
         "generated, numpy": agree(gm.numpy_batch(q, qd, qdd)),
     }
     if gm.single is not None:
@@ -202,6 +207,7 @@ def benchmark(
         ratios["batch: Pinocchio / ours, (nq, N) arrays (goal >= 4)"] = pin_batch / ours_batch
     if pin_batch and ours_batch_api:
         ratios["batch: Pinocchio / ours, (N, nq) arrays (goal >= 4)"] = pin_batch / ours_batch_api
+    set_num_threads(engine_threads)
     return {
         "robot": model.name,
         "nq": model.nq,

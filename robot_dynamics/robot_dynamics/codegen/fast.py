@@ -13,9 +13,10 @@ model otherwise, and the core's rnea when code generation is not possible (a cou
 train, no writable cache, or ``ROBOT_DYNAMICS_NO_CODEGEN=1``). Inputs are not validated on
 the compiled path beyond their shape.
 
-The package itself calls the core's compiled kernels per tick (:func:`tick_inverse_dynamics`,
-:func:`fastest_rnea` are the core's rnea): one path for every robot, geared or not, with its
-inputs and outputs checked. The generated code serves what it is best at: operation counts
+The package itself calls the core's rnea (its engine, compiled at install) per tick
+(:func:`tick_inverse_dynamics` and :func:`fastest_rnea` are the core's rnea, kept for existing
+callers; the ROS nodes call ``rd.rnea`` directly): one path for every robot, geared or not,
+with its inputs and outputs checked. The generated code serves what it is best at: operation counts
 beside Khalil's tables, the symbolic model, and the largest batches of a rigid robot
 (``robot-dynamics bench`` measures both).
 """
@@ -152,7 +153,7 @@ def inverse_dynamics_function(
 def tick_inverse_dynamics(model: RobotModel) -> InverseDynamics:
     """``tau = f(q, qd, qdd)`` for one state at a time (a controller tick, a service call).
 
-    This is the core's :func:`robot_dynamics.rnea` (its compiled kernel): measured side by side
+    This is the core's :func:`robot_dynamics.rnea` (its engine): measured side by side
     (``bench/bench_core.py``), the generated code of this package saves about half a
     microsecond per call on a rigid 6-dof arm, which the rest of a tick dwarfs, and it covers
     neither geared drive trains nor external wrenches, so one path serves every robot.

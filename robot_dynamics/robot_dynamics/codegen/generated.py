@@ -330,7 +330,15 @@ def _load(
         # The single-call path ``into`` is compiled (or read from numba's cache) now, not in a
         # control loop; ``single`` and the threaded batch compile on first call (then cached).
         _say(progress, "[4/4] compiling the single-call path (numba; cached beside the module)" if not from_cache else "loading compiled code")
+        if not from_cache:
+            # the only compilation at run time in the package (the core's engine is compiled at
+            # install): say so, and how long it took
+            print(f"robot_dynamics: numba compiles the generated model of {model.name!r} (first use only; "
+                  f"later runs load it from {path.parent})...", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
         z = np.zeros(model.nq)
         module.rnea_into(z, z, z, np.empty(model.nq))
+        if not from_cache:
+            print(f"robot_dynamics: compiled in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
         gm.single, gm.into, gm.batch_soa = module.rnea_single, module.rnea_into, module.rnea_batch_soa
     return gm

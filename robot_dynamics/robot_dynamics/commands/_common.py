@@ -24,7 +24,6 @@ __all__ = [
     "format_table",
     "output_dir",
     "write_atomic",
-    "save_figure",
 ]
 
 
@@ -156,15 +155,3 @@ def output_dir(args: argparse.Namespace, default: str = "robot_dynamics_out") ->
 def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> Path:
     """Write a file atomically: a temporary file in the same folder, then os.replace."""
     return write_bytes_atomic(path, data)
-
-
-def save_figure(fig: Any, path: str | os.PathLike[str], dpi: int = 120) -> Path:
-    """Save a matplotlib figure as PNG atomically and close it."""
-    import io
-
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    plt.close(fig)
-    return write_atomic(path, buf.getvalue())

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ._common import emit, format_table, output_dir, parse_vector, save_figure, write_atomic
+from ..io import save_figure
+from ._common import emit, format_table, output_dir, parse_vector, write_atomic
 
 DEFAULT_GEARED_ROBOT = "three_dof_geared"
 MODELS = ("no_rotors", "armature", "full")

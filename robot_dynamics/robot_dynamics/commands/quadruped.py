@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ._common import emit, format_table, output_dir, save_figure, write_atomic
+from ..io import save_figure
+from ._common import emit, format_table, output_dir, write_atomic
 
 _NAMES = ("p_x", "p_y", "p_z", "phi_x", "phi_y", "phi_z", "theta_ta", "theta_tb")
 

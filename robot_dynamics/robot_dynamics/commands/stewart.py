@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ._common import emit, format_table, output_dir, parse_vector, save_figure, write_atomic
+from ..io import save_figure
+from ._common import emit, format_table, output_dir, parse_vector, write_atomic
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:

@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ._common import emit, format_table, load_model, output_dir, parse_vector, save_figure, task_start_pose, write_atomic
+from ..io import save_figure
+from ._common import emit, format_table, load_model, output_dir, parse_vector, task_start_pose, write_atomic
 
 
 

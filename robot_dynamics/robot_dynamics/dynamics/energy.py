@@ -1,4 +1,4 @@
-"""Kinetic and potential energy (Khalil [7.10], [7.19]), from the compiled kernel ``_energy``."""
+"""Kinetic and potential energy (Khalil [7.10], [7.19]), computed by the engine (``rd_energy``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from numpy.typing import ArrayLike, NDArray
 
 from .. import kernels
 from ..model.robot_model import RobotModel
-from ._common import gravity_vector, joint_inputs
 
 __all__ = ["kinetic_energy", "potential_energy", "mechanical_energy"]
 
@@ -15,17 +14,7 @@ Array = NDArray[np.float64]
 
 
 def _energies(model: RobotModel, q: ArrayLike, qd: ArrayLike | None, gravity: ArrayLike | None) -> tuple[Array, tuple[int, ...]]:
-    if qd is None:
-        (qf,), batch = joint_inputs(model, q=q)
-        qdf = np.zeros_like(qf)
-    else:
-        (qf, qdf), batch = joint_inputs(model, q=q, qd=qd)
-    g = gravity_vector(model, gravity)
-    out = np.empty((qf.shape[0], 2))
-    status = np.empty(qf.shape[0], dtype=np.int64)
-    kernels.compiled().energy_batch(kernels.kernel_model(model).buffer, qf, qdf, g, out, status, kernels.chunks(qf.shape[0]))
-    kernels.check_status(model, status if batch else status[0], "energy")
-    return out, batch
+    return kernels.energies(model, q, qd, gravity)
 
 
 def kinetic_energy(model: RobotModel, q: ArrayLike, qd: ArrayLike) -> Array:

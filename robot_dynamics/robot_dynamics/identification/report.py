@@ -48,7 +48,7 @@ def plot_efforts(t: Array, measured: Array, predicted: dict[str, Array], joint_n
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..commands._common import save_figure
+    from ..io import save_figure
 
     n = measured.shape[1]
     cols = 2 if n > 3 else 1
@@ -79,7 +79,7 @@ def plot_excitation(design: ExcitationDesign, joint_names: tuple[str, ...] | lis
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..commands._common import save_figure
+    from ..io import save_figure
 
     traj = design.trajectory
     t = np.linspace(0.0, traj.duration, 600)

@@ -74,3 +74,13 @@ def plot_simulation(result: Any, path: str | os.PathLike[str], *, title: str | N
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
     return write_bytes_atomic(path, buf.getvalue())
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str], dpi: int = 120) -> Path:
+    """Save a matplotlib figure as PNG atomically and close it."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return write_bytes_atomic(path, buf.getvalue())

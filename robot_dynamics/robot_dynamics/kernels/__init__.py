@@ -1,12 +1,15 @@
-"""Compiled kernels of the recursions (numba), and the Python side of calling them.
+"""The engine and the one boundary between the public functions and it.
 
-``import robot_dynamics`` does not import numba: the kernels module is loaded on the first
-dynamics call (:func:`compiled`), and each kernel is compiled on its first use, or loaded from
-numba's on-disk cache (beside the installed sources when that folder is writable, otherwise
-in the user's cache folder, ``NUMBA_CACHE_DIR`` when set). The one-state entry points are
-locked to one signature (float64 C-contiguous vectors), so any other input (a list, a batch,
-integers) fails their dispatch at once with a TypeError and the caller takes the general,
-validating path instead of triggering a compilation.
+The engine is a C extension (``_robot_dynamics_engine``, sources in ``src/engine/``) compiled
+when the package is installed (``pip install``, ``colcon build``): nothing compiles at run
+time. It is a top-level private module installed beside the package, so the package also
+imports from its source tree (the test suite) with the installed engine.
+
+This module is where the public functions meet it: it validates the inputs of any batch shape
+(once), packs the model (once per model, :func:`engine_model`), makes the engine call and turns
+the engine's status into the package's error (:func:`check_status`). The public one-state fast
+paths call the engine directly (``engine().rnea(model, q, qd, qdd, friction)``) and come here
+when it answers NotImplemented (not float64 vectors of the model's size, or not a clean state).
 """
 
 from __future__ import annotations
@@ -16,122 +19,115 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
+from .._batch import as_batch, broadcast_batch, kernel_array
 from ..errors import InputError, SingularityError
 from ..model.robot_model import RobotModel
-from .layout import KernelModel, kernel_model
+from .layout import engine_model
 
-__all__ = ["KernelModel", "kernel_model", "compiled", "one_state", "chunks", "check_status", "wrench_rows"]
+__all__ = [
+    "engine",
+    "engine_model",
+    "joint_inputs",
+    "gravity_vector",
+    "wrench_rows",
+    "check_status",
+    "rnea",
+    "aba",
+    "crba",
+    "energies",
+    "friction",
+    "frame_poses",
+    "jacobian",
+    "point_motion",
+    "motion",
+    "set_num_threads",
+    "get_num_threads",
+]
 
-_MODULE: ModuleType | None = None
+Array = NDArray[np.float64]
 
-# The parallel batches run on numba's OpenMP pool. GNU OpenMP's threads spin-wait after every
-# parallel region (GOMP_SPINCOUNT, 300,000 spins, milliseconds), and on a machine with as many
-# threads as cores they take the core from the thread that goes on with one-state calls: one
-# simulate() per study point ran 1.6x slower in a process that had made four batch calls per
-# point (31 ms against 19 ms, bench/bench_sweep.py). Sleeping threads cost a batch of 10,000
-# states up to 10 % (rnea; aba and crba 1-2 %). Read by OpenMP when numba first loads it; a value the user set is kept.
+#: The contract with the compiled engine (its LAYOUT constant): a stale build is refused at import.
+LAYOUT = 1
+
+# The batches run on OpenMP threads. GNU OpenMP's threads spin-wait after every parallel region
+# (GOMP_SPINCOUNT, 300,000 spins, milliseconds), and on a machine with as many threads as cores
+# they take the core from the thread that goes on with one-state calls: one simulate() per study
+# point ran 1.6x slower in a process that had made four batch calls per point (31 ms against
+# 19 ms, bench/bench_sweep.py). Sleeping threads cost a batch of 10,000 states up to 10 %.
+# libgomp reads it when it is loaded (with the engine, below); a value the user set is kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-
-def compiled() -> ModuleType:
-    """The compiled kernels module (imports numba on the first call)."""
-    global _MODULE
-    if _MODULE is None:
-        from . import _compiled as module
-
-        _MODULE = module
-    return _MODULE
+_ENGINE: ModuleType | None = None
 
 
-def one_state(name: str) -> Any:
-    """A one-state entry point locked to float64 C-contiguous vectors (and a C matrix for crba);
-    the last argument is the model's workspace (KernelModel.work or work_friction).
+def engine() -> ModuleType:
+    """The compiled engine module."""
+    global _ENGINE
+    if _ENGINE is None:
+        try:
+            import _robot_dynamics_engine as module
+        except ImportError as exc:
+            raise ImportError(
+                "robot_dynamics: its compiled engine (_robot_dynamics_engine) is not installed; "
+                "`pip install ./robot_dynamics` (or colcon build) compiles it with the system's C compiler"
+            ) from exc
+        if getattr(module, "LAYOUT", None) != LAYOUT:
+            raise ImportError(
+                f"robot_dynamics: the installed engine ({getattr(module, '__file__', module.__name__)}) is from another version "
+                f"(layout {getattr(module, 'LAYOUT', None)}, expected {LAYOUT}); reinstall the package"
+            )
+        _ENGINE = module
+    return _ENGINE
 
-    Compiled (or loaded from the cache) on the first call; any other argument type then fails
-    its dispatch with a TypeError instead of compiling a new specialisation.
+
+def set_num_threads(n: int) -> None:
+    """Threads of the batch algorithms (default: OpenMP's, ``OMP_NUM_THREADS`` or every core).
+
+    Batches below ``SERIAL_BELOW`` states always run in the calling thread.
     """
-    from numba import types
-
-    fn = getattr(compiled(), name)
-    if fn.signatures:
-        return fn
-    vec = types.Array(types.float64, 1, "C")
-    sig = (vec, vec, types.Array(types.float64, 2, "C"), vec) if name == "crba_one" else (vec,) * 6
-    fn.compile(sig)
-    fn.disable_compile()
-    # A refused call (a list, a batch, integers) goes to the caller's general path. numba would
-    # first type every argument in Python twice, to look for conversions to the one signature
-    # (there are none from another dtype, layout or dimension) and to word its message: about
-    # 70 us per refusal, more than the general path's own work on one state. Refuse at once.
-    fn._search_new_conversions = _no_conversion
-    fn._explain_matching_error = _refused
-    return fn
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise InputError(f"threads: expected a whole number >= 1, got {n!r}")
+    engine().set_num_threads(int(n))
 
 
-def _no_conversion(*args: Any, **kwargs: Any) -> bool:
-    return False
+def get_num_threads() -> int:
+    """Threads of the batch algorithms."""
+    return int(engine().get_num_threads())
 
 
-def _refused(*args: Any, **kwargs: Any) -> None:
-    raise TypeError("not float64 C-contiguous vectors of the model's size")
+# -- validation at the boundary -----------------------------------------------------------------------
+def joint_inputs(model: RobotModel, **arrays: ArrayLike) -> tuple[list[Array], tuple[int, ...]]:
+    """Validate joint-space arrays of shape (..., nq) and broadcast them to one batch (N, nq)."""
+    parsed = [as_batch(a, model.nq, name, model.joint_names) for name, a in arrays.items()]
+    try:
+        return broadcast_batch(parsed)
+    except ValueError:
+        shapes = {name: np.shape(a) for name, a in arrays.items()}
+        raise InputError(f"Batch shapes do not broadcast: {shapes}") from None
 
 
-#: Batches smaller than this run in the calling thread: waking the sleeping pool costs tens of
-#: microseconds. Measured on the iiwa14 (2 threads), the calling thread alone is faster up to
-#: about 128 states of rnea and 64 of aba.
-SERIAL_BELOW = 64
+def gravity_vector(model: RobotModel, gravity: ArrayLike | None) -> Array:
+    """The gravity vector to use, (3,) [m/s^2] in the base frame: ``model.gravity`` by default."""
+    if gravity is None:
+        return np.array(model.gravity, dtype=float)
+    try:
+        g = np.asarray(gravity, dtype=float)
+    except (TypeError, ValueError):
+        g = np.zeros(0)
+    if g.shape != (3,) or not np.all(np.isfinite(g)):
+        raise InputError(f"gravity: expected 3 finite numbers [m/s^2] in the base frame, got {gravity!r}")
+    return np.array(g)
 
 
-def chunks(n: int) -> int:
-    """How many chunks a batch of n states is cut into for the parallel kernels (4 per thread;
-    one, run in the calling thread, below :data:`SERIAL_BELOW` states)."""
-    if n < SERIAL_BELOW:
-        return 1  # no thread count to ask for either (that alone costs a microsecond)
-    from numba import get_num_threads
-
-    return max(1, min(n, 4 * get_num_threads()))
-
-
-def check_status(model: RobotModel, status: Any, what: str) -> None:
-    """Turn a kernel status (an int, or an array of them over a batch) into the package's error."""
-    st = np.asarray(status)
-    bad = st[st != 0]
-    if bad.size == 0:
-        return
-    code = int(bad.flat[0])
-    sample = "" if st.ndim == 0 or st.size == 1 else f" (sample {int(np.flatnonzero(st.ravel() != 0)[0])} of the batch)"
-    m = compiled()
-    if code >= m.SINGULAR:
-        joint = model.body_joint_names[code - m.SINGULAR]
-        raise SingularityError(
-            f"{what}: joint {joint!r} moves no inertia{sample}: its subtree is massless and it has "
-            "no rotor inertia, so direct dynamics is undefined. Give the link an <inertial>, or "
-            "the joint a rotor inertia or armature (joint-properties YAML)."
-        )
-    if code == m.NOT_POSITIVE_DEFINITE:
-        raise SingularityError(
-            f"{what}: the joint-space inertia matrix is not positive definite{sample}: some joints "
-            "move no inertia. Give their links mass, or the joints a rotor inertia or armature."
-        )
-    if code == m.BAD_OUTPUT:
-        raise InputError(
-            f"{what}: the result is not finite{sample}: the inputs are too large for double "
-            "precision (velocities, accelerations or torques of physical size are expected)"
-        )
-    raise InputError(f"{what}: expected finite joint vectors of {model.nq} values{sample}")
-
-
-def wrench_rows(model: RobotModel, f_ext: Any, batch: tuple[int, ...], n: int) -> NDArray[np.float64]:
-    """External wrenches as the kernels read them, (N, k, 10): body, point, force, moment.
+def wrench_rows(model: RobotModel, f_ext: Any, batch: tuple[int, ...], n: int) -> Array:
+    """External wrenches as the engine reads them, (N, k, 10): body, point, force, moment.
 
     Each ``f_ext[link]`` is ``[force; moment]`` (..., 6) that the link exerts on the environment
     (Khalil's f_en [7.30]), base axes, moment about the link frame's origin. A wrench on a link
     fixed to the base is taken by the base and dropped.
     """
-    from .._batch import as_batch
-
     if not f_ext:
         return np.zeros((n, 0, 10))
     if not hasattr(f_ext, "items"):
@@ -155,3 +151,129 @@ def wrench_rows(model: RobotModel, f_ext: Any, batch: tuple[int, ...], n: int) -
     if not rows:
         return np.zeros((n, 0, 10))
     return np.ascontiguousarray(np.stack(rows, axis=1))
+
+
+def check_status(model: RobotModel, status: Any, what: str) -> None:
+    """Turn an engine status (an int, or an array of them over a batch) into the package's error."""
+    st = np.asarray(status)
+    bad = st[st != 0]
+    if bad.size == 0:
+        return
+    code = int(bad.flat[0])
+    sample = "" if st.ndim == 0 or st.size == 1 else f" (sample {int(np.flatnonzero(st.ravel() != 0)[0])} of the batch)"
+    e = engine()
+    if code >= e.SINGULAR:
+        joint = model.body_joint_names[code - e.SINGULAR]
+        raise SingularityError(
+            f"{what}: joint {joint!r} moves no inertia{sample}: its subtree is massless and it has "
+            "no rotor inertia, so direct dynamics is undefined. Give the link an <inertial>, or "
+            "the joint a rotor inertia or armature (joint-properties YAML)."
+        )
+    if code == e.NOT_POSITIVE_DEFINITE:
+        raise SingularityError(
+            f"{what}: the joint-space inertia matrix is not positive definite{sample}: some joints "
+            "move no inertia. Give their links mass, or the joints a rotor inertia or armature."
+        )
+    if code == e.BAD_OUTPUT:
+        raise InputError(
+            f"{what}: the result is not finite{sample}: the inputs are too large for double "
+            "precision (velocities, accelerations or torques of physical size are expected)"
+        )
+    raise InputError(f"{what}: expected finite joint vectors of {model.nq} values{sample}")
+
+
+# -- the engine calls, any batch shape ----------------------------------------------------------------
+def _dynamics(name: str, model: RobotModel, q: ArrayLike, qd: ArrayLike, x: ArrayLike, xname: str,
+              gravity: ArrayLike | None, f_ext: Any, friction: bool) -> Array:
+    (qf, qdf, xf), batch = joint_inputs(model, q=q, qd=qd, **{xname: x})
+    g = gravity_vector(model, gravity)
+    n = qf.shape[0]
+    fx = wrench_rows(model, f_ext, batch, n)
+    out = np.empty((n, model.nq))
+    status = np.empty(n, dtype=np.int64)
+    getattr(engine(), name + "_batch")(engine_model(model), qf, qdf, xf, g, fx, bool(friction), 0.0, out, status)
+    check_status(model, status if batch else status[0], name)
+    return out.reshape(batch + (model.nq,))
+
+
+def rnea(model: RobotModel, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, gravity: ArrayLike | None, f_ext: Any,
+         friction: bool) -> Array:
+    """Inverse dynamics of any batch (the general path of :func:`robot_dynamics.rnea`)."""
+    return _dynamics("rnea", model, q, qd, qdd, "qdd", gravity, f_ext, friction)
+
+
+def aba(model: RobotModel, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, gravity: ArrayLike | None, f_ext: Any,
+        friction: bool) -> Array:
+    """Direct dynamics of any batch (the general path of :func:`robot_dynamics.aba`)."""
+    return _dynamics("aba", model, q, qd, tau, "tau", gravity, f_ext, friction)
+
+
+def crba(model: RobotModel, q: ArrayLike) -> Array:
+    """The joint-space inertia matrix of any batch, (..., nq, nq)."""
+    (qf,), batch = joint_inputs(model, q=q)
+    n = qf.shape[0]
+    H = np.empty((n, model.nq, model.nq))
+    status = np.empty(n, dtype=np.int64)
+    engine().crba_batch(engine_model(model), qf, H, status)
+    check_status(model, status if batch else status[0], "crba")
+    return H.reshape(batch + (model.nq, model.nq))
+
+
+def energies(model: RobotModel, q: ArrayLike, qd: ArrayLike | None, gravity: ArrayLike | None) -> tuple[Array, tuple[int, ...]]:
+    """[kinetic, potential] of any batch, (N, 2), and the batch shape (qd None: at rest)."""
+    if qd is None:
+        (qf,), batch = joint_inputs(model, q=q)
+        qdf = np.zeros_like(qf)
+    else:
+        (qf, qdf), batch = joint_inputs(model, q=q, qd=qd)
+    g = gravity_vector(model, gravity)
+    out = np.empty((qf.shape[0], 2))
+    status = np.empty(qf.shape[0], dtype=np.int64)
+    engine().energy_batch(engine_model(model), qf, qdf, g, out, status)
+    check_status(model, status if batch else status[0], "energy")
+    return out, batch
+
+
+def friction(model: RobotModel, qd: ArrayLike, smoothing: float) -> Array:
+    """Joint friction (Khalil [7.26]) of any batch of velocities, (..., nq)."""
+    qdf, batch = as_batch(qd, model.nq, "qd", model.joint_names)
+    if not (np.isfinite(smoothing) and smoothing >= 0):
+        raise InputError(f"smoothing: expected a velocity >= 0 [rad/s], got {smoothing!r}")
+    qdf = kernel_array(qdf)
+    out = np.empty_like(qdf)
+    engine().friction_batch(engine_model(model), qdf, float(smoothing), out)
+    return out.reshape(batch + (model.nq,))
+
+
+def frame_poses(model: RobotModel, qf: Array, frames: NDArray[np.int64]) -> Array:
+    """T_base_frame of the listed frames, (N, len(frames), 4, 4), for validated (N, nq) q."""
+    T = np.empty((qf.shape[0], frames.shape[0], 4, 4))
+    engine().frame_poses_batch(engine_model(model), kernel_array(qf), np.ascontiguousarray(frames, dtype=np.int64), T)
+    return T
+
+
+def jacobian(model: RobotModel, qf: Array, k: int) -> Array:
+    """Geometric Jacobians of frame k, (N, 6, nq), for validated (N, nq) q."""
+    J = np.empty((qf.shape[0], 6, model.nq))
+    engine().jacobian_batch(engine_model(model), kernel_array(qf), int(k), J)
+    return J
+
+
+def point_motion(model: RobotModel, qf: Array, qdf: Array, k: int) -> tuple[Array, Array]:
+    """Twist (N, 6) of frame k's origin and its acceleration at qdd = 0 without gravity (Jdot qd)."""
+    vel = np.empty((qf.shape[0], 6))
+    acc = np.empty((qf.shape[0], 6))
+    engine().point_motion_batch(engine_model(model), kernel_array(qf), kernel_array(qdf), int(k), vel, acc)
+    return vel, acc
+
+
+def motion(model: RobotModel, q: Array, qd: Array, qdd: Array, gravity: Array) -> tuple[Array, Array, Array, Array]:
+    """The forward recursion's E (N, nb, 9), r (N, nb, 3), v and a (N, nb + 1, 6) of validated states."""
+    N, nb = q.shape[0], model.nb
+    E = np.empty((N, nb, 9))
+    r = np.empty((N, nb, 3))
+    v = np.empty((N, nb + 1, 6))
+    a = np.empty((N, nb + 1, 6))
+    c = [kernel_array(x) for x in (q, qd, qdd, gravity)]
+    engine().motion_batch(engine_model(model), *c, E, r, v, a)
+    return E, r, v, a

@@ -277,6 +277,10 @@ class RobotModel:
         """Mass of the moving bodies [kg]."""
         return float(self.mass.sum())
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the engine's packed copy (``_engine``), which is rebuilt on first use."""
+        return {k: v for k, v in self.__dict__.items() if k != "_engine"}
+
     def replace(self, **changes: Any) -> RobotModel:
         """A new model with some fields changed (the model itself is never mutated)."""
         return dataclasses.replace(self, **changes)

@@ -134,13 +134,9 @@ class DynamicsServices:
     """
 
     def __init__(self, model: RobotModel, *, friction: bool = True):
-        from ..codegen.fast import tick_inverse_dynamics
-
         self.model = model
         self.friction = friction
         self.names = list(model.joint_names)
-        # one state per request: the compiled customised model when available, else the core
-        self._inverse_dynamics = tick_inverse_dynamics(model)
         self._zeros = np.zeros(model.nq)
 
     # -- services ------------------------------------------------------------------------
@@ -158,10 +154,7 @@ class DynamicsServices:
             if link:
                 m.frame_index(link)  # UnknownNameError lists the valid links
                 f_ext = {link: cv.wrench_to_array(request.wrench)}
-            if f_ext is None and self.friction:
-                tau = np.asarray(self._inverse_dynamics(q, qd, qdd), dtype=float)
-            else:
-                tau = rd.rnea(m, q, qd, qdd, f_ext=f_ext, friction=self.friction)
+            tau = rd.rnea(m, q, qd, qdd, f_ext=f_ext, friction=self.friction)
             response.joint_names = list(self.names)
             response.efforts = cv.to_list(tau)
             response.actuator_efforts = cv.to_list(actuator_efforts(m, q, tau))
@@ -208,12 +201,12 @@ class DynamicsServices:
         def work() -> None:
             traj = request.trajectory
             arrays = cv.trajectory_to_arrays(traj, self.names)
-            from ..codegen.fast import fastest_rnea
+            import robot_dynamics as rd
 
-            # a whole trajectory at once: the generated batch model where it applies
+            # a whole trajectory at once: one batch call
             if arrays.estimated:
                 _check_estimated_rates(self.model, arrays)
-            tau = fastest_rnea(self.model, arrays.position, arrays.velocity, arrays.acceleration, friction=self.friction)
+            tau = rd.rnea(self.model, arrays.position, arrays.velocity, arrays.acceleration, friction=self.friction)
             order = [self.names.index(n) for n in traj.joint_names]  # back to the request's order
             out = response.trajectory
             out.header = traj.header
@@ -247,7 +240,9 @@ class DynamicsServices:
         """Gravity torques G(q) for a JointState; (ok, values in model order, status)."""
         try:
             state = cv.joint_state_to_arrays(joint_state, self.names)
-            tau_g = np.asarray(self._inverse_dynamics(state.position, self._zeros, self._zeros), dtype=float)
+            import robot_dynamics as rd
+
+            tau_g = rd.rnea(self.model, state.position, self._zeros, self._zeros, friction=self.friction)
             return True, tau_g, "ok"
         except RobotDynamicsError as exc:
             return False, np.zeros(self.model.nq), str(exc)

@@ -1,0 +1,745 @@
+/* The recursions of robot_dynamics, one state each (see engine.h for the model and the data).
+ *
+ * Written as the book's forward and backward loops over parent[i] < i, with the book's symbols:
+ * Khalil's inverse model (7.5: [7.43]-[7.49], friction [7.26], rotor inertia [7.29]),
+ * Featherstone's composite rigid bodies (6.2, 6.7) and articulated bodies (7.3), Chen & Wang's
+ * secondary links of a geared robot (eqs. 11, 14-21, 18). A joint transform X_i (parent to
+ * body i) is the rotation E_i = body_R_parent and the body origin r_i in parent coordinates:
+ * X v = [E w; E (v - r x w)], X^T f = [E^T n + r x E^T f; E^T f].
+ */
+#include <math.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* -- the data ----------------------------------------------------------------------------------- */
+#define RD_ALIGN 64 /* every array starts on its own cache line */
+
+static size_t rd_round(size_t bytes) { return (bytes + RD_ALIGN - 1) / RD_ALIGN * RD_ALIGN; }
+
+size_t rd_work_bytes(int nb, int nq)
+{
+    size_t total = 0;
+#define RD_WORK_SIZE(name, type, count) total += rd_round(sizeof(type) * (size_t)(count));
+    RD_WORK_ARRAYS(RD_WORK_SIZE)
+#undef RD_WORK_SIZE
+    return total + RD_ALIGN; /* room to align the start */
+}
+
+void rd_work_bind(rd_work *w, void *memory, int nb, int nq)
+{
+    char *at = (char *)(((size_t)memory + RD_ALIGN - 1) / RD_ALIGN * RD_ALIGN);
+#define RD_WORK_BIND(name, type, count)                 \
+    w->name = (type *)at;                               \
+    at += rd_round(sizeof(type) * (size_t)(count));
+    RD_WORK_ARRAYS(RD_WORK_BIND)
+#undef RD_WORK_BIND
+}
+
+int rd_finite(const double *x, int n)
+{
+    for (int k = 0; k < n; ++k)
+        if (!isfinite(x[k]))
+            return 0;
+    return 1;
+}
+
+/* -- spatial algebra ------------------------------------------------------------------------------ */
+
+/* Joint transform of body b at its coordinate qb: E (9) and r (3). */
+static inline void joint_transform(const rd_body *b, double qb, double *E, double *r)
+{
+    if (b->type == RD_REVOLUTE) {
+        /* E = R(a, qb)^T E0 = c E0 - s [a]x E0 + (1 - c) a a^T E0 (Rodrigues) */
+        const double c = cos(qb), s = sin(qb), c1 = 1.0 - c;
+        for (int k = 0; k < 9; ++k)
+            E[k] = c * b->E0[k] - s * b->KE0[k] + c1 * b->AE0[k];
+        r[0] = b->r0[0], r[1] = b->r0[1], r[2] = b->r0[2];
+    } else {
+        /* prismatic: the origin slides along d = E0^T a in parent coordinates */
+        memcpy(E, b->E0, 9 * sizeof(double));
+        for (int k = 0; k < 3; ++k)
+            r[k] = b->r0[k] + qb * b->d[k];
+    }
+}
+
+/* y = X x: a motion vector from parent to body coordinates, [E w; E (v - r x w)]. */
+static inline void x_motion(const double *E, const double *r, const double *x, double *y)
+{
+    const double wx = x[0], wy = x[1], wz = x[2];
+    const double ux = x[3] - (r[1] * wz - r[2] * wy);
+    const double uy = x[4] - (r[2] * wx - r[0] * wz);
+    const double uz = x[5] - (r[0] * wy - r[1] * wx);
+    y[0] = E[0] * wx + E[1] * wy + E[2] * wz;
+    y[1] = E[3] * wx + E[4] * wy + E[5] * wz;
+    y[2] = E[6] * wx + E[7] * wy + E[8] * wz;
+    y[3] = E[0] * ux + E[1] * uy + E[2] * uz;
+    y[4] = E[3] * ux + E[4] * uy + E[5] * uz;
+    y[5] = E[6] * ux + E[7] * uy + E[8] * uz;
+}
+
+/* y (+)= X^T x: a force from body to parent coordinates, [E^T n + r x E^T f; E^T f]. */
+static inline void xt_force(const double *E, const double *r, const double *x, double *y, int accumulate)
+{
+    const double fx = E[0] * x[3] + E[3] * x[4] + E[6] * x[5];
+    const double fy = E[1] * x[3] + E[4] * x[4] + E[7] * x[5];
+    const double fz = E[2] * x[3] + E[5] * x[4] + E[8] * x[5];
+    const double nx = E[0] * x[0] + E[3] * x[1] + E[6] * x[2] + r[1] * fz - r[2] * fy;
+    const double ny = E[1] * x[0] + E[4] * x[1] + E[7] * x[2] + r[2] * fx - r[0] * fz;
+    const double nz = E[2] * x[0] + E[5] * x[1] + E[8] * x[2] + r[0] * fy - r[1] * fx;
+    if (accumulate) {
+        y[0] += nx, y[1] += ny, y[2] += nz, y[3] += fx, y[4] += fy, y[5] += fz;
+    } else {
+        y[0] = nx, y[1] = ny, y[2] = nz, y[3] = fx, y[4] = fy, y[5] = fz;
+    }
+}
+
+/* y = I x for a rigid-body inertia (Featherstone 2.63): [Io w + h x l; m l - h x w]. */
+static inline void inertia_times(const rd_inertia *I, const double *x, double *y)
+{
+    const double ax = x[0], ay = x[1], az = x[2], lx = x[3], ly = x[4], lz = x[5];
+    const double hx = I->h[0], hy = I->h[1], hz = I->h[2];
+    const double *Io = I->Io;
+    y[0] = Io[0] * ax + Io[1] * ay + Io[2] * az + hy * lz - hz * ly;
+    y[1] = Io[3] * ax + Io[4] * ay + Io[5] * az + hz * lx - hx * lz;
+    y[2] = Io[6] * ax + Io[7] * ay + Io[8] * az + hx * ly - hy * lx;
+    y[3] = I->m * lx - (hy * az - hz * ay);
+    y[4] = I->m * ly - (hz * ax - hx * az);
+    y[5] = I->m * lz - (hx * ay - hy * ax);
+}
+
+/* y += v x* F = [w x n + vl x f; w x f] (Featherstone 2.32). */
+static inline void cross_force_add(const double *v, const double *F, double *y)
+{
+    const double wx = v[0], wy = v[1], wz = v[2], vx = v[3], vy = v[4], vz = v[5];
+    const double nx = F[0], ny = F[1], nz = F[2], fx = F[3], fy = F[4], fz = F[5];
+    y[0] += wy * nz - wz * ny + vy * fz - vz * fy;
+    y[1] += wz * nx - wx * nz + vz * fx - vx * fz;
+    y[2] += wx * ny - wy * nx + vx * fy - vy * fx;
+    y[3] += wy * fz - wz * fy;
+    y[4] += wz * fx - wx * fz;
+    y[5] += wx * fy - wy * fx;
+}
+
+/* S_i . F: the component of a force along body i's joint (S = [a; 0] or [0; a]). */
+static inline double s_dot(const rd_body *b, const double *F)
+{
+    const double *x = b->type == RD_REVOLUTE ? F : F + 3;
+    return b->axis[0] * x[0] + b->axis[1] * x[1] + b->axis[2] * x[2];
+}
+
+static inline double body_coordinate(const rd_body *b, const double *q)
+{
+    return b->mult * q[b->joint] + b->offset; /* mimic joints: q_body = mult q[k] + offset */
+}
+
+double rd_friction(const rd_model *m, int k, double qd, double smooth)
+{
+    /* Khalil [7.26]: Fv qd + sign(qd) (Fc + (Fst - Fc) exp(-|qd| B)); sign -> tanh(qd / v_s) when smooth > 0 */
+    const rd_joint *j = &m->joint[k];
+    const double sg = smooth > 0.0 ? tanh(qd / smooth) : (qd > 0.0) - (qd < 0.0);
+    double tau = j->Fv * qd + sg * j->Fc;
+    if (j->Fs != 0.0)
+        tau += sg * j->Fs * exp(-fabs(qd) * j->B);
+    return tau;
+}
+
+/* -- the forward recursion ------------------------------------------------------------------------ */
+
+/* Joint transforms, body velocities v, velocity products c and (with qdd) accelerations a
+ * (Khalil [7.43]-[7.45]). Gravity enters as the base acceleration a_0 = [0; -g]. */
+void rd_forward(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g, rd_work *w)
+{
+    const int nb = m->nb;
+    double *v0 = w->v + 6 * nb, *a0 = w->a + 6 * nb;
+    for (int k = 0; k < 6; ++k)
+        v0[k] = 0.0, a0[k] = 0.0;
+    a0[3] = -g[0], a0[4] = -g[1], a0[5] = -g[2];
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        double *E = w->E + 9 * i, *r = w->r + 3 * i, *v = w->v + 6 * i, *a = w->a + 6 * i, *c = w->c + 6 * i;
+        const int p = b->parent < 0 ? nb : b->parent;
+        joint_transform(b, body_coordinate(b, q), E, r);
+        const double qdi = b->mult * qd[b->joint];
+        const double sx = b->axis[0] * qdi, sy = b->axis[1] * qdi, sz = b->axis[2] * qdi;
+        x_motion(E, r, w->v + 6 * p, v); /* v_i = X_i v_p + S_i qd_i                                  [7.43] */
+        if (b->type == RD_REVOLUTE) {
+            v[0] += sx, v[1] += sy, v[2] += sz;
+            /* c_i = v_i x S_i qd_i = [w x s; vl x s]                                                   [7.45] */
+            c[0] = v[1] * sz - v[2] * sy, c[1] = v[2] * sx - v[0] * sz, c[2] = v[0] * sy - v[1] * sx;
+            c[3] = v[4] * sz - v[5] * sy, c[4] = v[5] * sx - v[3] * sz, c[5] = v[3] * sy - v[4] * sx;
+        } else {
+            v[3] += sx, v[4] += sy, v[5] += sz;
+            /* v x [0; s] = [0; w x s] */
+            c[0] = 0.0, c[1] = 0.0, c[2] = 0.0;
+            c[3] = v[1] * sz - v[2] * sy, c[4] = v[2] * sx - v[0] * sz, c[5] = v[0] * sy - v[1] * sx;
+        }
+        if (qdd) {
+            const double qddi = b->mult * qdd[b->joint];
+            x_motion(E, r, w->a + 6 * p, a); /* a_i = X_i a_p + S_i qdd_i + c_i                     [7.44] */
+            for (int k = 0; k < 6; ++k)
+                a[k] += c[k];
+            double *s = b->type == RD_REVOLUTE ? a : a + 3;
+            s[0] += b->axis[0] * qddi, s[1] += b->axis[1] * qddi, s[2] += b->axis[2] * qddi;
+        }
+    }
+}
+
+/* base_R_body and the body origins in the base frame from the joint transforms E, r. */
+static void world_poses(const rd_model *m, rd_work *w)
+{
+    for (int i = 0; i < m->nb; ++i) {
+        const double *E = w->E + 9 * i, *r = w->r + 3 * i;
+        double *R = w->R + 9 * i, *p = w->p + 3 * i;
+        const int par = m->body[i].parent;
+        if (par < 0) {
+            for (int x = 0; x < 3; ++x) {
+                for (int y = 0; y < 3; ++y)
+                    R[3 * x + y] = E[3 * y + x];
+                p[x] = r[x];
+            }
+        } else {
+            /* R_i = R_p E_i^T, p_i = p_p + R_p r_i */
+            const double *Rp = w->R + 9 * par, *pp = w->p + 3 * par;
+            for (int x = 0; x < 3; ++x) {
+                for (int y = 0; y < 3; ++y)
+                    R[3 * x + y] = Rp[3 * x] * E[3 * y] + Rp[3 * x + 1] * E[3 * y + 1] + Rp[3 * x + 2] * E[3 * y + 2];
+                p[x] = pp[x] + Rp[3 * x] * r[0] + Rp[3 * x + 1] * r[1] + Rp[3 * x + 2] * r[2];
+            }
+        }
+    }
+}
+
+void rd_body_poses(const rd_model *m, const double *q, rd_work *w)
+{
+    for (int i = 0; i < m->nb; ++i)
+        joint_transform(&m->body[i], body_coordinate(&m->body[i], q), w->E + 9 * i, w->r + 3 * i);
+    world_poses(m, w);
+}
+
+/* F[b] += the wrenches the links exert on the environment (Khalil's f_en [7.30]), in body axes. */
+static void add_wrenches(const rd_work *w, const double *fx, int nfx, double *F)
+{
+    for (int k = 0; k < nfx; ++k) {
+        const double *row = fx + RD_WRENCH * k;
+        const int b = (int)row[0];
+        const double *R = w->R + 9 * b, *pt = row + 1, *force = row + 4, *moment = row + 7;
+        double *f = F + 6 * b;
+        const double Fx = R[0] * force[0] + R[3] * force[1] + R[6] * force[2];
+        const double Fy = R[1] * force[0] + R[4] * force[1] + R[7] * force[2];
+        const double Fz = R[2] * force[0] + R[5] * force[1] + R[8] * force[2];
+        /* the moment about the body origin: R^T M + p x (R^T F) */
+        f[0] += R[0] * moment[0] + R[3] * moment[1] + R[6] * moment[2] + pt[1] * Fz - pt[2] * Fy;
+        f[1] += R[1] * moment[0] + R[4] * moment[1] + R[7] * moment[2] + pt[2] * Fx - pt[0] * Fz;
+        f[2] += R[2] * moment[0] + R[5] * moment[1] + R[8] * moment[2] + pt[0] * Fy - pt[1] * Fx;
+        f[3] += Fx, f[4] += Fy, f[5] += Fz;
+    }
+}
+
+/* -- inverse dynamics ------------------------------------------------------------------------------- */
+
+/* tau = A qdd + C qd + Q + Gamma_f + J^T f_en (Khalil 7.5, Featherstone's ID). */
+int rd_rnea(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
+            const double *fx, int nfx, int friction, double smooth, double *tau, rd_work *w)
+{
+    const int nb = m->nb, nq = m->nq;
+    rd_forward(m, q, qd, qdd, g, w);
+    /* Newton-Euler equations of each body: f_i = I_i a_i + v_i x* I_i v_i       [7.46]-[7.47] */
+    for (int i = 0; i < nb; ++i) {
+        double Iv[6];
+        const double *v = w->v + 6 * i;
+        double *f = w->f + 6 * i;
+        inertia_times(&m->body[i].inertia, v, Iv);
+        inertia_times(&m->body[i].inertia, w->a + 6 * i, f);
+        cross_force_add(v, Iv, f);
+    }
+    if (nfx > 0) {
+        world_poses(m, w);
+        add_wrenches(w, fx, nfx, w->f);
+    }
+    for (int k = 0; k < nq; ++k)
+        tau[k] = 0.0;
+    /* Secondary links (Chen & Wang eqs. 14-21): the spin beta_s = b_s . theta of a gear or rotor
+     * about its carrier adds the couple n_s = I_s (e_s betadd_s + w_c x e_s betad_s) to the
+     * carrier, and I_s (e_s . alpha_c + betadd_s) along its own coordinate, which reaches the
+     * joints as b_s^T times it (virtual work). */
+    for (int s = 0; s < m->nr; ++s) {
+        const rd_secondary *sl = &m->secondary[s];
+        double bd = 0.0, bdd = 0.0;
+        for (int k = 0; k < nq; ++k)
+            bd += sl->b[k] * qd[k], bdd += sl->b[k] * qdd[k];
+        const double hx = sl->inertia * sl->axis[0], hy = sl->inertia * sl->axis[1], hz = sl->inertia * sl->axis[2];
+        double ts = sl->inertia * bdd;
+        if (sl->carrier >= 0) {
+            const double *v = w->v + 6 * sl->carrier, *a = w->a + 6 * sl->carrier;
+            double *f = w->f + 6 * sl->carrier;
+            f[0] += hx * bdd + (v[1] * hz - v[2] * hy) * bd;
+            f[1] += hy * bdd + (v[2] * hx - v[0] * hz) * bd;
+            f[2] += hz * bdd + (v[0] * hy - v[1] * hx) * bd;
+            ts += hx * a[0] + hy * a[1] + hz * a[2];
+        }
+        for (int k = 0; k < nq; ++k)
+            tau[k] += sl->b[k] * ts;
+    }
+    /* Backward recursion: tau_i = S_i . f_i, f_p += X_i^T f_i                   [7.48]-[7.49] */
+    for (int i = nb - 1; i >= 0; --i) {
+        const rd_body *b = &m->body[i];
+        tau[b->joint] += b->mult * s_dot(b, w->f + 6 * i);
+        if (b->parent >= 0)
+            xt_force(w->E + 9 * i, w->r + 3 * i, w->f + 6 * i, w->f + 6 * b->parent, 1);
+    }
+    /* Rotor inertia Ia qdd (Khalil [7.29]) and friction (Khalil [7.26]) */
+    for (int k = 0; k < nq; ++k) {
+        tau[k] += m->joint[k].Ia * qdd[k];
+        if (friction)
+            tau[k] += rd_friction(m, k, qd[k], smooth);
+    }
+    return rd_finite(tau, nq) ? RD_OK : RD_BAD_OUTPUT;
+}
+
+/* -- the joint-space inertia matrix ----------------------------------------------------------------- */
+
+/* Ic_p += X^T Ic X (Featherstone 6.7) for a rigid-body inertia moved by R = E^T and r:
+ * h_p += R h + m r, Io_p += R Io R^T + m (|r|^2 1 - r r^T) + 2 (r . Rh) 1 - Rh r^T - r Rh^T. */
+static void inertia_to_parent(const double *E, const double *r, const rd_inertia *I, rd_inertia *Ip)
+{
+    const double m = I->m;
+    double Rh[3], IE[9];
+    for (int x = 0; x < 3; ++x)
+        Rh[x] = E[x] * I->h[0] + E[3 + x] * I->h[1] + E[6 + x] * I->h[2];
+    const double rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+    const double rh = r[0] * Rh[0] + r[1] * Rh[1] + r[2] * Rh[2];
+    Ip->m += m;
+    for (int x = 0; x < 3; ++x)
+        Ip->h[x] += Rh[x] + m * r[x];
+    for (int x = 0; x < 3; ++x)
+        for (int y = 0; y < 3; ++y)
+            IE[3 * x + y] = I->Io[3 * x] * E[y] + I->Io[3 * x + 1] * E[3 + y] + I->Io[3 * x + 2] * E[6 + y];
+    for (int x = 0; x < 3; ++x)
+        for (int y = x; y < 3; ++y) {
+            /* (E^T Io E)_xy - m r_x r_y - Rh_x r_y - r_x Rh_y (+ m |r|^2 + 2 r.Rh on the diagonal) */
+            double val = E[x] * IE[y] + E[3 + x] * IE[3 + y] + E[6 + x] * IE[6 + y];
+            val += -m * r[x] * r[y] - Rh[x] * r[y] - r[x] * Rh[y];
+            if (x == y) {
+                Ip->Io[4 * x] += val + m * rr + 2.0 * rh;
+            } else {
+                Ip->Io[3 * x + y] += val;
+                Ip->Io[3 * y + x] += val;
+            }
+        }
+}
+
+/* F = Ic S: the force that accelerates body b's subtree at unit joint rate. */
+static inline void composite_column(const rd_body *b, const rd_inertia *I, double *F)
+{
+    const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2];
+    const double hx = I->h[0], hy = I->h[1], hz = I->h[2];
+    if (b->type == RD_REVOLUTE) {
+        /* I [e; 0] = [Io e; e x h] */
+        for (int x = 0; x < 3; ++x)
+            F[x] = I->Io[3 * x] * ex + I->Io[3 * x + 1] * ey + I->Io[3 * x + 2] * ez;
+        F[3] = ey * hz - ez * hy, F[4] = ez * hx - ex * hz, F[5] = ex * hy - ey * hx;
+    } else {
+        /* I [0; e] = [h x e; m e] */
+        F[0] = hy * ez - hz * ey, F[1] = hz * ex - hx * ez, F[2] = hx * ey - hy * ex;
+        F[3] = I->m * ex, F[4] = I->m * ey, F[5] = I->m * ez;
+    }
+}
+
+/* A(q): composite rigid bodies (Featherstone 6.2, Khalil [7.64]). Rotor inertias on the diagonal
+ * (Khalil [7.29]); a geared robot's secondary links add M_s = B^T diag(I) B + U B + (U B)^T
+ * (Chen & Wang eq. 18), U from their spin momenta. H: nq x nq, row-major. */
+int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w)
+{
+    const int nb = m->nb, nq = m->nq;
+    for (int i = 0; i < nb; ++i) {
+        joint_transform(&m->body[i], body_coordinate(&m->body[i], q), w->E + 9 * i, w->r + 3 * i);
+        w->Ic[i] = m->body[i].inertia;
+    }
+    /* Composite inertias from the leaves down: Ic_p += X_i^T Ic_i X_i (Featherstone 6.7) */
+    for (int i = nb - 1; i >= 0; --i)
+        if (m->body[i].parent >= 0)
+            inertia_to_parent(w->E + 9 * i, w->r + 3 * i, &w->Ic[i], &w->Ic[m->body[i].parent]);
+    for (int k = 0; k < nq * nq; ++k)
+        H[k] = 0.0;
+    /* H_ij = S_j . X^T ... Ic_i S_i, walking from each body to the base (Featherstone 6.2) */
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *bi = &m->body[i];
+        double F[6], Fp[6];
+        composite_column(bi, &w->Ic[i], F);
+        const int ji = bi->joint;
+        H[ji * nq + ji] += bi->mult * bi->mult * s_dot(bi, F);
+        for (int j = i; m->body[j].parent >= 0;) {
+            xt_force(w->E + 9 * j, w->r + 3 * j, F, Fp, 0);
+            memcpy(F, Fp, sizeof F);
+            j = m->body[j].parent;
+            const rd_body *bj = &m->body[j];
+            const double val = bi->mult * bj->mult * s_dot(bj, F);
+            H[ji * nq + bj->joint] += val;
+            H[bj->joint * nq + ji] += val;
+        }
+    }
+    for (int s = 0; s < m->nr; ++s) {
+        const rd_secondary *sl = &m->secondary[s];
+        double *U = w->sU, F[6], Fp[6];
+        /* U_k = S_k . X^T...[I_s e_s; 0]: the spin momentum seen by every joint below the
+         * carrier (eq. 18b/18c), with mimic joints folded in (G^T U) */
+        for (int k = 0; k < nq; ++k)
+            U[k] = 0.0;
+        for (int k = 0; k < 3; ++k)
+            F[k] = sl->inertia * sl->axis[k], F[3 + k] = 0.0;
+        for (int j = sl->carrier; j >= 0; j = m->body[j].parent) {
+            const rd_body *bj = &m->body[j];
+            U[bj->joint] += bj->mult * s_dot(bj, F);
+            xt_force(w->E + 9 * j, w->r + 3 * j, F, Fp, 0);
+            memcpy(F, Fp, sizeof F);
+        }
+        for (int x = 0; x < nq; ++x)
+            for (int y = 0; y < nq; ++y)
+                H[x * nq + y] += sl->inertia * sl->b[x] * sl->b[y] + U[x] * sl->b[y] + sl->b[x] * U[y]; /* eq. (18d) + (18b) + (18c) */
+    }
+    for (int k = 0; k < nq; ++k)
+        H[k * nq + k] += m->joint[k].Ia;
+    return rd_finite(H, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
+}
+
+/* -- direct dynamics --------------------------------------------------------------------------------- */
+
+/* IAp += X^T Ia X for a symmetric 6x6 Ia = [[A, B], [B^T, C]] (Featherstone 2.66, an articulated
+ * inertia carried to the parent), by blocks: A' = E^T A E, B' = E^T B E, C' = E^T C E, then the
+ * shift by [r]x: [[A' + [r]x B'^T - B' [r]x - [r]x C' [r]x, B' + [r]x C'], [.., C']]. A, C and
+ * the result's diagonal blocks are symmetric: only their upper triangles are computed. */
+static void articulated_to_parent(const double *E, const double *r, const double *Ia, double *IAp)
+{
+    double A[9], B[9], C[9], T[9];
+    /* T = P E, then E^T T, for P = A, B, C (rows 0-2 / 3-5 and columns 0-2 / 3-5 of Ia) */
+    for (int blk = 0; blk < 3; ++blk) {
+        const double *P = Ia + (blk == 2 ? 21 : 0) + (blk == 1 ? 3 : 0);
+        double *out = blk == 0 ? A : (blk == 1 ? B : C);
+        for (int x = 0; x < 3; ++x)
+            for (int y = 0; y < 3; ++y)
+                T[3 * x + y] = P[6 * x] * E[y] + P[6 * x + 1] * E[3 + y] + P[6 * x + 2] * E[6 + y];
+        for (int x = 0; x < 3; ++x)
+            for (int y = (blk == 1 ? 0 : x); y < 3; ++y)
+                out[3 * x + y] = E[x] * T[y] + E[3 + x] * T[3 + y] + E[6 + x] * T[6 + y];
+    }
+    C[3] = C[1], C[6] = C[2], C[7] = C[5];
+    const double r0 = r[0], r1 = r[1], r2 = r[2];
+    /* RC = [r]x C', BR = B' [r]x */
+    double RC[9], BR[9];
+    for (int y = 0; y < 3; ++y) {
+        RC[y] = r1 * C[6 + y] - r2 * C[3 + y];
+        RC[3 + y] = r2 * C[y] - r0 * C[6 + y];
+        RC[6 + y] = r0 * C[3 + y] - r1 * C[y];
+    }
+    for (int x = 0; x < 3; ++x) {
+        const double b0 = B[3 * x], b1 = B[3 * x + 1], b2 = B[3 * x + 2];
+        BR[3 * x] = b1 * r2 - b2 * r1;
+        BR[3 * x + 1] = b2 * r0 - b0 * r2;
+        BR[3 * x + 2] = b0 * r1 - b1 * r0;
+    }
+    for (int x = 0; x < 3; ++x) {
+        for (int y = 0; y < 3; ++y) {
+            const double top = B[3 * x + y] + RC[3 * x + y]; /* B' + [r]x C' */
+            IAp[6 * x + 3 + y] += top;
+            IAp[6 * (3 + y) + x] += top;
+        }
+        for (int y = x; y < 3; ++y) {
+            /* RCR = [r]x C' [r]x = RC [r]x */
+            const double *rc = RC + 3 * x;
+            const double rcr = y == 0 ? rc[1] * r2 - rc[2] * r1 : (y == 1 ? rc[2] * r0 - rc[0] * r2 : rc[0] * r1 - rc[1] * r0);
+            const double ang = A[3 * x + y] - BR[3 * x + y] - BR[3 * y + x] - rcr; /* [r]x B'^T = -(B' [r]x)^T */
+            const double lin = C[3 * x + y];
+            IAp[6 * x + y] += ang;
+            IAp[6 * (3 + x) + 3 + y] += lin;
+            if (y != x) {
+                IAp[6 * y + x] += ang;
+                IAp[6 * (3 + y) + 3 + x] += lin;
+            }
+        }
+    }
+}
+
+/* The articulated body algorithm (Featherstone 7.3, Khalil 7.6.2), for a tree without mimic
+ * joints or coupled gear trains. */
+static int aba_tree(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+                    const double *fx, int nfx, int friction, double smooth, double *qdd, rd_work *w)
+{
+    const int nb = m->nb;
+    /* Forward recursion: velocities and velocity-product accelerations c_i = v_i x S_i qd_i */
+    rd_forward(m, q, qd, NULL, g, w);
+    for (int i = 0; i < nb; ++i) {
+        const rd_inertia *I = &m->body[i].inertia;
+        double *IA = w->IA + 36 * i, Iv[6];
+        /* IA_i = I_i = [[Io, [h]x], [[h]x^T, m 1]] (Featherstone 2.62, [angular; linear] order) */
+        const double h0 = I->h[0], h1 = I->h[1], h2 = I->h[2];
+        for (int x = 0; x < 3; ++x)
+            for (int y = 0; y < 3; ++y) {
+                IA[6 * x + y] = I->Io[3 * x + y];
+                IA[6 * (3 + x) + 3 + y] = x == y ? I->m : 0.0;
+            }
+        const double hx[9] = {0.0, -h2, h1, h2, 0.0, -h0, -h1, h0, 0.0};
+        for (int x = 0; x < 3; ++x)
+            for (int y = 0; y < 3; ++y)
+                IA[6 * x + 3 + y] = hx[3 * x + y], IA[6 * (3 + y) + x] = hx[3 * x + y];
+        /* pA_i = v_i x* I_i v_i */
+        double *pA = w->pA + 6 * i;
+        inertia_times(I, w->v + 6 * i, Iv);
+        for (int k = 0; k < 6; ++k)
+            pA[k] = 0.0;
+        cross_force_add(w->v + 6 * i, Iv, pA);
+    }
+    if (nfx > 0) {
+        world_poses(m, w);
+        add_wrenches(w, fx, nfx, w->pA);
+    }
+    /* Backward recursion: articulated inertias and bias forces (Khalil [7.67]-[7.68]) */
+    for (int i = nb - 1; i >= 0; --i) {
+        const rd_body *b = &m->body[i];
+        const int k = b->joint, col = b->type == RD_REVOLUTE ? 0 : 3;
+        const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2];
+        double *IA = w->IA + 36 * i, *U = w->U + 6 * i, *pA = w->pA + 6 * i;
+        /* U_i = IA_i S_i, D_i = S_i^T U_i + Ia (the rotor's inertia about its own axis) */
+        for (int x = 0; x < 6; ++x)
+            U[x] = IA[6 * x + col] * ex + IA[6 * x + col + 1] * ey + IA[6 * x + col + 2] * ez;
+        const double D = U[col] * ex + U[col + 1] * ey + U[col + 2] * ez + m->joint[k].Ia;
+        w->D[i] = D;
+        if (!(D > 0.0))
+            return RD_SINGULAR + i;
+        /* u_i = tau_i - Gamma_f - S_i^T pA_i */
+        double tk = tau[k];
+        if (friction)
+            tk -= rd_friction(m, k, qd[k], smooth);
+        const double u = tk - s_dot(b, pA);
+        w->u[i] = u;
+        if (b->parent < 0)
+            continue;
+        /* Ia = IA - U U^T / D, pa = pA + Ia c + U u / D; then IA_p += X^T Ia X, pA_p += X^T pa */
+        const double inv = 1.0 / D;
+        const double *c = w->c + 6 * i;
+        double Ia[36], pa[6];
+        for (int x = 0; x < 6; ++x) {
+            const double ux = U[x] * inv;
+            for (int y = x; y < 6; ++y)
+                Ia[6 * x + y] = Ia[6 * y + x] = IA[6 * x + y] - ux * U[y];
+        }
+        for (int x = 0; x < 6; ++x) {
+            double acc = pA[x] + U[x] * u * inv;
+            for (int y = 0; y < 6; ++y)
+                acc += Ia[6 * x + y] * c[y];
+            pa[x] = acc;
+        }
+        const double *E = w->E + 9 * i, *r = w->r + 3 * i;
+        xt_force(E, r, pa, w->pA + 6 * b->parent, 1);
+        articulated_to_parent(E, r, Ia, w->IA + 36 * b->parent);
+    }
+    /* Forward recursion: accelerations from a_0 = [0; -g] (gravity as the base acceleration) */
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        const int p = b->parent < 0 ? nb : b->parent;
+        double *a = w->a + 6 * i;
+        const double *c = w->c + 6 * i, *U = w->U + 6 * i;
+        /* a'_i = X_i a_p + c_i; qdd_i = (u_i - U_i^T a'_i) / D_i; a_i = a'_i + S_i qdd_i */
+        x_motion(w->E + 9 * i, w->r + 3 * i, w->a + 6 * p, a);
+        double s = 0.0;
+        for (int x = 0; x < 6; ++x) {
+            a[x] += c[x];
+            s += U[x] * a[x];
+        }
+        const double qi = (w->u[i] - s) / w->D[i];
+        qdd[b->joint] = qi;
+        double *sa = b->type == RD_REVOLUTE ? a : a + 3;
+        sa[0] += b->axis[0] * qi, sa[1] += b->axis[1] * qi, sa[2] += b->axis[2] * qi;
+    }
+    return rd_finite(qdd, m->nq) ? RD_OK : RD_BAD_OUTPUT;
+}
+
+/* Direct dynamics from the inverse model (Khalil 7.6.1): A qdd = tau - Gamma_f - h(q, qd).
+ * Mimic joints and gear trains couple coordinates (a secondary link's b_s may span joints of
+ * different branches), which the articulated-body recursion cannot absorb. */
+static int aba_joint_space(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+                           const double *fx, int nfx, int friction, double smooth, double *qdd, rd_work *w)
+{
+    const int nq = m->nq;
+    double *H = w->H, *h = w->h;
+    for (int k = 0; k < nq; ++k)
+        w->zero[k] = 0.0;
+    int st = rd_rnea(m, q, qd, w->zero, g, fx, nfx, 0, smooth, h, w);
+    if (st != RD_OK)
+        return st;
+    st = rd_crba(m, q, H, w);
+    if (st != RD_OK)
+        return st;
+    for (int k = 0; k < nq; ++k) {
+        qdd[k] = tau[k] - h[k];
+        if (friction)
+            qdd[k] -= rd_friction(m, k, qd[k], smooth);
+    }
+    /* Cholesky factor H = L L^T in place (lower triangle), then two triangular solves */
+    for (int j = 0; j < nq; ++j) {
+        double d = H[j * nq + j];
+        for (int k = 0; k < j; ++k)
+            d -= H[j * nq + k] * H[j * nq + k];
+        if (!(d > 0.0))
+            return RD_NOT_POSITIVE_DEFINITE;
+        d = sqrt(d);
+        H[j * nq + j] = d;
+        for (int i = j + 1; i < nq; ++i) {
+            double s = H[i * nq + j];
+            for (int k = 0; k < j; ++k)
+                s -= H[i * nq + k] * H[j * nq + k];
+            H[i * nq + j] = s / d;
+        }
+    }
+    for (int i = 0; i < nq; ++i) {
+        double s = qdd[i];
+        for (int k = 0; k < i; ++k)
+            s -= H[i * nq + k] * qdd[k];
+        qdd[i] = s / H[i * nq + i];
+    }
+    for (int i = nq - 1; i >= 0; --i) {
+        double s = qdd[i];
+        for (int k = i + 1; k < nq; ++k)
+            s -= H[k * nq + i] * qdd[k];
+        qdd[i] = s / H[i * nq + i];
+    }
+    return rd_finite(qdd, nq) ? RD_OK : RD_BAD_OUTPUT;
+}
+
+int rd_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+           const double *fx, int nfx, int friction, double smooth, double *qdd, rd_work *w)
+{
+    if (m->tree)
+        return aba_tree(m, q, qd, tau, g, fx, nfx, friction, smooth, qdd, w);
+    return aba_joint_space(m, q, qd, tau, g, fx, nfx, friction, smooth, qdd, w);
+}
+
+/* -- energy and kinematics ----------------------------------------------------------------------------- */
+
+/* out = [kinetic, potential] (Khalil [7.10], [7.19]): 1/2 v.Iv + 1/2 Ia qd^2 + the gears' spin
+ * (Chen & Wang eq. 14); U = -sum m_i g . p_Gi (zero at the base origin). */
+int rd_energy(const rd_model *m, const double *q, const double *qd, const double *g, double out[2], rd_work *w)
+{
+    static const double no_gravity[3] = {0.0, 0.0, 0.0};
+    const int nb = m->nb, nq = m->nq;
+    rd_forward(m, q, qd, NULL, no_gravity, w);
+    world_poses(m, w);
+    double kin = 0.0, pot = 0.0;
+    for (int i = 0; i < nb; ++i) {
+        const rd_inertia *I = &m->body[i].inertia;
+        const double *v = w->v + 6 * i, *R = w->R + 9 * i, *p = w->p + 3 * i;
+        double Iv[6];
+        inertia_times(I, v, Iv);
+        for (int x = 0; x < 6; ++x)
+            kin += 0.5 * v[x] * Iv[x];
+        /* the potential of the body: -g . (R h + m p), the world first moment of its mass */
+        for (int x = 0; x < 3; ++x)
+            pot -= g[x] * (R[3 * x] * I->h[0] + R[3 * x + 1] * I->h[1] + R[3 * x + 2] * I->h[2] + I->m * p[x]);
+    }
+    for (int k = 0; k < nq; ++k)
+        kin += 0.5 * m->joint[k].Ia * qd[k] * qd[k];
+    for (int s = 0; s < m->nr; ++s) {
+        const rd_secondary *sl = &m->secondary[s];
+        double bd = 0.0, proj = 0.0;
+        for (int k = 0; k < nq; ++k)
+            bd += sl->b[k] * qd[k];
+        if (sl->carrier >= 0) {
+            const double *v = w->v + 6 * sl->carrier;
+            proj = sl->axis[0] * v[0] + sl->axis[1] * v[1] + sl->axis[2] * v[2];
+        }
+        kin += sl->inertia * (0.5 * bd * bd + bd * proj); /* K_s, eq. (14), less the virtual link */
+    }
+    out[0] = kin, out[1] = pot;
+    return isfinite(kin) && isfinite(pot) ? RD_OK : RD_BAD_OUTPUT;
+}
+
+/* T (4x4, row-major) = T_base_frame of frame k from the body poses in w. */
+void rd_frame_pose(const rd_model *m, const rd_work *w, int k, double T[16])
+{
+    const rd_frame *fr = &m->frame[k];
+    for (int x = 0; x < 16; ++x)
+        T[x] = 0.0;
+    T[15] = 1.0;
+    if (fr->body < 0) {
+        for (int x = 0; x < 3; ++x) {
+            for (int y = 0; y < 3; ++y)
+                T[4 * x + y] = fr->R[3 * x + y];
+            T[4 * x + 3] = fr->p[x];
+        }
+        return;
+    }
+    const double *R = w->R + 9 * fr->body, *p = w->p + 3 * fr->body;
+    for (int x = 0; x < 3; ++x) {
+        for (int y = 0; y < 3; ++y)
+            T[4 * x + y] = R[3 * x] * fr->R[y] + R[3 * x + 1] * fr->R[3 + y] + R[3 * x + 2] * fr->R[6 + y];
+        T[4 * x + 3] = p[x] + R[3 * x] * fr->p[0] + R[3 * x + 1] * fr->p[1] + R[3 * x + 2] * fr->p[2];
+    }
+}
+
+/* J (6 x nq, row-major): the geometric Jacobian of frame k, rows [linear; angular] in base axes
+ * (Khalil's J_n in frame 0), from the body poses in w. */
+void rd_jacobian(const rd_model *m, const rd_work *w, int k, double *J)
+{
+    const int nq = m->nq;
+    double T[16];
+    for (int x = 0; x < 6 * nq; ++x)
+        J[x] = 0.0;
+    rd_frame_pose(m, w, k, T);
+    for (int j = m->frame[k].body; j >= 0; j = m->body[j].parent) {
+        const rd_body *b = &m->body[j];
+        const double *R = w->R + 9 * j, *p = w->p + 3 * j, *e = b->axis;
+        const int col = b->joint;
+        const double mult = b->mult;
+        const double zx = R[0] * e[0] + R[1] * e[1] + R[2] * e[2];
+        const double zy = R[3] * e[0] + R[4] * e[1] + R[5] * e[2];
+        const double zz = R[6] * e[0] + R[7] * e[1] + R[8] * e[2];
+        if (b->type == RD_REVOLUTE) {
+            const double dx = T[3] - p[0], dy = T[7] - p[1], dz = T[11] - p[2];
+            J[0 * nq + col] += mult * (zy * dz - zz * dy);
+            J[1 * nq + col] += mult * (zz * dx - zx * dz);
+            J[2 * nq + col] += mult * (zx * dy - zy * dx);
+            J[3 * nq + col] += mult * zx;
+            J[4 * nq + col] += mult * zy;
+            J[5 * nq + col] += mult * zz;
+        } else {
+            J[0 * nq + col] += mult * zx;
+            J[1 * nq + col] += mult * zy;
+            J[2 * nq + col] += mult * zz;
+        }
+    }
+}
+
+/* Twist [v; w] of frame k's origin and its acceleration at qdd = 0 without gravity (Jdot qd),
+ * base axes. */
+void rd_point_motion(const rd_model *m, const double *q, const double *qd, int k, double vel[6], double acc[6], rd_work *w)
+{
+    static const double no_gravity[3] = {0.0, 0.0, 0.0};
+    for (int x = 0; x < m->nq; ++x)
+        w->zero[x] = 0.0;
+    rd_forward(m, q, qd, w->zero, no_gravity, w);
+    world_poses(m, w);
+    for (int x = 0; x < 6; ++x)
+        vel[x] = 0.0, acc[x] = 0.0;
+    const rd_frame *fr = &m->frame[k];
+    const int b = fr->body;
+    if (b < 0)
+        return;
+    const double px = fr->p[0], py = fr->p[1], pz = fr->p[2];
+    const double *v = w->v + 6 * b, *a = w->a + 6 * b, *R = w->R + 9 * b;
+    const double wx = v[0], wy = v[1], wz = v[2], lx = a[0], ly = a[1], lz = a[2];
+    /* the velocity of the body-fixed point: v_o + w x p (spatial shift) */
+    const double vpx = v[3] + wy * pz - wz * py;
+    const double vpy = v[4] + wz * px - wx * pz;
+    const double vpz = v[5] + wx * py - wy * px;
+    /* its classical acceleration: a_o + alpha x p + w x v_p */
+    const double apx = a[3] + ly * pz - lz * py + wy * vpz - wz * vpy;
+    const double apy = a[4] + lz * px - lx * pz + wz * vpx - wx * vpz;
+    const double apz = a[5] + lx * py - ly * px + wx * vpy - wy * vpx;
+    for (int x = 0; x < 3; ++x) {
+        const double r0 = R[3 * x], r1 = R[3 * x + 1], r2 = R[3 * x + 2];
+        vel[x] = r0 * vpx + r1 * vpy + r2 * vpz;
+        vel[3 + x] = r0 * wx + r1 * wy + r2 * wz;
+        acc[x] = r0 * apx + r1 * apy + r2 * apz;
+        acc[3 + x] = r0 * lx + r1 * ly + r2 * lz;
+    }
+}

@@ -1,0 +1,133 @@
+/* The engine: the recursions of robot_dynamics in C99 (the model half and the data half).
+ *
+ * The model (rd_model) is packed once per RobotModel and never written after: bodies in tree
+ * order (parent[i] < i), the independent joints' rotor inertia and friction, the secondary
+ * links of a coupled drive train and the frames of the description. The data (rd_work) holds
+ * every intermediate quantity of one state as named arrays, their sizes listed once in
+ * RD_WORK_ARRAYS (as MuJoCo's mjdata.h does). Spatial vectors are Featherstone's
+ * [angular; linear] in body coordinates; 3x3 matrices are row-major.
+ *
+ * Every algorithm returns a status (RD_OK or one of the codes below), never aborts: the
+ * Python side turns it into the package's error.
+ */
+#ifndef RD_ENGINE_H
+#define RD_ENGINE_H
+
+#include <stddef.h>
+
+enum {
+    RD_OK = 0,
+    RD_BAD_SIZE = 1,               /* an input of the wrong length */
+    RD_BAD_INPUT = 2,              /* a NaN or infinite input */
+    RD_BAD_OUTPUT = 3,             /* a result that is not finite */
+    RD_NOT_POSITIVE_DEFINITE = 4,  /* the joint-space inertia matrix (joint-space solve) */
+    RD_SINGULAR = 1000             /* + i: body i's articulated inertia about its joint is not positive */
+};
+
+enum { RD_REVOLUTE = 0, RD_PRISMATIC = 1 };
+
+/* A rigid-body inertia about the body origin: mass, first moment h = m c, rotational inertia Io. */
+typedef struct {
+    double m;
+    double h[3];
+    double Io[9];
+} rd_inertia;
+
+/* A moving body and the joint that carries it. */
+typedef struct {
+    int parent;     /* parent body, -1: the base */
+    int type;       /* RD_REVOLUTE or RD_PRISMATIC */
+    int joint;      /* the independent joint k that drives it: q_body = mult q[k] + offset (mimic) */
+    double mult, offset;
+    double axis[3]; /* unit joint axis in the body frame */
+    double E0[9];   /* body_R_parent at q = 0 */
+    double KE0[9];  /* [a]x E0 and a a^T E0: E(q) = c E0 - s [a]x E0 + (1 - c) a a^T E0 (Rodrigues) */
+    double AE0[9];
+    double r0[3];   /* joint origin in parent coordinates */
+    double d[3];    /* prismatic slide direction in parent coordinates, E0^T a */
+    rd_inertia inertia; /* the body's rigid-body inertia */
+} rd_body;
+
+/* An independent joint: rotor inertia Ia (Khalil [7.29]) and friction (Khalil [7.26]). */
+typedef struct {
+    double Ia, Fv, Fc;
+    double Fs;      /* Fst - Fc: the static friction's excess over Coulomb's */
+    double B;       /* Stribeck coefficient [s/rad] */
+} rd_joint;
+
+/* A secondary link of a coupled drive train (Chen & Wang): its spin beta = b . theta about e. */
+typedef struct {
+    int carrier;    /* body carrying it, -1: the base */
+    double axis[3]; /* e_s in the carrier's frame */
+    double inertia; /* axial inertia I_s */
+    const double *b;/* b_s, nq coefficients (eq. 11), inside rd_model.b */
+} rd_secondary;
+
+/* A frame of the description (a URDF link), fixed to a body. */
+typedef struct {
+    int body;       /* -1: the base */
+    double R[9];    /* body_R_frame */
+    double p[3];    /* body_p_frame */
+} rd_frame;
+
+typedef struct {
+    int nb, nq, nr, nf;
+    int tree;       /* 1: no mimic joint and no coupled drive train: the articulated-body recursion applies */
+    double gravity[3];
+    rd_body *body;        /* nb */
+    rd_joint *joint;      /* nq */
+    rd_secondary *secondary; /* nr */
+    double *b;            /* nr * nq */
+    rd_frame *frame;      /* nf */
+} rd_model;
+
+/* The data of one state: name, element type, count (nb bodies, nq joints). One list, from which
+ * the struct, its size and its binding to one block of memory are derived. */
+#define RD_WORK_ARRAYS(X)                                                                          \
+    X(E, double, 9 * nb)             /* body_R_parent of each joint transform */                  \
+    X(r, double, 3 * nb)             /* body origin in parent coordinates */                      \
+    X(v, double, 6 * (nb + 1))       /* body velocities; row nb is the base */                    \
+    X(a, double, 6 * (nb + 1))       /* body accelerations; row nb is the base (a_0 = [0; -g]) */ \
+    X(f, double, 6 * nb)             /* body forces (rnea) */                                     \
+    X(c, double, 6 * nb)             /* velocity-product accelerations v_i x S_i qd_i */          \
+    X(R, double, 9 * nb)             /* base_R_body */                                            \
+    X(p, double, 3 * nb)             /* body origin in the base frame */                          \
+    X(Ic, rd_inertia, nb)            /* composite inertias (crba) */                              \
+    X(IA, double, 36 * nb)           /* articulated inertias, 6x6 symmetric (aba) */              \
+    X(pA, double, 6 * nb)            /* articulated bias forces (aba) */                          \
+    X(U, double, 6 * nb)             /* U_i = IA_i S_i (aba) */                                   \
+    X(D, double, nb)                 /* D_i = S_i^T U_i + Ia (aba) */                             \
+    X(u, double, nb)                 /* u_i = tau_i - S_i^T pA_i (aba) */                         \
+    X(H, double, nq * nq)            /* joint-space inertia matrix (the joint-space solve) */     \
+    X(h, double, nq)                 /* bias torques (the joint-space solve) */                   \
+    X(zero, double, nq)              /* a zero joint vector */                                    \
+    X(sU, double, nq)                /* a secondary link's spin momentum seen by each joint (crba) */
+
+typedef struct {
+#define RD_WORK_FIELD(name, type, count) type *name;
+    RD_WORK_ARRAYS(RD_WORK_FIELD)
+#undef RD_WORK_FIELD
+} rd_work;
+
+size_t rd_work_bytes(int nb, int nq);
+void rd_work_bind(rd_work *w, void *memory, int nb, int nq);
+
+/* A wrench row of f_ext: body, point (body frame), force (3), moment about the point (3), base axes. */
+enum { RD_WRENCH = 10 };
+
+/* The algorithms, one state each. g: gravity (3); fx: nfx wrench rows; out: nq unless said. */
+int rd_rnea(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
+            const double *fx, int nfx, int friction, double smooth, double *tau, rd_work *w);
+int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w);
+int rd_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+           const double *fx, int nfx, int friction, double smooth, double *qdd, rd_work *w);
+int rd_energy(const rd_model *m, const double *q, const double *qd, const double *g, double out[2], rd_work *w);
+void rd_body_poses(const rd_model *m, const double *q, rd_work *w);
+void rd_frame_pose(const rd_model *m, const rd_work *w, int k, double T[16]);
+void rd_jacobian(const rd_model *m, const rd_work *w, int k, double *J);
+void rd_point_motion(const rd_model *m, const double *q, const double *qd, int k, double vel[6], double acc[6], rd_work *w);
+void rd_forward(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g, rd_work *w);
+double rd_friction(const rd_model *m, int k, double qd, double smooth);
+int rd_finite(const double *x, int n);
+
+#endif
