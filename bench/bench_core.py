@@ -1,21 +1,23 @@
-"""The compiled core against Pinocchio, side by side in one process, on the same URDF.
+"""The engine against Pinocchio, side by side in one process, on the same URDF.
 
-    python bench/bench_core.py [--robots puma560 iiwa14] [--urdf FILE ...] [--batch 10000]
-                               [--threads 2] [--skip-cold] [--skip-memory]
+    python bench/bench_core.py [--robots puma560 iiwa14] [--urdf FILE ...] [--sizes 1000 10000 100000]
+                               [--threads 1 2 N] [--skip-cold] [--skip-memory] [--generated]
 
 Prints, per robot, costs per call or per sample and the ratio ours / Pinocchio's (below 1:
-robot_dynamics is cheaper), with the goals of the compiled-core work beside them:
+robot_dynamics is cheaper), with the goals beside them:
 
-* one state from Python: rnea, crba, aba (goal: ratio <= 1.0); the geared three_dof_geared
-  against Pinocchio on its virtual chain (Pinocchio has no gear coupling; goal <= 1.5);
-* a batch of N states per sample: rnea and aba against Pinocchio's ``*InParallel`` with the
-  same number of threads (goals 0.25 and 0.5); crba against a Python loop of Pinocchio calls,
-  since Pinocchio has no ``crbaInParallel``; and, for rigid robots, the per-robot generated
-  code (``robot_dynamics.codegen.inverse_dynamics_function``) on the same rnea batch;
+* the cold table, fresh processes: each algorithm's first answer (from its call, and from the
+  process start), the README's main job ``robot-dynamics simulate``, and the ROS dynamics
+  node's first reply when rclpy and the package's interfaces are importable; Pinocchio's
+  import and first answer beside them;
+* one state from Python: rnea, crba, aba (goal: ratio <= 0.8); the geared three_dof_geared
+  against Pinocchio on its virtual chain (Pinocchio has no gear coupling; goal <= 1.2);
+* batches of several sizes per sample at 1, 2 and all threads: rnea and aba against
+  Pinocchio's ``*InParallel`` with the same number of threads (goals 0.25 and 0.5); crba
+  against a Python loop of Pinocchio calls (Pinocchio has no ``crbaInParallel``); with
+  --generated, the per-robot generated code (``robot_dynamics.codegen``, numba) on rnea;
 * the real-time factor of ``simulate()`` (1 kHz computed torque, RK4) and of the ROS
   simulator node's plant at its shipped defaults (200 Hz, 5 RK4 substeps) (goal >= 20);
-* cold start in fresh processes: ``import robot_dynamics``, the first rnea with an empty
-  compilation cache, the first rnea with a warm one;
 * peak memory of an rnea batch of 10^6 states against the size of its output.
 
 Friction is off on both sides for the comparisons; the armature (rotor inertia) is given to
@@ -39,7 +41,7 @@ import numpy as np
 
 import robot_dynamics as rd
 
-GOALS = {"one": 1.0, "geared": 1.5, "rnea_batch": 0.25, "aba_batch": 0.5, "crba_batch": 0.5, "rtf": 20.0}
+GOALS = {"one": 0.8, "geared": 1.2, "rnea_batch": 0.25, "aba_batch": 0.5, "crba_batch": 0.5, "rtf": 20.0}
 
 
 def best_time(fn: Callable[[], object], repeat: int = 7, number: int = 1) -> float:
@@ -74,12 +76,13 @@ def _ur5() -> str | None:
     return hits[0] if hits else None
 
 
-def compare(pin, name: str, model: rd.RobotModel, path: str | None, N: int, threads: int, rows: list, batch_rows: list) -> None:
+def compare(pin, name: str, model: rd.RobotModel, path: str | None, sizes: list[int], thread_counts: list[int],
+            rows: list, batch_rows: list, generated: bool = False) -> None:
     model = _frictionless(model)
     pm = _pinocchio(pin, model, path)
     pd = pm.createData()
     rng = np.random.default_rng(0)
-    q, qd, qdd = rng.uniform(-1, 1, (3, max(N, 1), model.nq))
+    q, qd, qdd = rng.uniform(-1, 1, (3, max(sizes or [1]), model.nq))
     tau = rd.rnea(model, q, qd, qdd)
     q1, qd1, qdd1, tau1 = q[0].copy(), qd[0].copy(), qdd[0].copy(), tau[0].copy()
     one = {
@@ -97,32 +100,40 @@ def compare(pin, name: str, model: rd.RobotModel, path: str | None, N: int, thre
             t_o = min(t_o, best_time(ours, repeat=1, number=20000))
             t_p = min(t_p, best_time(theirs, repeat=1, number=20000))
         rows.append((name, algo, t_o, t_p))
-    if N <= 0:
+    if not sizes:
         return
-    pool = pin.ModelPool(pm, threads)
-    qT, qdT, qddT, tauT = (np.asfortranarray(a.T) for a in (q, qd, qdd, tau))
-    out = np.empty((model.nq, N), order="F")
-    lq, lqd = list(q), list(qd)
-    batch = {
-        "rnea": (lambda: rd.rnea(model, q, qd, qdd), lambda: pin.rneaInParallel(threads, pool, qT, qdT, qddT, out), "rneaInParallel"),
-        "aba": (lambda: rd.aba(model, q, qd, tau), lambda: pin.abaInParallel(threads, pool, qT, qdT, tauT, out), "abaInParallel"),
-        "crba": (lambda: rd.crba(model, q), lambda: [pin.crba(pm, pd, a) for a in lq], "Python loop"),
-    }
-    del lqd
-    if model.drivetrain is None or not model.drivetrain.coupled:
-        # the per-robot generated code (Khalil 7.5), the specialised path for large rigid batches
-        from robot_dynamics.codegen import inverse_dynamics_function
+    lq = list(q[: min(sizes)])
+    for threads in thread_counts:
+        rd.set_num_threads(threads)
+        pool = pin.ModelPool(pm, threads)
+        for N in sizes:
+            Q, QD, QDD, TAU = q[:N], qd[:N], qdd[:N], tau[:N]
+            qT, qdT, qddT, tauT = (np.asfortranarray(a.T) for a in (Q, QD, QDD, TAU))
+            out = np.empty((model.nq, N), order="F")
+            batch = {
+                "rnea": (lambda: rd.rnea(model, Q, QD, QDD), lambda: pin.rneaInParallel(threads, pool, qT, qdT, qddT, out), "rneaInParallel"),
+                "aba": (lambda: rd.aba(model, Q, QD, TAU), lambda: pin.abaInParallel(threads, pool, qT, qdT, tauT, out), "abaInParallel"),
+            }
+            if N == min(sizes):
+                batch["crba"] = (lambda: rd.crba(model, Q[: len(lq)]), lambda: [pin.crba(pm, pd, a) for a in lq], "Python loop")
+            if generated and (model.drivetrain is None or not model.drivetrain.coupled):
+                from robot_dynamics.codegen import inverse_dynamics_function
 
-        gen = inverse_dynamics_function(model, compiled=True)
-        if gen.path == "compiled":
-            batch["rnea, generated"] = (lambda: gen(q, qd, qdd), batch["rnea"][1], "rneaInParallel")
-    for algo, (ours, theirs, how) in batch.items():
-        ours(), theirs()
-        t_o, t_p = np.inf, np.inf
-        for _ in range(3):
-            t_o = min(t_o, best_time(ours, repeat=1))
-            t_p = min(t_p, best_time(theirs, repeat=1))
-        batch_rows.append((name, algo, t_o / N, t_p / N, how))
+                gen = inverse_dynamics_function(model, compiled=True)
+                if gen.path == "compiled":
+                    import numba
+
+                    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+                    batch["rnea, generated"] = (lambda: gen(Q, QD, QDD), batch["rnea"][1], "rneaInParallel")
+            for algo, (ours, theirs, how) in batch.items():
+                ours(), theirs()
+                n = len(lq) if algo == "crba" else N
+                number = max(1, 20000 // n)
+                t_o, t_p = np.inf, np.inf
+                for _ in range(3):
+                    t_o = min(t_o, best_time(ours, repeat=1, number=number))
+                    t_p = min(t_p, best_time(theirs, repeat=1, number=number))
+                batch_rows.append((name, algo, threads, n, t_o / n, t_p / n, how))
 
 
 def real_time_factors(seconds: float) -> list[tuple[str, str, float]]:
@@ -169,34 +180,115 @@ class _Msg:
 _COLD = r"""
 import sys, time
 t0 = time.perf_counter()
-import robot_dynamics as rd
-t1 = time.perf_counter()
 import numpy as np
+import robot_dynamics as rd
+t_import = time.perf_counter() - t0
 m = rd.load_robot("puma560")
-q = np.zeros(m.nq)
+rng = np.random.default_rng(0)
+q, qd, qdd = rng.uniform(-1, 1, (3, m.nq))
+Q, QD, QDD = rng.uniform(-1, 1, (3, 1000, m.nq))
+calls = {
+    "rnea": lambda: rd.rnea(m, q, qd, qdd),
+    "crba": lambda: rd.crba(m, q),
+    "aba": lambda: rd.aba(m, q, qd, qdd),
+    "rnea, batch of 1000": lambda: rd.rnea(m, Q, QD, QDD),
+    "aba, batch of 1000": lambda: rd.aba(m, Q, QD, QDD),
+    "jacobian": lambda: rd.jacobian(m, q),
+    "energy": lambda: rd.mechanical_energy(m, q, qd),
+}
+name = sys.argv[1]
+t1 = time.perf_counter()
+calls[name]()
 t2 = time.perf_counter()
-rd.rnea(m, q, q, q)
-t3 = time.perf_counter()
-rd.rnea(m, q, q, q)
-t4 = time.perf_counter()
-print(t1 - t0, t3 - t2, t4 - t3)
+print(t_import, t2 - t1, t2 - t0)
+"""
+
+_COLD_PIN = r"""
+import time
+t0 = time.perf_counter()
+import numpy as np
+import pinocchio as pin
+import robot_dynamics as rd
+urdf = rd.load_robot("puma560").description
+t1 = time.perf_counter()
+pm = pin.buildModelFromXML(urdf)
+pd = pm.createData()
+q = np.zeros(pm.nq)
+pin.rnea(pm, pd, q, q, q)
+t2 = time.perf_counter()
+print(t1 - t0, t2 - t1)
+"""
+
+_NODE = r"""
+import sys, time
+t0 = time.perf_counter()
+import rclpy
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+import subprocess, os
+rclpy.init()
+node = Node("bench_cold_probe")
+got = []
+node.create_subscription(Float64MultiArray, "/dynamics/gravity_compensation", lambda msg: got.append(time.perf_counter()), 10)
+pub = node.create_publisher(JointState, "/joint_states", 10)
+start = time.perf_counter()
+proc = subprocess.Popen([sys.executable, "-m", "robot_dynamics.ros.dynamics_node", "--ros-args", "-r", "__node:=dynamics",
+                         "-p", "robot:=puma560"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+names = ["joint1", "joint2", "joint3", "joint4", "joint5", "joint6"]
+try:
+    while not got and time.perf_counter() - start < 60:
+        msg = JointState()
+        msg.name = names
+        msg.position = [0.0] * 6
+        pub.publish(msg)
+        rclpy.spin_once(node, timeout_sec=0.01)
+finally:
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+print(got[0] - start if got else float("nan"))
 """
 
 
-def cold_start() -> list[tuple[str, float]]:
-    """Fresh processes: import, then the first rnea (one state) with an empty and a warm cache."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)  # taken before the in-tree cache
-        runs = []
-        for _ in range(2):
-            res = subprocess.run([sys.executable, "-c", _COLD], env=env, capture_output=True, text=True, check=True)
-            runs.append([float(x) for x in res.stdout.split()])
-    (imp, first_empty, second_empty), (imp2, first_warm, _) = runs
-    return [
-        ("import robot_dynamics", min(imp, imp2)),
-        ("first rnea, empty cache (compiles the batch and one-state kernels)", first_empty + second_empty),
-        ("first two rnea calls, warm cache", first_warm),
-    ]
+def cold_start() -> list[tuple[str, float, float]]:
+    """Fresh processes: each algorithm's first answer (from its call, from the process start)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA")}
+    out = []
+    algos = ["rnea", "crba", "aba", "rnea, batch of 1000", "aba, batch of 1000", "jacobian", "energy"]
+    imports = []
+    for name in algos:
+        t0 = time.perf_counter()
+        res = subprocess.run([sys.executable, "-c", _COLD, name], env=env, capture_output=True, text=True, check=True)
+        wall = time.perf_counter() - t0
+        t_import, t_call, _ = (float(x) for x in res.stdout.split())
+        imports.append(t_import)
+        out.append((f"first {name}", t_call, wall))
+    out.insert(0, ("import robot_dynamics", min(imports), float("nan")))
+    try:
+        res = subprocess.run([sys.executable, "-c", _COLD_PIN], env=env, capture_output=True, text=True, check=True)
+        t_import, t_first = (float(x) for x in res.stdout.split())
+        out.append(("Pinocchio: import (with robot_dynamics), then model + first rnea", t_first, t_import + t_first))
+    except subprocess.CalledProcessError:
+        pass
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(os.path.dirname(sys.executable), "robot-dynamics")
+        t0 = time.perf_counter()
+        subprocess.run([exe, "simulate"], cwd=tmp, env=env, capture_output=True, text=True, check=True)
+        out.append(("the main job: robot-dynamics simulate", float("nan"), time.perf_counter() - t0))
+    try:
+        import rclpy  # noqa: F401
+        import robot_dynamics_interfaces  # noqa: F401
+    except ImportError:
+        out.append(("ROS dynamics node, first reply: skipped (rclpy or the interfaces not importable)", float("nan"), float("nan")))
+    else:
+        res = subprocess.run([sys.executable, "-c", _NODE], env=env, capture_output=True, text=True, timeout=120)
+        first = float(res.stdout.split()[-1]) if res.stdout.split() else float("nan")
+        out.append(("ROS dynamics node: first gravity_compensation after its start", float("nan"), first))
+    return out
 
 
 _MEMORY = r"""
@@ -225,34 +317,40 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--robots", nargs="+", default=["puma560", "iiwa14"])
     parser.add_argument("--urdf", nargs="*", default=None, help="URDF files loaded by both libraries (default: example-robot-data's UR5 if installed)")
-    parser.add_argument("--batch", type=int, default=10_000)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1_000, 10_000, 100_000], help="batch sizes (none: skip the batches)")
+    parser.add_argument("--threads", type=int, nargs="+", default=None, help="thread counts of the batches (default: 1, 2 and all cores)")
     parser.add_argument("--sim-seconds", type=float, default=2.0)
     parser.add_argument("--skip-cold", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--generated", action="store_true", help="also the generated customised model (numba; compiles on first use)")
     args = parser.parse_args(argv)
     try:
         import pinocchio as pin
     except ImportError:
         print("Pinocchio is not installed (pip install pin): nothing to compare against", file=sys.stderr)
         return 1
-    from numba import set_num_threads
-
-    set_num_threads(args.threads)
+    cores = os.cpu_count() or 1
+    thread_counts = sorted(set(args.threads or [1, 2, cores]))
+    if not args.skip_cold:
+        cold = cold_start()  # first: the machine is quietest before the warm runs
     rows: list = []
     batch_rows: list = []
     for name in args.robots:
-        compare(pin, name, rd.load_robot(name), None, args.batch, args.threads, rows, batch_rows)
+        compare(pin, name, rd.load_robot(name), None, args.sizes, thread_counts, rows, batch_rows, args.generated)
     urdfs = args.urdf if args.urdf is not None else [p for p in [_ur5()] if p]
     for path in urdfs:
         model = rd.load_urdf(path)
-        compare(pin, f"{model.name} (file)", model, path, args.batch, args.threads, rows, batch_rows)
+        compare(pin, f"{model.name} (file)", model, path, args.sizes, thread_counts, rows, batch_rows, args.generated)
     # the geared robot: ours with its coupled gear train, Pinocchio on the virtual chain
     geared = rd.load_robot("three_dof_geared")
     geared_rows: list = []
-    compare(pin, "three_dof_geared", geared, None, 0, args.threads, geared_rows, [])
+    compare(pin, "three_dof_geared", geared, None, [], thread_counts, geared_rows, [])
 
-    print(f"pinocchio {pin.__version__}, numba threads {args.threads}; costs in microseconds")
+    print(f"pinocchio {pin.__version__}, engine with OpenMP: {bool(rd.kernels.engine().OPENMP)}, {cores} cores; costs in microseconds")
+    if not args.skip_cold:
+        print("\ncold, fresh processes [s] (from the call / from the process start)")
+        for what, call, wall in cold:
+            print(f"{what:70} {call:8.3f} {wall:8.3f}")
     print(f"\none state from Python (goal: ratio <= {GOALS['one']}; geared <= {GOALS['geared']})")
     head = f"{'robot':22} {'algo':5} {'ours':>8} {'pinocchio':>10} {'ratio':>7}"
     print(head)
@@ -260,19 +358,15 @@ def main(argv: list[str] | None = None) -> int:
     for name, algo, a, b in rows + geared_rows:
         print(f"{name:22} {algo:5} {a * 1e6:8.2f} {b * 1e6:10.2f} {a / b:7.2f}")
     if batch_rows:
-        print(f"\nbatch of {args.batch} states, per sample (goals: rnea <= {GOALS['rnea_batch']}, aba and crba <= {GOALS['aba_batch']})")
-        head = f"{'robot':22} {'algo':15} {'ours':>8} {'pinocchio':>10} {'ratio':>7}  against"
+        print(f"\nbatches, per sample (goals: rnea <= {GOALS['rnea_batch']}, aba <= {GOALS['aba_batch']} of *InParallel at the same threads)")
+        head = f"{'robot':22} {'algo':15} {'thr':>3} {'states':>7} {'ours':>8} {'pinocchio':>10} {'ratio':>7}  against"
         print(head)
         print("-" * len(head))
-        for name, algo, a, b, how in batch_rows:
-            print(f"{name:22} {algo:15} {a * 1e6:8.3f} {b * 1e6:10.3f} {a / b:7.2f}  {how}" + (f" ({args.threads} threads)" if "Parallel" in how else ""))
+        for name, algo, threads, n, a, b, how in batch_rows:
+            print(f"{name:22} {algo:15} {threads:3d} {n:7d} {a * 1e6:8.3f} {b * 1e6:10.3f} {a / b:7.2f}  {how}")
     print(f"\nreal-time factor (goal >= {GOALS['rtf']}), {args.sim_seconds} s simulated")
     for name, what, rtf in real_time_factors(args.sim_seconds):
         print(f"{name:18} {what:40} {rtf:8.1f}x")
-    if not args.skip_cold:
-        print("\ncold start, fresh processes [s]")
-        for what, s in cold_start():
-            print(f"{what:70} {s:8.3f}")
     if not args.skip_memory:
         n = 1_000_000
         base, peak, out = memory(n)
