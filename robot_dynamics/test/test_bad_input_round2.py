@@ -260,6 +260,26 @@ def test_huge_trapezoids_sample_finite_and_right(profile):
     assert np.allclose(qb[:, 0] / 1e300, qs[:, 0] / 1.0, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("args", [
+    ("double_s", [1.0], [-1e300], 1.0, None, None, 1e308),
+    ("double_s", [1e308], [1e150], None, 1e-300, None, 1e150),
+    ("double_s", [1.0], [5e-324], None, 1e150, None, 1e150),
+])
+def test_double_s_beyond_double_precision_is_refused_not_nan(args):
+    from robot_dynamics.trajectory import plan
+
+    with pytest.raises(InputError, match="beyond what the double_s law can evaluate in double precision"):
+        plan(*args)
+
+
+def test_double_s_of_ordinary_size_still_plans():
+    from robot_dynamics.trajectory import plan
+
+    traj = plan("double_s", [0.0], [2.0], 1.0, 2.0, 10.0)
+    q, qd, qdd = traj.sample(np.linspace(0.0, traj.duration, 101))
+    assert q[0, 0] == 0.0 and q[-1, 0] == pytest.approx(2.0, abs=1e-12) and np.max(qd) <= 1.0 + 1e-12
+
+
 # -- 9. ROS parameters that are not numbers -------------------------------------------------------
 
 @pytest.mark.parametrize("gravity", ["abc", "1,2,3", [1.0, "x", 3.0], [[1.0], [2.0, 3.0]], 1 + 2j, [0, 0, 10**400]])
