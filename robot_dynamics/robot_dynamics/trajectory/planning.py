@@ -202,7 +202,10 @@ def plan(
                 f"[{model.lower[j]:.6g}, {model.upper[j]:.6g}]"
             )
     if duration is not None:
-        duration = float(duration)
+        try:
+            duration = float(duration)
+        except (TypeError, ValueError, OverflowError):  # text, a 400-digit integer
+            raise InputError(f"duration: expected a finite time >= 0 s, got {str(duration)[:40]}") from None
         if not np.isfinite(duration) or duration < 0.0:
             raise InputError(f"duration: expected a finite time >= 0 s, got {duration}")
     D = qg - qs
