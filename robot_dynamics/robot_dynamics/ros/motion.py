@@ -40,7 +40,6 @@ from ..kinematics import frame_pose, frame_velocity, jacobian_dot_qdot
 from ..model import RobotModel
 from ..simulation import rk4_step
 from ..trajectory import PROFILES, TabulatedTrajectory, Trajectory, plan, sample_table, scale_to_torque_limits
-from ..trajectory.sampling import MAX_SAMPLES
 from . import conversion as cv
 from .logic import guarded
 
@@ -206,9 +205,10 @@ class TrajectoryStreamer:
     def sampled(self, trajectory: Trajectory, period: float = 0.0) -> tuple[Array, Array, Array, Array]:
         """(t, q, qd, qdd) at the sample period (the rows of a JointTrajectory)."""
         period = period if period > 0 else self.sample_period
-        if not (np.isfinite(period) and trajectory.duration / period < MAX_SAMPLES):
-            raise InputError(f"sample_period: {period:g} s over {trajectory.duration:g} s gives more than {MAX_SAMPLES:,} "
-                             f"samples; expected a finite period > duration / {MAX_SAMPLES:,}")
+        most = cv.MAX_TRAJECTORY_POINTS  # the points of one JointTrajectory message
+        if not (np.isfinite(period) and trajectory.duration / period < most):
+            raise InputError(f"sample_period: {period:g} s over {trajectory.duration:g} s gives more than {most:,} "
+                             f"points; expected a finite period > duration / {most:,}")
         return sample_table(trajectory, rate=1.0 / period)
 
     def handle_plan(self, request: Any, response: Any, point_type: Callable[[], Any], now: float) -> Any:
