@@ -5,14 +5,18 @@
 
 Per entry point (the targets of ``robot_dynamics/test/fuzz_targets.py``): inputs tried,
 accepted (finite answers), refused cleanly (the package's own error; CLI exit 2 and one line),
-raw exceptions, silent non-finite answers and over-time runs (longer than ``--time-limit``).
-The rule is zeros in the last three columns; the first few offending inputs of each are printed.
+raw exceptions, silent non-finite answers, wrong answers (an accepted input that the target's
+own check finds wrong: limits out of order, an unknown key ignored) and over-time runs (longer
+than ``--time-limit``). The rule is zeros in the last four columns; the first few offending
+inputs of each are printed, and for each class of defect (outcome and exception type) how many
+inputs the strategy needed to find it the first time.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -24,13 +28,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "robot_dynamics" / 
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from fuzz_targets import ACCEPTED, NONFINITE, RAW, REFUSED, TARGETS, outcome  # noqa: E402
+from fuzz_targets import ACCEPTED, NONFINITE, RAW, REFUSED, TARGETS, WRONG, outcome  # noqa: E402
 
 
-def fuzz(name: str, inputs: int, time_limit: float, seed: int) -> tuple[Counter[str], list[str]]:
+def fuzz(name: str, inputs: int, time_limit: float, seed: int) -> tuple[Counter[str], list[str], dict[str, int]]:
+    """(outcome counts, the first offending inputs, defect class -> number of the input that first found it)."""
     strategy, target = TARGETS[name]
     counts: Counter[str] = Counter()
     examples: list[str] = []
+    first: dict[str, int] = {}
     bar = tqdm(total=inputs, desc=f"{name:>20}", unit="input", leave=False)
 
     @settings(max_examples=inputs, deadline=None, database=None, phases=[Phase.generate],
@@ -38,17 +44,35 @@ def fuzz(name: str, inputs: int, time_limit: float, seed: int) -> tuple[Counter[
     @given(strategy)
     def run(value):
         start = time.perf_counter()
-        kind, detail = outcome(lambda: target(value))
+        signal.setitimer(signal.ITIMER_REAL, 3 * time_limit)  # a runaway input is cut off (counted as over time)
+        try:
+            kind, detail = outcome(lambda: target(value))
+        except _CutOff:
+            kind, detail = "over time", f"cut off after {3 * time_limit:.0f} s"
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
         if time.perf_counter() - start > time_limit:
             kind, detail = "over time", f"{time.perf_counter() - start:.1f} s"
         counts[kind] += 1
-        if kind not in (ACCEPTED, REFUSED) and len(examples) < 3:
-            examples.append(f"  {kind}: {detail} <- {value!r:.200}")
+        if kind not in (ACCEPTED, REFUSED):
+            cls = f"{kind}: {detail.split(':')[0]}" if kind == RAW else kind
+            first.setdefault(cls, sum(counts.values()))
+            if len(examples) < 3:
+                examples.append(f"  {kind}: {detail} <- {value!r:.200}")
         bar.update(1)
 
     run()
     bar.close()
-    return counts, examples
+    return counts, examples, first
+
+
+class _CutOff(BaseException):
+    """Raised by the alarm inside an input that ran past three times the time limit (a
+    BaseException, so that the target's own ``except Exception`` does not swallow it)."""
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise _CutOff
 
 
 def _warm_up() -> None:
@@ -72,22 +96,28 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     names = args.only or list(TARGETS)
+    signal.signal(signal.SIGALRM, _alarm)
     _warm_up()
     os.chdir(tempfile.mkdtemp(prefix="robot_dynamics_fuzz_"))  # the CLI target writes into its cwd
-    header = f"{'entry point':<20} {'tried':>7} {'accepted':>9} {'refused':>8} {'raw exc.':>9} {'non-finite':>11} {'over time':>10}"
-    rows, details = [header, "-" * len(header)], []
+    header = (f"{'entry point':<20} {'tried':>7} {'accepted':>9} {'refused':>8} {'raw exc.':>9} {'non-finite':>11} "
+              f"{'wrong':>6} {'over time':>10}")
+    rows, details, found = [header, "-" * len(header)], [], []
     bad = 0
     for name in names:
         start = time.perf_counter()
-        c, examples = fuzz(name, args.inputs, args.time_limit, args.seed)
+        c, examples, first = fuzz(name, args.inputs, args.time_limit, args.seed)
         tried = sum(c.values())
-        rows.append(f"{name:<20} {tried:>7} {c[ACCEPTED]:>9} {c[REFUSED]:>8} {c[RAW]:>9} {c[NONFINITE]:>11} "
-                    f"{c['over time']:>10}   ({time.perf_counter() - start:.0f} s)")
-        bad += c[RAW] + c[NONFINITE] + c["over time"]
+        rows.append(f"{name[:20]:<20} {tried:>7} {c[ACCEPTED]:>9} {c[REFUSED]:>8} {c[RAW]:>9} {c[NONFINITE]:>11} "
+                    f"{c[WRONG]:>6} {c['over time']:>10}   ({time.perf_counter() - start:.0f} s)")
+        bad += c[RAW] + c[NONFINITE] + c[WRONG] + c["over time"]
+        found.extend(f"  {name}: {cls} at input {k}" for cls, k in first.items())
         if examples:
             details.append(f"{name}:")
             details.extend(examples)
     print("\n".join(rows))
+    if found:
+        print("\nclasses found (input number of the first find):")
+        print("\n".join(found))
     if details:
         print("\nfirst offending inputs:")
         print("\n".join(details))

@@ -17,12 +17,17 @@ def real_array(x: ArrayLike, what: str, expected: str = "numbers") -> NDArray[np
     or integers too large for a double."""
     if isinstance(x, np.ndarray) and x.dtype == np.float64:
         return x
-    if np.iscomplexobj(x):
-        raise InputError(f"{what}: expected real {expected}, got complex values")
     try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError, OverflowError):
+        complex_values = np.iscomplexobj(x)
+        arr = None if complex_values else np.asarray(x, dtype=float)
+    except (TypeError, ValueError, OverflowError) as exc:
+        if "inhomogeneous" in str(exc):  # rows of different lengths, or numbers mixed with lists
+            raise InputError(f"{what}: expected {expected} (every row of the same length), got a ragged or "
+                             f"mixed sequence {str(x)[:80]!r}") from None
         raise InputError(f"{what}: expected {expected}, got {str(x)[:80]!r}") from None
+    if arr is None:
+        raise InputError(f"{what}: expected real {expected}, got complex values")
+    return arr
 
 
 def as_batch(

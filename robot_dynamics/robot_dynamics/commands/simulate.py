@@ -126,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--{what}: expected a number >= 0, got {v!r}")
     if not (np.isfinite(args.mass_error) and args.mass_error > -1.0):
         raise InputError(f"--mass-error: expected a relative error > -1, got {args.mass_error!r}")
-    if not np.isfinite(args.offset):
-        raise InputError(f"--offset: expected a number, got {args.offset!r}")
+    if not (np.isfinite(args.offset) and abs(args.offset) <= np.pi):
+        raise InputError(f"--offset: expected an initial error with |offset| <= pi (half a turn) [rad or m], got {args.offset!r}")
     check_steps(args.move_time + args.settle, 1.0 / args.rate, "--move-time + --settle at --rate")
     if args.tf_every < 1:
         raise InputError(f"--tf-every: expected an integer >= 1, got {args.tf_every}")

@@ -56,7 +56,10 @@ _UNIT_TOL = 1e-6
 def _num(value: Any, where: str, *, minimum: float | None = None, positive: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ModelError(f"{where}: expected a number, got {value!r}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # a YAML integer with hundreds of digits
+        raise ModelError(f"{where}: {str(value)[:20]}... is too large for a number; expected a finite number") from None
     if not np.isfinite(v):
         raise ModelError(f"{where}: expected a finite number, got {value!r}")
     if minimum is not None and v < minimum:

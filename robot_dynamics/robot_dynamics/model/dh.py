@@ -48,6 +48,8 @@ __all__ = ["load_dh_yaml", "dh_specs", "modified_dh_transform", "standard_dh_tra
 _Z = np.array([0.0, 0.0, 1.0])
 _X = np.array([1.0, 0.0, 0.0])
 CONVENTIONS = ("modified", "standard")
+#: The keys of a DH table's top level.
+_TOP_KEYS = {"name", "convention", "base_link", "links", "tool", "gravity"}
 _LINK_KEYS = {
     "name", "joint", "type", "alpha", "d", "theta", "r", "a", "limits", "mass", "com",
     "inertia", "inertia_origin", "ms", "damping", "friction",
@@ -141,6 +143,9 @@ def _urdf_name(value: Any, where: str) -> str:
 
 def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]]:
     """Turn a parsed DH YAML document into (name, links, joints) specs."""
+    unknown_top = sorted(str(k) for k in set(data) - _TOP_KEYS)
+    if unknown_top:
+        raise ModelError(f"unknown top-level keys {unknown_top}. Valid keys: {sorted(_TOP_KEYS)}")
     convention = data.get("convention", "modified")
     if convention not in CONVENTIONS:
         raise ModelError(f"convention: {convention!r} is not valid. Valid conventions: {list(CONVENTIONS)}")
@@ -189,9 +194,23 @@ def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]
         if unknown_limits:
             raise ModelError(f"{where}.limits: unknown keys {sorted(unknown_limits)}. Valid keys: "
                              "['effort', 'lower', 'upper', 'velocity']")
-        for key, attr in (("lower", "lower"), ("upper", "upper"), ("velocity", "velocity"), ("effort", "effort")):
+        for key in ("lower", "upper", "velocity", "effort"):
             if key in limits:
-                setattr(spec, attr, _num(limits, key, f"{where}.limits"))
+                setattr(spec, key, _num(limits, key, f"{where}.limits"))
+        for key in ("velocity", "effort"):
+            if key in limits and not getattr(spec, key) > 0.0:
+                raise ModelError(f"{where}.limits.{key}: must be > 0 (leave it out for no limit), got {limits[key]}")
+        if ("lower" in limits) != ("upper" in limits):
+            raise ModelError(f"{where}.limits: give both lower and upper, or neither (a revolute joint without them "
+                             "is continuous)")
+        if "lower" in limits and spec.lower > spec.upper:
+            raise ModelError(f"{where}.limits: lower {spec.lower} is above upper {spec.upper}")
+        if "lower" not in limits:
+            if jtype == "prismatic":
+                raise ModelError(f"{where}.limits: a prismatic joint needs lower and upper [m] (a URDF has no "
+                                 "unlimited prismatic joint)")
+            spec.type = "continuous"  # what its URDF says too: no position limits
+            spec.lower, spec.upper = -np.inf, np.inf
         spec.damping = _num(entry, "damping", where)
         spec.friction = _num(entry, "friction", where)
         joints.append(spec)
@@ -201,6 +220,9 @@ def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]
     if tool is not None:
         if not isinstance(tool, dict):
             raise ModelError("tool: expected a mapping with name, xyz, rpy")
+        unknown_tool = sorted(str(k) for k in set(tool) - {"name", "xyz", "rpy"})
+        if unknown_tool:
+            raise ModelError(f"tool: unknown keys {unknown_tool}. Valid keys: ['name', 'rpy', 'xyz']")
         from .robot_model import origin_matrix
 
         xyz = _vec(tool, "xyz", 3, "tool")

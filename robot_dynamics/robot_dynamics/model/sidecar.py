@@ -45,8 +45,8 @@ def read_yaml(source: str | os.PathLike[str] | dict[str, Any], what: str = "YAML
     if isinstance(source, dict):
         return source
     path = Path(source)
-    if not path.is_file():
-        raise ModelError(f"{what} not found: {str(path)!r}")
+    if not is_file(path, what, "a YAML file"):
+        raise ModelError(f"{what} not found: {str(path)[:200]!r}; expected the path of a YAML file")
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
@@ -61,6 +61,27 @@ def read_yaml(source: str | os.PathLike[str] | dict[str, Any], what: str = "YAML
     if not isinstance(data, dict):
         raise ModelError(f"{what} {path.name!r} must hold a mapping at the top level")
     return data
+
+
+#: The longest path the loaders look up; a longer one is refused before the file system is asked.
+MAX_PATH_CHARS = 4096
+
+
+def is_file(path: str | os.PathLike[str], what: str, expected: str) -> bool:
+    """Whether ``path`` names an existing file; ModelError (naming ``what`` and ``expected``) for a
+    path the file system cannot take: longer than a path or one of its names may be, or not
+    encodable as a file name (a lone surrogate, a NUL character)."""
+    text = os.fspath(path)
+    shown = f"{text[:60]!r}{'...' if len(text) > 60 else ''}"
+    if len(text) > MAX_PATH_CHARS:
+        raise ModelError(f"{what} not found: the path {shown} has {len(text)} characters, more than a path may have "
+                         f"({MAX_PATH_CHARS}); expected the path of {expected}")
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError) as exc:  # ENAMETOOLONG; UnicodeEncodeError and NUL are ValueErrors
+        reason = ("a name in it is longer than the file system allows (255 bytes)" if isinstance(exc, OSError)
+                  else "it cannot be encoded as a file name (a lone surrogate or NUL character)")
+        raise ModelError(f"{what} not found: cannot look up the path {shown}: {reason}; expected the path of {expected}") from None
 
 
 def _number(value: Any, where: str, *, minimum: float | None = None, finite: bool = True) -> float:
@@ -151,8 +172,13 @@ def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, 
         for lk, lv in limits.items():
             if lk not in LIMIT_KEYS:
                 raise ModelError(f"{where}.limits.{lk}: unknown key. Valid keys: {list(LIMIT_KEYS)}")
-            minimum = 0.0 if lk in ("velocity", "effort") else None
-            arrays[lk][i] = _number(lv, f"{where}.limits.{lk}", minimum=minimum, finite=False)
+            value = _number(lv, f"{where}.limits.{lk}", finite=False)
+            if lk in ("velocity", "effort") and not value > 0.0:
+                raise ModelError(f"{where}.limits.{lk}: must be > 0 (.inf for no limit), got {value}")
+            if (lk == "lower" and value == np.inf) or (lk == "upper" and value == -np.inf):
+                raise ModelError(f"{where}.limits.{lk}: {value} leaves the joint no position; expected a number, "
+                                 f"or {'-' if lk == 'lower' else ''}.inf for no limit")
+            arrays[lk][i] = value
         if arrays["lower"][i] > arrays["upper"][i]:
             raise ModelError(f"{where}.limits: lower {arrays['lower'][i]} is above upper {arrays['upper'][i]}")
 

@@ -42,6 +42,8 @@ def _floats(text: str | None, n: int, what: str, default: list[float]) -> np.nda
 MAX_LENGTH = 1e4
 MAX_MASS = 1e7
 MAX_MULTIPLIER = 1e4
+#: Smallest |multiplier| of a <mimic>: below it the joint does not move (write it as fixed).
+MIN_MULTIPLIER = 1e-6
 
 
 def _float_attr(elem: ET.Element, attr: str, what: str, default: float) -> float:
@@ -141,6 +143,13 @@ def _parse_joint(elem: ET.Element) -> JointSpec:
         if not (abs(spec.mimic[1]) <= MAX_MULTIPLIER and abs(spec.mimic[2]) <= MAX_LENGTH):
             raise ModelError(f"{what}: <mimic> multiplier {spec.mimic[1]:g} / offset {spec.mimic[2]:g} out of range "
                              f"(|multiplier| <= {MAX_MULTIPLIER:g}, |offset| <= {MAX_LENGTH:g})")
+        if abs(spec.mimic[1]) < MIN_MULTIPLIER:
+            # q = 0 * q_target + offset: the joint never moves. Loading it as fixed would hide a
+            # typo (a multiplier meant to be 1 or -1); the author is asked to say which it is.
+            raise ModelError(
+                f"{what}: <mimic> multiplier {spec.mimic[1]:g} makes the joint fixed (its position is always the "
+                f"offset {spec.mimic[2]:g}); write it as a fixed joint (type=\"fixed\", the offset in its "
+                f"<origin>), or give a multiplier with |multiplier| >= {MIN_MULTIPLIER:g}")
     return spec
 
 
@@ -150,6 +159,11 @@ def parse_urdf(text: str) -> tuple[str, list[LinkSpec], list[JointSpec], list[ET
     Raises:
         ModelError: malformed XML or URDF.
     """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ModelError(f"URDF text: character {exc.object[exc.start]!r} at position {exc.start} has no UTF-8 "
+                         "encoding (a lone surrogate); expected UTF-8 text") from None
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
@@ -262,13 +276,11 @@ def read_description(
         packages: package name -> folder for ``$(find pkg)`` and ``package://`` (see
             :func:`package_map`; :data:`PACKAGE_PATH_ENV` adds to it).
     """
+    from .sidecar import is_file
+
     pmap = package_map(packages)
     path = Path(resolve_uri(os.fspath(source), pmap))
-    try:
-        is_file = path.is_file()
-    except OSError:  # a name too long for the file system, say
-        is_file = False
-    if not is_file:
+    if not is_file(path, "Robot description", "a .urdf or .xacro file"):
         raise ModelError(f"Robot description file not found: {str(path)[:200]!r} (expected a .urdf or .xacro file)")
     try:
         text = path.read_text(encoding="utf-8")

@@ -43,6 +43,30 @@ __all__ = [
 
 Array = NDArray[np.float64]
 
+#: The most joint names (and values per field) one message may carry; a longer list is refused
+#: before any matching (a real arm's /joint_states has tens).
+MAX_MESSAGE_JOINTS = 10_000
+#: The most points of one JointTrajectory request.
+MAX_TRAJECTORY_POINTS = 100_000
+
+
+def check_names(names: Sequence[Any], what: str) -> list[str]:
+    """``names`` as strings: refused when more than :data:`MAX_MESSAGE_JOINTS` or repeated
+    (found in one pass: the matching stays linear in the message's size)."""
+    if len(names) > MAX_MESSAGE_JOINTS:
+        raise InputError(f"{what}: {len(names):,} joint names, more than {MAX_MESSAGE_JOINTS:,}; expected one name "
+                         "per joint")
+    out = [str(n) for n in names]
+    seen: set[str] = set()
+    dup: set[str] = set()
+    for n in out:
+        (dup if n in seen else seen).add(n)
+    if dup:
+        shown = sorted(dup)
+        raise InputError(f"{what}: repeated joint names {shown[:10]}{' ...' if len(shown) > 10 else ''}; "
+                         "expected each joint once")
+    return out
+
 
 def to_list(values: Any) -> list[float]:
     """A plain list of Python floats (what every float64[] field accepts)."""
@@ -51,6 +75,8 @@ def to_list(values: Any) -> list[float]:
 
 def _as_floats(values: Any, what: str) -> Array:
     """A message's float64[] field (list, array.array or numpy array) as a 1-D float array."""
+    if hasattr(values, "__len__") and len(values) > MAX_MESSAGE_JOINTS:
+        raise InputError(f"{what}: {len(values):,} values, more than {MAX_MESSAGE_JOINTS:,}; expected one per joint")
     try:
         arr = np.asarray(list(values) if not isinstance(values, np.ndarray) else values, dtype=float)
     except (TypeError, ValueError):
@@ -75,14 +101,12 @@ def match_joints(
         InputError: a model joint is missing, or a name repeats.
         UnknownNameError: an unknown name when ``allow_extra`` is False (lists the valid ones).
     """
-    names = [str(n) for n in names]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
-        raise InputError(f"{what}: repeated joint names {dup}")
+    names = check_names(names, what)
     where = {n: i for i, n in enumerate(names)}
     if not allow_extra:
+        known = set(model_joints)
         for n in names:
-            if n not in model_joints:
+            if n not in known:
                 raise UnknownNameError("joint", n, model_joints)
     missing = [j for j in model_joints if j not in where]
     if missing:
@@ -282,6 +306,9 @@ def trajectory_to_arrays(msg: Any, model_joints: Sequence[str]) -> TrajectoryArr
     points = list(msg.points)
     if not points:
         raise InputError("JointTrajectory.points: the trajectory has no points")
+    if len(points) > MAX_TRAJECTORY_POINTS:
+        raise InputError(f"JointTrajectory.points: {len(points):,} points, more than {MAX_TRAJECTORY_POINTS:,}; "
+                         "send the trajectory in parts")
     n = len(names)
     t = np.array([duration_to_seconds(p.time_from_start) for p in points])
     Q = np.array([ordered_values(p.positions, n, index, f"points[{k}].positions", empty_is_zero=False)

@@ -51,9 +51,14 @@ def load_model_from_parameters(params: Mapping[str, Any]) -> RobotModel:
         )
     gravity = params.get("gravity")
     if gravity is not None:
-        g = np.asarray(gravity, dtype=float)
+        try:
+            if isinstance(gravity, (str, bytes)) or np.iscomplexobj(gravity):
+                raise TypeError
+            g = np.asarray(gravity, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            g = np.full(1, np.nan)
         if g.shape != (3,) or not np.all(np.isfinite(g)):
-            raise ModelError(f"gravity: expected 3 finite numbers [m/s^2], got {gravity!r}")
+            raise ModelError(f"gravity: expected 3 finite numbers [m/s^2], got {str(gravity)[:80]!r}")
         model = model.replace(gravity=g)
     return model
 

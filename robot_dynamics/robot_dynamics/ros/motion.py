@@ -76,11 +76,9 @@ def command_joint_order(model: RobotModel, joints: Sequence[str] | None) -> list
     """
     if not joints:
         return list(model.joint_names)
-    names = [str(j) for j in joints]
+    names = cv.check_names(joints, "joints")
     for j in names:
         model.joint_index(j)
-    if len(set(names)) != len(names):
-        raise InputError(f"joints: repeated names in {names}")
     return names
 
 
@@ -206,7 +204,12 @@ class TrajectoryStreamer:
 
     def sampled(self, trajectory: Trajectory, period: float = 0.0) -> tuple[Array, Array, Array, Array]:
         """(t, q, qd, qdd) at the sample period (the rows of a JointTrajectory)."""
-        return sample_table(trajectory, rate=1.0 / (period if period > 0 else self.sample_period))
+        period = period if period > 0 else self.sample_period
+        most = cv.MAX_TRAJECTORY_POINTS  # the points of one JointTrajectory message
+        if not (np.isfinite(period) and trajectory.duration / period < most):
+            raise InputError(f"sample_period: {period:g} s over {trajectory.duration:g} s gives more than {most:,} "
+                             f"points; expected a finite period > duration / {most:,}")
+        return sample_table(trajectory, rate=1.0 / period)
 
     def handle_plan(self, request: Any, response: Any, point_type: Callable[[], Any], now: float) -> Any:
         """PlanTrajectory service: plan, fill the response, start streaming when ``execute``."""

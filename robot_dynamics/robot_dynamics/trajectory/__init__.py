@@ -23,7 +23,7 @@ from .profiles import (
     QuinticProfile,
     TrapezoidalProfile,
 )
-from .sampling import TabulatedTrajectory, peaks, sample_table, sample_times
+from .sampling import MAX_SAMPLES, TabulatedTrajectory, peaks, sample_table, sample_times
 from .splines import (
     SPLINES,
     PolynomialSpline,
@@ -39,8 +39,9 @@ from .synchronization import (
     synchronized_continuous_acceleration,
     synchronized_trapezoid,
 )
-from .torque_scaling import TorqueCheck, check_torques, scale_to_torque_limits
+from .torque_scaling import MAX_CHECK_SAMPLES, TorqueCheck, check_torques, scale_to_torque_limits
 from .task_space import (
+    MAX_TASK_SPACE_SAMPLES,
     CartesianMotion,
     EulerCartesianMotion,
     JointPathReport,
@@ -52,6 +53,9 @@ from .task_space import (
 )
 
 __all__ = [
+    "MAX_CHECK_SAMPLES",
+    "MAX_SAMPLES",
+    "MAX_TASK_SPACE_SAMPLES",
     "DEFAULT_JERK_PER_ACCELERATION",
     "PROFILES",
     "SPLINES",

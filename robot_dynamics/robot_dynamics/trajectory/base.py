@@ -123,7 +123,10 @@ class Trajectory(ABC):
 
     def with_duration(self, duration: float) -> Trajectory:
         """The same path stretched uniformly in time to last ``duration`` seconds."""
-        duration = float(duration)
+        try:
+            duration = float(duration)
+        except (TypeError, ValueError, OverflowError):  # text, a 400-digit integer
+            raise InputError(f"duration: expected a finite time > 0 s, got {str(duration)[:40]}") from None
         if not np.isfinite(duration) or duration <= 0.0:
             raise InputError(f"duration: expected a finite time > 0 s, got {duration}")
         if self.duration == 0.0:

@@ -106,9 +106,33 @@ def _finite_rates(plan_law: Callable[..., PointToPoint]) -> Callable[..., PointT
                 f"duration: {traj.duration:.3g} s is too short for this motion (its peak velocity or acceleration "
                 f"is not a finite number); give a longer duration or finite limits"
             )
+        if not _evaluates_finite(traj):
+            raise InputError(
+                f"duration: {traj.duration:.3g} s with a displacement of {float(np.max(np.abs(traj.displacement))):.3g} "
+                f"is beyond what the {profile} law can evaluate in double precision (its powers of time overflow); "
+                "give a shorter duration, a smaller displacement or larger limits"
+            )
         return traj
 
     return checked
+
+
+def _evaluates_finite(traj: PointToPoint) -> bool:
+    """Whether the law evaluates to finite numbers over its whole duration: sampled at 33 even
+    times and at the double-S phase ends, where each piece's powers of time are largest (the
+    pieces are polynomials in their own local time, so an overflow shows at their ends)."""
+    T = float(traj.duration)
+    if not T > 0.0:
+        return True
+    times = [np.linspace(0.0, T, 33)]
+    timing = getattr(traj, "timing", None)
+    if timing is not None:
+        Tj, Ta, Tv = (np.ravel(x) for x in (timing.Tj, timing.Ta, timing.Tv))
+        ends = np.concatenate([Tj, Ta - Tj, Ta, Ta + Tv, Ta + Tv + Tj, T - Tj])
+        times.append(np.clip(ends[np.isfinite(ends)], 0.0, T))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        q, qd, qdd = traj.sample(np.concatenate(times))
+    return bool(np.all(np.isfinite(q)) and np.all(np.isfinite(qd)) and np.all(np.isfinite(qdd)))
 
 
 @_finite_rates
@@ -178,7 +202,10 @@ def plan(
                 f"[{model.lower[j]:.6g}, {model.upper[j]:.6g}]"
             )
     if duration is not None:
-        duration = float(duration)
+        try:
+            duration = float(duration)
+        except (TypeError, ValueError, OverflowError):  # text, a 400-digit integer
+            raise InputError(f"duration: expected a finite time >= 0 s, got {str(duration)[:40]}") from None
         if not np.isfinite(duration) or duration < 0.0:
             raise InputError(f"duration: expected a finite time >= 0 s, got {duration}")
     D = qg - qs

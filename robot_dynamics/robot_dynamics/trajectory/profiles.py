@@ -214,11 +214,15 @@ class TrapezoidalProfile(_Trapezoid):
 
     def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         tf, tau = self.joint_durations[idx], self.tau[idx]
-        k = 1.0 / (tau * (tf - tau))
+        # written as ratios (t / tau) / (tf - tau): t^2 and tau (tf - tau) overflow for durations
+        # past 1e154 s where the ratios stay in range
+        cruise = tf - tau
         u = tf - t
         acc, dec = t <= tau, t >= tf - tau
-        r = np.where(acc, 0.5 * k * t**2, np.where(dec, 1.0 - 0.5 * k * u**2, (2 * t - tau) / (2 * (tf - tau))))
-        rd = np.where(acc, k * t, np.where(dec, k * u, 1.0 / (tf - tau)))
+        r = np.where(acc, 0.5 * (t / tau) * (t / cruise),
+                     np.where(dec, 1.0 - 0.5 * (u / tau) * (u / cruise), (2 * t - tau) / (2 * cruise)))
+        rd = np.where(acc, (t / tau) / cruise, np.where(dec, (u / tau) / cruise, 1.0 / cruise))
+        k = (1.0 / tau) / cruise
         rdd = np.where(acc, k, np.where(dec, -k, 0.0)) + 0.0 * t
         return r, rd, rdd
 
@@ -250,10 +254,11 @@ class ContinuousAccelerationProfile(_Trapezoid):
         c = 1.0 / (2 * (tf - tau))
 
         def ramp(x: Array) -> tuple[Array, Array, Array]:
+            s = x / tau  # in s = x / tau: the powers of x overflow for durations past 1e77 s
             return (
-                c * (2 * x**3 / tau**2 - x**4 / tau**3),
-                c * (6 * x**2 / tau**2 - 4 * x**3 / tau**3),
-                c * (12 * x / tau**2 - 12 * x**2 / tau**3),
+                (tau * c) * (2 * s**3 - s**4),
+                c * (6 * s**2 - 4 * s**3),
+                (c / tau) * (12 * s - 12 * s**2),
             )
 
         ra, rda, rdda = ramp(np.minimum(t, tau))

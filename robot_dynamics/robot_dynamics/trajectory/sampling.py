@@ -10,7 +10,11 @@ from .base import Trajectory
 
 Array = NDArray[np.float64]
 
-__all__ = ["sample_times", "sample_table", "TabulatedTrajectory", "peaks"]
+__all__ = ["sample_times", "sample_table", "TabulatedTrajectory", "peaks", "MAX_SAMPLES"]
+
+#: The most samples one table may have (duration x rate + 1): a larger request is refused before
+#: any work (10^7 rows of an n-joint table are 3 x 8 n x 10^7 bytes, 1.4 GB for six joints).
+MAX_SAMPLES = 10_000_000
 
 
 def sample_times(duration: float, rate: float) -> Array:
@@ -18,16 +22,26 @@ def sample_times(duration: float, rate: float) -> Array:
 
     A last step shorter than half a period is merged (the end moves onto ``duration``), so
     the table always ends exactly at the goal. Duration 0 gives the single time 0.
+
+    Raises:
+        InputError: a rate that is not a finite number > 0, a duration that is not finite, or
+            more than :data:`MAX_SAMPLES` samples (refused before any work).
     """
-    rate = float(rate)
+    try:
+        rate, duration = float(rate), float(duration)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"rate, duration: expected numbers [Hz, s], got {rate!r}, {duration!r}") from None
     if not np.isfinite(rate) or rate <= 0.0:
-        raise InputError(f"rate: expected a sampling rate > 0 Hz, got {rate}")
-    duration = float(duration)
+        raise InputError(f"rate: expected a finite sampling rate > 0 Hz, got {rate}")
+    if not np.isfinite(duration):
+        raise InputError(f"duration: expected a finite time [s], got {duration}")
     if duration <= 0.0:
         return np.zeros(1)
-    k = int(np.floor(duration * rate + 1e-9))
-    if k > 10_000_000:
-        raise InputError(f"rate: {rate:g} Hz over {duration:g} s gives more than 1e7 samples")
+    samples = duration * rate
+    if not samples < MAX_SAMPLES:  # an infinite product too
+        raise InputError(f"rate: {rate:g} Hz over {duration:g} s gives {samples:.3g} samples, more than "
+                         f"{MAX_SAMPLES:,}; lower the rate or shorten the motion")
+    k = int(np.floor(samples + 1e-9))
     t = np.arange(k + 1) / rate
     if duration - t[-1] < 0.5 / rate and k > 0:
         t[-1] = duration

@@ -326,6 +326,12 @@ class JointPathReport(NamedTuple):
     orientation_error: float
 
 
+#: The most samples :func:`task_space_to_joint` solves (duration x rate): each is an inverse
+#: kinematics of 1.5 to 4 ms (measured, PUMA 560), so the limit keeps one call within seconds.
+#: The answer is a C2 quintic Hermite table: solve at a lower rate and sample it densely.
+MAX_TASK_SPACE_SAMPLES = 2_000
+
+
 def task_space_to_joint(
     model: RobotModel,
     motion: CartesianMotion | EulerCartesianMotion,
@@ -357,13 +363,25 @@ def task_space_to_joint(
 
     Raises:
         SingularityError: unreachable pose, singular configuration or branch jump (with the time).
-        InputError: a joint leaves its limits (with the time and the joint name).
+        InputError: a joint leaves its limits (with the time and the joint name), or more than
+            :data:`MAX_TASK_SPACE_SAMPLES` samples (refused before any work).
     """
     from ..kinematics import frame_pose, inverse_kinematics, jacobian, jacobian_dot_qdot
 
     fname = frame or model.end_effector
     model.frame_index(fname)
     rows = slice(0, 3) if position_only else slice(0, 6)
+    try:
+        rate = float(rate)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"rate: expected a sampling rate > 0 Hz, got {rate!r}") from None
+    samples = float(motion.duration) * rate if np.isfinite(rate) and rate > 0 else 0.0  # else sample_times refuses
+    if not samples <= MAX_TASK_SPACE_SAMPLES:  # refused before any work: an inverse kinematics per sample
+        raise InputError(
+            f"rate: {float(rate):g} Hz over the motion's {motion.duration:g} s gives {samples:.3g} samples, more than "
+            f"{MAX_TASK_SPACE_SAMPLES:,} (each one an inverse kinematics, a few ms); lower the rate (the joint table it returns "
+            "interpolates in between) or shorten the motion"
+        )
     t = sample_times(motion.duration, rate)
     T, twist, accel = motion.sample(t)
     N, n = t.size, model.nq

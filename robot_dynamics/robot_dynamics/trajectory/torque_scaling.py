@@ -23,7 +23,12 @@ if TYPE_CHECKING:
 
 Array = NDArray[np.float64]
 
-__all__ = ["TorqueCheck", "check_torques", "scale_to_torque_limits"]
+__all__ = ["TorqueCheck", "check_torques", "scale_to_torque_limits", "MAX_CHECK_SAMPLES"]
+
+#: The most samples a torque check takes: a longer trajectory is checked at a lower rate
+#: (MAX_CHECK_SAMPLES / duration), so the work stays bounded whatever the duration (the
+#: scaling's bisection runs inverse dynamics over them some 30 times).
+MAX_CHECK_SAMPLES = 100_000
 
 
 class TorqueCheck(NamedTuple):
@@ -57,9 +62,12 @@ def _ratio(model: RobotModel, tau: Array) -> Array:
 
 
 def check_torques(model: RobotModel, traj: Trajectory, rate: float = 200.0, gravity: Array | None = None) -> TorqueCheck:
-    """Inverse dynamics along ``traj`` at ``rate`` [Hz], compared with ``model.effort_limit``."""
+    """Inverse dynamics along ``traj`` at ``rate`` [Hz] (lowered to keep at most
+    :data:`MAX_CHECK_SAMPLES` samples), compared with ``model.effort_limit``."""
     if traj.n != model.nq:
         raise InputError(f"trajectory has {traj.n} coordinates, the robot {model.nq} joints {list(model.joint_names)}")
+    if np.isfinite(traj.duration) and traj.duration * rate > MAX_CHECK_SAMPLES:
+        rate = MAX_CHECK_SAMPLES / traj.duration
     t = sample_times(traj.duration, rate)
     q, qd, qdd = traj.sample(t)
     tau = _torques(model, q, qd, qdd, gravity)
