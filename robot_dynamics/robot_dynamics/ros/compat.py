@@ -99,7 +99,6 @@ def localhost_only(distribution: Distribution | None = None) -> dict[str, str]:
 
     Defaults to :func:`current`; without ROS 2, the variables of every known distribution.
     """
-    chosen = [distribution or current()]
-    if chosen[0] is None:
-        chosen = list(DISTRIBUTIONS.values())
-    return dict(d.discovery for d in chosen if d is not None)
+    known = distribution or current()
+    chosen = [known] if known is not None else list(DISTRIBUTIONS.values())
+    return dict(d.discovery for d in chosen)
