@@ -8,6 +8,8 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from repo_files import repository_file
+
 PACKAGE = Path(__file__).resolve().parents[1]
 LIBRARY = PACKAGE / "robot_dynamics"
 
@@ -72,8 +74,8 @@ def test_every_import_has_a_rosdep_key_or_a_pip_line():
 
 
 def test_the_pip_only_packages_are_installed_by_the_readme_and_the_workflow():
-    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
-    workflow = (PACKAGE.parent / ".github" / "workflows" / "ros.yml").read_text(encoding="utf-8")
+    readme = repository_file("README.md").read_text(encoding="utf-8")
+    workflow = repository_file(".github", "workflows", "ros.yml").read_text(encoding="utf-8")
     for name, dist in PIP_ONLY.items():
         assert name in imported_packages()
         assert re.search(rf"pip install [^\n]*{re.escape(dist)}", readme), f"README: no pip line installs {dist}"

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 
 import numpy as np
 import pytest
+from repo_files import repository_file, repository_path
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-TEXT = README.read_text(encoding="utf-8") if README.is_file() else ""
+README = repository_path("README.md")  # None: the package without its repository
+TEXT = README.read_text(encoding="utf-8") if README is not None and README.is_file() else ""
 BLOCKS = re.findall(r"```(\w*)\n(.*?)```", TEXT, re.S)
 PYTHON = [b for lang, b in BLOCKS if lang == "python"]
 CLI = [line.split("#")[0].strip() for lang, b in BLOCKS if lang == "bash"
@@ -28,7 +28,7 @@ NOT_HERE = {
 
 
 def test_the_readme_is_there_and_has_code():
-    assert README.is_file(), "the README sits beside the package"
+    repository_file("README.md")
     assert len(PYTHON) >= 3 and len(CLI) >= 4
 
 
@@ -60,6 +60,7 @@ def test_the_main_job_prints_the_readme_numbers(tmp_path, monkeypatch, capsys):
     """`robot-dynamics simulate` prints the README's table digit for digit (the wall time aside)."""
     from robot_dynamics.cli import main
 
+    repository_file("README.md")
     block = TEXT[TEXT.index("$ robot-dynamics simulate\n"):]
     block = block[: block.index("```")]
     rows = {line.split()[0]: [float(x) for x in line.split()[1:]] for line in block.splitlines()

@@ -10,11 +10,11 @@ are the expected answer.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
+from repo_files import repository_file
 
 import robot_dynamics as rd
 from robot_dynamics.ros.logic import DynamicsServices
@@ -22,7 +22,6 @@ from robot_dynamics.ros.messages import message_class, service_class
 from robot_dynamics.ros.motion import TrajectoryStreamer
 from robot_dynamics.ros.params import defaults
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 CALL = re.compile(
     r"ros2 service call (?P<service>/\w+/\w+) robot_dynamics_interfaces/srv/(?P<type>\w+) \\\n\s*"
     r'"(?P<request>.*?)"\n(?P<answer>(?:# [^\n]*\n)+)',
@@ -50,7 +49,7 @@ def _fill(msg, data):
 
 def _ros_section() -> str:
     """The README's "ROS 2" section."""
-    return README.read_text().split("\n## ROS 2\n", 1)[1].split("\n## ", 1)[0]
+    return repository_file("README.md").read_text(encoding="utf-8").split("\n## ROS 2\n", 1)[1].split("\n## ", 1)[0]
 
 
 def _calls():

@@ -139,9 +139,13 @@ def test_a_bad_parameter_ends_the_process_with_one_line(tmp_path):
     import subprocess
     import sys
 
+    import os
+
+    from robot_dynamics.ros.compat import localhost_only
+
     res = subprocess.run(
         [sys.executable, "-m", "robot_dynamics.ros.controller_node", "--ros-args", "-p", "robot:=planar2", "-p", "rate:=-5.0"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=60, env={**os.environ, **localhost_only()},
     )
     assert res.returncode == 1
     ours = [ln for ln in res.stderr.splitlines() if ln.startswith("robot_dynamics:")]
@@ -284,3 +288,19 @@ def test_a_callback_cut_short_by_shutdown_is_a_clean_stop():
 
     with pytest.raises(RuntimeError, match="a real defect"):  # still a crash while ROS runs
         run(Broken, [])
+
+
+# -- what differs between Humble and Jazzy (robot_dynamics.ros.compat) ----------------------------
+def test_the_running_distribution_is_known_and_its_differences_hold(ros):
+    """rclpy declares its own parameters beside ours (Jazzy: start_type_description_service too)
+    and rosidl generates the service parts compat names (Jazzy: an Event message too)."""
+    from robot_dynamics.ros.compat import current
+    from robot_dynamics.ros.params import NODE_PARAMETERS
+
+    distribution = current()
+    assert distribution is not None, "a ROS 2 this package does not know (compat.DISTRIBUTIONS)"
+    node = _add(ros, ControllerNode(parameter_overrides=[Parameter("robot", value="planar2")]))
+    ours = {spec.name for spec in NODE_PARAMETERS["controller"]}
+    assert set(node.get_parameters_by_prefix("")) == ours | distribution.builtin_parameters
+    parts = tuple(p for p in ("Request", "Response", "Event") if hasattr(InverseDynamics, p))
+    assert parts == distribution.service_parts

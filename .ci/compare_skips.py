@@ -1,0 +1,48 @@
+"""The same tests on Humble and on Jazzy: a test skipped on one distribution runs on the other
+only where that distribution's environment lacks a component, for a reason listed here.
+
+usage: python3 compare_skips.py RESULTS   (RESULTS holds skipped-humble.txt and skipped-jazzy.txt,
+written by .ci/ros.sh: one "test id<TAB>reason" line per skipped test)
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# distribution -> reasons (prefixes) allowed to skip there while the test runs on the other
+ALLOWED = {
+    # Humble's messages are built against numpy 1; beside numpy 1 pip gives pin 2.7, which lacks
+    # the armature, mimic joints and ModelPool the Pinocchio peer comparisons use.
+    "humble": ("the peer comparisons need Pinocchio >= 3, found 2.",),
+    "jazzy": (),
+}
+
+
+def read(path: Path) -> dict[str, str]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return dict(line.split("\t", 1) if "\t" in line else (line, "") for line in lines if line)
+
+
+def main(folder: Path) -> int:
+    missing = [d for d in ALLOWED if not (folder / f"skipped-{d}.txt").is_file()]
+    if missing:
+        print(f"no test results of {', '.join(missing)} (not built here): skips not compared")
+        return 0
+    skips = {d: read(folder / f"skipped-{d}.txt") for d in ALLOWED}
+    bad, allowed = [], 0
+    for distro, other in (("humble", "jazzy"), ("jazzy", "humble")):
+        for name in sorted(set(skips[distro]) - set(skips[other])):
+            reason = skips[distro][name]
+            if reason.startswith(ALLOWED[distro]):
+                allowed += 1
+            else:
+                bad.append(f"skipped on {distro} only: {name}: {reason}")
+    both = len(set(skips["humble"]) & set(skips["jazzy"]))
+    print("\n".join(bad) if bad else
+          f"skipped on both: {both}; on one only, for a listed reason: {allowed}; otherwise none")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1])))

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# The packages on a real ROS 2, Humble or Jazzy, as a ROS user builds them:
+#   bash .ci/ros.sh humble|jazzy
+# 1. ROS 2 built from source (../shared/ros2-<distro>, cached in ~/.cache: Humble about 20 min
+#    on 2 cores the first time, Jazzy about 6 min, seconds afterwards). Jazzy is built against
+#    numpy 2 (the numpy line of .ci/constraints-jazzy.txt), Humble against numpy 1.
+# 2. The Python dependencies pip-installed into its environment under the distribution's
+#    constraints file, .ci/constraints-<distro>.txt (numpy, pyarrow, pin, pytest bounds).
+# 3. A workspace as a user makes it: the repository copied whole into src/ (its tracked and
+#    untracked-but-not-ignored files, what a clone of the work tree holds), nothing beside it.
+# 4. `colcon build` of both packages and `colcon test` of both: the whole pytest suite with real
+#    rclpy, the rclpy node tests and the launch_testing test of sim.launch.py.
+# Fails on any test failure; prints the time of each stage, the counts and every skip reason.
+# RESULTS=<folder> also writes <folder>/skipped-<distro>.txt (test id<TAB>reason) for .ci/run.
+set -euo pipefail
+distro=${1:-}
+case $distro in
+  humble) cache=$HOME/.cache/ros2-humble ;;
+  jazzy) cache=$HOME/.cache/ros2-jazzy-numpy2 ;;  # its own folder: a numpy-1 build is another
+  *) echo "usage: .ci/ros.sh humble|jazzy (got '${distro}')" >&2; exit 2 ;;
+esac
+cd "$(dirname "$0")/.."
+repo=$PWD
+constraints=$repo/.ci/constraints-$distro.txt
+DISTRO=$(echo "$distro" | tr '[:lower:]' '[:upper:]')
+sources_var=ROS2_${DISTRO}_SOURCES
+sources=${!sources_var:-$repo/../shared/ros2-$distro}
+stages=()
+stage_start=$(date +%s)
+stage_done() {  # name: record the seconds since the last stage
+  local now; now=$(date +%s)
+  stages+=("$(printf '%-34s %5d s' "$distro: $1" $((now - stage_start)))")
+  echo "   ($1: $((now - stage_start)) s)"
+  stage_start=$now
+}
+
+echo "-- ROS 2 ${distro} from source"
+# The numpy the message packages are compiled against is the constraints file's numpy line.
+NUMPY_SPEC=$(sed -n 's/[[:space:]]*#.*//; /^numpy[<>=!~ ]/p' "$constraints" | head -n 1)
+[ -n "$NUMPY_SPEC" ] || { echo "$constraints has no numpy line" >&2; exit 2; }
+export NUMPY_SPEC
+if [ -f "$sources/build.sh" ]; then
+  bash "$sources/build.sh" "$cache" 2>&1 | tail -n 3
+elif [ -f "$cache/env.sh" ]; then
+  echo "no ROS 2 ${distro} sources at $sources (set $sources_var): using the build in $cache"
+else
+  echo "no ROS 2 ${distro} sources at $sources (set $sources_var) and none built in $cache: skipping"
+  exit 0
+fi
+stage_done "ROS 2 build (cached after the first)"
+
+set +u  # the ROS setup scripts read unset variables
+# shellcheck disable=SC1090,SC1091
+source "$cache/env.sh"
+set -u
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+echo "-- Python dependencies under .ci/constraints-$distro.txt"
+python3 -m pip install -q -c "$constraints" \
+  "scipy>=1.10" "numba>=0.59" "PyYAML>=6.0" "xacro>=2.0" "matplotlib>=3.7" "rosbags>=0.11" \
+  "sympy>=1.12" "tqdm>=4.66" "dask[distributed]>=2024.1" pyarrow "hypothesis>=6.90" pin pytest \
+  "mcap-ros2-support>=0.5" "example-robot-data>=4.0" 2>&1 | grep -v -e '^WARNING: Location' || true
+python3 - <<'PY'
+import importlib.metadata as md
+import rclpy
+names = ("numpy", "scipy", "numba", "pyarrow", "pin", "pytest")
+print(", ".join(f"{n} {md.version(n)}" for n in names), f"| rclpy from {rclpy.__file__}")
+PY
+stage_done "pip install (constraints)"
+
+# A DDS domain of its own: nodes left running on this machine do not talk into the tests
+export ROS_DOMAIN_ID=$((RANDOM % 100 + 1))
+ws=$(mktemp -d)
+trap '[ -n "${KEEP_WS:-}" ] || rm -rf "$ws"' EXIT
+echo "-- workspace $ws: the repository in src/robot_dynamics_repo"
+mkdir -p "$ws/src/robot_dynamics_repo"
+if git -C "$repo" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+  git -C "$repo" ls-files -z --cached --others --exclude-standard \
+    | tar -C "$repo" --null --ignore-failed-read -T - -cf - 2> /dev/null \
+    | tar -C "$ws/src/robot_dynamics_repo" -xf -
+else
+  cp -r "$repo/." "$ws/src/robot_dynamics_repo/"
+fi
+cd "$ws"
+colcon build --packages-up-to robot_dynamics --event-handlers console_cohesion- summary+ > build.log 2>&1 \
+  || { cat build.log; exit 1; }
+tail -n 2 build.log
+stage_done "colcon build"
+
+set +u
+# shellcheck disable=SC1091
+source install/setup.bash
+set -u
+colcon test --packages-select robot_dynamics_interfaces robot_dynamics --event-handlers console_direct- \
+  --pytest-args -q -p no:cacheprovider > test.log 2>&1 || true
+stage_done "colcon test"
+# colcon test-result exits 1 on a failure: keep going (set -e, pipefail) to name the failures
+{ colcon test-result --all || true; } | tail -n 3
+status=0
+colcon test-result > /dev/null 2>&1 || status=1
+python3 - "$distro" "${RESULTS:-}" build/*/pytest.xml <<'PY'
+import collections
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+distro, results, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+counts = collections.Counter()
+skipped = []
+for path in paths:
+    for case in ET.parse(path).getroot().iter("testcase"):
+        name = f"{case.get('classname')}::{case.get('name')}"
+        bad = case.findall("failure") + case.findall("error")
+        skip = case.find("skipped")
+        if bad:
+            counts["failed"] += 1
+            print(f"FAILED {name}")
+            print((bad[0].text or bad[0].get("message") or "")[-4000:])
+        elif skip is not None:
+            counts["skipped"] += 1
+            skipped.append((name, (skip.get("message") or "").splitlines()[0] if skip.get("message") else ""))
+        else:
+            counts["passed"] += 1
+print(f"{distro}: {sum(counts.values())} tests, {counts['passed']} passed, {counts['failed']} failed, "
+      f"{counts['skipped']} skipped")
+for reason, n in collections.Counter(r for _, r in skipped).most_common():
+    print(f"  skipped {n:3d}: {reason}")
+if results:
+    os.makedirs(results, exist_ok=True)
+    with open(os.path.join(results, f"skipped-{distro}.txt"), "w", encoding="utf-8") as f:
+        f.writelines(f"{name}\t{reason}\n" for name, reason in sorted(skipped))
+PY
+printf '%s\n' "${stages[@]}"
+if [ "$status" -ne 0 ]; then
+  echo "colcon test: failures under real ROS 2 ${distro}"
+  exit 1
+fi
+echo "colcon test under ROS 2 ${distro} passed"
