@@ -2,6 +2,7 @@
 
     python bench/bench_core.py [--robots puma560 iiwa14] [--urdf FILE ...] [--batch 10000]
                                [--threads 2] [--skip-cold] [--skip-memory]
+                               [--results bench/results/bench_core.json]
 
 Prints, per robot, costs per call or per sample and the ratio ours / Pinocchio's (below 1:
 robot_dynamics is cheaper), with the goals of the compiled-core work beside them:
@@ -221,6 +222,37 @@ def memory(n: int) -> tuple[float, float, float]:
     return base, peak, out
 
 
+def write_results(args: argparse.Namespace, pin_version: str, rows: list, batch_rows: list, rtfs: list) -> None:
+    """The printed tables as JSON (atomically), for the documentation's performance page."""
+    import json
+    import platform
+
+    tables = [
+        {"title": "One state from Python", "columns": ["robot", "algorithm", "ours [us]", "Pinocchio [us]", "ratio"],
+         "rows": [[name, algo, f"{a * 1e6:.2f}", f"{b * 1e6:.2f}", f"{a / b:.2f}"] for name, algo, a, b in rows]},
+        {"title": f"Batch of {args.batch} states, per sample ({args.threads} threads)",
+         "columns": ["robot", "algorithm", "ours [us]", "Pinocchio [us]", "ratio", "against"],
+         "rows": [[name, algo, f"{a * 1e6:.3f}", f"{b * 1e6:.3f}", f"{a / b:.2f}", how]
+                  for name, algo, a, b, how in batch_rows]},
+        {"title": f"Real-time factor, {args.sim_seconds:g} s simulated", "columns": ["robot", "what", "real-time factor"],
+         "rows": [[name, what, f"{rtf:.1f}x"] for name, what, rtf in rtfs]},
+    ]
+    data = {
+        "command": "python bench/bench_core.py " + " ".join(sys.argv[1:]),
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
+        "pinocchio": pin_version,
+        "threads": args.threads,
+        "tables": tables,
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
+    tmp = f"{args.results}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, args.results)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--robots", nargs="+", default=["puma560", "iiwa14"])
@@ -230,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sim-seconds", type=float, default=2.0)
     parser.add_argument("--skip-cold", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--results", default=None, metavar="JSON",
+                        help="also write the tables to this file (the documentation's performance page reads "
+                        "bench/results/bench_core.json)")
     args = parser.parse_args(argv)
     try:
         import pinocchio as pin
@@ -267,8 +302,11 @@ def main(argv: list[str] | None = None) -> int:
         for name, algo, a, b, how in batch_rows:
             print(f"{name:22} {algo:15} {a * 1e6:8.3f} {b * 1e6:10.3f} {a / b:7.2f}  {how}" + (f" ({args.threads} threads)" if "Parallel" in how else ""))
     print(f"\nreal-time factor (goal >= {GOALS['rtf']}), {args.sim_seconds} s simulated")
-    for name, what, rtf in real_time_factors(args.sim_seconds):
+    rtfs = real_time_factors(args.sim_seconds)
+    for name, what, rtf in rtfs:
         print(f"{name:18} {what:40} {rtf:8.1f}x")
+    if args.results:
+        write_results(args, pin.__version__, rows + geared_rows, batch_rows, rtfs)
     if not args.skip_cold:
         print("\ncold start, fresh processes [s]")
         for what, s in cold_start():
