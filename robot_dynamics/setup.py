@@ -62,6 +62,15 @@ setup(
             "mcap-ros2-support>=0.5",
             "example-robot-data>=4.0",
         ],
+        # the documentation site (bash docs/build.sh) and its browser test (docs/test_site.py)
+        "docs": [
+            "sphinx>=7.2",
+            "furo>=2024.1",
+            "sphinx-gallery>=0.16",
+            "myst-parser>=3.0",
+            "selenium>=4.15",
+            "pytest>=7.4",
+        ],
     },
     zip_safe=True,
     entry_points={
