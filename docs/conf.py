@@ -36,6 +36,7 @@ html_theme = "furo"
 html_title = f"robot_dynamics {release}"
 html_static_path = ["_static"]
 html_css_files = ["rd.css"]
+html_favicon = "_static/favicon.svg"
 html_theme_options = {"navigation_with_keys": True}
 html_show_sourcelink = False
 
@@ -65,7 +66,7 @@ sphinx_gallery_conf = {
     "min_reported_time": 1e9,
     "show_memory": False,
     "write_computation_times": False,
-    "image_scrapers": ("matplotlib",),
-    "matplotlib_animations": (True, "jshtml"),
+    "image_scrapers": ("rd_gallery.gif_scraper", "matplotlib"),
+    "matplotlib_animations": False,
     "within_subsection_order": "FileNameSortKey",
 }

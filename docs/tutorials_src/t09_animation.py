@@ -33,7 +33,7 @@ assert np.allclose(segments[k - 1, 1], tip)
 print("end effector:", model.end_effector, "at", tip.round(4), "m")
 
 # %%
-# The animation, written as a GIF file (and shown below by this page's player).
+# The animation, written as a GIF file (the same animation is shown below).
 gif = Path(tempfile.mkdtemp()) / "puma560_simulate.gif"
 animation = animate_robot(model, result.t, result.q, gif, fps=12, title="PUMA 560, computed torque")
 print(f"{gif.name}: {gif.stat().st_size / 1024:.0f} KiB")
