@@ -30,6 +30,7 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build", "README.md", "tutorials_src/*.md", "Thumbs.db", ".DS_Store", "**/GALLERY_HEADER.rst"]
 nitpicky = False
+smartquotes = False  # option names such as --list stay as typed
 
 # The figures of the repository's README live beside these sources; the site shows its own.
 html_theme = "furo"
@@ -41,6 +42,7 @@ html_theme_options = {"navigation_with_keys": True}
 html_show_sourcelink = False
 
 autodoc_typehints = "description"
+autodoc_typehints_description_target = "documented"
 autodoc_typehints_format = "short"
 autodoc_member_order = "bysource"
 autodoc_inherit_docstrings = True
@@ -52,7 +54,9 @@ napoleon_attr_annotations = True
 napoleon_use_ivar = True
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
-suppress_warnings = ["myst.xref_missing"] if False else []
+# Attributes named alike in several classes (q, qd, t) make Sphinx warn that an unqualified
+# reference has several targets; it links the first, which is what the docstrings mean.
+suppress_warnings = ["ref.python"]
 
 sphinx_gallery_conf = {
     "examples_dirs": ["tutorials_src"],

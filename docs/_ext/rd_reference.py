@@ -421,18 +421,24 @@ def escape_bars(app: Any, what: str, name: str, obj: Any, options: Any, lines: l
             lines[i] = "".join(p if k % 2 else p.replace("|", "\\|") for k, p in enumerate(parts))
 
 
+def skip_tuple_fields(app: Any, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+    """A NamedTuple's fields are described by its ``Attributes:`` section; skip the generated
+    ``Alias for field number k`` members."""
+    doc = getattr(obj, "__doc__", None)
+    if what == "class" and isinstance(doc, str) and doc.startswith("Alias for field number"):
+        return True
+    return None
+
+
 def write_api_pages(app: Any) -> None:
     """One page per public module under ``reference/api/`` (generated, not committed)."""
     folder = Path(app.srcdir) / "reference" / "api"
     folder.mkdir(parents=True, exist_ok=True)
     wanted = {}
     for module_name in API_MODULES:
-        module = importlib.import_module(module_name)
-        summary = (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else ""
         title = f"``{module_name}``"
         wanted[f"{module_name}.rst"] = "\n".join(
-            [f".. _api-{module_name}:", "", title, "=" * len(title), "", _escape(summary), "",
-             f".. rd-api:: {module_name}", ""])
+            [f".. _api-{module_name}:", "", title, "=" * len(title), "", f".. rd-api:: {module_name}", ""])
     for stale in folder.glob("*.rst"):
         if stale.name not in wanted:
             stale.unlink()
@@ -445,6 +451,7 @@ def write_api_pages(app: Any) -> None:
 def setup(app: Any) -> dict[str, Any]:
     app.connect("builder-inited", write_api_pages)
     app.connect("autodoc-process-docstring", escape_bars)
+    app.connect("autodoc-skip-member", skip_tuple_fields)
     app.add_directive("rd-api", ApiDirective)
     app.add_directive("rd-cli", CliDirective)
     app.add_directive("rd-ros-nodes", RosNodesDirective)

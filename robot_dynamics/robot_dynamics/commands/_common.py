@@ -108,9 +108,26 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+#: A float whose magnitude is below this fraction of its column's largest (or of 1) prints as 0:
+#: what is left of an exact zero after rounding (a torque of -1.7e-15 N m) is not a number a
+#: person should read.
+ROUNDOFF = 1e-12
+
+
+def _roundoff_to_zero(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    ncol = max((len(r) for r in rows), default=0)
+    scale = [1.0] * ncol
+    for row in rows:
+        for i, v in enumerate(row):
+            if isinstance(v, (float, np.floating)) and math.isfinite(v):
+                scale[i] = max(scale[i], abs(float(v)))
+    return [[0 if isinstance(v, (float, np.floating)) and abs(float(v)) < ROUNDOFF * scale[i] else v
+             for i, v in enumerate(row)] for row in rows]
+
+
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A plain aligned text table."""
-    cells = [[_cell(v) for v in row] for row in rows]
+    """A plain aligned text table; rounding residue of an exact zero prints as 0."""
+    cells = [[_cell(v) for v in row] for row in _roundoff_to_zero(rows)]
     widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
     sep = "  ".join("-" * w for w in widths)

@@ -1,0 +1,82 @@
+"""What a person meets on the command line: one name per thing, the near option of a typo,
+help text as printed, tables without rounding residue."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from robot_dynamics.cli import build_parser, main, subcommand_parser
+from robot_dynamics.commands._common import format_table
+
+
+def test_a_controller_is_accepted_in_either_spelling_and_shown_in_one(capsys):
+    parser = build_parser()
+    for typed in ("pd_gravity", "pd-gravity"):
+        assert parser.parse_args(["simulate", "--controller", typed]).controller == "pd-gravity"
+    assert parser.parse_args(["simulate", "--controller", "task_computed_torque"]).controller == "task-computed-torque"
+    help_text = subcommand_parser(parser, "simulate").format_help()
+    assert "computed-torque" in help_text and "computed_torque" not in help_text
+    with pytest.raises(SystemExit) as exc:
+        parser.parse_args(["simulate", "--controller", "computed__torque"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'computed__torque'" in capsys.readouterr().err
+
+
+def test_every_choice_option_accepts_the_other_spelling():
+    """Walk every subcommand: a choice spelt with '-' or '_' is found under the other spelling."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    checked = 0
+    for name, sp in sub.choices.items():
+        for action in sp._actions:
+            if action.choices and action.option_strings and all(isinstance(c, str) for c in action.choices):
+                for choice in action.choices:
+                    if "-" in choice or "_" in choice:
+                        other = choice.replace("-", "#").replace("_", "-").replace("#", "_")
+                        ns = sp.parse_known_args([action.option_strings[-1], other])[0]
+                        assert getattr(ns, action.dest) == choice, (name, action.dest, other)
+                        checked += 1
+    assert checked >= 5
+
+
+def test_a_mistyped_option_names_the_near_one_with_the_subcommand_usage(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["torque", "--qq", "1,2"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: robot-dynamics torque")
+    assert "robot-dynamics torque: error: unrecognized arguments: --qq 1,2; did you mean --q?" in err
+    with pytest.raises(SystemExit):
+        main(["simulate", "--controler", "pid", "--mas-eror=0.1"])
+    err = capsys.readouterr().err
+    assert err.startswith("usage: robot-dynamics simulate")
+    assert "did you mean --controller for --controler, --mass-error for --mas-eror?" in err
+
+
+def test_identify_help_prints_percent_sigma_once(capsys):
+    with pytest.raises(SystemExit):
+        main(["identify", "--help"])
+    out = capsys.readouterr().out
+    assert "%sigma" in out and "%%" not in out
+
+
+def test_tables_print_rounding_residue_as_zero():
+    text = format_table(["joint", "tau"], [["a", -1.66646e-15], ["b", 37.4837], ["c", 2.5e-7]])
+    rows = text.splitlines()[2:]
+    assert rows[0].split() == ["a", "0"]
+    assert rows[1].split() == ["b", "37.4837"]
+    assert rows[2].split() == ["c", "2.5e-07"]  # small but not residue: kept
+    # a column of small values keeps them (residue is relative to the column, or to 1)
+    text = format_table(["x"], [[3e-13], [1e-15]])
+    assert [r.strip() for r in text.splitlines()[2:]] == ["0", "0"]
+    text = format_table(["inertia"], [[2e-4], [1e-9]])
+    assert [r.strip() for r in text.splitlines()[2:]] == ["0.0002", "1e-09"]
+
+
+def test_torque_at_rest_prints_no_rounding_residue(capsys):
+    assert main(["torque", "--q", "0,0,0,0,0,0"]) == 0
+    out = capsys.readouterr().out
+    assert "e-1" not in out  # no -1.7e-15 style entries
+    assert "37.4837" in out  # the PUMA's published gravity load at joint 2
