@@ -25,7 +25,14 @@ from .codegen import fastest_rnea, inverse_dynamics_function
 from .drivetrain import actuated_aba, actuator_torques
 from .dynamics.base_parameters import base_parameters
 from .dynamics.regressor import regressor
-from .errors import InputError, ModelError, RobotDynamicsError, SingularityError, UnknownNameError
+from .errors import (
+    InputError,
+    MissingDependencyError,
+    ModelError,
+    RobotDynamicsError,
+    SingularityError,
+    UnknownNameError,
+)
 from .kinematics import (
     IKResult,
     body_poses,
@@ -52,6 +59,7 @@ __all__ = [
     "GRAVITY",
     "IKResult",
     "InputError",
+    "MissingDependencyError",
     "ModelError",
     "RobotDynamicsError",
     "RobotModel",
