@@ -162,3 +162,36 @@ def test_every_python_block_of_the_pages_runs(path, tmp_path, monkeypatch):
     namespace: dict[str, object] = {"__name__": "docs"}
     for block in re.findall(r"```python\n(.*?)```", text, re.S):
         exec(compile(block, str(path), "exec"), namespace)  # noqa: S102 - the page's own code
+
+
+def test_the_ros_reference_lists_every_parameter_service_and_field():
+    """The generated ROS page against its sources: every parameter of every node's table, every
+    service a node creates, every field of every .srv file, each in its own section."""
+    import html as html_lib
+
+    from robot_dynamics.ros.params import NODE_PARAMETERS
+
+    page = _html(SITE / "reference" / "ros.html")
+
+    def section(anchor: str) -> str:
+        start = page.index(f'id="{anchor}"')
+        ends = [page.find(f'id="{a}', start + 1) for a in ("ros-node-", "srv-", "ros-services")]
+        end = min([e for e in ends if e > 0] or [len(page)])
+        text = html_lib.unescape(re.sub(r"<[^>]+>", " ", page[start:end]))
+        return " " + " ".join(text.split()) + " "
+
+    for node, specs in NODE_PARAMETERS.items():
+        text = section(f"ros-node-{node}")
+        for spec in specs:
+            assert f" {spec.name} {spec.type} " in text, f"{node}: parameter {spec.name} missing"
+    services = section("ros-node-dynamics") + section("ros-node-trajectory")
+    for service in ("/dynamics/inverse_dynamics", "/dynamics/forward_dynamics", "/dynamics/mass_matrix",
+                    "/dynamics/trajectory_effort", "/trajectory/plan"):
+        assert f" {service} " in services
+    for srv in sorted((HERE.parent / "robot_dynamics_interfaces" / "srv").glob("*.srv")):
+        text = section(f"srv-{srv.stem.lower()}")
+        for line in srv.read_text(encoding="utf-8").splitlines():
+            line = line.split("#")[0].strip()
+            if line and line != "---":
+                field_type, name = line.split()[:2]
+                assert f" {name} {field_type} " in text, f"{srv.name}: field {name} missing"

@@ -259,6 +259,8 @@ def node_interface(node_name: str) -> dict[str, list[tuple[str, str, str]]]:
     types = _msg_imports(tree)
     kinds = {"create_publisher": "publishes", "create_subscription": "subscribes", "create_service": "services"}
     out: dict[str, list[tuple[str, str, str]]] = {k: [] for k in (*kinds.values(), "timers")}
+    attributes = {ast.unparse(t): n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+                  for t in n.targets if isinstance(t, ast.Attribute)}
     for call in ast.walk(tree):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
             continue
@@ -275,6 +277,8 @@ def node_interface(node_name: str) -> dict[str, list[tuple[str, str, str]]]:
             out[kinds[method]].append((name.replace("~/", f"/{node_name}/"), msg, note))
         elif method == "create_timer":
             expr = call.args[0]
+            if isinstance(expr, ast.Attribute) and ast.unparse(expr) in attributes:
+                expr = attributes[ast.unparse(expr)]  # self.period = 1.0 / p["rate"]
             params = [n for n in (_param_name(x) for x in ast.walk(expr)) if n]
             note = ", ".join(f"``{p}`` (default {specs[p].default:g})" for p in params if p in specs)
             out["timers"].append((ast.unparse(expr), note, ""))
@@ -323,7 +327,12 @@ class RosNodesDirective(_RstDirective):
                         lines.append(f"- ``{name}`` ({link})" + (f", from {note}" if note else ""))
                     lines.append("")
             for expr, note, _ in iface["timers"]:
-                lines += [f"**Timer**: every ``{expr}`` s" + (f", {note}" if note else "") + ".", ""]
+                rate = re.fullmatch(r"1(?:\.0)? / \w+\[['\"](\w+)['\"]\]", expr)
+                if rate:
+                    spec = next(p for p in NODE_PARAMETERS[node_name] if p.name == rate.group(1))
+                    lines += [f"**Timer**: at ``{spec.name}`` Hz (default {spec.default:g}).", ""]
+                else:
+                    lines += [f"**Timer**: every ``{expr}`` s" + (f", {note}" if note else "") + ".", ""]
             rows = []
             for spec in NODE_PARAMETERS[node_name]:
                 extra = "" if spec.read_only else " (changeable at run time)"
