@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
 import pytest
 
 from robot_dynamics.cli import build_parser, main, subcommand_parser
@@ -80,3 +81,25 @@ def test_torque_at_rest_prints_no_rounding_residue(capsys):
     out = capsys.readouterr().out
     assert "e-1" not in out  # no -1.7e-15 style entries
     assert "37.4837" in out  # the PUMA's published gravity load at joint 2
+
+
+def test_task_space_simulation_prints_the_frame_error_not_nan(tmp_path, capsys):
+    """A task reference has no joint path: the summary gives the frame's position error per axis
+    (finite, consistent with the run's task RMS) and the joints' torques, no NaN column."""
+    assert main(["simulate", "--controller", "task_computed_torque", "--move-time", "0.3", "--settle", "0.1",
+                 "--rate", "500", "--no-plot", "--no-bag", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out.lower()
+    lines = out.splitlines()
+    summary = next(x for x in lines if x.startswith("task error of "))
+    task_rms = float(summary.split("rms ")[1].split(" m")[0])
+    rows = {x.split()[0]: [float(v) for v in x.split()[1:]] for x in lines if x.split() and x.split()[0] in ("x", "y", "z")}
+    norm = next([float(v) for v in x[len("|x^d - x|"):].split()] for x in lines if x.startswith("|x^d - x|"))
+    assert sorted(rows) == ["x", "y", "z"]
+    assert all(np.isfinite(v).all() for v in rows.values()) and np.isfinite(norm).all()
+    # mean of |e|^2 is the sum of the axes' means of e_i^2
+    assert np.sqrt(sum(r[0] ** 2 for r in rows.values())) == pytest.approx(norm[0], rel=1e-4)
+    assert norm[0] == pytest.approx(task_rms, rel=2e-3)  # the summary line prints 3 digits
+    assert 0 < norm[0] < 0.01 and norm[1] >= max(r[1] for r in rows.values())
+    joint_header = next(x for x in lines if x.startswith("joint "))
+    assert joint_header.split() == ["joint", "peak", "torque", "energy", "[J]"]
