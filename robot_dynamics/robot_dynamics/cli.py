@@ -17,27 +17,10 @@ import sys
 from collections.abc import Callable, Sequence
 
 from . import __version__, commands
+from .commands._common import CommonOptions
 from .errors import RobotDynamicsError
 
 __all__ = ["main", "build_parser"]
-
-
-def _common_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    group = common.add_argument_group("robot")
-    src = group.add_mutually_exclusive_group()
-    src.add_argument("--robot", "-r", help="bundled robot name (see `robot-dynamics info --list`)")
-    src.add_argument("--urdf", help="URDF or xacro file (or a DH YAML table)")
-    group.add_argument("--drivetrain", help="drive-train / joint-properties YAML beside the URDF")
-    group.add_argument("--package", action="append", default=[], metavar="NAME=DIR",
-                       help="where $(find NAME) and package://NAME/ point in xacro files (repeatable; "
-                       "also ROBOT_DYNAMICS_PACKAGE_PATH)")
-    group.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
-                       help="a xacro argument (repeatable)")
-    out = common.add_argument_group("output")
-    out.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    out.add_argument("--out", default=None, help="folder for plots, CSV and recordings")
-    return common
 
 
 def _either_spelling(choices: Sequence[str]) -> Callable[[str], str]:
@@ -73,20 +56,35 @@ def subcommand_parser(parser: argparse.ArgumentParser, name: str | None) -> argp
 
 def _unknown_options(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> None:
     """Refuse arguments the subcommand does not take, with its own usage and the nearest of
-    its options (``--qq`` -> ``--qd``); exits with status 2 as argparse does."""
+    its options (``--qq`` -> ``--qd``); an option of other subcommands is named as theirs
+    (``torque --out``: an option of simulate, trajectory, ...). Exits with status 2 as argparse does."""
     sub = subcommand_parser(parser, command) or parser
     options = [o for a in sub._actions for o in a.option_strings if o.startswith("--")]  # noqa: SLF001
-    hints = []
+    owners: dict[str, list[str]] = {}
+    for action in parser._actions:  # noqa: SLF001
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            for name, other in action.choices.items():
+                for o in {o for a in other._actions for o in a.option_strings}:  # noqa: SLF001
+                    owners.setdefault(o, []).append(name)
+    hints, elsewhere = [], []
     for token in extra:
         if token.startswith("-"):
-            near = difflib.get_close_matches(token.split("=", 1)[0], options, n=1, cutoff=0.6)
+            typed = token.split("=", 1)[0]
+            if typed in owners:
+                elsewhere.append(typed)
+            # an option of another subcommand is no typo: only a close spelling is suggested for it
+            near = difflib.get_close_matches(typed, options, n=1, cutoff=0.8 if typed in owners else 0.6)
             if near:
-                hints.append((token.split("=", 1)[0], near[0]))
+                hints.append((typed, near[0]))
     message = f"unrecognized arguments: {' '.join(extra)}"
     if len(hints) == 1:
         message += f"; did you mean {hints[0][1]}?"
     elif hints:
         message += "; did you mean " + ", ".join(f"{near} for {typed}" for typed, near in hints) + "?"
+    for typed in elsewhere:
+        names = sorted(owners[typed])
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        message += f" ({typed} is an option of {shown})"
     sub.error(message)
 
 
@@ -99,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    parents = [_common_parser()]
+    parents = CommonOptions()
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue

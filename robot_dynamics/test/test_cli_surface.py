@@ -103,3 +103,65 @@ def test_task_space_simulation_prints_the_frame_error_not_nan(tmp_path, capsys):
     assert 0 < norm[0] < 0.01 and norm[1] >= max(r[1] for r in rows.values())
     joint_header = next(x for x in lines if x.startswith("joint "))
     assert joint_header.split() == ["joint", "peak", "torque", "energy", "[J]"]
+
+
+ROBOT = {"-r", "--robot", "--urdf", "--drivetrain", "--package", "--xacro-arg"}
+STATE = {"--q", "--qd", "--gravity", "--no-friction"}
+#: The options each subcommand uses, beside -h/--help and --json (which every one takes).
+OPTIONS = {
+    "info": ROBOT | {"--list"},
+    "torque": ROBOT | STATE | {"--qdd"},
+    "accel": ROBOT | STATE | {"--tau"},
+    "mass-matrix": ROBOT | {"--q"},
+    "urdf": ROBOT | {"--out"},
+    "bench": ROBOT | {"--batch", "--rounds", "--threads"},
+    "codegen": ROBOT | {"--no-compile", "--no-cache", "--khalil", "--expressions", "--rules"},
+    "drivetrain": ROBOT | {"--out", "--start", "--goal", "--duration", "--samples", "--no-plot", "--symbolic"},
+    "excite": ROBOT | {"--out", "--frequency", "--harmonics", "--periods", "--start", "--margin", "--rate", "--maxiter", "--seed"},
+    "identify": ROBOT | {"--out", "--validate", "--cutoff", "--essential", "--stribeck", "--no-consistent", "--seed"},
+    "stewart": {"--out", "--params", "--p1", "--p2", "--segment-duration", "--samples", "--check", "--op-counts", "--no-plot"},
+    "sweep": {"--out", "--scheduler", "--workers", "--restart", "--no-plot"},
+    "quadruped-yaw": {"--out", "--params", "--dt", "--check", "--no-plot", "--duration"},
+    "quadruped-pitch": {"--out", "--params", "--dt", "--check", "--no-plot", "--duration", "--kp", "--kd"},
+}
+
+
+def _help_options(text: str) -> set[str]:
+    """The option strings of a --help page's option lines (``  -r ROBOT, --robot ROBOT  ...``)."""
+    found = set()
+    for line in text.splitlines():
+        if line.startswith("  -"):
+            for part in line.strip().split("  ")[0].split(", "):
+                found.add(part.split()[0])
+    return found
+
+
+@pytest.mark.parametrize("command", sorted(OPTIONS))
+def test_each_subcommand_help_lists_exactly_its_options(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    assert _help_options(capsys.readouterr().out) == OPTIONS[command] | {"-h", "--help", "--json"}
+
+
+def test_simulate_and_trajectory_take_the_robot_and_output_options():
+    parser = build_parser()
+    for command in ("simulate", "trajectory"):
+        help_text = subcommand_parser(parser, command).format_help()
+        assert ROBOT | {"--json", "--out"} <= _help_options(help_text), command
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["mass-matrix", "--qd", "1,2,3,4,5,6"], "unrecognized arguments: --qd 1,2,3,4,5,6; did you mean --q? (--qd is an option of accel, torque)"),
+    (["mass-matrix", "--no-friction"], "unrecognized arguments: --no-friction (--no-friction is an option of accel, torque)"),
+    (["torque", "--out", "x"], "unrecognized arguments: --out x (--out is an option of drivetrain, excite, identify, quadruped-pitch and 6 more)"),
+    (["stewart", "--robot", "puma560"], "unrecognized arguments: --robot puma560 (--robot is an option of accel, bench, codegen, drivetrain and 8 more)"),
+    (["quadruped-yaw", "--urdf=a.urdf"], "unrecognized arguments: --urdf=a.urdf (--urdf is an option of accel,"),
+])
+def test_an_option_of_another_subcommand_is_refused_and_named_as_theirs(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: robot-dynamics {argv[0]}")
+    assert f"robot-dynamics {argv[0]}: error: {message}" in err

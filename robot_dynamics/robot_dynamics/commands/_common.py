@@ -17,6 +17,7 @@ from ..io._files import write_bytes_atomic
 from ..model import DEFAULT_ROBOT, RobotModel, load_dh_yaml, load_robot, load_urdf
 
 __all__ = [
+    "CommonOptions",
     "load_model",
     "parse_vector",
     "state_vector",
@@ -26,6 +27,35 @@ __all__ = [
     "write_atomic",
     "save_figure",
 ]
+
+
+class CommonOptions(list):  # noqa: FURB189 - a list, so that parents=options passes every set
+    """The option sets subcommands share, as argparse parent parsers; a subcommand takes only
+    those it uses: ``parents=[options.robot, options.json]``. As a list it holds all three.
+
+    Attributes:
+        robot: --robot/-r, --urdf, --drivetrain, --package, --xacro-arg (group "robot").
+        json: --json (group "output").
+        out: --out, the folder of the files a subcommand writes (group "output").
+    """
+
+    def __init__(self) -> None:
+        self.robot = argparse.ArgumentParser(add_help=False)
+        group = self.robot.add_argument_group("robot")
+        src = group.add_mutually_exclusive_group()
+        src.add_argument("--robot", "-r", help="bundled robot name (see `robot-dynamics info --list`)")
+        src.add_argument("--urdf", help="URDF or xacro file (or a DH YAML table)")
+        group.add_argument("--drivetrain", help="drive-train / joint-properties YAML beside the URDF")
+        group.add_argument("--package", action="append", default=[], metavar="NAME=DIR",
+                           help="where $(find NAME) and package://NAME/ point in xacro files (repeatable; "
+                           "also ROBOT_DYNAMICS_PACKAGE_PATH)")
+        group.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
+                           help="a xacro argument (repeatable)")
+        self.json = argparse.ArgumentParser(add_help=False)
+        self.json.add_argument_group("output").add_argument("--json", action="store_true", help="print JSON instead of a table")
+        self.out = argparse.ArgumentParser(add_help=False)
+        self.out.add_argument_group("output").add_argument("--out", default=None, help="folder for plots, CSV and recordings")
+        super().__init__([self.robot, self.json, self.out])
 
 
 def _pairs(items: Sequence[str] | None, sep: str, option: str, form: str) -> dict[str, str]:

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from ._common import emit, format_table, load_model, output_dir
+from ._common import CommonOptions, emit, format_table, load_model, output_dir
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: Any, parents: CommonOptions) -> None:
     p = sub.add_parser(
         "identify",
         parents=parents,
