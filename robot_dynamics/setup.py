@@ -90,23 +90,39 @@ setup(
         "xacro>=2.0",
         "matplotlib>=3.7",
         "rosbags>=0.11",
-        "sympy>=1.12",
         "tqdm>=4.66",
-        "dask[distributed]>=2024.1",
-        "pyarrow>=14",
     ],
     ext_modules=[ENGINE],
     cmdclass={"build_ext": BuildEngine},
     extras_require={
         # the optional compiled paths of the generated customised model (codegen)
         "fast": ["numba>=0.59"],
+        # studies on Dask (robot-dynamics sweep, robot_dynamics.study): Parquet datasets
+        "studies": ["dask[distributed]>=2024.1", "pyarrow>=14"],
+        # closed forms: the gear train's M_s and C_s, Khalil's grouping rules, operation counts
+        "symbolic": ["sympy>=1.12"],
         "test": [
+            "dask[distributed]>=2024.1",
+            "pyarrow>=14",
+            "sympy>=1.12",
             "pytest>=7.4",
             "hypothesis>=6.90",
             "pin>=3.0",
             "mcap-ros2-support>=0.5",
             "example-robot-data>=4.0",
             "numba>=0.59",  # the generated customised model's compiled paths are tested too
+        ],
+        # the documentation site (bash docs/build.sh) and its browser test (docs/test_site.py)
+        "docs": [
+            "dask[distributed]>=2024.1",
+            "pyarrow>=14",
+            "sympy>=1.12",
+            "sphinx>=7.2",
+            "furo>=2024.1",
+            "sphinx-gallery>=0.16",
+            "myst-parser>=3.0",
+            "selenium>=4.15",
+            "pytest>=7.4",
         ],
     },
     zip_safe=False,

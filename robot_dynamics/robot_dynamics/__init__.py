@@ -25,7 +25,14 @@ from .codegen import fastest_rnea, inverse_dynamics_function
 from .drivetrain import actuated_aba, actuator_torques
 from .dynamics.base_parameters import base_parameters
 from .dynamics.regressor import regressor
-from .errors import InputError, ModelError, RobotDynamicsError, SingularityError, UnknownNameError
+from .errors import (
+    InputError,
+    MissingDependencyError,
+    ModelError,
+    RobotDynamicsError,
+    SingularityError,
+    UnknownNameError,
+)
 from .kernels import get_num_threads, set_num_threads
 from .kinematics import (
     IKResult,
@@ -53,6 +60,7 @@ __all__ = [
     "GRAVITY",
     "IKResult",
     "InputError",
+    "MissingDependencyError",
     "ModelError",
     "RobotDynamicsError",
     "RobotModel",

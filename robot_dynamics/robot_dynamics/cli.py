@@ -8,35 +8,84 @@ package become one line on stderr and exit status 2.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import pkgutil
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from . import __version__, commands
+from .commands._common import CommonOptions
 from .errors import RobotDynamicsError
 
 __all__ = ["main", "build_parser"]
 
 
-def _common_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    group = common.add_argument_group("robot")
-    src = group.add_mutually_exclusive_group()
-    src.add_argument("--robot", "-r", help="bundled robot name (see `robot-dynamics info --list`)")
-    src.add_argument("--urdf", help="URDF or xacro file (or a DH YAML table)")
-    group.add_argument("--drivetrain", help="drive-train / joint-properties YAML beside the URDF")
-    group.add_argument("--package", action="append", default=[], metavar="NAME=DIR",
-                       help="where $(find NAME) and package://NAME/ point in xacro files (repeatable; "
-                       "also ROBOT_DYNAMICS_PACKAGE_PATH)")
-    group.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
-                       help="a xacro argument (repeatable)")
-    out = common.add_argument_group("output")
-    out.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    out.add_argument("--out", default=None, help="folder for plots, CSV and recordings")
-    return common
+def _either_spelling(choices: Sequence[str]) -> Callable[[str], str]:
+    """An argparse ``type`` that maps ``a_b`` to a choice spelt ``a-b`` and back: one name per
+    thing across the CLI, the launch files and the YAML (``computed_torque`` is
+    ``computed-torque``), shown as the CLI spells it."""
+    canonical = {c.replace("_", "-"): c for c in choices}
+
+    def convert(text: str) -> str:
+        return canonical.get(text.replace("_", "-"), text)
+
+    convert.__name__ = "choice"  # argparse names the type in its messages
+    return convert
+
+
+def _accept_both_spellings(parser: argparse.ArgumentParser) -> None:
+    for action in parser._actions:  # noqa: SLF001 - argparse has no public walk of its actions
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            for sub in set(action.choices.values()):
+                _accept_both_spellings(sub)
+        elif action.choices and action.type is None and all(isinstance(c, str) for c in action.choices):
+            if any("-" in c or "_" in c for c in action.choices):
+                action.type = _either_spelling(list(action.choices))
+
+
+def subcommand_parser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:
+    """The parser of subcommand ``name`` (None when there is none of that name)."""
+    for action in parser._actions:  # noqa: SLF001
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            return action.choices.get(name) if name else None
+    return None
+
+
+def _unknown_options(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> None:
+    """Refuse arguments the subcommand does not take, with its own usage and the nearest of
+    its options (``--qq`` -> ``--qd``); an option of other subcommands is named as theirs
+    (``torque --out``: an option of simulate, trajectory, ...). Exits with status 2 as argparse does."""
+    sub = subcommand_parser(parser, command) or parser
+    options = [o for a in sub._actions for o in a.option_strings if o.startswith("--")]  # noqa: SLF001
+    owners: dict[str, list[str]] = {}
+    for action in parser._actions:  # noqa: SLF001
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            for name, other in action.choices.items():
+                for o in {o for a in other._actions for o in a.option_strings}:  # noqa: SLF001
+                    owners.setdefault(o, []).append(name)
+    hints, elsewhere = [], []
+    for token in extra:
+        if token.startswith("-"):
+            typed = token.split("=", 1)[0]
+            if typed in owners:
+                elsewhere.append(typed)
+            # an option of another subcommand is no typo: only a close spelling is suggested for it
+            near = difflib.get_close_matches(typed, options, n=1, cutoff=0.8 if typed in owners else 0.6)
+            if near:
+                hints.append((typed, near[0]))
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    if len(hints) == 1:
+        message += f"; did you mean {hints[0][1]}?"
+    elif hints:
+        message += "; did you mean " + ", ".join(f"{near} for {typed}" for typed, near in hints) + "?"
+    for typed in elsewhere:
+        names = sorted(owners[typed])
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        message += f" ({typed} is an option of {shown})"
+    sub.error(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    parents = [_common_parser()]
+    parents = CommonOptions()
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
@@ -56,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(sub, parents)
+    _accept_both_spellings(parser)
     return parser
 
 
@@ -73,7 +123,9 @@ def _join_negative_values(argv: Sequence[str]) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``robot-dynamics``; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(_join_negative_values(sys.argv[1:] if argv is None else argv))
+    args, extra = parser.parse_known_args(_join_negative_values(sys.argv[1:] if argv is None else argv))
+    if extra:
+        _unknown_options(parser, getattr(args, "command", None), extra)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

@@ -10,6 +10,7 @@ __all__ = [
     "InputError",
     "UnknownNameError",
     "SingularityError",
+    "MissingDependencyError",
 ]
 
 
@@ -23,6 +24,11 @@ class ModelError(RobotDynamicsError):
 
 class InputError(RobotDynamicsError, ValueError):
     """A numeric input has the wrong shape, a non-finite value or an invalid range."""
+
+
+class MissingDependencyError(RobotDynamicsError, ImportError):
+    """A feature needs an optional dependency that is not installed; the message names the
+    extra that installs it: ``pip install "robot_dynamics[studies]"``."""
 
 
 class SingularityError(RobotDynamicsError):

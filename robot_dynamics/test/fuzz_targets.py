@@ -9,6 +9,7 @@ finite, or it is refused with the package's own error (a ``RobotDynamicsError``;
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import re
@@ -358,7 +359,8 @@ def cli_target(args: tuple[str, list[tuple[str, str]]]) -> Any:
     from robot_dynamics.cli import main
 
     command, options = args
-    argv = [command, "--out", _CLI_OUT]
+    # files go into a folder of their own, for the subcommands that write any (--out)
+    argv = [command, "--out", _CLI_OUT] if command in _writers() else [command]
     for opt, value in options:
         argv += [opt] if opt in ("--json", "--no-plot", "--no-bag") else [f"{opt}={value}"]
     err = io.StringIO()
@@ -660,6 +662,15 @@ def simulate_target(options: list[tuple[str, str]]) -> Any:
     base.update(dict(options))
     return cli_target(("simulate", [*base.items(), ("--no-bag", "")]))
 
+
+@functools.cache
+def _writers() -> frozenset[str]:
+    """The subcommands that take --out (only those may be given it)."""
+    from robot_dynamics.cli import build_parser, subcommand_parser
+
+    parser = build_parser()
+    return frozenset(c for c in CLI_COMMANDS
+                     if any("--out" in a.option_strings for a in subcommand_parser(parser, c)._actions))
 
 #: name -> (strategy, target)
 TARGETS: dict[str, tuple[Any, Callable[[Any], Any]]] = {

@@ -82,11 +82,30 @@ def test_the_pip_only_packages_are_installed_by_the_readme_and_the_workflow():
         assert dist in workflow or f'"{dist}' in workflow, f"workflow: {dist} not installed"
 
 
-def test_setup_py_requires_what_the_core_imports():
+def test_setup_py_requires_what_the_core_imports_and_the_extras_what_they_import():
+    """The core's imports are in install_requires; a module behind an extra (studies: dask,
+    pyarrow; symbolic: sympy) is in that extra and not in the default install, and in the test
+    extra so that the suite covers it."""
+    from robot_dynamics._extras import EXTRAS
+
     setup = (PACKAGE / "setup.py").read_text(encoding="utf-8")
     requires = setup[setup.index("install_requires") : setup.index("extras_require")]
+    extras = setup[setup.index("extras_require") :]
+    optional = {module: extra for extra, modules in EXTRAS.items() for module in modules}
+
+    def extra_list(name: str) -> str:
+        found = re.search(rf'"{name}": \[(.*?)\],', extras, re.S)  # "dask[distributed]" holds a "]"
+        assert found, f"setup.py has no extra {name!r}"
+        return found.group(1)
+
     for name in imported_packages():
-        if name in PIP:
+        if name not in PIP:
+            continue
+        if name in optional:
+            assert f'"{PIP[name]}' in extra_list(optional[name]), f"extra {optional[name]!r} lacks {PIP[name]}"
+            assert f'"{PIP[name]}' in extra_list("test"), f"the test extra lacks {PIP[name]}"
+            assert f'"{PIP[name]}' not in requires, f"{PIP[name]} belongs to the {optional[name]!r} extra"
+        else:
             assert f'"{PIP[name]}' in requires, f"setup.py install_requires lacks {PIP[name]} (imported as {name})"
 
 

@@ -116,7 +116,6 @@ def test_cli_pitch_table(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["quadruped-yaw", "--dt", "-1"], "--dt must be a positive number"),
-    (["quadruped-pitch", "--robot", "puma560"], "comes from --params"),
     (["quadruped-yaw", "--params", "missing.yaml"], "not found"),
 ])
 def test_cli_bad_input_one_line(argv, message, tmp_path, capsys):

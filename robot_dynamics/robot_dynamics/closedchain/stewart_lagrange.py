@@ -211,6 +211,9 @@ def lagrange_program(kind: str, form: str, *, with_mass: bool = False) -> tuple[
 
 def lagrange_operation_counts(form: str) -> dict[str, OpCount]:
     """Our counts per row of Table 1 for ``form``, and ``total`` = platform + 6 x the legs."""
+    from .._extras import require
+
+    require("symbolic", "the Lagrange and Koditschek operation counts")
     out = {k: _counted(k, form) for k in KINDS}
     legs = sum((out[k] for k in KINDS[1:]), OpCount(0, 0, 0, 0))
     out["total"] = out["platform"] + legs.scaled(6)

@@ -328,6 +328,9 @@ def operation_counts(kinds: tuple[str, ...] = KINDS) -> dict[str, OpCount]:
     ``shared program`` evaluates everything once, sharing the kinematics between bodies and
     summing the 25 matrices.
     """
+    from .._extras import require
+
+    require("symbolic", "the operation counts of the Stewart platform")
     out: dict[str, OpCount] = {}
     for k in kinds:
         prog = _Program()

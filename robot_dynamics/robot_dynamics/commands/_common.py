@@ -17,6 +17,7 @@ from ..io._files import write_bytes_atomic
 from ..model import DEFAULT_ROBOT, RobotModel, load_dh_yaml, load_robot, load_urdf
 
 __all__ = [
+    "CommonOptions",
     "load_model",
     "parse_vector",
     "state_vector",
@@ -25,6 +26,35 @@ __all__ = [
     "output_dir",
     "write_atomic",
 ]
+
+
+class CommonOptions(list):  # noqa: FURB189 - a list, so that parents=options passes every set
+    """The option sets subcommands share, as argparse parent parsers; a subcommand takes only
+    those it uses: ``parents=[options.robot, options.json]``. As a list it holds all three.
+
+    Attributes:
+        robot: --robot/-r, --urdf, --drivetrain, --package, --xacro-arg (group "robot").
+        json: --json (group "output").
+        out: --out, the folder of the files a subcommand writes (group "output").
+    """
+
+    def __init__(self) -> None:
+        self.robot = argparse.ArgumentParser(add_help=False)
+        group = self.robot.add_argument_group("robot")
+        src = group.add_mutually_exclusive_group()
+        src.add_argument("--robot", "-r", help="bundled robot name (see `robot-dynamics info --list`)")
+        src.add_argument("--urdf", help="URDF or xacro file (or a DH YAML table)")
+        group.add_argument("--drivetrain", help="drive-train / joint-properties YAML beside the URDF")
+        group.add_argument("--package", action="append", default=[], metavar="NAME=DIR",
+                           help="where $(find NAME) and package://NAME/ point in xacro files (repeatable; "
+                           "also ROBOT_DYNAMICS_PACKAGE_PATH)")
+        group.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
+                           help="a xacro argument (repeatable)")
+        self.json = argparse.ArgumentParser(add_help=False)
+        self.json.add_argument_group("output").add_argument("--json", action="store_true", help="print JSON instead of a table")
+        self.out = argparse.ArgumentParser(add_help=False)
+        self.out.add_argument_group("output").add_argument("--out", default=None, help="folder for plots, CSV and recordings")
+        super().__init__([self.robot, self.json, self.out])
 
 
 def _pairs(items: Sequence[str] | None, sep: str, option: str, form: str) -> dict[str, str]:
@@ -107,9 +137,26 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+#: A float whose magnitude is below this fraction of its column's largest (or of 1) prints as 0:
+#: what is left of an exact zero after rounding (a torque of -1.7e-15 N m) is not a number a
+#: person should read.
+ROUNDOFF = 1e-12
+
+
+def _roundoff_to_zero(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    ncol = max((len(r) for r in rows), default=0)
+    scale = [1.0] * ncol
+    for row in rows:
+        for i, v in enumerate(row):
+            if isinstance(v, (float, np.floating)) and math.isfinite(v):
+                scale[i] = max(scale[i], abs(float(v)))
+    return [[0 if isinstance(v, (float, np.floating)) and abs(float(v)) < ROUNDOFF * scale[i] else v
+             for i, v in enumerate(row)] for row in rows]
+
+
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A plain aligned text table."""
-    cells = [[_cell(v) for v in row] for row in rows]
+    """A plain aligned text table; rounding residue of an exact zero prints as 0."""
+    cells = [[_cell(v) for v in row] for row in _roundoff_to_zero(rows)]
     widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
     sep = "  ".join("-" * w for w in widths)

@@ -11,11 +11,11 @@ import sys
 from typing import Any
 
 from ..errors import InputError
-from ._common import emit, format_table, load_model
+from ._common import CommonOptions, emit, format_table, load_model
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("bench", parents=parents, help="time our rnea paths against Pinocchio's (ratios)")
+def register(sub: Any, parents: CommonOptions) -> None:
+    p = sub.add_parser("bench", parents=[parents.robot, parents.json], help="time our rnea paths against Pinocchio's (ratios)")
     p.add_argument("--batch", type=int, default=10_000, help="samples in the batch test (default 10000)")
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds, best kept (default 5)")
     p.add_argument("--threads", type=int, default=2, help="threads for the batch paths (default 2)")

@@ -12,13 +12,13 @@ import argparse
 import sys
 from typing import Any
 
-from ._common import emit, format_table, load_model
+from ._common import CommonOptions, emit, format_table, load_model
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: Any, parents: CommonOptions) -> None:
     p = sub.add_parser(
         "codegen",
-        parents=parents,
+        parents=[parents.robot, parents.json],
         help="generate the customised Newton-Euler model (counts, generation time, cache)",
     )
     p.add_argument("--no-compile", action="store_true", help="numpy code only (skip numba)")

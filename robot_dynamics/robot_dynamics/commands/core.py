@@ -8,33 +8,37 @@ from typing import Any
 
 import numpy as np
 
-from ._common import emit, format_table, load_model, state_vector
+from ._common import CommonOptions, emit, format_table, load_model, state_vector
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("info", parents=parents, help="describe a robot: joints, limits, masses")
+def register(sub: Any, parents: CommonOptions) -> None:
+    robot = [parents.robot, parents.json]
+    p = sub.add_parser("info", parents=robot, help="describe a robot: joints, limits, masses")
     p.add_argument("--list", action="store_true", help="list the bundled robots and exit")
     p.set_defaults(func=run_info)
 
-    state = argparse.ArgumentParser(add_help=False)
-    g = state.add_argument_group("state (comma lists in joint order; default zeros)")
-    g.add_argument("--q", help="joint positions [rad or m]")
+    title = "state (comma lists in joint order; default zeros)"
+    position = argparse.ArgumentParser(add_help=False)
+    position.add_argument_group(title).add_argument("--q", help="joint positions [rad or m]")
+    motion = argparse.ArgumentParser(add_help=False)
+    g = motion.add_argument_group(title)
     g.add_argument("--qd", help="joint velocities [rad/s or m/s]")
     g.add_argument("--gravity", help="gravity vector in the base frame, default 0,0,-9.81")
     g.add_argument("--no-friction", action="store_true", help="leave joint friction out")
 
-    p = sub.add_parser("torque", parents=[*parents, state], help="inverse dynamics: joint torques for q, qd, qdd")
+    p = sub.add_parser("torque", parents=[*robot, position, motion], help="inverse dynamics: joint torques for q, qd, qdd")
     p.add_argument("--qdd", help="joint accelerations [rad/s^2 or m/s^2]")
     p.set_defaults(func=run_torque)
 
-    p = sub.add_parser("accel", parents=[*parents, state], help="direct dynamics: joint accelerations for q, qd, tau")
+    p = sub.add_parser("accel", parents=[*robot, position, motion], help="direct dynamics: joint accelerations for q, qd, tau")
     p.add_argument("--tau", help="joint torques [N m or N] (default: zero, the arm falls)")
     p.set_defaults(func=run_accel)
 
-    p = sub.add_parser("mass-matrix", parents=[*parents, state], help="joint-space inertia matrix A(q)")
+    p = sub.add_parser("mass-matrix", parents=[*robot, position], help="joint-space inertia matrix A(q)")
     p.set_defaults(func=run_mass_matrix)
 
-    p = sub.add_parser("urdf", parents=parents, help="print the robot as URDF (e.g. a DH YAML table converted)")
+    p = sub.add_parser("urdf", parents=parents, help="print the robot as URDF (e.g. a DH YAML table converted), "
+                       "or write it into --out")
     p.set_defaults(func=run_urdf)
 
 

@@ -17,14 +17,14 @@ from typing import Any
 import numpy as np
 
 from ..io import save_figure
-from ._common import emit, format_table, output_dir, parse_vector, write_atomic
+from ._common import CommonOptions, emit, format_table, output_dir, parse_vector, write_atomic
 
 DEFAULT_GEARED_ROBOT = "three_dof_geared"
 MODELS = ("no_rotors", "armature", "full")
 LABELS = {"no_rotors": "no rotors (virtual chain)", "armature": "diagonal armature", "full": "full coupling"}
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: Any, parents: CommonOptions) -> None:
     p = sub.add_parser(
         "drivetrain",
         parents=parents,

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ._common import emit, format_table, load_model, output_dir, parse_vector
+from ._common import CommonOptions, emit, format_table, load_model, output_dir, parse_vector
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: Any, parents: CommonOptions) -> None:
     p = sub.add_parser(
         "excite",
         parents=parents,

@@ -18,17 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from ._common import emit, format_table, load_model, output_dir
+from ._common import CommonOptions, emit, format_table, load_model, output_dir
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: Any, parents: CommonOptions) -> None:
     p = sub.add_parser(
         "identify",
         parents=parents,
         help="identify base inertial parameters and friction from recorded joint states (rosbag2 or CSV)",
         description="Dynamic identification (Khalil 7.5, Gautier's IDIM-WLS): filtered and decimated "
         "recordings, weighted least squares on the base parameters, friction and effort offsets with "
-        "their %%sigma, a physically consistent estimate, and files the loaders take. No RECORDING: "
+        "their %sigma, a physically consistent estimate, and files the loaders take. No RECORDING: "
         "a complete example on a simulated arm.",
     )
     p.add_argument("recordings", nargs="*", metavar="RECORDING", help="rosbag2 folder(s) or CSV file(s) of /joint_states")

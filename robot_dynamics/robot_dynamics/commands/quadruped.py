@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 
 from ..io import save_figure
-from ._common import emit, format_table, output_dir, write_atomic
+from ._common import CommonOptions, emit, format_table, output_dir, write_atomic
 
 _NAMES = ("p_x", "p_y", "p_z", "phi_x", "phi_y", "phi_z", "theta_ta", "theta_tb")
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: Any, parents: CommonOptions) -> None:
     common = argparse.ArgumentParser(add_help=False)
     g = common.add_argument_group("quadruped")
     g.add_argument("--params", help="parameters YAML (default: the bundled Table 1, config/quadruped_tail.yaml)")
@@ -30,7 +30,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     g.add_argument("--no-plot", action="store_true", help="do not write the PNGs")
 
     p = sub.add_parser(
-        "quadruped-yaw", parents=[*parents, common],
+        "quadruped-yaw", parents=[parents.json, parents.out, common],
         help="quadruped with a tail (Liu & Ben-Tzvi 4.1): forward simulation of the yaw manoeuvre; CSV + PNG",
         description="Forward dynamics M nu_dot + C + G = F of the quadruped with its feet on the ground, from rest "
         "under the torque profile of section 4.1. Writes quadruped_yaw.csv and quadruped_yaw.png into --out. "
@@ -40,7 +40,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run_yaw)
 
     p = sub.add_parser(
-        "quadruped-pitch", parents=[*parents, common],
+        "quadruped-pitch", parents=[parents.json, parents.out, common],
         help="quadruped with a tail (Liu & Ben-Tzvi 4.2): inverse dynamics of the pitch motion, forward "
         "simulation with and without the feedback of Fig. 7; CSV + PNGs",
         description="Required torques of the pitch motion by virtual work (eq. 41, tau_p = 0), then three forward "
@@ -58,8 +58,6 @@ def _setup(args: argparse.Namespace) -> Any:
     from ..closedchain.quadruped_params import load_quadruped_params
     from ..errors import InputError
 
-    if getattr(args, "robot", None) or getattr(args, "urdf", None):
-        raise InputError("the quadruped comes from --params (a quadruped YAML), not --robot/--urdf")
     for name in ("duration", "dt"):
         v = getattr(args, name)
         if not np.isfinite(v) or v <= 0:

@@ -107,6 +107,17 @@ def _controller(args: argparse.Namespace, ctrl_model: Any) -> Any:
                             omega=args.omega, xi=args.xi, frame=frame)
 
 
+def _task_error_rows(result: Any) -> list[list[Any]]:
+    """Per base axis x, y, z of the controlled frame's position error x^d - x [m]: rms, max |.|,
+    final; the last row is the distance |x^d - x|."""
+    e = result.x_ref - result.x
+    d = np.linalg.norm(e, axis=1)
+    rows: list[list[Any]] = [[axis, float(np.sqrt(np.mean(e[:, i] ** 2))), float(np.max(np.abs(e[:, i]))), float(e[-1, i])]
+                             for i, axis in enumerate("xyz")]
+    rows.append(["|x^d - x|", float(np.sqrt(np.mean(d**2))), float(np.max(d)), float(d[-1])])
+    return rows
+
+
 def run(args: argparse.Namespace) -> int:
     from ..io import plot_simulation, write_rosbag, write_simulation_csv
     from ..kinematics import frame_pose
@@ -189,15 +200,21 @@ def run(args: argparse.Namespace) -> int:
     }
 
     def text() -> str:
-        headers = ["joint", "rms error", "max error", "final error", "peak torque", "energy [J]"]
-        if m.predicted_rms_error is not None:
-            headers.insert(2, "[9.28] rms")
-        rows = []
-        for i, n in enumerate(model.joint_names):
-            row: list[Any] = [n, float(m.rms_error[i]), float(m.max_error[i]), float(m.final_error[i]), float(m.peak_torque[i]), float(m.energy_per_joint[i])]
+        if task:
+            # a task reference has no joint path: the joints get their efforts, the frame its error
+            headers = ["joint", "peak torque", "energy [J]"]
+            rows: list[list[Any]] = [[n, float(m.peak_torque[i]), float(m.energy_per_joint[i])]
+                                     for i, n in enumerate(model.joint_names)]
+        else:
+            headers = ["joint", "rms error", "max error", "final error", "peak torque", "energy [J]"]
             if m.predicted_rms_error is not None:
-                row.insert(2, float(m.predicted_rms_error[i]))
-            rows.append(row)
+                headers.insert(2, "[9.28] rms")
+            rows = []
+            for i, n in enumerate(model.joint_names):
+                row: list[Any] = [n, float(m.rms_error[i]), float(m.max_error[i]), float(m.final_error[i]), float(m.peak_torque[i]), float(m.energy_per_joint[i])]
+                if m.predicted_rms_error is not None:
+                    row.insert(2, float(m.predicted_rms_error[i]))
+                rows.append(row)
         lines = [
             f"{model.name}: {result.controller} at {args.rate:g} Hz, {args.profile} move of {args.move_time:g} s + {args.settle:g} s, "
             f"{result.t.size} ticks ({args.integrator}) in {wall:.2f} s",
@@ -206,6 +223,8 @@ def run(args: argparse.Namespace) -> int:
             lines.append(f"controller model: link masses and inertias x {f:g} (Khalil [9.28] predicts the error column)")
         if task:
             lines.append(f"task error of {result.frame}: rms {m.task_rms_error:.3g} m, max {m.task_max_error:.3g} m")
+            lines.append(format_table(["axis", "rms error [m]", "max error [m]", "final error [m]"], _task_error_rows(result)))
+            lines.append("torques [N m or N]")
         else:
             lines.append("errors e = q^d - q [rad or m], torques [N m or N]")
         lines.append(format_table(headers, rows))

@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 
 from ..io import save_figure
-from ._common import emit, format_table, output_dir, parse_vector, write_atomic
+from ._common import CommonOptions, emit, format_table, output_dir, parse_vector, write_atomic
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: Any, parents: CommonOptions) -> None:
     p = sub.add_parser(
         "stewart",
-        parents=parents,
+        parents=[parents.json, parents.out],
         help="Stewart platform (Lopes 2009): leg lengths and forces along the P1 -> P2 -> P1 test motion; CSV + PNGs",
         description="Inverse dynamics of the 6-UPS Stewart platform by the generalized momentum approach, along "
         "third-order trigonometric splines P1 -> P2 -> P1. Writes stewart.csv, stewart_fig4_actuators.png, "
@@ -42,8 +42,6 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..trajectory.splines import trigonometric_spline
 
-    if getattr(args, "robot", None) or getattr(args, "urdf", None):
-        raise InputError("stewart: the mechanism comes from --params (a Stewart platform YAML), not --robot/--urdf")
     params = st.load_stewart_parameters(args.params)
     P1, P2, dur = st.test_motion_points(params)
     to_si = np.array([1e-3] * 3 + [np.pi / 180] * 3)

@@ -13,13 +13,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ._common import emit, format_table, output_dir
+from ._common import CommonOptions, emit, format_table, output_dir
 
 
-def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(sub: Any, parents: CommonOptions) -> None:
     p = sub.add_parser(
         "sweep",
-        parents=parents,
+        parents=[parents.json, parents.out],
         help="parameter sweeps and Monte Carlo studies of closed-loop simulations on Dask",
         description="Run a study (YAML) of many simulations on a local Dask cluster, in process, or on a cluster by address.",
     )

@@ -56,11 +56,11 @@ FAULT_ACTIONS = ("hold", "zero")
 class Status(enum.IntFlag):
     """Outcome of one controller tick; flags combine (``SATURATED | SINGULAR``).
 
-    OK: the control law was applied as designed.
-    SATURATED: at least one actuator command was clipped to its effort limit.
-    SINGULAR: the task Jacobian is near a singularity; the damped pseudo-inverse is active.
-    FAULT: the tick could not be computed (NaN measurement, bad reference, numerical failure);
-        the output is the safe fallback (``fault_action``).
+    - OK: the control law was applied as designed.
+    - SATURATED: at least one actuator command was clipped to its effort limit.
+    - SINGULAR: the task Jacobian is near a singularity; the damped pseudo-inverse is active.
+    - FAULT: the tick could not be computed (NaN measurement, bad reference, numerical failure);
+      the output is the safe fallback (``fault_action``).
     """
 
     OK = 0

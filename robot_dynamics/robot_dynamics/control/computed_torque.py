@@ -49,7 +49,7 @@ def model_error_excitation(
 
     With ``A qdd + H = rnea(plant, q, qd, qdd)`` and the same for the estimate, the bracket is
     the difference of two inverse dynamics calls; the tracking error of computed torque obeys
-    ``e'' + Kd e' + Kp e = `` this excitation.
+    ``e'' + Kd e' + Kp e`` equals this excitation.
 
     Args:
         plant: the true robot; estimate: the controller's model.

@@ -73,6 +73,9 @@ def symbolic_coupling(model: RobotModel) -> SymbolicCoupling:
     Raises:
         InputError: the model has no gear train, or mimic joints (not covered here).
     """
+    from .._extras import require
+
+    require("symbolic", "the symbolic gear-train terms")
     import sympy as sp
 
     dt = model.drivetrain

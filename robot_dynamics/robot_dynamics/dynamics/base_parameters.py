@@ -129,6 +129,9 @@ class BaseParameters:
     def sympy_expressions(self) -> dict[str, object]:
         """The relations as sympy expressions ``{base name: expression}`` (symbols named as the
         standard parameters, coefficients as floats)."""
+        from .._extras import require
+
+        require("symbolic", "sympy expressions")
         import sympy
 
         syms = {n: sympy.Symbol(n) for n in self.standard_names}
@@ -264,6 +267,9 @@ def grouping_rules(model: RobotModel) -> tuple[dict[str, object], list[str]]:
         :func:`standard_parameter_names`), and the names of the parameters that were grouped
         (eliminated).
     """
+    from .._extras import require
+
+    require("symbolic", "Khalil's symbolic grouping rules")
     import sympy
 
     names = standard_parameter_names(model)

@@ -94,6 +94,9 @@ def _write_part(folder: Path, index: int, rows: list[dict[str, Any]]) -> None:
 
 def read_results(folder: str | os.PathLike[str]) -> Any:
     """The rows of a study folder, one per point, ordered by point (a pyarrow Table)."""
+    from .._extras import require
+
+    require("studies", "study results")
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -128,6 +131,9 @@ def run_study(
         stop_after_chunks: stop after this many chunks are written (a test of resuming).
         on_chunk: called with the index of each chunk written.
     """
+    from .._extras import require
+
+    require("studies", "studies")
     if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= 1024:
         raise InputError(f"workers: expected an integer from 1 to 1024, got {workers!r}")
     folder = Path(out) / study.name
