@@ -4,7 +4,7 @@ No other module checks a ROS version; code that meets a difference asks this mod
 rclpy import): :func:`current` reads the running distribution from ``ROS_DISTRO`` or, where
 that is unset (a source build without ros_environment), from rclpy's package.xml version.
 
-The differences, found by running the whole suite and ``sim.launch.py`` under both (Humble:
+The differences, found by running the ROS tests and ``sim.launch.py`` under both (Humble:
 rclpy 3.3, Jazzy: rclpy 7.1):
 
 - Discovery range. Humble keeps DDS on the machine with ``ROS_LOCALHOST_ONLY=1``; Jazzy
