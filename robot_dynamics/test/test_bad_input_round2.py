@@ -183,7 +183,7 @@ def test_dh_joint_without_limits_is_continuous_in_the_model_and_its_urdf():
 
 # -- 7. sample counts from huge durations and rates ------------------------------------------------
 
-@pytest.mark.parametrize("duration, rate", [(1e300, 1e10), (1.0, 1e300), (1e10, 1e10), (1.0, float("inf"))])
+@pytest.mark.parametrize("duration, rate", [(1e300, 1e10), (1.0, 1e300), (1e10, 1e10), (1.0, float("inf")), (7.9, 1e6)])
 def test_sample_table_refuses_huge_products_before_work(duration, rate):
     from robot_dynamics.trajectory import MAX_SAMPLES, plan, sample_table
 
@@ -201,7 +201,7 @@ def test_sample_table_at_the_limit_is_exact():
 
 def test_cli_trajectory_refuses_huge_products(capsys, tmp_path):
     line = cli_refusal(["trajectory", "--duration", "1e300", "--rate", "1e10"], capsys, tmp_path)
-    assert "more than 10,000,000" in line
+    assert "more than 1,000,000" in line
 
 
 @pytest.mark.parametrize("period", [5e-324, 1e-300, 1e-9, 1e-6])
@@ -240,6 +240,17 @@ def test_torque_check_of_a_long_trajectory_is_bounded_and_agrees(puma):
     assert capped.t.size == MAX_CHECK_SAMPLES + 1
     dense = check_torques(puma, traj, rate=MAX_CHECK_SAMPLES / 2000.0 / 2)  # half as many
     assert capped.ratio == pytest.approx(dense.ratio, rel=1e-6) and capped.feasible == dense.feasible
+
+
+def test_plan_service_refuses_durations_beyond_a_ros_duration(puma):
+    from robot_dynamics.ros.motion import TrajectoryStreamer
+
+    Plan = service_class("robot_dynamics_interfaces/PlanTrajectory")
+    s = TrajectoryStreamer(puma)
+    s.on_joint_state(message_class("sensor_msgs/JointState")(name=PUMA_JOINTS, position=[0.0] * 6))
+    res = s.handle_plan(Plan.Request(goal_positions=[0.3] * 6, duration=1e300, profile="quintic", sample_period=1e300),
+                        Plan.Response(), message_class("trajectory_msgs/JointTrajectoryPoint"), now=0.0)
+    assert not res.success and "does not fit a builtin_interfaces/Duration" in res.message, res.message
 
 
 # -- 8. huge displacements over huge durations -----------------------------------------------------

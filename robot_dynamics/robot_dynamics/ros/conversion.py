@@ -219,6 +219,8 @@ def seconds_to_duration(t: float) -> tuple[int, int]:
     """Seconds to (sec, nanosec) with 0 <= nanosec < 1e9, as builtin_interfaces/Duration wants."""
     if not math.isfinite(t):
         raise InputError(f"time: expected a finite number of seconds, got {t}")
+    if not -(2**31) <= t < 2**31:  # its sec field is an int32
+        raise InputError(f"time: {t:g} s does not fit a builtin_interfaces/Duration (|t| < 2^31 s, 68 years)")
     total = int(round(t * 1e9))
     sec, nanosec = divmod(total, 1_000_000_000)
     return int(sec), int(nanosec)
