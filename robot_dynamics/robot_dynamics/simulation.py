@@ -400,9 +400,9 @@ def simulate(
     bar = None
     if progress:
         try:
-            from tqdm import tqdm
+            from ._progress import progress_bar
 
-            bar = tqdm(total=K, unit="tick", desc=f"simulate {plant.name}", leave=False, mininterval=0.2)
+            bar = progress_bar(K, unit="tick", desc=f"simulate {plant.name}", leave=False, mininterval=0.2)
         except ImportError:  # pragma: no cover - tqdm is a dependency; degrade quietly
             bar = None
 

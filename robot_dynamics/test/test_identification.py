@@ -228,6 +228,25 @@ def test_cli_identify_and_excite(arm, tmp_path, capsys):
     assert np.all(ident < nominal)
     for name in ("identified.yaml", "identified.urdf", "identification.png"):
         assert (out / name).is_file()
+    # the text report fits a 100-column terminal, also in its widest form (true parameters known)
+    from robot_dynamics.commands.identify import report_text
+
+    text = report_text(data)
+    widest = {**data, "parameters": [{**r, "true": r.get("nominal", 0.0) * 1.0000001} if "nominal" in r else r
+                                     for r in data["parameters"]],
+              "validation_rms": {**data["validation_rms"], "true parameters": data["validation_rms"]["nominal"]},
+              "tracking_rms_error": {"identified": 4.67e-05, "nominal": 0.00207}}
+    for report in (text, report_text(widest)):
+        lines = report.splitlines()
+        assert max(len(line) for line in lines if str(out) not in line) <= 100
+        table = lines[lines.index(next(x for x in lines if x.startswith("parameter "))) + 2:]
+        for r in data["parameters"]:  # every parameter has its row, its estimate as printed
+            row = next(x for x in table if x.split()[0] == r["name"])
+            assert float(row.split()[1]) == pytest.approx(r["value"], rel=1e-5)
+        joints = next(x for x in lines if x.startswith("joint "))
+        assert joints.split()[3:6] == ["identified", "consistent", "nominal"]
+    assert next(x for x in report_text(widest).splitlines() if x.startswith("parameter ")).split()[-2:] == ["true", "consistent"]
+    assert sum(x.startswith("  ") and " = " in x for x in text.splitlines()) >= 5  # regrouped parameters listed
     assert main(["identify", str(tmp_path / "missing_bag")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "recording not found" in err[0]

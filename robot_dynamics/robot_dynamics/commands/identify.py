@@ -14,6 +14,7 @@ physically consistent estimate ``identified.urdf`` (the --urdf file), and
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,61 @@ def register(sub: Any, parents: CommonOptions) -> None:
                    help="skip the physically consistent estimate (and so the URDF)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated example (default 0)")
     p.set_defaults(func=run)
+
+
+#: Widest line of the text report: it fits a 100-column terminal.
+WIDTH = 100
+
+
+def _wrap(text: str, indent: str = "") -> list[str]:
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+
+
+def report_text(data: dict[str, Any]) -> str:
+    """The text report of ``identify`` from its JSON document, no line over :data:`WIDTH`
+    columns (but a file path longer than that): the parameter table, the grouping of each
+    regrouped base parameter below it, then the effort residuals per joint."""
+    lines = _wrap(f"identified {data['robot']} from {', '.join(data['recordings'])}: {data['rows']} decimated samples "
+                  f"(decimation {data['decimation']}), position filter {data['cutoff_hz']:.2f} Hz, "
+                  f"condition number {data['condition_number']:.1f}", "  ")
+    rows = data["parameters"]
+    has_true = any("true" in r for r in rows)
+    has_consistent = data["consistent"] is not None
+    headers = ["parameter", "estimate", "%sigma", "nominal"] + (["true"] if has_true else []) + \
+        (["consistent"] if has_consistent else [])
+    table = []
+    for r in rows:
+        line = [r["name"], r["value"], r["rel_sigma"] if r["kept"] else "removed", r.get("nominal", "")]
+        if has_true:
+            line.append(r.get("true", ""))
+        if has_consistent:
+            line.append(r.get("consistent", ""))
+        table.append(line)
+    lines.append(format_table(headers, table))
+    offsets = [r["name"] for r in rows if r["grouping"].endswith(" = effort offset")]
+    groupings = [r["grouping"] for r in rows
+                 if r["name"] not in offsets and r["grouping"] != f"{r['name']} = {r['name']}"]
+    if groupings:
+        lines.append("regrouped base parameters (the others are standard parameters alone):")
+        for g in groupings:
+            name = g.split(" = ", 1)[0]
+            lines += _wrap("  " + g, " " * (len(name) + 5))
+    if offsets:
+        lines += _wrap(f"effort offsets: {', '.join(offsets)}", "  ")
+    rms = data["validation_rms"]
+    names = {"true parameters": "true"}
+    lines += _wrap("effort rms per joint [N m or N]: sigma_j (the weights), residual of the fit, and on the "
+                   + ("validation" if data["validation"] else "identification") + " recording predicted with the "
+                   + ", ".join(names.get(k, k) for k in rms) + " parameters")
+    lines.append(format_table(["joint", "sigma_j", "residual"] + [names.get(k, k) for k in rms],
+                              [[name, data["joint_sigma"][j], data["residual_rms"][j]] + [rms[k][j] for k in rms]
+                               for j, name in enumerate(data["joint_names"])]))
+    tracking = data["tracking_rms_error"]
+    if tracking is not None:
+        lines += _wrap(f"computed torque on the true arm, validation motion: rms tracking error {tracking['identified']:.3g} rad "
+                       f"with the identified model, {tracking['nominal']:.3g} rad with the nominal one")
+    lines += _wrap("wrote " + ", ".join(data["files"]), "  ")
+    return "\n".join(lines)
 
 
 def _rms(x: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
@@ -136,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
 
     data_out = {
         "robot": model.name,
+        "joint_names": list(model.joint_names),
         "recordings": recordings,
         "validation": validation,
         "cutoff_hz": data.cutoff,
@@ -153,29 +210,5 @@ def run(args: argparse.Namespace) -> int:
         "files": [str(f) for f in files],
     }
 
-    def text() -> str:
-        lines = [f"identified {model.name} from {', '.join(recordings)}: {est.rows} decimated samples "
-                 f"(decimation {data.decimation}), position filter {data.cutoff:.2f} Hz, condition number {est.condition:.1f}"]
-        headers = ["parameter", "estimate", "%sigma", "nominal"] + (["true"] if true is not None else []) + \
-            (["consistent"] if fit is not None else []) + ["grouping"]
-        table = []
-        for r in rows:
-            line = [r["name"], r["value"], r["rel_sigma"] if r["kept"] else "removed", r.get("nominal", "")]
-            if true is not None:
-                line.append(r.get("true", ""))
-            if fit is not None:
-                line.append(r.get("consistent", ""))
-            line.append(r["grouping"])
-            table.append(line)
-        lines.append(format_table(headers, table))
-        lines.append(format_table(["joint", "sigma_j (weights)", "residual rms"] + [f"validation rms, {k}" for k in rms],
-                                  [[name, est.joint_sigma[j], est.residual_rms[j]] + [rms[k][j] for k in rms]
-                                   for j, name in enumerate(model.joint_names)]))
-        if tracking is not None:
-            lines.append(f"computed torque on the true arm, validation motion: rms tracking error {tracking['identified']:.3g} rad "
-                         f"with the identified model, {tracking['nominal']:.3g} rad with the nominal one")
-        lines.append("wrote " + ", ".join(str(f) for f in files))
-        return "\n".join(lines)
-
-    emit(args, data_out, text)
+    emit(args, data_out, lambda: report_text(data_out))
     return 0

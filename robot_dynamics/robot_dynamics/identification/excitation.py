@@ -224,9 +224,9 @@ def design_excitation(
     c0 = float(np.exp(evaluate(z0)[0]))
     bar = None
     if progress:
-        from tqdm import tqdm
+        from .._progress import progress_bar
 
-        bar = tqdm(total=maxiter, desc="excitation", unit="it")
+        bar = progress_bar(maxiter, desc="excitation", unit="it")
 
     mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
     if not (np.isfinite(effort_fraction) and 0 < effort_fraction <= 1):

@@ -145,9 +145,9 @@ def run_study(
     skipped = sum(len(chunks[k]) for k in done if k < len(chunks))
     bar = None
     if progress and todo:
-        from tqdm import tqdm
+        from .._progress import progress_bar
 
-        bar = tqdm(total=len(all_points), initial=skipped, unit="pt", desc=f"sweep {study.name}", smoothing=0.1)
+        bar = progress_bar(len(all_points), initial=skipped, unit="pt", desc=f"sweep {study.name}")
     t0 = time.perf_counter()
     task_time = 0.0
     written = 0
