@@ -323,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-cold", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--generated", action="store_true", help="also the generated customised model (numba; compiles on first use)")
+    parser.add_argument("--results", default=None, metavar="JSON",
+                        help="also write the tables to this file (the documentation's performance page reads "
+                        "bench/results/bench_core.json)")
     args = parser.parse_args(argv)
     try:
         import pinocchio as pin
@@ -346,17 +349,25 @@ def main(argv: list[str] | None = None) -> int:
     geared_rows: list = []
     compare(pin, "three_dof_geared", geared, None, [], thread_counts, geared_rows, [])
 
+    tables: list[dict] = []
     print(f"pinocchio {pin.__version__}, engine with OpenMP: {bool(rd.kernels.engine().OPENMP)}, {cores} cores; costs in microseconds")
     if not args.skip_cold:
         print("\ncold, fresh processes [s] (from the call / from the process start)")
         for what, call, wall in cold:
             print(f"{what:70} {call:8.3f} {wall:8.3f}")
+        tables.append({"title": "Cold: fresh processes, empty caches [s]",
+                       "columns": ["first answer of", "from the call", "from the process start"],
+                       "rows": [[what, f"{call:.3f}", f"{wall:.3f}"] for what, call, wall in cold]})
     print(f"\none state from Python (goal: ratio <= {GOALS['one']}; geared <= {GOALS['geared']})")
     head = f"{'robot':22} {'algo':5} {'ours':>8} {'pinocchio':>10} {'ratio':>7}"
     print(head)
     print("-" * len(head))
     for name, algo, a, b in rows + geared_rows:
         print(f"{name:22} {algo:5} {a * 1e6:8.2f} {b * 1e6:10.2f} {a / b:7.2f}")
+    tables.append({"title": f"One state from Python (goal: ratio <= {GOALS['one']}; geared <= {GOALS['geared']})",
+                   "columns": ["robot", "algorithm", "ours [us]", "Pinocchio [us]", "ratio"],
+                   "rows": [[name, algo, f"{a * 1e6:.2f}", f"{b * 1e6:.2f}", f"{a / b:.2f}"]
+                            for name, algo, a, b in rows + geared_rows]})
     if batch_rows:
         print(f"\nbatches, per sample (goals: rnea <= {GOALS['rnea_batch']}, aba <= {GOALS['aba_batch']} of *InParallel at the same threads)")
         head = f"{'robot':22} {'algo':15} {'thr':>3} {'states':>7} {'ours':>8} {'pinocchio':>10} {'ratio':>7}  against"
@@ -364,15 +375,48 @@ def main(argv: list[str] | None = None) -> int:
         print("-" * len(head))
         for name, algo, threads, n, a, b, how in batch_rows:
             print(f"{name:22} {algo:15} {threads:3d} {n:7d} {a * 1e6:8.3f} {b * 1e6:10.3f} {a / b:7.2f}  {how}")
+        tables.append({"title": f"Batches, per sample (goals: rnea <= {GOALS['rnea_batch']}, aba <= {GOALS['aba_batch']} "
+                                "of *InParallel at the same threads)",
+                       "columns": ["robot", "algorithm", "threads", "states", "ours [us]", "Pinocchio [us]", "ratio", "against"],
+                       "rows": [[name, algo, str(threads), str(n), f"{a * 1e6:.3f}", f"{b * 1e6:.3f}", f"{a / b:.2f}", how]
+                                for name, algo, threads, n, a, b, how in batch_rows]})
     print(f"\nreal-time factor (goal >= {GOALS['rtf']}), {args.sim_seconds} s simulated")
-    for name, what, rtf in real_time_factors(args.sim_seconds):
+    rtfs = real_time_factors(args.sim_seconds)
+    for name, what, rtf in rtfs:
         print(f"{name:18} {what:40} {rtf:8.1f}x")
+    tables.append({"title": f"Real-time factor (goal >= {GOALS['rtf']}), {args.sim_seconds:g} s simulated",
+                   "columns": ["robot", "what", "real-time factor"],
+                   "rows": [[name, what, f"{rtf:.1f}x"] for name, what, rtf in rtfs]})
     if not args.skip_memory:
         n = 1_000_000
         base, peak, out = memory(n)
         print(f"\nrnea batch of {n} states: output {out / 2**20:.1f} MiB, peak RSS grew {(peak - base) / 2**20:.1f} MiB "
               f"({(peak - base) / out:.2f}x the output)")
+        tables.append({"title": f"Memory: an rnea batch of {n} states", "columns": ["output [MiB]", "peak RSS growth [MiB]", "ratio"],
+                       "rows": [[f"{out / 2**20:.1f}", f"{(peak - base) / 2**20:.1f}", f"{(peak - base) / out:.2f}"]]})
+    if args.results:
+        write_results(args.results, pin.__version__, cores, tables)
     return 0
+
+
+def write_results(path: str, pin_version: str, cores: int, tables: list[dict]) -> None:
+    """The printed tables as JSON (written atomically), for the documentation's performance page."""
+    import json
+    import platform
+
+    data = {
+        "command": "python bench/bench_core.py " + " ".join(sys.argv[1:]),
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "machine": f"{cores} cores, {platform.machine()}, Python {platform.python_version()}",
+        "pinocchio": pin_version,
+        "tables": tables,
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -404,8 +404,8 @@ class BenchDirective(_RstDirective):
                              f"{self.arguments[0]}` to write it")
         data = json.loads(path.read_text(encoding="utf-8"))
         lines = [f"From ``{self.arguments[0]}``, written by ``{data['command']}`` on {data['date']} "
-                 f"({data['machine']}; Pinocchio {data['pinocchio']}, {data['threads']} threads). "
-                 "Costs in microseconds; the ratio is ours / Pinocchio's (below 1: robot_dynamics is cheaper).", ""]
+                 f"({data['machine']}; Pinocchio {data['pinocchio']}). Costs in microseconds unless a "
+                 "title says otherwise; the ratio is ours / Pinocchio's (below 1: robot_dynamics is cheaper).", ""]
         for table in data["tables"]:
             lines += [f"**{table['title']}**", ""]
             lines += _table(tuple(table["columns"]), [tuple(str(c) for c in row) for row in table["rows"]])
