@@ -327,9 +327,10 @@ class JointPathReport(NamedTuple):
 
 
 #: The most samples :func:`task_space_to_joint` solves (duration x rate): each is an inverse
-#: kinematics of 1.5 to 4 ms (measured, PUMA 560), so the limit keeps one call within seconds.
+#: kinematics of 1.5 to 4 ms (measured, PUMA 560), so one call stays within 8 to 20 s (the CLI's
+#: default 100 Hz covers a 50 s motion).
 #: The answer is a C2 quintic Hermite table: solve at a lower rate and sample it densely.
-MAX_TASK_SPACE_SAMPLES = 2_000
+MAX_TASK_SPACE_SAMPLES = 5_000
 
 
 def task_space_to_joint(
