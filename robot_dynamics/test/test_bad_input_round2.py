@@ -4,6 +4,7 @@ right answer or refused with the package's own error naming what is wrong and wh
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -21,8 +22,13 @@ PUMA_JOINTS = [f"joint{i}" for i in range(1, 7)]
 
 
 def cli_refusal(argv, capsys, tmp_path) -> str:
-    """The one line of a CLI refusal (exit 2)."""
-    assert main([*argv, "--out", str(tmp_path)]) == 2
+    """The one line of a CLI refusal (exit 2), run in tmp_path (not every subcommand takes --out)."""
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert main(argv) == 2
+    finally:
+        os.chdir(here)
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(err) == 1, err
     return err[0]
