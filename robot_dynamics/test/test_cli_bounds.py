@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -23,9 +22,7 @@ from robot_dynamics.cli import main
 ])
 def test_sizes_are_bounded_before_work(argv, words, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # where the default --out folder would be made
-    start = time.perf_counter()
-    assert main(argv) == 2
-    assert time.perf_counter() - start < 30.0  # refused up front, not after running
+    assert main(argv) == 2  # refused up front: nothing runs, nothing is written (below)
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and words in err[0], err
     assert not any(tmp_path.iterdir())  # nothing written

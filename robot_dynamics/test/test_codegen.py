@@ -2,7 +2,6 @@
 
 import importlib.util
 import re
-import time
 
 import numpy as np
 import pytest
@@ -189,9 +188,8 @@ def test_compiled_paths_and_cache(cache, capsys):
     # angles far from zero exercise the sine/cosine range reduction
     qf = q + 200.0
     assert _rel(gm.batch(qf, qd, qdd), rd.rnea(model, qf, qd, qdd)) < 1e-10
-    t0 = time.perf_counter()
     again = generate(model)
-    assert again.from_cache and time.perf_counter() - t0 < 5.0  # (bench: < 1 s in a fresh process)
+    assert again.from_cache  # loaded from the cache (its time is the bench's, bench_codegen.py)
     assert "numba compiles" not in capsys.readouterr().err  # loaded, not compiled
     fn = inverse_dynamics_function(model)
     assert fn.path == "compiled"
