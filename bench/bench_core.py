@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -274,11 +275,16 @@ def cold_start() -> list[tuple[str, float, float]]:
         out.append(("Pinocchio: import (with robot_dynamics), then model + first rnea", t_first, t_import + t_first))
     except subprocess.CalledProcessError:
         pass
-    with tempfile.TemporaryDirectory() as tmp:
-        exe = os.path.join(os.path.dirname(sys.executable), "robot-dynamics")
-        t0 = time.perf_counter()
-        subprocess.run([exe, "simulate"], cwd=tmp, env=env, capture_output=True, text=True, check=True)
-        out.append(("the main job: robot-dynamics simulate", float("nan"), time.perf_counter() - t0))
+    # the command beside this interpreter (a venv), else on PATH (a colcon install puts it in lib/)
+    exe = os.path.join(os.path.dirname(sys.executable), "robot-dynamics")
+    exe = exe if os.path.exists(exe) else shutil.which("robot-dynamics")
+    if exe is None:
+        out.append(("the main job: skipped (no robot-dynamics command beside python or on PATH)", float("nan"), float("nan")))
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            subprocess.run([exe, "simulate"], cwd=tmp, env=env, capture_output=True, text=True, check=True)
+            out.append(("the main job: robot-dynamics simulate", float("nan"), time.perf_counter() - t0))
     try:
         import rclpy  # noqa: F401
         import robot_dynamics_interfaces  # noqa: F401
