@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -220,41 +221,6 @@ t2 = time.perf_counter()
 print(t1 - t0, t2 - t1)
 """
 
-_NODE = r"""
-import sys, time
-t0 = time.perf_counter()
-import rclpy
-from rclpy.node import Node
-from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
-import subprocess, os
-rclpy.init()
-node = Node("bench_cold_probe")
-got = []
-node.create_subscription(Float64MultiArray, "/dynamics/gravity_compensation", lambda msg: got.append(time.perf_counter()), 10)
-pub = node.create_publisher(JointState, "/joint_states", 10)
-start = time.perf_counter()
-proc = subprocess.Popen([sys.executable, "-m", "robot_dynamics.ros.dynamics_node", "--ros-args", "-r", "__node:=dynamics",
-                         "-p", "robot:=puma560"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-names = ["joint1", "joint2", "joint3", "joint4", "joint5", "joint6"]
-try:
-    while not got and time.perf_counter() - start < 60:
-        msg = JointState()
-        msg.name = names
-        msg.position = [0.0] * 6
-        pub.publish(msg)
-        rclpy.spin_once(node, timeout_sec=0.01)
-finally:
-    proc.terminate()
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-print(got[0] - start if got else float("nan"))
-"""
-
-
 def cold_start() -> list[tuple[str, float, float]]:
     """Fresh processes: each algorithm's first answer (from its call, from the process start)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA")}
@@ -285,13 +251,10 @@ def cold_start() -> list[tuple[str, float, float]]:
             t0 = time.perf_counter()
             subprocess.run([exe, "simulate"], cwd=tmp, env=env, capture_output=True, text=True, check=True)
             out.append(("the main job: robot-dynamics simulate", float("nan"), time.perf_counter() - t0))
-    try:
-        import rclpy  # noqa: F401
-        import robot_dynamics_interfaces  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("rclpy") is None or importlib.util.find_spec("robot_dynamics_interfaces") is None:
         out.append(("ROS dynamics node, first reply: skipped (rclpy or the interfaces not importable)", float("nan"), float("nan")))
     else:
-        res = subprocess.run([sys.executable, "-c", _NODE], env=env, capture_output=True, text=True, timeout=120)
+        res = subprocess.run([sys.executable, "-m", "robot_dynamics.ros.first_reply"], env=env, capture_output=True, text=True, timeout=120)
         first = float(res.stdout.split()[-1]) if res.stdout.split() else float("nan")
         out.append(("ROS dynamics node: first gravity_compensation after its start", float("nan"), first))
     return out
