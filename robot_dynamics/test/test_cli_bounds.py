@@ -10,8 +10,12 @@ from robot_dynamics.cli import main
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["simulate", "--move-time", "1e9"], "more than 20,000,000"),
-    (["simulate", "--rate", "1e12"], "more than 20,000,000"),
+    (["simulate", "--move-time", "1e9"], "more than 20,000; shorten the time or lower the rate (or raise --max-ticks"),
+    (["simulate", "--rate", "1e12"], "more than 20,000;"),
+    (["simulate", "--rate", "1e6", "--move-time", "0.05", "--settle", "0"], "5e+04 steps, more than 20,000;"),  # ran 30 s under load
+    (["simulate", "--move-time", "1e5", "--max-ticks", "1000000000"], "1e+08 steps, more than 20,000,000;"),  # the ceiling holds
+    (["simulate", "--move-time", "1e9", "--max-ticks", "30000000"], "more than 20,000,000; shorten the time"),
+    (["simulate", "--max-ticks", "0"], "--max-ticks: expected an integer >= 1"),
     (["simulate", "--tf-every", "0"], "--tf-every"),
     (["quadruped-yaw", "--duration", "1e6"], "more than 20,000,000"),
     (["quadruped-yaw", "--dt", "1e-300"], "more than 20,000,000"),
@@ -32,3 +36,14 @@ def test_urdf_json_is_json(capsys):
     assert main(["urdf", "--robot", "planar2", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["robot"] == "planar2" and data["urdf"].lstrip().startswith("<")
+
+
+def test_max_ticks_lifts_the_default_bound(capsys, tmp_path, monkeypatch):
+    """A run over the default 20,000 ticks is refused, and runs when --max-ticks asks for it."""
+    monkeypatch.chdir(tmp_path)
+    argv = ["simulate", "--robot", "planar2", "--rate", "30000", "--move-time", "0.7", "--settle", "0",
+            "--no-bag", "--no-plot"]
+    assert main(argv) == 2
+    assert "2.1e+04 steps, more than 20,000" in capsys.readouterr().err
+    assert main([*argv, "--max-ticks", "21001"]) == 0
+    assert "21001 ticks" in capsys.readouterr().out

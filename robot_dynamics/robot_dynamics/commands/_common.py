@@ -98,11 +98,14 @@ def task_start_pose(model: RobotModel) -> np.ndarray:
 MAX_STEPS = 20_000_000
 
 
-def check_steps(duration: float, step: float, what: str) -> int:
-    """``duration / step`` steps, refused above :data:`MAX_STEPS` with the options named."""
+def check_steps(duration: float, step: float, what: str, limit: int = MAX_STEPS, lift: str = "") -> int:
+    """``duration / step`` steps, refused above ``limit`` (at most :data:`MAX_STEPS`) with the
+    options named; ``lift`` names the option that raises ``limit`` when there is one."""
     n = duration / step
-    if not np.isfinite(n) or n > MAX_STEPS:
-        raise InputError(f"{what}: {n:.3g} steps, more than {MAX_STEPS:,}; shorten the time or lower the rate")
+    if not np.isfinite(n) or n > min(limit, MAX_STEPS):
+        hint = f" (or raise {lift}, at most {MAX_STEPS:,})" if lift and limit < MAX_STEPS else ""
+        raise InputError(f"{what}: {n:.3g} steps, more than {min(limit, MAX_STEPS):,}; "
+                         f"shorten the time or lower the rate{hint}")
     return int(np.ceil(n))
 
 
