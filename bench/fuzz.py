@@ -31,7 +31,7 @@ from tqdm import tqdm  # noqa: E402
 from fuzz_targets import ACCEPTED, NONFINITE, RAW, REFUSED, TARGETS, WRONG, outcome  # noqa: E402
 
 
-def fuzz(name: str, inputs: int, time_limit: float, seed: int) -> tuple[Counter[str], list[str], dict[str, int]]:
+def fuzz(name: str, inputs: int, time_limit: float, cut_off: float) -> tuple[Counter[str], list[str], dict[str, int]]:
     """(outcome counts, the first offending inputs, defect class -> number of the input that first found it)."""
     strategy, target = TARGETS[name]
     counts: Counter[str] = Counter()
@@ -44,11 +44,11 @@ def fuzz(name: str, inputs: int, time_limit: float, seed: int) -> tuple[Counter[
     @given(strategy)
     def run(value):
         start = time.perf_counter()
-        signal.setitimer(signal.ITIMER_REAL, 3 * time_limit)  # a runaway input is cut off (counted as over time)
+        signal.setitimer(signal.ITIMER_REAL, cut_off)  # a runaway input is cut off (counted as over time)
         try:
             kind, detail = outcome(lambda: target(value))
         except _CutOff:
-            kind, detail = "over time", f"cut off after {3 * time_limit:.0f} s"
+            kind, detail = "over time", f"cut off after {cut_off:.0f} s"
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         if time.perf_counter() - start > time_limit:
@@ -67,7 +67,7 @@ def fuzz(name: str, inputs: int, time_limit: float, seed: int) -> tuple[Counter[
 
 
 class _CutOff(BaseException):
-    """Raised by the alarm inside an input that ran past three times the time limit (a
+    """Raised by the alarm inside an input that ran past the cut-off (a
     BaseException, so that the target's own ``except Exception`` does not swallow it)."""
 
 
@@ -93,8 +93,12 @@ def main() -> int:
     parser.add_argument("--inputs", type=int, default=10_000, help="inputs per entry point (default 10000)")
     parser.add_argument("--time-limit", type=float, default=10.0, help="seconds one input may take (default 10)")
     parser.add_argument("--only", action="append", help="entry point(s) to fuzz (default all)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cut-off", type=float, help="seconds after which a run is stopped, counted over time "
+                        "(default three times --time-limit; just above it makes a run on old code shorter)")
     args = parser.parse_args()
+    cut_off = args.cut_off or 3 * args.time_limit
+    if cut_off <= args.time_limit:
+        parser.error("--cut-off must exceed --time-limit")
     names = args.only or list(TARGETS)
     signal.signal(signal.SIGALRM, _alarm)
     _warm_up()
@@ -105,7 +109,7 @@ def main() -> int:
     bad = 0
     for name in names:
         start = time.perf_counter()
-        c, examples, first = fuzz(name, args.inputs, args.time_limit, args.seed)
+        c, examples, first = fuzz(name, args.inputs, args.time_limit, cut_off)
         tried = sum(c.values())
         rows.append(f"{name[:20]:<20} {tried:>7} {c[ACCEPTED]:>9} {c[REFUSED]:>8} {c[RAW]:>9} {c[NONFINITE]:>11} "
                     f"{c[WRONG]:>6} {c['over time']:>10}   ({time.perf_counter() - start:.0f} s)")
