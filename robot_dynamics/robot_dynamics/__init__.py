@@ -12,14 +12,17 @@ The core needs numpy and scipy only (its engine is C, compiled at install); ROS 
 from .conventions import GRAVITY
 from .dynamics import (
     aba,
+    aba_derivatives,
     bias_torques,
     coriolis_matrix,
     crba,
     gravity_torques,
     kinetic_energy,
+    linearize,
     mechanical_energy,
     potential_energy,
     rnea,
+    rnea_derivatives,
 )
 from .codegen import fastest_rnea, inverse_dynamics_function
 from .drivetrain import actuated_aba, actuator_torques
@@ -67,6 +70,7 @@ __all__ = [
     "SingularityError",
     "UnknownNameError",
     "aba",
+    "aba_derivatives",
     "actuated_aba",
     "base_parameters",
     "fastest_rnea",
@@ -86,6 +90,7 @@ __all__ = [
     "jacobian",
     "jacobian_dot_qdot",
     "kinetic_energy",
+    "linearize",
     "list_robots",
     "load_dh_yaml",
     "load_robot",
@@ -93,5 +98,6 @@ __all__ = [
     "mechanical_energy",
     "potential_energy",
     "rnea",
+    "rnea_derivatives",
     "set_num_threads",
 ]

@@ -3,17 +3,21 @@
 from .aba import aba
 from .coriolis import coriolis_matrix
 from .crba import crba
+from .derivatives import aba_derivatives, linearize, rnea_derivatives
 from .energy import kinetic_energy, mechanical_energy, potential_energy
 from .rnea import bias_torques, gravity_torques, rnea
 
 __all__ = [
     "aba",
+    "aba_derivatives",
     "bias_torques",
     "coriolis_matrix",
     "crba",
     "gravity_torques",
     "kinetic_energy",
+    "linearize",
     "mechanical_energy",
     "potential_energy",
     "rnea",
+    "rnea_derivatives",
 ]

@@ -35,6 +35,8 @@ __all__ = [
     "check_status",
     "rnea",
     "aba",
+    "rnea_derivatives",
+    "aba_derivatives",
     "crba",
     "energies",
     "friction",
@@ -49,7 +51,7 @@ __all__ = [
 Array = NDArray[np.float64]
 
 #: The contract with the compiled engine (its LAYOUT constant): a stale build is refused at import.
-LAYOUT = 1
+LAYOUT = 2
 
 # The batches run on OpenMP threads. GNU OpenMP's threads spin-wait after every parallel region
 # (GOMP_SPINCOUNT, 300,000 spins, milliseconds), and on a machine with as many threads as cores
@@ -206,6 +208,31 @@ def aba(model: RobotModel, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, gravity:
         friction: bool) -> Array:
     """Direct dynamics of any batch (the general path of :func:`robot_dynamics.aba`)."""
     return _dynamics("aba", model, q, qd, tau, "tau", gravity, f_ext, friction)
+
+
+def _derivatives(name: str, model: RobotModel, q: ArrayLike, qd: ArrayLike, x: ArrayLike, xname: str,
+                 gravity: ArrayLike | None, f_ext: Any, friction: bool) -> tuple[Array, Array, Array]:
+    (qf, qdf, xf), batch = joint_inputs(model, q=q, qd=qd, **{xname: x})
+    g = gravity_vector(model, gravity)
+    n, nq = qf.shape[0], model.nq
+    fx = wrench_rows(model, f_ext, batch, n)
+    out = [np.empty((n, nq, nq)) for _ in range(3)]
+    status = np.empty(n, dtype=np.int64)
+    getattr(engine(), name + "_batch")(engine_model(model), qf, qdf, xf, g, fx, bool(friction), 0.0, *out, status)
+    check_status(model, status if batch else status[0], name)
+    return out[0].reshape(batch + (nq, nq)), out[1].reshape(batch + (nq, nq)), out[2].reshape(batch + (nq, nq))
+
+
+def rnea_derivatives(model: RobotModel, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, gravity: ArrayLike | None,
+                     f_ext: Any, friction: bool) -> tuple[Array, Array, Array]:
+    """(dtau/dq, dtau/dqd, M) of any batch, each (..., nq, nq) (the general path of :func:`robot_dynamics.rnea_derivatives`)."""
+    return _derivatives("rnea_derivatives", model, q, qd, qdd, "qdd", gravity, f_ext, friction)
+
+
+def aba_derivatives(model: RobotModel, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, gravity: ArrayLike | None,
+                    f_ext: Any, friction: bool) -> tuple[Array, Array, Array]:
+    """(dqdd/dq, dqdd/dqd, M^-1) of any batch, each (..., nq, nq) (the general path of :func:`robot_dynamics.aba_derivatives`)."""
+    return _derivatives("aba_derivatives", model, q, qd, tau, "tau", gravity, f_ext, friction)
 
 
 def crba(model: RobotModel, q: ArrayLike) -> Array:

@@ -554,6 +554,44 @@ static int aba_tree(const rd_model *m, const double *q, const double *qd, const 
     return rd_finite(qdd, m->nq) ? RD_OK : RD_BAD_OUTPUT;
 }
 
+/* Cholesky factor H = L L^T in place (the lower triangle; the upper one is left as it was). */
+static int cholesky(double *H, int nq)
+{
+    for (int j = 0; j < nq; ++j) {
+        double d = H[j * nq + j];
+        for (int k = 0; k < j; ++k)
+            d -= H[j * nq + k] * H[j * nq + k];
+        if (!(d > 0.0))
+            return RD_NOT_POSITIVE_DEFINITE;
+        d = sqrt(d);
+        H[j * nq + j] = d;
+        for (int i = j + 1; i < nq; ++i) {
+            double s = H[i * nq + j];
+            for (int k = 0; k < j; ++k)
+                s -= H[i * nq + k] * H[j * nq + k];
+            H[i * nq + j] = s / d;
+        }
+    }
+    return RD_OK;
+}
+
+/* x <- (L L^T)^-1 x with the factor of cholesky(): two triangular solves. */
+static void cholesky_solve(const double *L, int nq, double *x)
+{
+    for (int i = 0; i < nq; ++i) {
+        double s = x[i];
+        for (int k = 0; k < i; ++k)
+            s -= L[i * nq + k] * x[k];
+        x[i] = s / L[i * nq + i];
+    }
+    for (int i = nq - 1; i >= 0; --i) {
+        double s = x[i];
+        for (int k = i + 1; k < nq; ++k)
+            s -= L[k * nq + i] * x[k];
+        x[i] = s / L[i * nq + i];
+    }
+}
+
 /* Direct dynamics from the inverse model (Khalil 7.6.1): A qdd = tau - Gamma_f - h(q, qd).
  * Mimic joints and gear trains couple coordinates (a secondary link's b_s may span joints of
  * different branches), which the articulated-body recursion cannot absorb. */
@@ -575,34 +613,9 @@ static int aba_joint_space(const rd_model *m, const double *q, const double *qd,
         if (friction)
             qdd[k] -= rd_friction(m, k, qd[k], smooth);
     }
-    /* Cholesky factor H = L L^T in place (lower triangle), then two triangular solves */
-    for (int j = 0; j < nq; ++j) {
-        double d = H[j * nq + j];
-        for (int k = 0; k < j; ++k)
-            d -= H[j * nq + k] * H[j * nq + k];
-        if (!(d > 0.0))
-            return RD_NOT_POSITIVE_DEFINITE;
-        d = sqrt(d);
-        H[j * nq + j] = d;
-        for (int i = j + 1; i < nq; ++i) {
-            double s = H[i * nq + j];
-            for (int k = 0; k < j; ++k)
-                s -= H[i * nq + k] * H[j * nq + k];
-            H[i * nq + j] = s / d;
-        }
-    }
-    for (int i = 0; i < nq; ++i) {
-        double s = qdd[i];
-        for (int k = 0; k < i; ++k)
-            s -= H[i * nq + k] * qdd[k];
-        qdd[i] = s / H[i * nq + i];
-    }
-    for (int i = nq - 1; i >= 0; --i) {
-        double s = qdd[i];
-        for (int k = i + 1; k < nq; ++k)
-            s -= H[k * nq + i] * qdd[k];
-        qdd[i] = s / H[i * nq + i];
-    }
+    if (cholesky(H, nq) != RD_OK)
+        return RD_NOT_POSITIVE_DEFINITE;
+    cholesky_solve(H, nq, qdd);
     return rd_finite(qdd, nq) ? RD_OK : RD_BAD_OUTPUT;
 }
 
@@ -612,6 +625,241 @@ int rd_aba(const rd_model *m, const double *q, const double *qd, const double *t
     if (m->tree)
         return aba_tree(m, q, qd, tau, g, fx, nfx, friction, smooth, qdd, w);
     return aba_joint_space(m, q, qd, tau, g, fx, nfx, friction, smooth, qdd, w);
+}
+
+/* -- derivatives of the dynamics ------------------------------------------------------------------- */
+
+/* y += s (x x S_b): the motion cross product with body b's joint axis (Featherstone 2.31),
+ * [w; u] x [e; 0] = [w x e; u x e] and [w; u] x [0; e] = [0; w x e]. */
+static inline void cross_axis_add(const rd_body *b, const double *x, double s, double *y)
+{
+    const double ex = b->axis[0] * s, ey = b->axis[1] * s, ez = b->axis[2] * s;
+    if (b->type == RD_REVOLUTE) {
+        y[0] += x[1] * ez - x[2] * ey, y[1] += x[2] * ex - x[0] * ez, y[2] += x[0] * ey - x[1] * ex;
+        y[3] += x[4] * ez - x[5] * ey, y[4] += x[5] * ex - x[3] * ez, y[5] += x[3] * ey - x[4] * ex;
+    } else {
+        y[3] += x[1] * ez - x[2] * ey, y[4] += x[2] * ex - x[0] * ez, y[5] += x[0] * ey - x[1] * ex;
+    }
+}
+
+/* y += s (S_b x* f) (Featherstone 2.32): [e; 0] x* [n; f] = [e x n; e x f], [0; e] x* [n; f] = [e x f; 0]. */
+static inline void axis_cross_force_add(const rd_body *b, const double *f, double s, double *y)
+{
+    const double ex = b->axis[0] * s, ey = b->axis[1] * s, ez = b->axis[2] * s;
+    if (b->type == RD_REVOLUTE) {
+        y[0] += ey * f[2] - ez * f[1], y[1] += ez * f[0] - ex * f[2], y[2] += ex * f[1] - ey * f[0];
+        y[3] += ey * f[5] - ez * f[4], y[4] += ez * f[3] - ex * f[5], y[5] += ex * f[4] - ey * f[3];
+    } else {
+        y[0] += ey * f[5] - ez * f[4], y[1] += ez * f[3] - ex * f[5], y[2] += ex * f[4] - ey * f[3];
+    }
+}
+
+/* d Gamma_f / d qd of rd_friction: Fv + sg' (Fc + Fs e) - sg sign(qd) B Fs e, e = exp(-|qd| B);
+ * sg' = (1 - tanh^2) / v_s when smoothed, 0 off qd = 0 otherwise (the Coulomb step has no slope). */
+static double friction_slope(const rd_model *m, int k, double qd, double smooth)
+{
+    const rd_joint *j = &m->joint[k];
+    const double sign = (qd > 0.0) - (qd < 0.0);
+    double sg = sign, dsg = 0.0;
+    if (smooth > 0.0) {
+        sg = tanh(qd / smooth);
+        dsg = (1.0 - sg * sg) / smooth;
+    }
+    double d = j->Fv + dsg * j->Fc;
+    if (j->Fs != 0.0) {
+        const double e = exp(-fabs(qd) * j->B);
+        d += j->Fs * e * (dsg - sg * sign * j->B);
+    }
+    return d;
+}
+
+/* w->dtau = d tau / d q_k (wrt_qd = 0) or d tau / d qd_k (wrt_qd = 1), after rd_rnea(q, qd, qdd)
+ * left its state in w (E, r, v, a, c, the subtree forces f, and R when there are wrenches).
+ * Each line of the recursion differentiated (the derivatives of Carpentier & Mansard, RSS 2018,
+ * written in body coordinates): with d(X_i y)/d theta_i = (X_i y) x S_i (Featherstone 2.29 for
+ * a joint transform) and dth_i = mult_i for a body that joint k drives (mimic: several), else 0,
+ *   dv_i = X_i dv_p + dth_i (v_i x S_i) + dthd_i S_i
+ *   da_i = X_i da_p + dth_i ((X_i a_p) x S_i) + thd_i (dv_i x S_i) + dthd_i (v_i x S_i)
+ *   df_i = I_i da_i + dv_i x* I_i v_i + v_i x* I_i dv_i     (+ wrenches, secondary links)
+ *   dtau_i = S_i . df_i,   df_p += X_i^T (df_i + dth_i S_i x* f_i).
+ * Only the bodies the coordinate moves are visited forward ("moved"); the backward pass visits
+ * them and their ancestors. */
+static void rnea_tangent(const rd_model *m, const double *qd, const double *qdd, const double *fx, int nfx, int k,
+                         int wrt_qd, int friction, double smooth, rd_work *w)
+{
+    const int nb = m->nb, nq = m->nq;
+    double *dv = w->dv, *da = w->da, *df = w->df, *dr = w->drho, *dtau = w->dtau;
+    int *moved = w->moved;
+    for (int x = 0; x < 6; ++x)
+        dv[6 * nb + x] = 0.0, da[6 * nb + x] = 0.0;
+    dr[3 * nb] = dr[3 * nb + 1] = dr[3 * nb + 2] = 0.0;
+    for (int j = 0; j < nq; ++j)
+        dtau[j] = 0.0;
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        double *dvi = dv + 6 * i, *dai = da + 6 * i, *dfi = df + 6 * i, *dri = dr + 3 * i;
+        const int own = b->joint == k;
+        moved[i] = own || (b->parent >= 0 && moved[b->parent]);
+        if (!moved[i]) {
+            for (int x = 0; x < 6; ++x)
+                dvi[x] = 0.0, dai[x] = 0.0, dfi[x] = 0.0;
+            dri[0] = dri[1] = dri[2] = 0.0;
+            continue;
+        }
+        const int p = b->parent < 0 ? nb : b->parent;
+        const double *E = w->E + 9 * i, *r = w->r + 3 * i, *v = w->v + 6 * i;
+        const double s = own ? b->mult : 0.0, thd = b->mult * qd[b->joint];
+        const double *drp = dr + 3 * p;
+        x_motion(E, r, dv + 6 * p, dvi);
+        x_motion(E, r, da + 6 * p, dai);
+        for (int x = 0; x < 3; ++x) /* the frame's rotation: drho_i = E_i drho_p + dth_i a_i (revolute) */
+            dri[x] = E[3 * x] * drp[0] + E[3 * x + 1] * drp[1] + E[3 * x + 2] * drp[2];
+        if (own) {
+            if (wrt_qd) {
+                double *sv = b->type == RD_REVOLUTE ? dvi : dvi + 3;
+                sv[0] += b->axis[0] * s, sv[1] += b->axis[1] * s, sv[2] += b->axis[2] * s;
+                cross_axis_add(b, v, s, dai);
+            } else {
+                /* X_i a_p = a_i - c_i - S_i thdd_i */
+                const double *a = w->a + 6 * i, *c = w->c + 6 * i, thdd = b->mult * qdd[b->joint];
+                double xa[6];
+                for (int x = 0; x < 6; ++x)
+                    xa[x] = a[x] - c[x];
+                double *sa = b->type == RD_REVOLUTE ? xa : xa + 3;
+                sa[0] -= b->axis[0] * thdd, sa[1] -= b->axis[1] * thdd, sa[2] -= b->axis[2] * thdd;
+                cross_axis_add(b, v, s, dvi);
+                cross_axis_add(b, xa, s, dai);
+                if (b->type == RD_REVOLUTE)
+                    dri[0] += b->axis[0] * s, dri[1] += b->axis[1] * s, dri[2] += b->axis[2] * s;
+            }
+        }
+        cross_axis_add(b, dvi, thd, dai);
+        const rd_inertia *I = &b->inertia;
+        double Iv[6], Idv[6];
+        inertia_times(I, dai, dfi);
+        inertia_times(I, v, Iv);
+        inertia_times(I, dvi, Idv);
+        cross_force_add(dvi, Iv, dfi);
+        cross_force_add(v, Idv, dfi);
+    }
+    /* A wrench fixed in base axes at a point of the body turns with the body in its axes:
+     * d(R^T x) = -drho x R^T x, for the force and the moment (add_wrenches) */
+    for (int n = 0; n < nfx && !wrt_qd; ++n) {
+        const double *row = fx + RD_WRENCH * n;
+        const int b = (int)row[0];
+        if (!moved[b])
+            continue;
+        const double *R = w->R + 9 * b, *pt = row + 1, *force = row + 4, *moment = row + 7, *rho = dr + 3 * b;
+        double F[3], M[3], dF[3], dM[3];
+        for (int x = 0; x < 3; ++x) {
+            F[x] = R[x] * force[0] + R[3 + x] * force[1] + R[6 + x] * force[2];
+            M[x] = R[x] * moment[0] + R[3 + x] * moment[1] + R[6 + x] * moment[2];
+        }
+        dF[0] = F[1] * rho[2] - F[2] * rho[1], dF[1] = F[2] * rho[0] - F[0] * rho[2], dF[2] = F[0] * rho[1] - F[1] * rho[0];
+        dM[0] = M[1] * rho[2] - M[2] * rho[1], dM[1] = M[2] * rho[0] - M[0] * rho[2], dM[2] = M[0] * rho[1] - M[1] * rho[0];
+        double *f = df + 6 * b;
+        f[0] += dM[0] + pt[1] * dF[2] - pt[2] * dF[1];
+        f[1] += dM[1] + pt[2] * dF[0] - pt[0] * dF[2];
+        f[2] += dM[2] + pt[0] * dF[1] - pt[1] * dF[0];
+        f[3] += dF[0], f[4] += dF[1], f[5] += dF[2];
+    }
+    /* Secondary links (rd_rnea): n_s = I_s (e_s betadd + w_c x e_s betad) on the carrier and
+     * I_s e_s . alpha_c along beta: their tangents through w_c, alpha_c and betad = b . qd */
+    for (int s = 0; s < m->nr; ++s) {
+        const rd_secondary *sl = &m->secondary[s];
+        const int c = sl->carrier;
+        const double dbd = wrt_qd ? sl->b[k] : 0.0;
+        if (c < 0 || (!moved[c] && dbd == 0.0))
+            continue;
+        double bd = 0.0;
+        for (int j = 0; j < nq; ++j)
+            bd += sl->b[j] * qd[j];
+        const double hx = sl->inertia * sl->axis[0], hy = sl->inertia * sl->axis[1], hz = sl->inertia * sl->axis[2];
+        const double *v = w->v + 6 * c, *dw = dv + 6 * c, *dal = da + 6 * c;
+        double *f = df + 6 * c;
+        f[0] += (dw[1] * hz - dw[2] * hy) * bd + (v[1] * hz - v[2] * hy) * dbd;
+        f[1] += (dw[2] * hx - dw[0] * hz) * bd + (v[2] * hx - v[0] * hz) * dbd;
+        f[2] += (dw[0] * hy - dw[1] * hx) * bd + (v[0] * hy - v[1] * hx) * dbd;
+        moved[c] = 1;
+        const double dts = hx * dal[0] + hy * dal[1] + hz * dal[2];
+        for (int j = 0; j < nq; ++j)
+            dtau[j] += sl->b[j] * dts;
+    }
+    /* Backward: dtau_i = S_i . df_i, df_p += X_i^T (df_i + dth_i S_i x* f_i) */
+    for (int i = nb - 1; i >= 0; --i) {
+        if (!moved[i])
+            continue;
+        const rd_body *b = &m->body[i];
+        double *dfi = df + 6 * i;
+        dtau[b->joint] += b->mult * s_dot(b, dfi);
+        if (b->parent < 0)
+            continue;
+        if (!wrt_qd && b->joint == k)
+            axis_cross_force_add(b, w->f + 6 * i, b->mult, dfi);
+        xt_force(w->E + 9 * i, w->r + 3 * i, dfi, df + 6 * b->parent, 1);
+        moved[b->parent] = 1;
+    }
+    if (wrt_qd && friction)
+        dtau[k] += friction_slope(m, k, qd[k], smooth);
+}
+
+/* dtau/dq and dtau/dqd (nq x nq, row-major: [j, k] = d tau_j / d q_k) of rd_rnea at (q, qd, qdd),
+ * friction and wrenches as there, and M = A(q) (rd_crba) when M is not NULL. */
+int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
+                        const double *fx, int nfx, int friction, double smooth, double *dtau_dq, double *dtau_dqd,
+                        double *M, rd_work *w)
+{
+    const int nq = m->nq;
+    int st = rd_rnea(m, q, qd, qdd, g, fx, nfx, friction, smooth, w->dtau, w);
+    if (st != RD_OK)
+        return st;
+    for (int k = 0; k < nq; ++k)
+        for (int wrt_qd = 0; wrt_qd < 2; ++wrt_qd) {
+            double *out = wrt_qd ? dtau_dqd : dtau_dq;
+            rnea_tangent(m, qd, qdd, fx, nfx, k, wrt_qd, friction, smooth, w);
+            for (int j = 0; j < nq; ++j)
+                out[j * nq + k] = w->dtau[j];
+        }
+    if (M && (st = rd_crba(m, q, M, w)) != RD_OK)
+        return st;
+    return rd_finite(dtau_dq, nq * nq) && rd_finite(dtau_dqd, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
+}
+
+/* dqdd/dq, dqdd/dqd and A^-1 of rd_aba at (q, qd, tau): qdd = A^-1 (tau - h(q, qd) - ...), so
+ * dqdd/dx = -A^-1 dtau/dx evaluated at the motion's own qdd (the inverse dynamics identity,
+ * as Carpentier & Mansard's ABA derivatives), A^-1 from the Cholesky factor of A (rd_crba). */
+int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+                       const double *fx, int nfx, int friction, double smooth, double *dqdd_dq, double *dqdd_dqd,
+                       double *Minv, rd_work *w)
+{
+    const int nq = m->nq;
+    int st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w);
+    if (st != RD_OK)
+        return st;
+    st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dqdd_dq, dqdd_dqd, NULL, w);
+    if (st != RD_OK)
+        return st;
+    if ((st = rd_crba(m, q, w->L, w)) != RD_OK)
+        return st;
+    if (cholesky(w->L, nq) != RD_OK)
+        return RD_NOT_POSITIVE_DEFINITE;
+    double *x = w->dtau;
+    for (int k = 0; k < nq; ++k) {
+        for (int j = 0; j < nq; ++j)
+            x[j] = j == k;
+        cholesky_solve(w->L, nq, x);
+        for (int j = 0; j < nq; ++j)
+            Minv[j * nq + k] = x[j];
+        for (int pass = 0; pass < 2; ++pass) {
+            double *D = pass ? dqdd_dqd : dqdd_dq;
+            for (int j = 0; j < nq; ++j)
+                x[j] = D[j * nq + k];
+            cholesky_solve(w->L, nq, x);
+            for (int j = 0; j < nq; ++j)
+                D[j * nq + k] = -x[j];
+        }
+    }
+    return rd_finite(dqdd_dq, nq * nq) && rd_finite(dqdd_dqd, nq * nq) && rd_finite(Minv, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
 }
 
 /* -- energy and kinematics ----------------------------------------------------------------------------- */

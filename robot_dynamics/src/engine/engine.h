@@ -101,7 +101,15 @@ typedef struct {
     X(H, double, nq * nq)            /* joint-space inertia matrix (the joint-space solve) */     \
     X(h, double, nq)                 /* bias torques (the joint-space solve) */                   \
     X(zero, double, nq)              /* a zero joint vector */                                    \
-    X(sU, double, nq)                /* a secondary link's spin momentum seen by each joint (crba) */
+    X(sU, double, nq)                /* a secondary link's spin momentum seen by each joint (crba) */ \
+    X(dv, double, 6 * (nb + 1))      /* tangents of v, a, f and the frames' rotation along one     */ \
+    X(da, double, 6 * (nb + 1))      /* coordinate (the derivatives); row nb is the base           */ \
+    X(df, double, 6 * nb)                                                                          \
+    X(drho, double, 3 * (nb + 1))                                                                  \
+    X(moved, int, nb)                /* 1: the body moves with the coordinate (derivatives)        */ \
+    X(dtau, double, nq)              /* one column of a derivative                                 */ \
+    X(L, double, nq * nq)            /* a Cholesky factor (the derivatives of direct dynamics)     */ \
+    X(acc, double, nq)               /* the accelerations of direct dynamics (its derivatives)     */
 
 typedef struct {
 #define RD_WORK_FIELD(name, type, count) type *name;
@@ -121,6 +129,12 @@ int rd_rnea(const rd_model *m, const double *q, const double *qd, const double *
 int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w);
 int rd_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
            const double *fx, int nfx, int friction, double smooth, double *qdd, rd_work *w);
+int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
+                        const double *fx, int nfx, int friction, double smooth, double *dtau_dq, double *dtau_dqd,
+                        double *M, rd_work *w);
+int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+                       const double *fx, int nfx, int friction, double smooth, double *dqdd_dq, double *dqdd_dqd,
+                       double *Minv, rd_work *w);
 int rd_energy(const rd_model *m, const double *q, const double *qd, const double *g, double out[2], rd_work *w);
 void rd_body_poses(const rd_model *m, const double *q, rd_work *w);
 void rd_frame_pose(const rd_model *m, const rd_work *w, int k, double T[16]);

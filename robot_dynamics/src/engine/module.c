@@ -30,7 +30,7 @@
 
 /* The contract between this module and the Python package: bump it when either side changes
  * what it passes or expects, so that a stale build is refused at import rather than misread. */
-#define RD_LAYOUT 1
+#define RD_LAYOUT 2
 
 /* Batches smaller than this run in the calling thread: starting the OpenMP team costs more than
  * their work (measured by bench/bench_core.py --threshold). */
@@ -325,6 +325,60 @@ static PyObject *py_crba(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     return (PyObject *)H;
 }
 
+typedef int (*derivatives_fn)(const rd_model *, const double *, const double *, const double *, const double *,
+                              const double *, int, int, double, double *, double *, double *, rd_work *);
+
+/* (d/dq, d/dqd, M or M^-1) of one state, three new (nq, nq) arrays, or NotImplemented. */
+static PyObject *one_state_derivatives(PyObject *const *args, Py_ssize_t nargs, derivatives_fn fn)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "expected (model, q, qd, x, friction)");
+        return NULL;
+    }
+    EngineModel *em = engine_of(args[0]);
+    if (!em)
+        Py_RETURN_NOTIMPLEMENTED;
+    const int nq = em->m.nq;
+    if (!fast_vector(args[1], nq) || !fast_vector(args[2], nq) || !fast_vector(args[3], nq))
+        Py_RETURN_NOTIMPLEMENTED;
+    const int friction = PyObject_IsTrue(args[4]);
+    if (friction < 0)
+        return NULL;
+    npy_intp dims[2] = {nq, nq};
+    PyObject *out[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < 3; ++k)
+        if (!(out[k] = PyArray_SimpleNew(2, dims, NPY_DOUBLE))) {
+            Py_XDECREF(out[0]), Py_XDECREF(out[1]);
+            return NULL;
+        }
+    const int st = fn(&em->m, PyArray_DATA((PyArrayObject *)args[1]), PyArray_DATA((PyArrayObject *)args[2]),
+                      PyArray_DATA((PyArrayObject *)args[3]), em->m.gravity, NULL, 0, friction, 0.0,
+                      (double *)PyArray_DATA((PyArrayObject *)out[0]), (double *)PyArray_DATA((PyArrayObject *)out[1]),
+                      (double *)PyArray_DATA((PyArrayObject *)out[2]), &em->work);
+    if (st != RD_OK) {
+        Py_DECREF(out[0]), Py_DECREF(out[1]), Py_DECREF(out[2]);
+        Py_RETURN_NOTIMPLEMENTED; /* the general path words the error */
+    }
+    PyObject *t = PyTuple_New(3);
+    if (!t) {
+        Py_DECREF(out[0]), Py_DECREF(out[1]), Py_DECREF(out[2]);
+        return NULL;
+    }
+    for (int k = 0; k < 3; ++k)
+        PyTuple_SET_ITEM(t, k, out[k]);
+    return t;
+}
+
+static PyObject *py_rnea_derivatives(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    return one_state_derivatives(args, nargs, rd_rnea_derivatives);
+}
+
+static PyObject *py_aba_derivatives(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    return one_state_derivatives(args, nargs, rd_aba_derivatives);
+}
+
 /* -- batches ------------------------------------------------------------------------------------------- */
 
 /* What a batch's rows function reads: the model, the arrays, the options. */
@@ -403,6 +457,26 @@ static void aba_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
     for (npy_intp n = lo; n < hi; ++n)
         b->status[n] = rd_aba(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g, b->FX + n * b->nfx * RD_WRENCH,
                               b->nfx, b->friction, b->smooth, b->OUT + n * nq, w);
+}
+
+static void rnea_derivatives_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
+{
+    const int nq = b->m->nq;
+    const npy_intp nn = (npy_intp)nq * nq;
+    for (npy_intp n = lo; n < hi; ++n)
+        b->status[n] = rd_rnea_derivatives(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g,
+                                           b->FX + n * b->nfx * RD_WRENCH, b->nfx, b->friction, b->smooth,
+                                           b->OUT + n * nn, b->OUT2 + n * nn, b->OUT3 + n * nn, w);
+}
+
+static void aba_derivatives_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
+{
+    const int nq = b->m->nq;
+    const npy_intp nn = (npy_intp)nq * nq;
+    for (npy_intp n = lo; n < hi; ++n)
+        b->status[n] = rd_aba_derivatives(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g,
+                                          b->FX + n * b->nfx * RD_WRENCH, b->nfx, b->friction, b->smooth,
+                                          b->OUT + n * nn, b->OUT2 + n * nn, b->OUT3 + n * nn, w);
 }
 
 static void crba_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
@@ -495,22 +569,27 @@ static EngineModel *model_arg(PyObject *obj)
     return em;
 }
 
-/* rnea_batch / aba_batch(model, Q, QD, X, g, FX, friction, smooth, OUT, status) */
-static PyObject *dynamics_batch(PyObject *args, rows_fn fn)
+/* rnea_batch / aba_batch(model, Q, QD, X, g, FX, friction, smooth, OUT, status): OUT (N, nq);
+ * rnea_derivatives_batch / aba_derivatives_batch(..., OUT, OUT2, OUT3, status): three (N, nq, nq). */
+static PyObject *dynamics_batch(PyObject *args, rows_fn fn, int matrices)
 {
-    PyObject *model, *Q, *QD, *X, *g, *FX, *OUT, *status;
+    PyObject *model, *Q, *QD, *X, *g, *FX, *OUT, *OUT2 = NULL, *OUT3 = NULL, *status;
     int friction;
     double smooth;
-    if (!PyArg_ParseTuple(args, "OOOOOOpdOO", &model, &Q, &QD, &X, &g, &FX, &friction, &smooth, &OUT, &status))
+    if (matrices ? !PyArg_ParseTuple(args, "OOOOOOpdOOOO", &model, &Q, &QD, &X, &g, &FX, &friction, &smooth, &OUT,
+                                     &OUT2, &OUT3, &status)
+                 : !PyArg_ParseTuple(args, "OOOOOOpdOO", &model, &Q, &QD, &X, &g, &FX, &friction, &smooth, &OUT, &status))
         return NULL;
     EngineModel *em = model_arg(model);
     if (!em || check_array(Q, "Q", NPY_DOUBLE, 2, (npy_intp[]){-1, em->m.nq}, 0))
         return NULL;
     const npy_intp N = PyArray_DIMS((PyArrayObject *)Q)[0], nq = em->m.nq;
+    const npy_intp vec[2] = {N, nq}, mat[3] = {N, nq, nq};
     if (check_array(QD, "QD", NPY_DOUBLE, 2, (npy_intp[]){N, nq}, 0) || check_array(X, "X", NPY_DOUBLE, 2, (npy_intp[]){N, nq}, 0) ||
         check_array(g, "g", NPY_DOUBLE, 1, (npy_intp[]){3}, 0) ||
         check_array(FX, "FX", NPY_DOUBLE, 3, (npy_intp[]){N, -1, RD_WRENCH}, 0) ||
-        check_array(OUT, "OUT", NPY_DOUBLE, 2, (npy_intp[]){N, nq}, 1) ||
+        check_array(OUT, "OUT", NPY_DOUBLE, matrices ? 3 : 2, matrices ? mat : vec, 1) ||
+        (matrices && (check_array(OUT2, "OUT2", NPY_DOUBLE, 3, mat, 1) || check_array(OUT3, "OUT3", NPY_DOUBLE, 3, mat, 1))) ||
         check_array(status, "status", NPY_INT64, 1, (npy_intp[]){N}, 1))
         return NULL;
     const int nfx = (int)PyArray_DIMS((PyArrayObject *)FX)[1];
@@ -522,13 +601,17 @@ static PyObject *dynamics_batch(PyObject *args, rows_fn fn)
         }
     batch_args b = {.m = &em->m, .Q = DATA(Q), .QD = DATA(QD), .X = DATA(X), .g = DATA(g), .FX = fx, .nfx = nfx,
                     .friction = friction, .smooth = smooth, .OUT = DATA(OUT), .status = IDATA(status)};
+    if (matrices)
+        b.OUT2 = DATA(OUT2), b.OUT3 = DATA(OUT3);
     if (run_batch(&b, fn, N))
         return NULL;
     Py_RETURN_NONE;
 }
 
-static PyObject *py_rnea_batch(PyObject *mod, PyObject *args) { return dynamics_batch(args, rnea_rows); }
-static PyObject *py_aba_batch(PyObject *mod, PyObject *args) { return dynamics_batch(args, aba_rows); }
+static PyObject *py_rnea_batch(PyObject *mod, PyObject *args) { return dynamics_batch(args, rnea_rows, 0); }
+static PyObject *py_aba_batch(PyObject *mod, PyObject *args) { return dynamics_batch(args, aba_rows, 0); }
+static PyObject *py_rnea_derivatives_batch(PyObject *mod, PyObject *args) { return dynamics_batch(args, rnea_derivatives_rows, 1); }
+static PyObject *py_aba_derivatives_batch(PyObject *mod, PyObject *args) { return dynamics_batch(args, aba_derivatives_rows, 1); }
 
 /* crba_batch(model, Q, H, status) */
 static PyObject *py_crba_batch(PyObject *mod, PyObject *args)
@@ -712,6 +795,14 @@ static PyMethodDef methods[] = {
      "aba(model, q, qd, tau, friction) -> qdd (nq,), or NotImplemented when not the fast shape or not OK"},
     {"crba", (PyCFunction)(void (*)(void))py_crba, METH_FASTCALL,
      "crba(model, q) -> H (nq, nq), or NotImplemented when not the fast shape or not OK"},
+    {"rnea_derivatives", (PyCFunction)(void (*)(void))py_rnea_derivatives, METH_FASTCALL,
+     "rnea_derivatives(model, q, qd, qdd, friction) -> (dtau_dq, dtau_dqd, M), or NotImplemented"},
+    {"aba_derivatives", (PyCFunction)(void (*)(void))py_aba_derivatives, METH_FASTCALL,
+     "aba_derivatives(model, q, qd, tau, friction) -> (dqdd_dq, dqdd_dqd, Minv), or NotImplemented"},
+    {"rnea_derivatives_batch", py_rnea_derivatives_batch, METH_VARARGS,
+     "rnea_derivatives_batch(model, Q, QD, QDD, g, FX, friction, smooth, DQ, DQD, M, status)"},
+    {"aba_derivatives_batch", py_aba_derivatives_batch, METH_VARARGS,
+     "aba_derivatives_batch(model, Q, QD, TAU, g, FX, friction, smooth, DQ, DQD, MINV, status)"},
     {"rnea_batch", py_rnea_batch, METH_VARARGS, "rnea_batch(model, Q, QD, QDD, g, FX, friction, smooth, OUT, status)"},
     {"aba_batch", py_aba_batch, METH_VARARGS, "aba_batch(model, Q, QD, TAU, g, FX, friction, smooth, OUT, status)"},
     {"crba_batch", py_crba_batch, METH_VARARGS, "crba_batch(model, Q, H, status)"},

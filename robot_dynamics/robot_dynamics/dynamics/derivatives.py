@@ -1,0 +1,145 @@
+"""Analytical derivatives of the dynamics, and the linearisation of a robot for control.
+
+The recursions are the engine's ``rd_rnea_derivatives`` and ``rd_aba_derivatives``
+(src/engine/algorithms.c): each line of the recursive Newton-Euler algorithm differentiated
+along every coordinate, in body coordinates (the derivatives of Carpentier & Mansard, "Analytical
+Derivatives of Rigid Body Dynamics Algorithms", RSS 2018), with rotor inertia, friction, external
+wrenches, mimic joints and the secondary links of coupled drive trains (Chen & Wang) included;
+direct dynamics through the inverse dynamics identity dqdd/dx = -A^-1 dtau/dx at qdd = aba(...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .. import kernels
+from ..errors import InputError
+from ..model.robot_model import RobotModel
+
+__all__ = ["rnea_derivatives", "aba_derivatives", "linearize"]
+
+Array = NDArray[np.float64]
+_rnea_derivatives_one = kernels.engine().rnea_derivatives
+_aba_derivatives_one = kernels.engine().aba_derivatives
+
+
+def rnea_derivatives(
+    model: RobotModel,
+    q: ArrayLike,
+    qd: ArrayLike,
+    qdd: ArrayLike,
+    gravity: ArrayLike | None = None,
+    f_ext: Mapping[str, ArrayLike] | None = None,
+    *,
+    friction: bool = True,
+) -> tuple[Array, Array, Array]:
+    """Partial derivatives of inverse dynamics :func:`robot_dynamics.rnea`, analytically.
+
+    Args:
+        model: the robot.
+        q, qd, qdd: joint positions [rad or m], velocities, accelerations, shape (..., nq);
+            batch shapes broadcast.
+        gravity, f_ext, friction: as in :func:`robot_dynamics.rnea`. A wrench is fixed in base
+            axes at its link's origin: it turns with the link in the link's axes. Coulomb
+            friction has no slope (its step at qd = 0 has none: smooth it there yourself).
+
+    Returns:
+        ``(dtau_dq, dtau_dqd, M)``, each (..., nq, nq): ``dtau_dq[..., j, k] = d tau_j / d q_k``
+        [N m/rad or N/m], ``d tau_j / d qd_k`` [N m s/rad], and the joint-space inertia matrix
+        ``M = d tau / d qdd`` (:func:`robot_dynamics.crba`, rotor inertia included).
+
+    Raises:
+        InputError: a wrong shape, a non-finite input, or a result too large to be finite.
+    """
+    if gravity is None and not f_ext:
+        out = _rnea_derivatives_one(model, q, qd, qdd, friction)  # one float64 state: no validation cost
+        if out is not NotImplemented:
+            return out  # type: ignore[no-any-return]
+    return kernels.rnea_derivatives(model, q, qd, qdd, gravity, f_ext, friction)
+
+
+def aba_derivatives(
+    model: RobotModel,
+    q: ArrayLike,
+    qd: ArrayLike,
+    tau: ArrayLike,
+    gravity: ArrayLike | None = None,
+    f_ext: Mapping[str, ArrayLike] | None = None,
+    *,
+    friction: bool = True,
+) -> tuple[Array, Array, Array]:
+    """Partial derivatives of direct dynamics :func:`robot_dynamics.aba`, analytically.
+
+    Args:
+        q, qd: joint positions and velocities, tau: joint torques/forces [N m or N], (..., nq).
+        gravity, f_ext, friction: as in :func:`robot_dynamics.aba`.
+
+    Returns:
+        ``(dqdd_dq, dqdd_dqd, Minv)``, each (..., nq, nq): ``d qdd_j / d q_k`` [1/s^2],
+        ``d qdd_j / d qd_k`` [1/s] and ``M^-1 = d qdd / d tau``.
+
+    Raises:
+        SingularityError: the joint-space inertia matrix is singular (a joint moves no inertia).
+        InputError: a wrong shape, a non-finite input, or a result too large to be finite.
+    """
+    if gravity is None and not f_ext:
+        out = _aba_derivatives_one(model, q, qd, tau, friction)
+        if out is not NotImplemented:
+            return out  # type: ignore[no-any-return]
+    return kernels.aba_derivatives(model, q, qd, tau, gravity, f_ext, friction)
+
+
+def linearize(
+    model: RobotModel,
+    q: ArrayLike,
+    qd: ArrayLike,
+    tau: ArrayLike,
+    dt: float | None = None,
+    *,
+    gravity: ArrayLike | None = None,
+    friction: bool = True,
+) -> tuple[Array, Array]:
+    """The state-space linearisation of the robot about (q, qd, tau): ``dx = A x + B u``.
+
+    The state is ``x = (q, qd)`` (2 nq) and the input the joint torques ``u = tau`` (nq):
+    ``A = [[0, 1], [dqdd/dq, dqdd/dqd]]`` and ``B = [[0], [M^-1]]`` from
+    :func:`aba_derivatives`. With ``dt`` the zero-order-hold discretisation at that step
+    (``x[k+1] = Ad x[k] + Bd u[k]``): ``exp([[A, B], [0, 0]] dt) = [[Ad, Bd], [0, 1]]``.
+
+    Args:
+        q, qd, tau: the operating point, (..., nq); batch shapes broadcast.
+        dt: the sampling period [s] of a discrete-time model; None for the continuous one.
+        gravity, friction: as in :func:`robot_dynamics.aba`.
+
+    Returns:
+        ``(A, B)``: (..., 2 nq, 2 nq) and (..., 2 nq, nq).
+
+    Raises:
+        InputError: a bad ``dt`` or operating point; SingularityError as :func:`aba_derivatives`.
+    """
+    if dt is not None and not (isinstance(dt, (int, float, np.floating, np.integer)) and not isinstance(dt, bool)
+                               and np.isfinite(dt) and dt > 0):
+        raise InputError(f"dt: expected a sampling period > 0 [s] or None (continuous), got {dt!r}")
+    dq, dqd, Minv = aba_derivatives(model, q, qd, tau, gravity, friction=friction)
+    n = model.nq
+    batch = dq.shape[:-2]
+    A = np.zeros(batch + (2 * n, 2 * n))
+    B = np.zeros(batch + (2 * n, n))
+    A[..., :n, n:] = np.eye(n)
+    A[..., n:, :n] = dq
+    A[..., n:, n:] = dqd
+    B[..., n:, :] = Minv
+    if dt is None:
+        return A, B
+    from scipy.linalg import expm
+
+    S = np.zeros(batch + (3 * n, 3 * n))
+    S[..., : 2 * n, : 2 * n] = A * dt
+    S[..., : 2 * n, 2 * n :] = B * dt
+    E = expm(S)
+    if not np.all(np.isfinite(E)):
+        raise InputError(f"dt: {dt!r} s is too long for this operating point: the discretisation is not finite")
+    return np.ascontiguousarray(E[..., : 2 * n, : 2 * n]), np.ascontiguousarray(E[..., : 2 * n, 2 * n :])
