@@ -94,6 +94,13 @@ def test_real_description_loads_and_matches_pinocchio(path):
         tp[idx] = tau
         np.testing.assert_allclose(acc, pin.aba(pm, data, qp, vp, tp)[idx], rtol=1e-8, atol=1e-8 * max(1.0, float(np.abs(qdd).max())))
         np.testing.assert_allclose(acc, qdd, rtol=1e-8, atol=1e-8 * max(1.0, float(np.abs(qdd).max())))
+        # the analytical derivatives (rd.rnea_derivatives / computeRNEADerivatives, and of aba)
+        ix = np.ix_(idx, idx)
+        ours = rd.rnea_derivatives(model, q, qd, qdd, friction=False)[:2] + rd.aba_derivatives(model, q, qd, tau, friction=False)[:2]
+        theirs = pin.computeRNEADerivatives(pm, data, qp, vp, ap)[:2] + pin.computeABADerivatives(pm, data, qp, vp, tp)[:2]
+        for a, b in zip(ours, theirs):
+            b = np.asarray(b)[ix]
+            np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-9 * max(1.0, float(np.abs(b).max())))
 
 
 def test_cad_round_off_is_accepted_and_strict_refuses_it():
