@@ -245,6 +245,24 @@ def test_pd_gravity_laws(puma):
     np.testing.assert_allclose(des.update(0, q, qd, ref).tau, 300 * (goal - q) - 20 * qd + rd.gravity_torques(puma, goal), atol=1e-10)
 
 
+@pytest.mark.parametrize("name", ["puma560", "iiwa14"])
+def test_gravity_stiffness_bound_equals_the_central_difference_estimate(name):
+    """The bound from the analytical dQ/dq (rnea_derivatives) is the one central differences of
+    the gravity torques gave before, on the same sampled configurations."""
+    from robot_dynamics.control import gravity_stiffness_bound
+    from robot_dynamics.control.pid import sample_configurations
+
+    model = rd.load_robot(name)
+    q = sample_configurations(model, 64, 0)
+    h = 1e-6
+    dq = h * np.eye(model.nq)
+    columns = (rd.gravity_torques(model, q[:, None, :] + dq) - rd.gravity_torques(model, q[:, None, :] - dq)) / (2 * h)
+    estimate = float(np.max(np.linalg.norm(np.swapaxes(columns, -1, -2), ord=2, axis=(-2, -1))))
+    bound = gravity_stiffness_bound(model)
+    assert bound == pytest.approx(estimate, rel=1e-7)
+    assert bound > 1.0  # a real gravity load, not a vanishing one
+
+
 def test_saturation_and_anti_windup(planar2):
     pid = JointPID(planar2, kp=1000.0, kd=0.0, ki=500.0, effort_limit=[5.0, 2.0])
     ref = Reference(np.array([1.0, 1.0]), np.zeros(2), np.zeros(2))
@@ -304,10 +322,10 @@ def test_one_controller_builder_for_the_command_line_and_the_node(puma):
     np.testing.assert_array_equal(half.kp, 50.0)
     np.testing.assert_allclose(half.kd, pdg.kd)
     with pytest.raises(UnknownNameError, match="computed_torque"):
-        build_controller(puma, "lqr")
+        build_controller(puma, "h_infinity")
 
 
-@pytest.mark.parametrize("name", ["pid", "pd_gravity", "computed_torque"])
+@pytest.mark.parametrize("name", ["pid", "pd_gravity", "computed_torque", "lqr"])
 def test_a_huge_finite_measurement_gets_finite_efforts_without_numpy_warnings(name):
     """q = 1e200 is finite: the controller answers (finite torques) and nothing leaks to stderr."""
     import warnings

@@ -19,8 +19,10 @@ from robot_dynamics.ros.motion import (
     SimulatedPlant,
     TrajectoryStreamer,
     build_controller,
+    controller_options,
     task_reference,
 )
+from robot_dynamics.ros.params import validate
 
 PT = service_class("PlanTrajectory")
 JointState = message_class("sensor_msgs/JointState")
@@ -126,7 +128,7 @@ def test_every_controller_builds_and_ticks(planar, name):
 
 def test_build_controller_errors(planar):
     with pytest.raises(rd.UnknownNameError, match="Valid controllers"):
-        build_controller(planar, "lqr")
+        build_controller(planar, "h_infinity")
     with pytest.raises(rd.InputError):
         build_controller(planar, "pd_gravity", kp=[1.0, 2.0, 3.0], kd=[1.0, 1.0])
     with pytest.raises(rd.UnknownNameError):
@@ -190,10 +192,10 @@ def test_plant_commands_order_timeout_and_rejections(planar):
     assert plant.joint_state(JointState()).effort == [0.0, 0.0]
 
 
-def _closed_loop(model, controller_name, goal, command_joints, seconds, rate=500.0):
+def _closed_loop(model, controller_name, goal, command_joints, seconds, rate=500.0, controller=None):
     """The four nodes' objects wired through messages, stepped at ``rate``."""
     streamer = TrajectoryStreamer(model, profile="quintic", velocity_scaling=0.5, max_acceleration=2.0)
-    loop = ControlLoop(model, build_controller(model, controller_name), command_joints)
+    loop = ControlLoop(model, controller or build_controller(model, controller_name), command_joints)
     plant = SimulatedPlant(model, command_joints=command_joints)
     dt = 1.0 / rate
     sent = False
@@ -232,6 +234,37 @@ def test_simulated_arm_reaches_the_goal_puma_pd_gravity(puma):
     goal = np.array([0.4, -0.3, 0.5, 0.2, -0.3, 0.4])
     plant, _ = _closed_loop(puma, "pd_gravity", goal, list(puma.joint_names), seconds=4.0, rate=250.0)
     np.testing.assert_allclose(plant.q, goal, atol=5e-3)
+
+
+def test_controller_node_options_reach_the_lqr(planar):
+    """The node's parameters as it reads them: the lqr gets the node's rate (discrete design at
+    the node's period), its weights and period; computed torque its friction option; the others none."""
+    from robot_dynamics.control import LQR
+
+    params = validate("controller", {"robot": "planar2", "controller": "lqr", "rate": 250.0})
+    options = controller_options(params)
+    assert options == {"rate": 250.0, "relinearize_period": 0.05}
+    ctrl = build_controller(planar, "lqr", omega=params["gains.omega"], **options)
+    assert isinstance(ctrl, LQR) and ctrl.rate == 250.0
+    params = validate("controller", {"robot": "planar2", "controller": "lqr", "lqr.q": [400.0, 400.0, 4.0, 4.0],
+                                     "lqr.r": [0.01, 0.02], "lqr.relinearize_period": 0.2})
+    ctrl = build_controller(planar, "lqr", **controller_options(params))
+    np.testing.assert_allclose(ctrl.Q, np.diag([400.0, 400.0, 4.0, 4.0]))
+    np.testing.assert_allclose(ctrl.R, np.diag([0.01, 0.02]))
+    assert ctrl.relinearize_period == 0.2 and ctrl.rate == 500.0
+    with pytest.raises(rd.InputError, match="Q: expected 4 diagonal values"):
+        build_controller(planar, "lqr", **controller_options(dict(params, **{"lqr.q": [1.0]})))
+    assert controller_options(dict(params, controller="computed_torque")) == {"friction_velocity": "desired"}
+    assert controller_options(dict(params, controller="pid")) == {}
+
+
+def test_simulated_arm_reaches_the_goal_puma_lqr(puma):
+    goal = np.array([0.4, -0.3, 0.5, 0.2, -0.3, 0.4])
+    params = validate("controller", {"robot": "puma560", "controller": "lqr", "rate": 250.0})
+    ctrl = build_controller(puma, "lqr", omega=params["gains.omega"], **controller_options(params))
+    plant, _ = _closed_loop(puma, "lqr", goal, list(puma.joint_names)[::-1], seconds=4.0, rate=250.0, controller=ctrl)
+    np.testing.assert_allclose(plant.q, goal, atol=2e-3)
+    assert 1 < ctrl.refreshes < 4.0 / 0.05 + 2  # refreshed along the move, not at rest
 
 
 def test_execute_streams_an_excitation_from_robot_dynamics_excite(puma):

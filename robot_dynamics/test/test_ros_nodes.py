@@ -95,12 +95,15 @@ def test_gravity_compensation_follows_joint_states(ros):
     np.testing.assert_allclose(np.asarray(got[-1].data), rd.gravity_torques(rd.load_robot("planar2"), [0.7, 0.3]))
 
 
-def test_simulated_arm_reaches_the_goal(ros):
+@pytest.mark.parametrize("controller", ["computed_torque", "lqr"])
+def test_simulated_arm_reaches_the_goal(ros, controller):
     executor, _ = ros
     goal = [0.6, -0.4]
     common = [Parameter("robot", value="planar2")]
     _add(ros, SimulatorNode(parameter_overrides=common))
-    _add(ros, ControllerNode(parameter_overrides=common + [Parameter("controller", value="computed_torque")]))
+    node = _add(ros, ControllerNode(parameter_overrides=common + [Parameter("controller", value=controller)]))
+    if controller == "lqr":  # the discrete design at the node's rate
+        assert node.loop.controller.rate == 500.0
     _add(ros, TrajectoryNode(parameter_overrides=common + [Parameter("initial_goal", value=goal),
                                                            Parameter("initial_goal_delay", value=0.5)]))
     probe = _add(ros, rclpy.create_node("probe"))
@@ -118,7 +121,7 @@ def test_simulated_arm_reaches_the_goal(ros):
 
 def test_bad_parameters_stop_the_node_with_the_valid_choices(ros):
     with pytest.raises(rd.InputError, match="Valid choices"):
-        ControllerNode(parameter_overrides=[Parameter("robot", value="planar2"), Parameter("controller", value="lqr")])
+        ControllerNode(parameter_overrides=[Parameter("robot", value="planar2"), Parameter("controller", value="h_infinity")])
     with pytest.raises(rd.UnknownNameError, match="Valid robots"):
         SimulatorNode(parameter_overrides=[Parameter("robot", value="r2d2")])
 

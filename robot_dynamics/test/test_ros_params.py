@@ -58,7 +58,7 @@ def test_tables_are_consistent(node):
 @pytest.mark.parametrize(
     "node, values, match",
     [
-        ("controller", {"controller": "lqr"}, "Valid choices"),
+        ("controller", {"controller": "h_infinity"}, "Valid choices"),
         ("controller", {"rate": 0.0}, "must be >= 1.0"),
         ("controller", {"rate": "fast"}, "must be of type double"),
         ("controller", {"gains.kp": [1.0, float("nan")]}, "finite"),

@@ -29,6 +29,7 @@ CONTROLLERS = (
     "position",
     "pd-gravity",
     "pid",
+    "lqr",
     "task-computed-torque",
     "task-pid",
 )
@@ -62,6 +63,12 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     g.add_argument("--max-ticks", type=int, default=DEFAULT_MAX_TICKS,
                    help=f"most controller ticks a run may take, a bound before any work (default {DEFAULT_MAX_TICKS:,}: "
                         f"{DEFAULT_MAX_TICKS // 1000} s at 1 kHz, a few seconds of computing; at most {MAX_STEPS:,})")
+    g.add_argument("--lqr-q", metavar="Q", help="LQR state weights, the diagonal of Q: nq position then nq velocity "
+                   "weights, comma list (default: the bandwidth design from --omega and --xi)")
+    g.add_argument("--lqr-r", metavar="R", help="LQR torque weights, the diagonal of R: nq values, comma list "
+                   "(default: M(q^d)^-2, which weighs the commanded acceleration)")
+    g.add_argument("--relinearize-period", type=float, default=0.05,
+                   help="LQR: time between refreshes of the gain about the moving reference [s] (default 0.05)")
     g.add_argument("--mass-error", type=float, default=0.0, help="relative error of the controller's link masses and inertias, e.g. 0.2")
     g = p.add_argument_group("plant")
     g.add_argument("--integrator", default="rk4", help="rk4 (fixed step) or a scipy solve_ivp method: RK45, DOP853, LSODA, ...")
@@ -102,6 +109,17 @@ def _controller(args: argparse.Namespace, ctrl_model: Any) -> Any:
     frame = getattr(args, "frame", None)
 
     kind = args.controller
+    if kind == "lqr":
+        # the discrete Riccati design at the simulated controller's rate
+        n = ctrl_model.nq
+        options: dict[str, Any] = {"rate": getattr(args, "rate", None),
+                                   "relinearize_period": getattr(args, "relinearize_period", 0.05)}
+        if getattr(args, "lqr_q", None) is not None:
+            names = [f"q:{j}" for j in ctrl_model.joint_names] + [f"qd:{j}" for j in ctrl_model.joint_names]
+            options["Q"] = parse_vector(args.lqr_q, 2 * n, "lqr-q", names)
+        if getattr(args, "lqr_r", None) is not None:
+            options["R"] = parse_vector(args.lqr_r, n, "lqr-r", ctrl_model.joint_names)
+        return build_controller(ctrl_model, "lqr", omega=args.omega, xi=args.xi, **options)
     if kind in ("computed-torque", "predictive", "position"):
         return build_controller(ctrl_model, "computed_torque", omega=args.omega, xi=args.xi,
                                 scheme="position" if kind == "position" else "tracking",
@@ -146,6 +164,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--mass-error: expected a relative error > -1, got {args.mass_error!r}")
     if not (np.isfinite(args.offset) and abs(args.offset) <= np.pi):
         raise InputError(f"--offset: expected an initial error with |offset| <= pi (half a turn) [rad or m], got {args.offset!r}")
+    if not args.relinearize_period >= 0:  # NaN too; inf: the first gain is kept
+        raise InputError(f"--relinearize-period: expected a period >= 0 [s], got {args.relinearize_period!r}")
     if args.max_ticks < 1:
         raise InputError(f"--max-ticks: expected an integer >= 1, got {args.max_ticks}")
     check_steps(args.move_time + args.settle, 1.0 / args.rate, "--move-time + --settle at --rate",

@@ -1,4 +1,4 @@
-"""Motion control (Khalil chapter 9): PID, PD + gravity, computed torque in joint and task space.
+"""Motion control (Khalil chapter 9): PID, PD + gravity, computed torque in joint and task space, LQR.
 
 Every controller is built once (model, gains, limits; bad values raise
 :class:`~robot_dynamics.errors.InputError`) and ticked with ``update(t, q, qd, reference)``,
@@ -24,6 +24,7 @@ from .base import (
 )
 from .by_name import CONTROLLERS, build_controller
 from .computed_torque import FRICTION_VELOCITY, SCHEMES, ComputedTorque, gains_from_bandwidth, model_error_excitation
+from .lqr import LQR, MIN_XI, lqr_gain
 from .pd_gravity import GRAVITY_MODES, PDGravity, gravity_stiffness_bound
 from .pid import JointPID, max_inertia_diagonal
 from .task_space import TaskComputedTorque, TaskPID, damped_pseudo_inverse, task_error
@@ -39,6 +40,8 @@ __all__ = [
     "Controller",
     "ControllerBase",
     "JointPID",
+    "LQR",
+    "MIN_XI",
     "PDGravity",
     "Reference",
     "Status",
@@ -52,6 +55,7 @@ __all__ = [
     "gains_from_bandwidth",
     "gravity_stiffness_bound",
     "joint_to_actuator",
+    "lqr_gain",
     "max_inertia_diagonal",
     "model_error_excitation",
     "task_error",

@@ -16,12 +16,13 @@ from ..errors import InputError, UnknownNameError
 from ..model import RobotModel
 from .base import ControllerBase
 from .computed_torque import ComputedTorque
+from .lqr import LQR
 from .pd_gravity import PDGravity
 from .pid import JointPID
 from .task_space import TaskComputedTorque, TaskPID
 
 #: Controller names (the controller node's ``controller`` parameter).
-CONTROLLERS = ("pid", "pd_gravity", "computed_torque", "task_pid", "task_computed_torque")
+CONTROLLERS = ("pid", "pd_gravity", "computed_torque", "lqr", "task_pid", "task_computed_torque")
 
 
 def _given(v: Sequence[float] | float | None, what: str) -> np.ndarray | None:
@@ -62,17 +63,20 @@ def build_controller(
         frame: the task frame of the task-space laws (default: the model's end effector, the
             tip of its longest moving chain); a frame no joint moves is refused.
         options: passed on to :class:`ComputedTorque` (``scheme``, ``predictive``,
-            ``friction_velocity``, limits, ``fault_action``) or to the other constructors.
+            ``friction_velocity``, limits, ``fault_action``), to :class:`LQR` (``Q``, ``R``,
+            ``rate``, ``relinearize_period``, ``friction``) or to the other constructors.
 
     Bandwidth designs (empty gains): Khalil [9.10]'s triple pole for the PID
     (:meth:`JointPID.from_bandwidth`), ``s^2 + 2 xi omega s + omega^2`` per joint for PD +
     gravity (:meth:`PDGravity.from_bandwidth`), ``omega`` and ``xi`` directly for the
     computed-torque laws (Khalil [9.25]); the task PID takes ``kp = omega^2``,
-    ``kd = 2 xi omega`` per unit task mass.
+    ``kd = 2 xi omega`` per unit task mass. The LQR has weights, not gains: ``omega`` and
+    ``xi`` set its default weights (:class:`LQR`), ``Q`` and ``R`` replace them.
 
     Raises:
         UnknownNameError: unknown controller name (lists :data:`CONTROLLERS`).
-        InputError: gains of the wrong length or sign (from the controller's own checks).
+        InputError: gains of the wrong length or sign (from the controller's own checks); gains
+            given to the LQR.
     """
     key = str(name).replace("-", "_")
     P, D, I_ = _given(kp, "kp"), _given(kd, "kd"), _given(ki, "ki")
@@ -94,6 +98,11 @@ def build_controller(
         if P is not None or D is not None:
             return ComputedTorque(model, kp=P, kd=D, **options)
         return ComputedTorque(model, omega=omega, xi=xi, **options)
+    if key == "lqr":
+        given = [what for what, v in (("kp", P), ("kd", D), ("ki", I_)) if v is not None]
+        if given:
+            raise InputError(f"lqr: takes the weights Q and R (or omega and xi), not the gains {given}")
+        return LQR(model, omega=omega, xi=xi, **options)
     if key in ("task_pid", "task_computed_torque"):
         frame = model.moving_frame(frame)  # refuses a frame on the fixed base
     if key == "task_pid":

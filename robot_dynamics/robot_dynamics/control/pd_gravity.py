@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..dynamics import gravity_torques
+from ..dynamics import rnea_derivatives
 from ..errors import InputError
 from ..model.robot_model import RobotModel
 from .base import ControllerBase, Reference, Status, gain_vector
@@ -27,19 +27,16 @@ logger.propagate = True
 GRAVITY_MODES = ("current", "desired")
 
 
-def gravity_stiffness_bound(model: RobotModel, samples: int = 64, seed: int = 0, step: float = 1e-6) -> float:
+def gravity_stiffness_bound(model: RobotModel, samples: int = 64, seed: int = 0) -> float:
     """max over q of ||dQ/dq||_2, the bound Kp_j must exceed for PD + Q(q^d) (Khalil 9.3.2).
 
-    Estimated by central differences of the gravity torques on configurations drawn inside
-    the joint limits (one batched RNEA call).
+    dQ/dq is the analytical derivative of the inverse dynamics at rest without friction
+    (``rnea_derivatives(model, q, 0, 0, friction=False)[0]``, gravity alone), on
+    configurations drawn inside the joint limits (one batched call).
     """
     q = sample_configurations(model, samples, seed)
-    n = model.nq
-    dq = step * np.eye(n)
-    qp = q[:, None, :] + dq
-    qm = q[:, None, :] - dq
-    G = (gravity_torques(model, qp) - gravity_torques(model, qm)) / (2 * step)  # (S, n_col, n_row)
-    dQdq = np.swapaxes(G, -1, -2)
+    rest = np.zeros_like(q)
+    dQdq = rnea_derivatives(model, q, rest, rest, friction=False)[0]  # (S, n, n)
     return float(np.max(np.linalg.norm(dQdq, ord=2, axis=(-2, -1))))
 
 

@@ -20,7 +20,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from .logic import load_model_from_parameters
-from .motion import ControlLoop, build_controller
+from .motion import ControlLoop, build_controller, controller_options
 from .node_common import declare_parameters, run, seconds
 
 __all__ = ["ControllerNode", "main"]
@@ -34,11 +34,9 @@ class ControllerNode(Node):
         super().__init__("controller", **kwargs)
         p = declare_parameters(self, "controller")
         model = load_model_from_parameters(p)
-        # friction_velocity is a computed-torque option (the other laws compensate no friction)
-        options = {"friction_velocity": p["friction_velocity"]} if p["controller"] == "computed_torque" else {}
         controller = build_controller(
             model, p["controller"], kp=p["gains.kp"], kd=p["gains.kd"], ki=p["gains.ki"],
-            omega=p["gains.omega"], frame=p["frame"] or None, **options,
+            omega=p["gains.omega"], frame=p["frame"] or None, **controller_options(p),
         )
         self.loop = ControlLoop(model, controller, p["joints"], state_timeout=p["state_timeout"],
                                 hold_on_start=p["hold_on_start"], command_space=p["command_space"])

@@ -17,7 +17,7 @@ status, as controller update loops do.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +46,7 @@ from .logic import guarded
 __all__ = [
     "CONTROLLERS",
     "build_controller",
+    "controller_options",
     "task_reference",
     "TrajectoryStreamer",
     "ControlLoop",
@@ -60,6 +61,26 @@ from .params import CONTROLLERS
 
 
 COMMAND_SPACES = ("joint", "actuator")
+
+
+def controller_options(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The controller node's parameters that belong to its chosen controller, as
+    :func:`build_controller` options.
+
+    computed_torque: ``friction_velocity`` (the other laws compensate no friction); lqr: its
+    weights ``lqr.q``/``lqr.r`` (empty: the bandwidth design), ``lqr.relinearize_period`` and
+    the node's ``rate`` (the gain is the discrete-time design at the node's period).
+    """
+    name = str(params["controller"]).replace("-", "_")
+    if name == "computed_torque":
+        return {"friction_velocity": params["friction_velocity"]}
+    if name == "lqr":
+        options: dict[str, Any] = {"rate": params["rate"], "relinearize_period": params["lqr.relinearize_period"]}
+        for key, option in (("lqr.q", "Q"), ("lqr.r", "R")):
+            if params.get(key) is not None and len(params[key]) > 0:
+                options[option] = params[key]
+        return options
+    return {}
 
 
 def _command_space(value: str) -> str:

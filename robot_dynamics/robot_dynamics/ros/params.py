@@ -119,6 +119,12 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
         ParamSpec("friction_velocity", "string", "desired", "computed_torque's friction compensation at the "
                   "desired velocity (feed-forward; holds still at rest) or the measured one (Khalil [9.22]; "
                   "its sign chatters at rest and the arm creeps in stick-slip)", choices=FRICTION_VELOCITY),
+        ParamSpec("lqr.q", "double_array", None, "lqr: state weights, the diagonal of Q (positions then "
+                  "velocities, model order; empty: the bandwidth design from gains.omega)"),
+        ParamSpec("lqr.r", "double_array", None, "lqr: torque weights, the diagonal of R (model order; empty: "
+                  "M(q^d)^-2, the commanded acceleration's weight)"),
+        ParamSpec("lqr.relinearize_period", "double", 0.05, "lqr: time between refreshes of the gain about the "
+                  "moving reference [s] (the gain is a discrete-time design at 'rate')", minimum=0.0, maximum=3600.0),
         ParamSpec("rate", "double", 500.0, "Control rate [Hz]", minimum=1.0, maximum=10000.0),
         ParamSpec("joints", "string_array", None,
                   "Joint order of the command, as the 'joints' parameter of the effort forward-command "
