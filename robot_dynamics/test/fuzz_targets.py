@@ -573,7 +573,7 @@ NAME_LISTS = st.one_of(
     st.builds(lambda n: PUMA_JOINTS + [f"extra{i}" for i in range(n)], st.sampled_from([10, 100_000])),
     st.lists(ODD_TEXT, max_size=3),
 )
-MESSAGES = ["InverseDynamics", "ForwardDynamics", "MassMatrix", "TrajectoryEffort", "gravity compensation",
+MESSAGES = ["InverseDynamics", "ForwardDynamics", "MassMatrix", "TrajectoryEffort", "Linearize", "gravity compensation",
             "TrajectoryStreamer joint state", "ControlLoop joint state", "ControlLoop reference", "SimulatedPlant command"]
 message_inputs = st.tuples(st.sampled_from(MESSAGES), NAME_LISTS, st.sampled_from(["match", "six", "empty"]))
 _SERVICES: dict[str, Any] = {}
@@ -597,15 +597,15 @@ def message_target(args: tuple[str, list[str], str]) -> Any:
     def answered(res: Any) -> Any:
         if not res.success:
             refused(res.message)
-        return [list(getattr(res, f, [])) for f in ("efforts", "accelerations", "mass_matrix", "peak_efforts")]
+        return [list(getattr(res, f, [])) for f in ("efforts", "accelerations", "mass_matrix", "peak_efforts", "a", "b")]
 
-    if which in ("InverseDynamics", "ForwardDynamics", "MassMatrix"):
+    if which in ("InverseDynamics", "ForwardDynamics", "MassMatrix", "Linearize"):
         srv = service_class(f"robot_dynamics_interfaces/{which}")
         req = srv.Request(joint_names=list(names), positions=values)
-        if which == "ForwardDynamics":
+        if which in ("ForwardDynamics", "Linearize"):
             req.efforts = values
         handler = {"InverseDynamics": dyn.inverse_dynamics, "ForwardDynamics": dyn.forward_dynamics,
-                   "MassMatrix": dyn.mass_matrix}[which]
+                   "MassMatrix": dyn.mass_matrix, "Linearize": dyn.linearize}[which]
         return answered(handler(req, srv.Response()))
     if which == "TrajectoryEffort":
         srv = service_class("robot_dynamics_interfaces/TrajectoryEffort")

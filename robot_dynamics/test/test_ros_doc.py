@@ -58,7 +58,7 @@ def _calls():
 
 def test_the_doc_has_an_example_per_service():
     types = {c["type"] for c in _calls()}
-    assert types == {"InverseDynamics", "ForwardDynamics", "MassMatrix", "TrajectoryEffort", "PlanTrajectory"}
+    assert types == {"InverseDynamics", "ForwardDynamics", "MassMatrix", "TrajectoryEffort", "Linearize", "PlanTrajectory"}
 
 
 @pytest.mark.parametrize("call", _calls(), ids=lambda c: c["type"])
@@ -96,4 +96,15 @@ def test_documented_answers(call):
         checked += 1
     if call["type"] == "MassMatrix":
         assert response.size == 6
+    if call["type"] == "Linearize":  # sizes, and rows of the row-major A and B (1-based, a prefix)
+        for field, value in re.findall(r"\b([ab]_(?:rows|cols)): (\d+)", answer):
+            assert getattr(response, field) == int(value), field
+            checked += 1
+        for row, matrix, numbers in re.findall(r"row (\d+) of ([AB]) = \[([-\d., ]+)(?:, \.\.\.)?\]", answer):
+            field = matrix.lower()
+            values = np.asarray(getattr(response, field)).reshape(getattr(response, f"{field}_rows"), -1)
+            expected = [float(x) for x in numbers.split(",") if x.strip() and x.strip() != "..."]
+            np.testing.assert_allclose(values[int(row) - 1, : len(expected)], expected, atol=6e-4, err_msg=matrix)
+            checked += 1
+        assert checked >= 8
     assert checked >= 2, f"nothing checked for {call['type']}"

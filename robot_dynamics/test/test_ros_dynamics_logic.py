@@ -19,6 +19,7 @@ ID = service_class("InverseDynamics")
 FD = service_class("ForwardDynamics")
 MM = service_class("MassMatrix")
 TE = service_class("TrajectoryEffort")
+LIN = service_class("Linearize")
 JointState = message_class("sensor_msgs/JointState")
 JointTrajectory = message_class("trajectory_msgs/JointTrajectory")
 Point = message_class("trajectory_msgs/JointTrajectoryPoint")
@@ -93,6 +94,81 @@ def test_mass_matrix_row_major_equals_unit_acceleration_columns(tree):
         e = np.zeros(tree.nq)
         e[j] = 1.0
         np.testing.assert_allclose(M[:, j], rd.rnea(tree, q, np.zeros(tree.nq), e) - bias, atol=1e-10)
+
+
+@pytest.mark.parametrize("dt", [0.0, 0.002])
+def test_linearize_is_the_core_linearisation_with_shuffled_names(puma, dt):
+    svc = DynamicsServices(puma)
+    q, qd, _ = _state(puma, 11)
+    tau = rd.gravity_torques(puma, q) + 1.5
+    perm = np.random.default_rng(2).permutation(puma.nq)
+    req = LIN.Request(joint_names=[puma.joint_names[i] for i in perm], positions=list(q[perm]),
+                      velocities=list(qd[perm]), efforts=list(tau[perm]), dt=dt)
+    res = svc.linearize(req, LIN.Response())
+    assert res.success, res.message
+    assert res.joint_names == list(puma.joint_names)
+    assert (res.a_rows, res.a_cols, res.b_rows, res.b_cols) == (12, 12, 12, 6)
+    A = np.asarray(res.a).reshape(res.a_rows, res.a_cols)
+    B = np.asarray(res.b).reshape(res.b_rows, res.b_cols)
+    A_core, B_core = rd.linearize(puma, q, qd, tau, dt or None)
+    np.testing.assert_allclose(A, A_core, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(B, B_core, rtol=1e-12, atol=1e-12)
+    assert res.message.startswith("discrete" if dt else "continuous")
+
+
+def test_linearize_rows_are_the_slopes_of_forward_dynamics(tree):
+    """Independent of rd.linearize: central differences of the ForwardDynamics service for A's
+    lower rows, M^-1 from the MassMatrix service for B's."""
+    svc = DynamicsServices(tree)
+    q, qd, _ = _state(tree, 12)
+    tau = np.random.default_rng(13).uniform(-2, 2, tree.nq)
+    res = svc.linearize(LIN.Request(positions=list(q), velocities=list(qd), efforts=list(tau)), LIN.Response())
+    assert res.success, res.message
+    n = tree.nq
+    A = np.asarray(res.a).reshape(2 * n, 2 * n)
+    B = np.asarray(res.b).reshape(2 * n, n)
+
+    def qdd(qq, vv):
+        r = svc.forward_dynamics(FD.Request(positions=list(qq), velocities=list(vv), efforts=list(tau)), FD.Response())
+        assert r.success, r.message
+        return np.asarray(r.accelerations)
+
+    h = 1e-6
+    for k in range(n):
+        e = np.zeros(n)
+        e[k] = h
+        np.testing.assert_allclose(A[n:, k], (qdd(q + e, qd) - qdd(q - e, qd)) / (2 * h), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(A[n:, n + k], (qdd(q, qd + e) - qdd(q, qd - e)) / (2 * h), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(A[:n], np.hstack([np.zeros((n, n)), np.eye(n)]))
+    M = np.asarray(svc.mass_matrix(MM.Request(positions=list(q)), MM.Response()).mass_matrix).reshape(n, n)
+    np.testing.assert_allclose(B[n:] @ M, np.eye(n), atol=1e-9)
+    np.testing.assert_array_equal(B[:n], 0.0)
+
+
+@pytest.mark.parametrize(
+    "fields, match",
+    [
+        ({"positions": [0.0] * 5, "efforts": [0.0] * 6}, "positions: expected 6 values"),
+        ({"positions": [0.0] * 6}, "efforts: expected 6 values"),
+        ({"positions": [0.0] * 6, "efforts": [0.0] * 6, "velocities": [1.0]}, "velocities: expected 6"),
+        ({"positions": [0.0, float("nan"), 0, 0, 0, 0], "efforts": [0.0] * 6}, "NaN"),
+        ({"positions": [0.0] * 6, "efforts": [0.0, 0, 0, float("inf"), 0, 0]}, "efforts"),
+        ({"joint_names": [f"joint{i}" for i in range(1, 7)] + ["wrist"], "positions": [0.0] * 7,
+          "efforts": [0.0] * 7}, "Unknown joint 'wrist'"),
+        ({"joint_names": ["joint1", "joint1", "joint3", "joint4", "joint5", "joint6"], "positions": [0.0] * 6,
+          "efforts": [0.0] * 6}, "joint1"),
+        ({"joint_names": ["joint1", "joint2"], "positions": [0.0, 0.0], "efforts": [0.0, 0.0]}, "missing joints"),
+        ({"positions": [0.0] * 6, "efforts": [0.0] * 6, "dt": -0.01}, "dt: expected a sampling period > 0"),
+        ({"positions": [0.0] * 6, "efforts": [0.0] * 6, "dt": float("nan")}, "dt: expected a sampling period > 0"),
+        ({"positions": [0.0] * 6, "efforts": [0.0] * 6, "dt": 1e6}, "dt"),
+        ({"positions": [0.0] * 6, "velocities": [1e300] * 6, "efforts": [0.0] * 6}, ""),
+    ],
+)
+def test_linearize_bad_requests_get_success_false(puma, fields, match):
+    res = DynamicsServices(puma).linearize(LIN.Request(**fields), LIN.Response())
+    assert res.success is False and res.message, res.message
+    assert match in res.message, res.message
+    assert not res.message.startswith("internal error"), res.message
 
 
 @pytest.mark.parametrize(
@@ -231,6 +307,8 @@ def test_no_callback_raises_on_any_request(puma, names, q, qd, qdd, link, flag):
         svc.forward_dynamics(FD.Request(joint_names=names, positions=q, velocities=qd, efforts=qdd,
                                         actuator_efforts=flag), FD.Response()),
         svc.mass_matrix(MM.Request(joint_names=names, positions=q), MM.Response()),
+        svc.linearize(LIN.Request(joint_names=names, positions=q, velocities=qd, efforts=qdd,
+                                  dt=0.001 if flag else 0.0), LIN.Response()),
     ]
     for res in results:
         assert isinstance(res.success, bool) and res.message

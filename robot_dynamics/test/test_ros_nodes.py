@@ -20,7 +20,7 @@ from rclpy.parameter import Parameter  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
-from robot_dynamics_interfaces.srv import InverseDynamics, MassMatrix  # noqa: E402
+from robot_dynamics_interfaces.srv import InverseDynamics, Linearize, MassMatrix  # noqa: E402
 
 import robot_dynamics as rd  # noqa: E402
 from robot_dynamics.ros.controller_node import ControllerNode  # noqa: E402
@@ -81,6 +81,23 @@ def test_inverse_dynamics_service_returns_the_core_numbers(ros):
     assert bad.success is False and "expected 6 values" in bad.message
     mm = _call(ros, probe.create_client(MassMatrix, "/dynamics/mass_matrix"), MassMatrix.Request(positions=list(q)))
     np.testing.assert_allclose(np.asarray(mm.mass_matrix).reshape(6, 6), rd.crba(model, q), atol=1e-12)
+
+
+def test_linearize_service_returns_the_core_numbers(ros):
+    _add(ros, DynamicsNode(parameter_overrides=[Parameter("robot", value="puma560")]))
+    probe = _add(ros, rclpy.create_node("probe"))
+    client = probe.create_client(Linearize, "/dynamics/linearize")
+    model = rd.load_robot("puma560")
+    q, qd, tau = np.random.default_rng(4).uniform(-1, 1, (3, 6))
+    for dt in (0.0, 0.002):
+        res = _call(ros, client, Linearize.Request(joint_names=list(model.joint_names)[::-1], positions=list(q[::-1]),
+                                                   velocities=list(qd[::-1]), efforts=list(tau[::-1]), dt=dt))
+        assert res.success, res.message
+        A, B = rd.linearize(model, q, qd, tau, dt or None)
+        np.testing.assert_allclose(np.asarray(res.a).reshape(res.a_rows, res.a_cols), A, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(res.b).reshape(res.b_rows, res.b_cols), B, rtol=1e-12, atol=1e-12)
+    bad = _call(ros, client, Linearize.Request(positions=[0.0] * 6, efforts=[0.0] * 6, dt=-1.0))
+    assert bad.success is False and "dt" in bad.message
 
 
 def test_gravity_compensation_follows_joint_states(ros):

@@ -45,6 +45,12 @@ EXPECTED = {
          "effort_limits": "float64[]", "feasible": "bool", "violating_joints": "string[]",
          "success": "bool", "message": "string"},
     ),
+    "Linearize": (
+        {"joint_names": "string[]", "positions": "float64[]", "velocities": "float64[]", "efforts": "float64[]",
+         "dt": "float64"},
+        {"joint_names": "string[]", "a": "float64[]", "a_rows": "uint32", "a_cols": "uint32", "b": "float64[]",
+         "b_rows": "uint32", "b_cols": "uint32", "success": "bool", "message": "string"},
+    ),
     "PlanTrajectory": (
         {"joint_names": "string[]", "start_positions": "float64[]", "goal_positions": "float64[]",
          "profile": "string", "duration": "float64", "max_velocities": "float64[]",

@@ -1,7 +1,7 @@
 """The ``dynamics`` node: torque-query services and gravity compensation for /joint_states.
 
 Services (robot_dynamics_interfaces): ``~/inverse_dynamics``, ``~/forward_dynamics``,
-``~/mass_matrix``, ``~/trajectory_effort``. Publishes ``~/gravity_compensation``
+``~/mass_matrix``, ``~/trajectory_effort``, ``~/linearize``. Publishes ``~/gravity_compensation``
 (std_msgs/Float64MultiArray) for every JointState on ``joint_states_topic``.
 
 The robot comes from the ``robot_description`` parameter, ``urdf_path`` or ``robot``; when
@@ -23,6 +23,7 @@ from trajectory_msgs.msg import JointTrajectoryPoint
 from robot_dynamics_interfaces.srv import (
     ForwardDynamics,
     InverseDynamics,
+    Linearize,
     MassMatrix,
     TrajectoryEffort,
 )
@@ -56,6 +57,7 @@ class DynamicsNode(Node):
         self.create_service(ForwardDynamics, "~/forward_dynamics", self._forward_dynamics)
         self.create_service(MassMatrix, "~/mass_matrix", self._mass_matrix)
         self.create_service(TrajectoryEffort, "~/trajectory_effort", self._trajectory_effort)
+        self.create_service(Linearize, "~/linearize", self._linearize)
         self.gravity_pub = self.create_publisher(Float64MultiArray, "~/gravity_compensation", 10)
         self.create_subscription(JointState, self.params["joint_states_topic"], self._on_joint_state, 10)
 
@@ -97,6 +99,11 @@ class DynamicsNode(Node):
         if self.services_ is None:
             return self._unavailable(response)
         return self.services_.trajectory_effort(request, response, JointTrajectoryPoint)
+
+    def _linearize(self, request: Linearize.Request, response: Linearize.Response) -> Any:
+        if self.services_ is None:
+            return self._unavailable(response)
+        return self.services_.linearize(request, response)
 
     def _on_joint_state(self, msg: JointState) -> None:
         if self.services_ is None or not self.params["publish_gravity_compensation"]:

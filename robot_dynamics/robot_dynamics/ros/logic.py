@@ -2,7 +2,7 @@
 
 Every callback of ``dynamics_node`` is one call into :class:`DynamicsServices`; the methods
 read a request object (the real field layout of the robot_dynamics_interfaces services),
-call the core (``rnea``, ``aba``, ``crba``), fill the response and return it. They never
+call the core (``rnea``, ``aba``, ``crba``, ``linearize``), fill the response and return it. They never
 raise: any bad request (unknown joint, wrong length, NaN, unknown link) gets
 ``success = False`` and a one-line ``message``.
 """
@@ -193,6 +193,37 @@ class DynamicsServices:
             response.joint_names = list(self.names)
             response.mass_matrix = cv.to_list(M)
             response.size = self.model.nq
+
+        return guarded(response, work)
+
+    def linearize(self, request: Any, response: Any) -> Any:
+        """Linearize: (A, B) of the dynamics about (positions, velocities, efforts), row-major.
+
+        The continuous model ``dx/dt = A dx + B du`` of x = (q, qd), u = efforts, or with
+        ``dt > 0`` its zero-order-hold discretisation (:func:`robot_dynamics.linearize`).
+        """
+        import robot_dynamics as rd
+        from ..errors import InputError
+
+        def work() -> None:
+            names = request.joint_names
+            q = cv.request_vector(names, request.positions, self.names, "positions", empty_is_zero=False)
+            qd = cv.request_vector(names, request.velocities, self.names, "velocities", empty_is_zero=True)
+            tau = cv.request_vector(names, request.efforts, self.names, "efforts", empty_is_zero=False)
+            try:
+                dt = float(request.dt)
+            except (TypeError, ValueError):
+                raise InputError(f"dt: expected a period [s], got {str(request.dt)[:40]!r}") from None
+            if not (np.isfinite(dt) and dt >= 0.0):
+                raise InputError(f"dt: expected a sampling period > 0 [s], or 0 for the continuous model; got {dt!r}")
+            with np.errstate(over="ignore", invalid="ignore"):  # a dt too long overflows expm: refused below
+                A, B = rd.linearize(self.model, q, qd, tau, dt if dt > 0.0 else None, friction=self.friction)
+            if not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
+                raise InputError("the linearisation is not finite at this state (velocities or efforts too large)")
+            response.joint_names = list(self.names)
+            response.a, response.a_rows, response.a_cols = cv.to_list(A), A.shape[0], A.shape[1]
+            response.b, response.b_rows, response.b_cols = cv.to_list(B), B.shape[0], B.shape[1]
+            response.message = f"discrete, zero-order hold at dt = {dt:g} s" if dt > 0.0 else "continuous"
 
         return guarded(response, work)
 
