@@ -16,6 +16,9 @@ name (CLI, node, YAML)   law                                gains
 ``computed_torque``      computed torque [9.24]             ``kp``, ``kd``; or ``omega`` (bandwidth
                                                             [rad/s]) and ``xi`` (damping):
                                                             ``Kp = omega^2``, ``Kd = 2 xi omega`` [9.26]
+``lqr``                  LQR about the reference:           ``Q``, ``R`` (weights); or ``omega``, ``xi``:
+                         ``rnea(ref) - K (x - x^d)``,       ``R = M^-2``, ``Q = diag(omega^4,``
+                         K by Riccati of ``rd.linearize``   ``(4 xi^2 - 2) omega^2)``
 ``task_pid``             task-space PID through ``J^T``     ``kp``, ``kd``, ``ki`` per task row
 ``task_computed_torque`` resolved acceleration [9.33]       ``kp``, ``kd``; or ``omega``, ``xi``
 ======================== ================================== ==============================================

@@ -68,7 +68,7 @@ def generate_launch_description() -> LaunchDescription:
         DeclareLaunchArgument("drivetrain", default_value="",
                               description="Drive-train YAML (default: the bundled robot's own)"),
         DeclareLaunchArgument("controller", default_value="computed_torque",
-                              description="pid, pd_gravity, computed_torque, task_pid, task_computed_torque"),
+                              description="pid, pd_gravity, computed_torque, lqr, task_pid, task_computed_torque"),
         DeclareLaunchArgument("goal", default_value="",
                               description="Goal positions (comma list, model joint order) to move to after start"),
         DeclareLaunchArgument("initial_positions", default_value="",

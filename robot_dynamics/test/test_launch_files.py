@@ -146,7 +146,7 @@ def test_sim_launch_arguments_reach_the_nodes(monkeypatch):
     "arguments, error, match",
     [
         ({"robot": "r2d2"}, rd.UnknownNameError, "Valid robots"),
-        ({"controller": "lqr"}, rd.InputError, "Valid choices"),
+        ({"controller": "h_infinity"}, rd.InputError, "Valid choices"),
         ({"goal": "0.1,0.2"}, rd.InputError, "goal: expected 6 values"),
         ({"goal": "a,b"}, rd.InputError, "expected numbers"),
         ({"urdf": "no/such/file.urdf"}, rd.ModelError, "not found"),

@@ -248,6 +248,14 @@ def test_bad_options_are_refused_with_the_package_error(options, match):
         LQR(rd.load_robot("puma560"), **options)
 
 
+def test_gain_at_checks_the_reference():
+    ctrl = LQR(rd.load_robot("planar2"))
+    with pytest.raises(rd.InputError, match=r"reference q: expected shape \(2,\)"):
+        ctrl.gain_at([0.0], [0.0, 0.0], [0.0, 0.0])
+    with pytest.raises(rd.InputError, match="reference qd: contains NaN"):
+        ctrl.gain_at([0.0, 0.0], [0.0, float("nan")], [0.0, 0.0])
+
+
 def test_by_name_with_weights_and_no_gains():
     model = rd.load_robot("planar2")
     ctrl = build_controller(model, "lqr", omega=12.0, xi=1.0, rate=250.0, R=[2.0, 1.0])

@@ -29,7 +29,7 @@ from .._batch import real_array
 from ..dynamics import crba, linearize
 from ..errors import InputError, RobotDynamicsError
 from ..model.robot_model import RobotModel
-from .base import ControllerBase, Reference, Status, gain_vector
+from .base import ControllerBase, Reference, Status, as_joint_reference, gain_vector
 
 __all__ = ["LQR", "lqr_gain", "MIN_XI"]
 
@@ -212,8 +212,12 @@ class LQR(ControllerBase):
         self._last_failure = ""
 
     def gain_at(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> Array:
-        """The LQR gain K (nq, 2 nq) about the reference (q^d, qd^d, qdd^d), each (nq,)."""
-        ref = Reference(*(np.asarray(x, dtype=float).reshape(-1) for x in (q, qd, qdd)))
+        """The LQR gain K (nq, 2 nq) about the reference (q^d, qd^d, qdd^d), each (nq,).
+
+        Raises:
+            InputError: a reference of the wrong shape or not finite; no Riccati solution.
+        """
+        ref = as_joint_reference((q, qd, qdd), self.model.nq)
         tau_ff = self._rnea(ref.q, ref.qd, ref.qdd, friction=self.friction)
         return self._design(ref, tau_ff)[0]
 
