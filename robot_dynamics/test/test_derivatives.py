@@ -245,7 +245,7 @@ def test_linearize_batch_and_bad_input():
     A2, B2 = rd.linearize(model, q[2], qd[2], tau[2], dt=0.001)
     np.testing.assert_allclose(A[2], A2, atol=1e-14)
     np.testing.assert_allclose(B[2], B2, atol=1e-14)
-    for dt in (0.0, -1.0, float("nan"), float("inf"), "0.1", True):
+    for dt in (0.0, -1.0, float("nan"), float("inf"), "0.1", True, 10**400, 1 + 2j):
         with pytest.raises(InputError, match="dt: expected a sampling period > 0"):
             rd.linearize(model, q[0], qd[0], tau[0], dt=dt)
     with pytest.raises(InputError, match="too long"):
