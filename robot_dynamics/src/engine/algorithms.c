@@ -861,110 +861,153 @@ static void inertia_rate_add(const rd_inertia *I, const double *v, double *B)
  * and for i an ancestor of j, d tau_i / d q_j = oS_i . G_j, d tau_i / d qd_j = oS_i . H_j with
  *   G_j = s_j x* oF_j + Yc_j alpha_j + dv_j x* hc_j + Bc_j dv_j,   H_j = Yc_j beta_j + s_j x* hc_j + Bc_j s_j.
  * Mimic joints fold in by the chain rule (theta = mult q + offset). A second derivation of
- * rnea_tangent's numbers (test_derivatives compares the two). */
-static void rnea_derivatives_tree(const rd_model *m, const double *qd, const double *qdd, const double *g,
-                                  double *dq, double *dqd, double *M, rd_work *w)
+ * rnea_tangent's numbers (test_derivatives compares the two). Stages: tree_motion (after
+ * rd_body_poses), tree_composites, tree_rows, tree_fill. */
+
+/* Base-frame axes oS, velocities ov, accelerations oa (qdd NULL: zero), each body's inertia oY,
+ * momentum oh and force of, from the body poses in w. With inertias = 0 only oa and of are
+ * recomputed (a new qdd on the same q, qd). */
+static void tree_motion(const rd_model *m, const double *qd, const double *qdd, const double *g, int inertias, rd_work *w)
 {
-    const int nb = m->nb, nq = m->nq;
+    const int nb = m->nb;
     double *ov = w->ov, *oa = w->oa;
     for (int x = 0; x < 6; ++x)
         ov[6 * nb + x] = 0.0, oa[6 * nb + x] = 0.0;
     oa[6 * nb + 3] = -g[0], oa[6 * nb + 4] = -g[1], oa[6 * nb + 5] = -g[2];
-    /* forward: base-frame axes, velocities, accelerations; each body's inertia, rate, momentum, force */
     for (int i = 0; i < nb; ++i) {
         const rd_body *b = &m->body[i];
         const int p = b->parent < 0 ? nb : b->parent;
-        const double *R = w->R + 9 * i, *pos = w->p + 3 * i;
-        double *S = w->oS + 6 * i, *v = ov + 6 * i, *a = oa + 6 * i, z[3];
-        for (int x = 0; x < 3; ++x)
-            z[x] = R[3 * x] * b->axis[0] + R[3 * x + 1] * b->axis[1] + R[3 * x + 2] * b->axis[2];
-        if (b->type == RD_REVOLUTE) {
-            S[0] = z[0], S[1] = z[1], S[2] = z[2];
-            S[3] = pos[1] * z[2] - pos[2] * z[1], S[4] = pos[2] * z[0] - pos[0] * z[2], S[5] = pos[0] * z[1] - pos[1] * z[0];
-        } else {
-            S[0] = S[1] = S[2] = 0.0, S[3] = z[0], S[4] = z[1], S[5] = z[2];
+        double *S = w->oS + 6 * i, *v = ov + 6 * i, *a = oa + 6 * i;
+        const double thd = b->mult * qd[b->joint], thdd = qdd ? b->mult * qdd[b->joint] : 0.0;
+        if (inertias) {
+            const double *R = w->R + 9 * i, *pos = w->p + 3 * i;
+            double z[3];
+            for (int x = 0; x < 3; ++x)
+                z[x] = R[3 * x] * b->axis[0] + R[3 * x + 1] * b->axis[1] + R[3 * x + 2] * b->axis[2];
+            if (b->type == RD_REVOLUTE) {
+                S[0] = z[0], S[1] = z[1], S[2] = z[2];
+                S[3] = pos[1] * z[2] - pos[2] * z[1], S[4] = pos[2] * z[0] - pos[0] * z[2], S[5] = pos[0] * z[1] - pos[1] * z[0];
+            } else {
+                S[0] = S[1] = S[2] = 0.0, S[3] = z[0], S[4] = z[1], S[5] = z[2];
+            }
+            for (int x = 0; x < 6; ++x)
+                v[x] = ov[6 * p + x] + S[x] * thd;
+            /* Y_i in the base frame: inertia_to_parent with E = R^T, r = p */
+            double RT[9];
+            for (int x = 0; x < 3; ++x)
+                for (int y = 0; y < 3; ++y)
+                    RT[3 * x + y] = R[3 * y + x];
+            memset(&w->oY[i], 0, sizeof(rd_inertia));
+            inertia_to_parent(RT, pos, &b->inertia, &w->oY[i]);
+            inertia_times(&w->oY[i], v, w->oh + 6 * i);
         }
-        const double thd = b->mult * qd[b->joint], thdd = b->mult * qdd[b->joint];
         double vS[6];
-        for (int x = 0; x < 6; ++x)
-            v[x] = ov[6 * p + x] + S[x] * thd;
         cross_motion(v, S, vS);
         for (int x = 0; x < 6; ++x)
             a[x] = oa[6 * p + x] + S[x] * thdd + vS[x] * thd;
-        /* Y_i in the base frame (inertia_to_parent with E = R^T, r = p), composites start here */
-        double RT[9];
-        for (int x = 0; x < 3; ++x)
-            for (int y = 0; y < 3; ++y)
-                RT[3 * x + y] = R[3 * y + x];
-        rd_inertia *Y = &w->oY[i];
-        memset(Y, 0, sizeof *Y);
-        inertia_to_parent(RT, pos, &b->inertia, Y);
-        double *B = w->oB + 36 * i, *h = w->oh + 6 * i, *F = w->oF + 6 * i;
-        memset(B, 0, 36 * sizeof(double));
-        inertia_rate_add(Y, v, B);
-        inertia_times(Y, v, h);
-        inertia_times(Y, a, F);
-        cross_force_add(v, h, F);
+        double *F = w->of + 6 * i;
+        inertia_times(&w->oY[i], a, F);
+        cross_force_add(v, w->oh + 6 * i, F);
     }
-    /* backward: the subtrees' composites (no transform: one frame) */
+}
+
+/* The subtrees' composites (one frame: no transform): inertias, rates, momenta (inertias = 1)
+ * and forces. */
+static void tree_composites(const rd_model *m, int inertias, rd_work *w)
+{
+    const int nb = m->nb;
+    memcpy(w->oFc, w->of, sizeof(double) * 6 * nb);
+    if (inertias) {
+        memcpy(w->oYc, w->oY, sizeof(rd_inertia) * nb);
+        memcpy(w->ohc, w->oh, sizeof(double) * 6 * nb);
+        memset(w->oBc, 0, sizeof(double) * 36 * nb);
+        for (int i = 0; i < nb; ++i)
+            inertia_rate_add(&w->oY[i], w->ov + 6 * i, w->oBc + 36 * i);
+    }
     for (int i = nb - 1; i >= 0; --i) {
         const int p = m->body[i].parent;
         if (p < 0)
             continue;
-        rd_inertia *Yp = &w->oY[p];
-        const rd_inertia *Yi = &w->oY[i];
+        for (int x = 0; x < 6; ++x)
+            w->oFc[6 * p + x] += w->oFc[6 * i + x];
+        if (!inertias)
+            continue;
+        rd_inertia *Yp = &w->oYc[p];
+        const rd_inertia *Yi = &w->oYc[i];
         Yp->m += Yi->m;
         for (int x = 0; x < 3; ++x)
             Yp->h[x] += Yi->h[x];
         for (int x = 0; x < 9; ++x)
             Yp->Io[x] += Yi->Io[x];
         for (int x = 0; x < 36; ++x)
-            w->oB[36 * p + x] += w->oB[36 * i + x];
+            w->oBc[36 * p + x] += w->oBc[36 * i + x];
         for (int x = 0; x < 6; ++x)
-            w->oh[6 * p + x] += w->oh[6 * i + x], w->oF[6 * p + x] += w->oF[6 * i + x];
+            w->ohc[6 * p + x] += w->ohc[6 * i + x];
     }
+}
+
+/* M = A(q) from the composites: A_ij = oS_j . Yc_i oS_i = oS_j . P_i (P_i computed here), j an
+ * ancestor of i (Featherstone 6.2 in one frame), folded by the mimic multipliers; rotors added. */
+static void tree_mass_matrix(const rd_model *m, double *M, rd_work *w)
+{
+    const int nb = m->nb, nq = m->nq;
+    for (int k = 0; k < nq * nq; ++k)
+        M[k] = 0.0;
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *bi = &m->body[i];
+        double *P = w->oP + 6 * i;
+        inertia_times(&w->oYc[i], w->oS + 6 * i, P);
+        for (int j = i; j >= 0; j = m->body[j].parent) {
+            const rd_body *bj = &m->body[j];
+            const double mij = bi->mult * bj->mult * dot6(w->oS + 6 * j, P);
+            M[bi->joint * nq + bj->joint] += mij;
+            if (j != i)
+                M[bj->joint * nq + bi->joint] += mij;
+        }
+    }
+    for (int k = 0; k < nq; ++k)
+        M[k * nq + k] += m->joint[k].Ia;
+}
+
+/* dq, dqd from the composites (P from tree_mass_matrix): Q_i, alpha_j, dv_j, beta_j, G_j, H_j,
+ * then each body i with each of its ancestors j (and itself). */
+static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
+{
+    const int nb = m->nb, nq = m->nq;
+    const double *ov = w->ov, *oa = w->oa;
     for (int i = 0; i < nb; ++i) {
         const rd_body *b = &m->body[i];
         const int l = b->parent < 0 ? nb : b->parent;
-        const double *S = w->oS + 6 * i, *B = w->oB + 36 * i, *hc = w->oh + 6 * i;
-        double *P = w->oP + 6 * i, *Q = w->oQ + 6 * i;
-        /* P_i = Yc_i S_i, Q_i = Bc_i^T S_i - S_i x* hc_i */
-        inertia_times(&w->oY[i], S, P);
+        const double *S = w->oS + 6 * i, *B = w->oBc + 36 * i, *hc = w->ohc + 6 * i;
+        double *Q = w->oQ + 6 * i;
+        /* Q_i = Bc_i^T S_i - S_i x* hc_i */
         for (int x = 0; x < 6; ++x)
             Q[x] = B[x] * S[0] + B[6 + x] * S[1] + B[12 + x] * S[2] + B[18 + x] * S[3] + B[24 + x] * S[4] + B[30 + x] * S[5];
         double Sh[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         cross_force_add(S, hc, Sh);
         for (int x = 0; x < 6; ++x)
             Q[x] -= Sh[x];
-        /* alpha_j, dv_j, beta_j, then G_j and H_j */
         double *alpha = w->oW + 18 * i, *dv = alpha + 6, *beta = alpha + 12, t[6];
-        cross_motion(ov + 6 * l, S, dv);      /* dv = -(s x ov_l) = ov_l x s */
-        cross_motion(oa + 6 * l, S, alpha);   /* -(s x oa_l) */
+        cross_motion(ov + 6 * l, S, dv);    /* dv = -(s x ov_l) = ov_l x s */
+        cross_motion(oa + 6 * l, S, alpha); /* -(s x oa_l) */
         cross_motion(dv, ov + 6 * l, t);
         for (int x = 0; x < 6; ++x)
             alpha[x] -= t[x], beta[x] = 2.0 * dv[x];
-        double *G = w->oG + 12 * i, *H = G + 6, Bv[6];
-        inertia_times(&w->oY[i], alpha, G);
-        cross_force_add(S, w->oF + 6 * i, G);
+        double *G = w->oG + 12 * i, *H = G + 6;
+        inertia_times(&w->oYc[i], alpha, G);
+        cross_force_add(S, w->oFc + 6 * i, G);
         cross_force_add(dv, hc, G);
-        for (int x = 0; x < 6; ++x) {
-            Bv[x] = 0.0;
-            for (int y = 0; y < 6; ++y)
-                Bv[x] += B[6 * x + y] * dv[y];
-            G[x] += Bv[x];
-        }
-        inertia_times(&w->oY[i], beta, H);
+        inertia_times(&w->oYc[i], beta, H);
         cross_force_add(S, hc, H);
-        for (int x = 0; x < 6; ++x)
+        for (int x = 0; x < 6; ++x) {
+            double gx = 0.0, hx = 0.0;
             for (int y = 0; y < 6; ++y)
-                H[x] += B[6 * x + y] * S[y];
+                gx += B[6 * x + y] * dv[y], hx += B[6 * x + y] * S[y];
+            G[x] += gx, H[x] += hx;
+        }
     }
     for (int k = 0; k < nq * nq; ++k)
         dq[k] = 0.0, dqd[k] = 0.0;
-    if (M) /* A = d tau / d qdd: A_ij = oS_j . Yc_i oS_i = oS_j . P_i for j an ancestor of i (crba), rotors after */
-        for (int k = 0; k < nq * nq; ++k)
-            M[k] = 0.0;
-    /* fill: i with each of its ancestors j (and itself): [i, j] from P_i, Q_i; [j, i] from G_i, H_i */
     for (int i = 0; i < nb; ++i) {
         const rd_body *bi = &m->body[i];
         const double *P = w->oP + 6 * i, *Q = w->oQ + 6 * i, *G = w->oG + 12 * i, *H = G + 6;
@@ -974,18 +1017,16 @@ static void rnea_derivatives_tree(const rd_model *m, const double *qd, const dou
             const double mm = bi->mult * bj->mult;
             dq[bi->joint * nq + bj->joint] += mm * (dot6(W, P) + dot6(W + 6, Q));
             dqd[bi->joint * nq + bj->joint] += mm * (dot6(W + 12, P) + dot6(S, Q));
-            const double mij = M ? mm * dot6(S, P) : 0.0;
-            if (M)
-                M[bi->joint * nq + bj->joint] += mij;
             if (j != i) {
                 dq[bj->joint * nq + bi->joint] += mm * dot6(S, G);
                 dqd[bj->joint * nq + bi->joint] += mm * dot6(S, H);
-                if (M)
-                    M[bj->joint * nq + bi->joint] += mij;
             }
         }
     }
 }
+
+/* Whether the base-frame formulas apply: no wrench, no secondary link, the test switch off. */
+static int tree_derivatives(const rd_model *m, int nfx) { return nfx == 0 && m->nr == 0 && !rd_tangent_derivatives; }
 
 /* dtau/dq and dtau/dqd (nq x nq, row-major: [j, k] = d tau_j / d q_k) of rd_rnea at (q, qd, qdd),
  * friction and wrenches as there, and M = A(q) (rd_crba) when M is not NULL. */
@@ -995,15 +1036,14 @@ int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, co
 {
     const int nq = m->nq;
     int st;
-    if (nfx == 0 && m->nr == 0 && !rd_tangent_derivatives) {
+    if (tree_derivatives(m, nfx)) {
         rd_body_poses(m, q, w);
-        rnea_derivatives_tree(m, qd, qdd, g, dtau_dq, dtau_dqd, M, w);
-        for (int k = 0; k < nq; ++k) {
-            if (friction)
-                dtau_dqd[k * nq + k] += friction_slope(m, k, qd[k], smooth);
-            if (M)
-                M[k * nq + k] += m->joint[k].Ia;
-        }
+        tree_motion(m, qd, qdd, g, 1, w);
+        tree_composites(m, 1, w);
+        tree_mass_matrix(m, M ? M : w->L, w);
+        tree_fill(m, dtau_dq, dtau_dqd, w);
+        for (int k = 0; k < nq && friction; ++k)
+            dtau_dqd[k * nq + k] += friction_slope(m, k, qd[k], smooth);
         if (M && !rd_finite(M, nq * nq))
             return RD_BAD_OUTPUT;
     } else {
@@ -1030,14 +1070,38 @@ int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, con
                        double *Minv, rd_work *w)
 {
     const int nq = m->nq;
-    int st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w);
-    if (st != RD_OK)
-        return st;
-    st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dqdd_dq, dqdd_dqd, w->L, w);
-    if (st != RD_OK)
-        return st;
-    if (cholesky(w->L, nq) != RD_OK)
-        return RD_NOT_POSITIVE_DEFINITE;
+    int st;
+    if (tree_derivatives(m, nfx)) {
+        /* qdd = A^-1 (tau - h - Gamma_f) from the same composites (the bias h_i = oS_i . oFc_i at
+         * qdd = 0), then the accelerations and forces again at that qdd for the derivatives */
+        rd_body_poses(m, q, w);
+        tree_motion(m, qd, NULL, g, 1, w);
+        tree_composites(m, 1, w);
+        tree_mass_matrix(m, w->L, w);
+        double *acc = w->acc;
+        for (int k = 0; k < nq; ++k)
+            acc[k] = tau[k] - (friction ? rd_friction(m, k, qd[k], smooth) : 0.0);
+        for (int i = 0; i < m->nb; ++i)
+            acc[m->body[i].joint] -= m->body[i].mult * dot6(w->oS + 6 * i, w->oFc + 6 * i);
+        if (cholesky(w->L, nq) != RD_OK) /* rd_aba words which joint moves no inertia */
+            return (st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w)) != RD_OK ? st : RD_NOT_POSITIVE_DEFINITE;
+        cholesky_solve(w->L, nq, acc);
+        if (!rd_finite(acc, nq))
+            return RD_BAD_OUTPUT;
+        tree_motion(m, qd, acc, g, 0, w);
+        tree_composites(m, 0, w);
+        tree_fill(m, dqdd_dq, dqdd_dqd, w);
+        for (int k = 0; k < nq && friction; ++k)
+            dqdd_dqd[k * nq + k] += friction_slope(m, k, qd[k], smooth);
+    } else {
+        if ((st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w)) != RD_OK)
+            return st;
+        st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dqdd_dq, dqdd_dqd, w->L, w);
+        if (st != RD_OK)
+            return st;
+        if (cholesky(w->L, nq) != RD_OK)
+            return RD_NOT_POSITIVE_DEFINITE;
+    }
     double *x = w->dtau;
     for (int k = 0; k < nq; ++k) {
         for (int j = 0; j < nq; ++j)

@@ -111,12 +111,15 @@ typedef struct {
     X(L, double, nq * nq)            /* a Cholesky factor (the derivatives of direct dynamics)     */ \
     X(acc, double, nq)               /* the accelerations of direct dynamics (its derivatives)     */ \
     X(oS, double, 6 * nb)            /* base-frame quantities of the derivatives of a tree: joint  */ \
-    X(ov, double, 6 * (nb + 1))      /* axes, velocities, accelerations (row nb: the base), the    */ \
-    X(oa, double, 6 * (nb + 1))      /* subtrees' inertias, inertia rates, momenta, forces, and    */ \
-    X(oY, rd_inertia, nb)            /* the rows P, Q of every body                                */ \
-    X(oB, double, 36 * nb)                                                                         \
-    X(oh, double, 6 * nb)                                                                          \
-    X(oF, double, 6 * nb)                                                                          \
+    X(ov, double, 6 * (nb + 1))      /* axes, velocities, accelerations (row nb: the base), each   */ \
+    X(oa, double, 6 * (nb + 1))      /* body's inertia, momentum and force, the subtrees' inertia, */ \
+    X(oY, rd_inertia, nb)            /* inertia rate, momentum and force (the composites, c), and  */ \
+    X(oh, double, 6 * nb)            /* the rows P, Q of every body                                */ \
+    X(of, double, 6 * nb)                                                                          \
+    X(oYc, rd_inertia, nb)                                                                         \
+    X(oBc, double, 36 * nb)                                                                        \
+    X(ohc, double, 6 * nb)                                                                         \
+    X(oFc, double, 6 * nb)                                                                         \
     X(oP, double, 6 * nb)                                                                          \
     X(oQ, double, 6 * nb)                                                                          \
     X(oG, double, 12 * nb)           /* per body j: G_j and H_j (the ancestors' entries)           */ \
