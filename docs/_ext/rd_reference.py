@@ -400,8 +400,8 @@ class BenchDirective(_RstDirective):
         path = ROOT / self.arguments[0]
         self.env.note_dependency(str(path))
         if not path.is_file():
-            raise self.error(f"{self.arguments[0]} is missing: run `python bench/bench_core.py --results "
-                             f"{self.arguments[0]}` to write it")
+            raise self.error(f"{self.arguments[0]} is missing: run the benchmark that writes it with "
+                             f"`--results {self.arguments[0]}` (bench/bench_core.py, bench/bench_derivatives.py)")
         data = json.loads(path.read_text(encoding="utf-8"))
         lines = [f"From ``{self.arguments[0]}``, written by ``{data['command']}`` on {data['date']} "
                  f"({data['machine']}; Pinocchio {data['pinocchio']}). Costs in microseconds unless a "

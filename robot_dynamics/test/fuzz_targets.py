@@ -264,6 +264,24 @@ def dynamics_target(args: tuple[str, Any, Any, Any, str]) -> Any:
     return f(m, a, b, c)
 
 
+#: The derivatives and the linearisation: the same arrays, and any sampling period.
+derivative_inputs = st.tuples(st.sampled_from(["rnea_derivatives", "aba_derivatives", "linearize"]), ARRAYS, ARRAYS, ARRAYS,
+                              st.sampled_from(["puma560", "three_dof_geared", "iiwa14"]),
+                              st.one_of(st.none(), ANY_SCALAR, st.sampled_from([1e-3, 1e300, 5e-324, -1e-3])))
+
+
+def derivative_target(args: tuple[str, Any, Any, Any, str, Any]) -> Any:
+    name, a, b, c, robot, dt = args
+    out = dynamics_target((name, a, b, c, robot)) if name != "linearize" else None
+    if name == "linearize":
+        m = model(robot)
+        if robot != "puma560":
+            a, b, c = (np.resize(np.asarray(x, dtype=object), m.nq).tolist() if isinstance(x, list) and len(x) == 6 else x
+                       for x in (a, b, c))
+        out = rd.linearize(m, a, b, c, dt=dt)
+    return out
+
+
 # -- 5. trajectories -------------------------------------------------------------------------------
 
 PROFILE_NAMES = ["linear", "cubic", "quintic", "bang_bang", "trapezoidal", "continuous_acceleration", "double_s", "sine"]
@@ -683,6 +701,7 @@ TARGETS: dict[str, tuple[Any, Callable[[Any], Any]]] = {
     "drive-train YAML": (sidecar_inputs, sidecar_target),
     "DH YAML": (dh_inputs, dh_target),
     "dynamics functions": (dynamics_inputs, dynamics_target),
+    "derivatives": (derivative_inputs, derivative_target),
     "trajectories": (trajectory_inputs, trajectory_target),
     "controllers": (controller_inputs, controller_target),
     "ROS node logic": (ros_inputs, ros_target),

@@ -245,7 +245,7 @@ def test_linearize_batch_and_bad_input():
     A2, B2 = rd.linearize(model, q[2], qd[2], tau[2], dt=0.001)
     np.testing.assert_allclose(A[2], A2, atol=1e-14)
     np.testing.assert_allclose(B[2], B2, atol=1e-14)
-    for dt in (0.0, -1.0, float("nan"), float("inf"), "0.1", True):
+    for dt in (0.0, -1.0, float("nan"), float("inf"), "0.1", True, 10**400, 1 + 2j):
         with pytest.raises(InputError, match="dt: expected a sampling period > 0"):
             rd.linearize(model, q[0], qd[0], tau[0], dt=dt)
     with pytest.raises(InputError, match="too long"):
@@ -267,3 +267,30 @@ def test_bad_input_is_refused_with_the_package_error():
                              rotor_inertia=np.zeros(model.nq))
     with pytest.raises(SingularityError, match="moves no inertia"):
         rd.aba_derivatives(massless, z, z, z)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_two_derivations_agree(seed):
+    """Trees without wrenches or gears take the base-frame formulas (rnea_derivatives_tree), the
+    rest the tangents of the recursion (rnea_tangent): two derivations, the same numbers."""
+    from robot_dynamics.kernels import engine
+
+    rng = np.random.default_rng(4000 + seed)
+    models = [rd.load_urdf(random_tree_urdf(rng, 10, n_fixed=2)), rd.load_robot(BUNDLED[seed % len(BUNDLED)])]
+    for s in range(50):
+        mimic = rd.load_urdf(random_tree_urdf(np.random.default_rng(5000 + 50 * seed + s), 8, mimic=True))
+        if mimic.has_mimic:
+            models.append(mimic)
+            break
+    for model in models:
+        q, qd, qdd = random_state(model, rng, (3,))
+        qd = away_from_rest(qd)
+        fast = rd.rnea_derivatives(model, q, qd, qdd)
+        old = engine().set_tangent_derivatives(True)
+        try:
+            general = rd.rnea_derivatives(model, q, qd, qdd)
+        finally:
+            engine().set_tangent_derivatives(old)
+        for a, b in zip(fast, general):
+            assert relative_error(a, b) < 1e-11
+        assert not np.array_equal(fast[0], general[0]) or model.nq == 0  # really two computations

@@ -120,9 +120,14 @@ def linearize(
     Raises:
         InputError: a bad ``dt`` or operating point; SingularityError as :func:`aba_derivatives`.
     """
-    if dt is not None and not (isinstance(dt, (int, float, np.floating, np.integer)) and not isinstance(dt, bool)
-                               and np.isfinite(dt) and dt > 0):
-        raise InputError(f"dt: expected a sampling period > 0 [s] or None (continuous), got {dt!r}")
+    if dt is not None:
+        try:
+            ok = isinstance(dt, (int, float, np.floating, np.integer)) and not isinstance(dt, bool) and 0.0 < float(dt) < np.inf
+        except OverflowError:  # an integer beyond double range
+            ok = False
+        if not ok:
+            raise InputError(f"dt: expected a sampling period > 0 [s] or None (continuous), got {dt!r:.40}")
+        dt = float(dt)
     dq, dqd, Minv = aba_derivatives(model, q, qd, tau, gravity, friction=friction)
     n = model.nq
     batch = dq.shape[:-2]

@@ -136,11 +136,11 @@ class CubicProfile(PointToPoint):
     def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         tf = self.joint_durations[idx]
         s = t / tf
-        return 3 * s**2 - 2 * s**3, (6 * s - 6 * s**2) / tf, (6 - 12 * s) / tf**2
+        return 3 * s**2 - 2 * s**3, (6 * s - 6 * s**2) / tf, (6 - 12 * s) / tf / tf
 
     def unit_peaks(self) -> tuple[Array, Array]:
         tf = np.where(self.joint_durations > 0, self.joint_durations, np.inf)
-        return 1.5 / tf, 6.0 / tf**2  # Khalil [8.8], [8.9]
+        return 1.5 / tf, 6.0 / tf / tf  # Khalil [8.8], [8.9]
 
 
 class QuinticProfile(PointToPoint):
@@ -153,14 +153,14 @@ class QuinticProfile(PointToPoint):
         s = t / tf
         r = s**3 * (10 - 15 * s + 6 * s**2)
         rd = 30 * s**2 * (1 - s) ** 2 / tf
-        rdd = 60 * s * (1 - s) * (1 - 2 * s) / tf**2
+        rdd = 60 * s * (1 - s) * (1 - 2 * s) / tf / tf
         return r, rd, rdd
 
     def unit_peaks(self) -> tuple[Array, Array]:
         tf = np.where(self.joint_durations > 0, self.joint_durations, np.inf)
         # Khalil [8.12] 15/8; [8.13] is 10 / sqrt(3) (the peak of 60 s (1-s)(1-2s) at
         # s = 1/2 -+ sqrt(3)/6); the extracted text reads "10/3": its square root was lost.
-        return 15.0 / 8.0 / tf, 10.0 / np.sqrt(3.0) / tf**2
+        return 15.0 / 8.0 / tf, 10.0 / np.sqrt(3.0) / tf / tf
 
 
 class BangBangProfile(PointToPoint):
@@ -174,12 +174,12 @@ class BangBangProfile(PointToPoint):
         first = s <= 0.5
         r = np.where(first, 2 * s**2, -1 + 4 * s - 2 * s**2)
         rd = np.where(first, 4 * s, 4 - 4 * s) / tf
-        rdd = np.where(first, 4.0, -4.0) / tf**2
+        rdd = np.where(first, 4.0, -4.0) / tf / tf
         return r, rd, rdd
 
     def unit_peaks(self) -> tuple[Array, Array]:
         tf = np.where(self.joint_durations > 0, self.joint_durations, np.inf)
-        return 2.0 / tf, 4.0 / tf**2  # Khalil [8.16], [8.17]
+        return 2.0 / tf, 4.0 / tf / tf  # Khalil [8.16], [8.17]
 
 
 class _Trapezoid(PointToPoint):

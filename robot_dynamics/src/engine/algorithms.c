@@ -627,6 +627,10 @@ int rd_aba(const rd_model *m, const double *q, const double *qd, const double *t
     return aba_joint_space(m, q, qd, tau, g, fx, nfx, friction, smooth, qdd, w);
 }
 
+/* 1: every derivative by the tangents of the recursion (rnea_tangent), the base-frame formulas
+ * of rnea_derivatives_tree off: a test switch, to compare the two derivations. */
+int rd_tangent_derivatives = 0;
+
 /* -- derivatives of the dynamics ------------------------------------------------------------------- */
 
 /* y += s (x x S_b): the motion cross product with body b's joint axis (Featherstone 2.31),
@@ -803,6 +807,227 @@ static void rnea_tangent(const rd_model *m, const double *qd, const double *qdd,
         dtau[k] += friction_slope(m, k, qd[k], smooth);
 }
 
+/* y = v x x, the motion cross product (Featherstone 2.31): [w x xw; w x xu + u x xw]. */
+static inline void cross_motion(const double *v, const double *x, double *y)
+{
+    const double wx = v[0], wy = v[1], wz = v[2], ux = v[3], uy = v[4], uz = v[5];
+    y[0] = wy * x[2] - wz * x[1], y[1] = wz * x[0] - wx * x[2], y[2] = wx * x[1] - wy * x[0];
+    y[3] = wy * x[5] - wz * x[4] + uy * x[2] - uz * x[1];
+    y[4] = wz * x[3] - wx * x[5] + uz * x[0] - ux * x[2];
+    y[5] = wx * x[4] - wy * x[3] + ux * x[1] - uy * x[0];
+}
+
+static inline double dot6(const double *x, const double *y)
+{
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
+}
+
+/* B += v x* Y - Y v x, the rate of a base-frame spatial inertia Y = [[Io, [h]x], [[h]x^T, m 1]]
+ * carried with velocity v = [w; u] (Featherstone 2.64), 6x6 row-major. By blocks, with
+ * [a]x [b]x = b a^T - (a . b) 1: [[ [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1, [w x h + m u]x ],
+ * [ -[w x h + m u]x, 0 ]]. */
+static void inertia_rate_add(const rd_inertia *I, const double *v, double *B)
+{
+    const double *w = v, *u = v + 3, *h = I->h, *Io = I->Io;
+    const double uh = u[0] * h[0] + u[1] * h[1] + u[2] * h[2];
+    const double c[3] = {w[1] * h[2] - w[2] * h[1] + I->m * u[0], w[2] * h[0] - w[0] * h[2] + I->m * u[1],
+                         w[0] * h[1] - w[1] * h[0] + I->m * u[2]};
+    const double C[9] = {0.0, -c[2], c[1], c[2], 0.0, -c[0], -c[1], c[0], 0.0};
+    for (int x = 0; x < 3; ++x) {
+        /* row x of [w]x Io: (w x Io e_y)_x, and of Io [w]x */
+        const int x1 = (x + 1) % 3, x2 = (x + 2) % 3;
+        for (int y = 0; y < 3; ++y) {
+            const int y1 = (y + 1) % 3, y2 = (y + 2) % 3;
+            const double wI = w[x1] * Io[3 * x2 + y] - w[x2] * Io[3 * x1 + y];
+            const double Iw = Io[3 * x + y1] * w[y2] - Io[3 * x + y2] * w[y1];
+            B[6 * x + y] += wI - Iw - h[x] * u[y] - u[x] * h[y] + (x == y ? 2.0 * uh : 0.0);
+            B[6 * x + 3 + y] += C[3 * x + y];
+            B[6 * (3 + x) + y] -= C[3 * x + y];
+        }
+    }
+}
+
+/* The derivatives of rd_rnea for a tree without wrenches or secondary links, in the base frame
+ * (Carpentier & Mansard 2018's formulation, derived again here): moving joint j turns its subtree
+ * by the screw s_j = oS_j, so a base-frame quantity of the subtree varies as the screw's action
+ * (s x m, s x* f, s x* Y - Y s x) plus the change of the subtree's motion not explained by it:
+ *   d ov_i / d q_j  = s x ov_i + dv_j,            dv_j = -(s_j x ov_l)         (l: j's parent)
+ *   d oa_i / d q_j  = s x oa_i + alpha_j + dv_j x ov_i,   alpha_j = -(s_j x oa_l) - dv_j x ov_l
+ *   d ov_i / d qd_j = s_j,   d oa_i / d qd_j = s_j x ov_i + beta_j,   beta_j = -2 s_j x ov_l.
+ * The screw's action cancels in tau_i = oS_i . oF_i for i in j's subtree, which leaves, with the
+ * subtree's composite inertia Yc_i, momentum hc_i = sum Y ov and inertia rate Bc_i = sum (ov x* Y - Y ov x):
+ *   d tau_i / d q_j  = alpha_j . P_i + dv_j . Q_i,   d tau_i / d qd_j = beta_j . P_i + s_j . Q_i,
+ *   P_i = Yc_i oS_i,   Q_i = Bc_i^T oS_i - oS_i x* hc_i;
+ * and for i an ancestor of j, d tau_i / d q_j = oS_i . G_j, d tau_i / d qd_j = oS_i . H_j with
+ *   G_j = s_j x* oF_j + Yc_j alpha_j + dv_j x* hc_j + Bc_j dv_j,   H_j = Yc_j beta_j + s_j x* hc_j + Bc_j s_j.
+ * Mimic joints fold in by the chain rule (theta = mult q + offset). A second derivation of
+ * rnea_tangent's numbers (test_derivatives compares the two). Stages: tree_motion (after
+ * rd_body_poses), tree_composites, tree_rows, tree_fill. */
+
+/* Base-frame axes oS, velocities ov, accelerations oa (qdd NULL: zero), each body's inertia oY,
+ * momentum oh and force of, from the body poses in w. With inertias = 0 only oa and of are
+ * recomputed (a new qdd on the same q, qd). */
+static void tree_motion(const rd_model *m, const double *qd, const double *qdd, const double *g, int inertias, rd_work *w)
+{
+    const int nb = m->nb;
+    double *ov = w->ov, *oa = w->oa;
+    for (int x = 0; x < 6; ++x)
+        ov[6 * nb + x] = 0.0, oa[6 * nb + x] = 0.0;
+    oa[6 * nb + 3] = -g[0], oa[6 * nb + 4] = -g[1], oa[6 * nb + 5] = -g[2];
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        const int p = b->parent < 0 ? nb : b->parent;
+        double *S = w->oS + 6 * i, *v = ov + 6 * i, *a = oa + 6 * i;
+        const double thd = b->mult * qd[b->joint], thdd = qdd ? b->mult * qdd[b->joint] : 0.0;
+        if (inertias) {
+            const double *R = w->R + 9 * i, *pos = w->p + 3 * i;
+            double z[3];
+            for (int x = 0; x < 3; ++x)
+                z[x] = R[3 * x] * b->axis[0] + R[3 * x + 1] * b->axis[1] + R[3 * x + 2] * b->axis[2];
+            if (b->type == RD_REVOLUTE) {
+                S[0] = z[0], S[1] = z[1], S[2] = z[2];
+                S[3] = pos[1] * z[2] - pos[2] * z[1], S[4] = pos[2] * z[0] - pos[0] * z[2], S[5] = pos[0] * z[1] - pos[1] * z[0];
+            } else {
+                S[0] = S[1] = S[2] = 0.0, S[3] = z[0], S[4] = z[1], S[5] = z[2];
+            }
+            for (int x = 0; x < 6; ++x)
+                v[x] = ov[6 * p + x] + S[x] * thd;
+            /* Y_i in the base frame: inertia_to_parent with E = R^T, r = p */
+            double RT[9];
+            for (int x = 0; x < 3; ++x)
+                for (int y = 0; y < 3; ++y)
+                    RT[3 * x + y] = R[3 * y + x];
+            memset(&w->oY[i], 0, sizeof(rd_inertia));
+            inertia_to_parent(RT, pos, &b->inertia, &w->oY[i]);
+            inertia_times(&w->oY[i], v, w->oh + 6 * i);
+        }
+        double vS[6];
+        cross_motion(v, S, vS);
+        for (int x = 0; x < 6; ++x)
+            a[x] = oa[6 * p + x] + S[x] * thdd + vS[x] * thd;
+        double *F = w->of + 6 * i;
+        inertia_times(&w->oY[i], a, F);
+        cross_force_add(v, w->oh + 6 * i, F);
+    }
+}
+
+/* The subtrees' composites (one frame: no transform): inertias, rates, momenta (inertias = 1)
+ * and forces. */
+static void tree_composites(const rd_model *m, int inertias, rd_work *w)
+{
+    const int nb = m->nb;
+    memcpy(w->oFc, w->of, sizeof(double) * 6 * nb);
+    if (inertias) {
+        memcpy(w->oYc, w->oY, sizeof(rd_inertia) * nb);
+        memcpy(w->ohc, w->oh, sizeof(double) * 6 * nb);
+        memset(w->oBc, 0, sizeof(double) * 36 * nb);
+        for (int i = 0; i < nb; ++i)
+            inertia_rate_add(&w->oY[i], w->ov + 6 * i, w->oBc + 36 * i);
+    }
+    for (int i = nb - 1; i >= 0; --i) {
+        const int p = m->body[i].parent;
+        if (p < 0)
+            continue;
+        for (int x = 0; x < 6; ++x)
+            w->oFc[6 * p + x] += w->oFc[6 * i + x];
+        if (!inertias)
+            continue;
+        rd_inertia *Yp = &w->oYc[p];
+        const rd_inertia *Yi = &w->oYc[i];
+        Yp->m += Yi->m;
+        for (int x = 0; x < 3; ++x)
+            Yp->h[x] += Yi->h[x];
+        for (int x = 0; x < 9; ++x)
+            Yp->Io[x] += Yi->Io[x];
+        for (int x = 0; x < 36; ++x)
+            w->oBc[36 * p + x] += w->oBc[36 * i + x];
+        for (int x = 0; x < 6; ++x)
+            w->ohc[6 * p + x] += w->ohc[6 * i + x];
+    }
+}
+
+/* M = A(q) from the composites: A_ij = oS_j . Yc_i oS_i = oS_j . P_i (P_i computed here), j an
+ * ancestor of i (Featherstone 6.2 in one frame), folded by the mimic multipliers; rotors added. */
+static void tree_mass_matrix(const rd_model *m, double *M, rd_work *w)
+{
+    const int nb = m->nb, nq = m->nq;
+    for (int k = 0; k < nq * nq; ++k)
+        M[k] = 0.0;
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *bi = &m->body[i];
+        double *P = w->oP + 6 * i;
+        inertia_times(&w->oYc[i], w->oS + 6 * i, P);
+        for (int j = i; j >= 0; j = m->body[j].parent) {
+            const rd_body *bj = &m->body[j];
+            const double mij = bi->mult * bj->mult * dot6(w->oS + 6 * j, P);
+            M[bi->joint * nq + bj->joint] += mij;
+            if (j != i)
+                M[bj->joint * nq + bi->joint] += mij;
+        }
+    }
+    for (int k = 0; k < nq; ++k)
+        M[k * nq + k] += m->joint[k].Ia;
+}
+
+/* dq, dqd from the composites (P from tree_mass_matrix): Q_i, alpha_j, dv_j, beta_j, G_j, H_j,
+ * then each body i with each of its ancestors j (and itself). */
+static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
+{
+    const int nb = m->nb, nq = m->nq;
+    const double *ov = w->ov, *oa = w->oa;
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        const int l = b->parent < 0 ? nb : b->parent;
+        const double *S = w->oS + 6 * i, *B = w->oBc + 36 * i, *hc = w->ohc + 6 * i;
+        double *Q = w->oQ + 6 * i;
+        /* Q_i = Bc_i^T S_i - S_i x* hc_i */
+        for (int x = 0; x < 6; ++x)
+            Q[x] = B[x] * S[0] + B[6 + x] * S[1] + B[12 + x] * S[2] + B[18 + x] * S[3] + B[24 + x] * S[4] + B[30 + x] * S[5];
+        double Sh[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        cross_force_add(S, hc, Sh);
+        for (int x = 0; x < 6; ++x)
+            Q[x] -= Sh[x];
+        double *alpha = w->oW + 18 * i, *dv = alpha + 6, *beta = alpha + 12, t[6];
+        cross_motion(ov + 6 * l, S, dv);    /* dv = -(s x ov_l) = ov_l x s */
+        cross_motion(oa + 6 * l, S, alpha); /* -(s x oa_l) */
+        cross_motion(dv, ov + 6 * l, t);
+        for (int x = 0; x < 6; ++x)
+            alpha[x] -= t[x], beta[x] = 2.0 * dv[x];
+        double *G = w->oG + 12 * i, *H = G + 6;
+        inertia_times(&w->oYc[i], alpha, G);
+        cross_force_add(S, w->oFc + 6 * i, G);
+        cross_force_add(dv, hc, G);
+        inertia_times(&w->oYc[i], beta, H);
+        cross_force_add(S, hc, H);
+        for (int x = 0; x < 6; ++x) {
+            double gx = 0.0, hx = 0.0;
+            for (int y = 0; y < 6; ++y)
+                gx += B[6 * x + y] * dv[y], hx += B[6 * x + y] * S[y];
+            G[x] += gx, H[x] += hx;
+        }
+    }
+    for (int k = 0; k < nq * nq; ++k)
+        dq[k] = 0.0, dqd[k] = 0.0;
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *bi = &m->body[i];
+        const double *P = w->oP + 6 * i, *Q = w->oQ + 6 * i, *G = w->oG + 12 * i, *H = G + 6;
+        for (int j = i; j >= 0; j = m->body[j].parent) {
+            const rd_body *bj = &m->body[j];
+            const double *W = w->oW + 18 * j, *S = w->oS + 6 * j;
+            const double mm = bi->mult * bj->mult;
+            dq[bi->joint * nq + bj->joint] += mm * (dot6(W, P) + dot6(W + 6, Q));
+            dqd[bi->joint * nq + bj->joint] += mm * (dot6(W + 12, P) + dot6(S, Q));
+            if (j != i) {
+                dq[bj->joint * nq + bi->joint] += mm * dot6(S, G);
+                dqd[bj->joint * nq + bi->joint] += mm * dot6(S, H);
+            }
+        }
+    }
+}
+
+/* Whether the base-frame formulas apply: no wrench, no secondary link, the test switch off. */
+static int tree_derivatives(const rd_model *m, int nfx) { return nfx == 0 && m->nr == 0 && !rd_tangent_derivatives; }
+
 /* dtau/dq and dtau/dqd (nq x nq, row-major: [j, k] = d tau_j / d q_k) of rd_rnea at (q, qd, qdd),
  * friction and wrenches as there, and M = A(q) (rd_crba) when M is not NULL. */
 int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
@@ -810,18 +1035,30 @@ int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, co
                         double *M, rd_work *w)
 {
     const int nq = m->nq;
-    int st = rd_rnea(m, q, qd, qdd, g, fx, nfx, friction, smooth, w->dtau, w);
-    if (st != RD_OK)
-        return st;
-    for (int k = 0; k < nq; ++k)
-        for (int wrt_qd = 0; wrt_qd < 2; ++wrt_qd) {
-            double *out = wrt_qd ? dtau_dqd : dtau_dq;
-            rnea_tangent(m, qd, qdd, fx, nfx, k, wrt_qd, friction, smooth, w);
-            for (int j = 0; j < nq; ++j)
-                out[j * nq + k] = w->dtau[j];
-        }
-    if (M && (st = rd_crba(m, q, M, w)) != RD_OK)
-        return st;
+    int st;
+    if (tree_derivatives(m, nfx)) {
+        rd_body_poses(m, q, w);
+        tree_motion(m, qd, qdd, g, 1, w);
+        tree_composites(m, 1, w);
+        tree_mass_matrix(m, M ? M : w->L, w);
+        tree_fill(m, dtau_dq, dtau_dqd, w);
+        for (int k = 0; k < nq && friction; ++k)
+            dtau_dqd[k * nq + k] += friction_slope(m, k, qd[k], smooth);
+        if (M && !rd_finite(M, nq * nq))
+            return RD_BAD_OUTPUT;
+    } else {
+        if ((st = rd_rnea(m, q, qd, qdd, g, fx, nfx, friction, smooth, w->dtau, w)) != RD_OK)
+            return st;
+        for (int k = 0; k < nq; ++k)
+            for (int wrt_qd = 0; wrt_qd < 2; ++wrt_qd) {
+                double *out = wrt_qd ? dtau_dqd : dtau_dq;
+                rnea_tangent(m, qd, qdd, fx, nfx, k, wrt_qd, friction, smooth, w);
+                for (int j = 0; j < nq; ++j)
+                    out[j * nq + k] = w->dtau[j];
+            }
+        if (M && (st = rd_crba(m, q, M, w)) != RD_OK)
+            return st;
+    }
     return rd_finite(dtau_dq, nq * nq) && rd_finite(dtau_dqd, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
 }
 
@@ -833,16 +1070,38 @@ int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, con
                        double *Minv, rd_work *w)
 {
     const int nq = m->nq;
-    int st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w);
-    if (st != RD_OK)
-        return st;
-    st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dqdd_dq, dqdd_dqd, NULL, w);
-    if (st != RD_OK)
-        return st;
-    if ((st = rd_crba(m, q, w->L, w)) != RD_OK)
-        return st;
-    if (cholesky(w->L, nq) != RD_OK)
-        return RD_NOT_POSITIVE_DEFINITE;
+    int st;
+    if (tree_derivatives(m, nfx)) {
+        /* qdd = A^-1 (tau - h - Gamma_f) from the same composites (the bias h_i = oS_i . oFc_i at
+         * qdd = 0), then the accelerations and forces again at that qdd for the derivatives */
+        rd_body_poses(m, q, w);
+        tree_motion(m, qd, NULL, g, 1, w);
+        tree_composites(m, 1, w);
+        tree_mass_matrix(m, w->L, w);
+        double *acc = w->acc;
+        for (int k = 0; k < nq; ++k)
+            acc[k] = tau[k] - (friction ? rd_friction(m, k, qd[k], smooth) : 0.0);
+        for (int i = 0; i < m->nb; ++i)
+            acc[m->body[i].joint] -= m->body[i].mult * dot6(w->oS + 6 * i, w->oFc + 6 * i);
+        if (cholesky(w->L, nq) != RD_OK) /* rd_aba words which joint moves no inertia */
+            return (st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w)) != RD_OK ? st : RD_NOT_POSITIVE_DEFINITE;
+        cholesky_solve(w->L, nq, acc);
+        if (!rd_finite(acc, nq))
+            return RD_BAD_OUTPUT;
+        tree_motion(m, qd, acc, g, 0, w);
+        tree_composites(m, 0, w);
+        tree_fill(m, dqdd_dq, dqdd_dqd, w);
+        for (int k = 0; k < nq && friction; ++k)
+            dqdd_dqd[k * nq + k] += friction_slope(m, k, qd[k], smooth);
+    } else {
+        if ((st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w)) != RD_OK)
+            return st;
+        st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dqdd_dq, dqdd_dqd, w->L, w);
+        if (st != RD_OK)
+            return st;
+        if (cholesky(w->L, nq) != RD_OK)
+            return RD_NOT_POSITIVE_DEFINITE;
+    }
     double *x = w->dtau;
     for (int k = 0; k < nq; ++k) {
         for (int j = 0; j < nq; ++j)

@@ -109,7 +109,21 @@ typedef struct {
     X(moved, int, nb)                /* 1: the body moves with the coordinate (derivatives)        */ \
     X(dtau, double, nq)              /* one column of a derivative                                 */ \
     X(L, double, nq * nq)            /* a Cholesky factor (the derivatives of direct dynamics)     */ \
-    X(acc, double, nq)               /* the accelerations of direct dynamics (its derivatives)     */
+    X(acc, double, nq)               /* the accelerations of direct dynamics (its derivatives)     */ \
+    X(oS, double, 6 * nb)            /* base-frame quantities of the derivatives of a tree: joint  */ \
+    X(ov, double, 6 * (nb + 1))      /* axes, velocities, accelerations (row nb: the base), each   */ \
+    X(oa, double, 6 * (nb + 1))      /* body's inertia, momentum and force, the subtrees' inertia, */ \
+    X(oY, rd_inertia, nb)            /* inertia rate, momentum and force (the composites, c), and  */ \
+    X(oh, double, 6 * nb)            /* the rows P, Q of every body                                */ \
+    X(of, double, 6 * nb)                                                                          \
+    X(oYc, rd_inertia, nb)                                                                         \
+    X(oBc, double, 36 * nb)                                                                        \
+    X(ohc, double, 6 * nb)                                                                         \
+    X(oFc, double, 6 * nb)                                                                         \
+    X(oP, double, 6 * nb)                                                                          \
+    X(oQ, double, 6 * nb)                                                                          \
+    X(oG, double, 12 * nb)           /* per body j: G_j and H_j (the ancestors' entries)           */ \
+    X(oW, double, 18 * nb)           /* per body j: alpha_j, dv_j, beta_j                          */
 
 typedef struct {
 #define RD_WORK_FIELD(name, type, count) type *name;
@@ -143,5 +157,6 @@ void rd_point_motion(const rd_model *m, const double *q, const double *qd, int k
 void rd_forward(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g, rd_work *w);
 double rd_friction(const rd_model *m, int k, double qd, double smooth);
 int rd_finite(const double *x, int n);
+extern int rd_tangent_derivatives; /* 1: the derivatives by the recursion's tangents only (a test switch) */
 
 #endif

@@ -788,6 +788,18 @@ static PyObject *py_set_num_threads(PyObject *mod, PyObject *arg)
 
 static PyObject *py_get_num_threads(PyObject *mod, PyObject *unused) { return PyLong_FromLong(rd_threads); }
 
+/* set_tangent_derivatives(flag) -> the previous flag: 1 computes every derivative by the
+ * recursion's tangents (the general method), to compare it with the base-frame formulas of trees. */
+static PyObject *py_set_tangent_derivatives(PyObject *mod, PyObject *arg)
+{
+    const int flag = PyObject_IsTrue(arg);
+    if (flag < 0)
+        return NULL;
+    const int old = rd_tangent_derivatives;
+    rd_tangent_derivatives = flag;
+    return PyBool_FromLong(old);
+}
+
 static PyMethodDef methods[] = {
     {"rnea", (PyCFunction)(void (*)(void))py_rnea, METH_FASTCALL,
      "rnea(model, q, qd, qdd, friction) -> tau (nq,), or NotImplemented when not the fast shape or not OK"},
@@ -814,6 +826,8 @@ static PyMethodDef methods[] = {
     {"friction_batch", py_friction_batch, METH_VARARGS, "friction_batch(model, QD, smooth, OUT)"},
     {"set_num_threads", py_set_num_threads, METH_O, "threads of the batches (1: the calling thread alone)"},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads of the batches"},
+    {"set_tangent_derivatives", py_set_tangent_derivatives, METH_O,
+     "set_tangent_derivatives(flag) -> previous: derivatives by the recursion's tangents only (a test switch)"},
     {NULL, NULL, 0, NULL},
 };
 
