@@ -144,7 +144,8 @@ def linearize(
     S = np.zeros(batch + (3 * n, 3 * n))
     S[..., : 2 * n, : 2 * n] = A * dt
     S[..., : 2 * n, 2 * n :] = B * dt
-    E = expm(S)
+    with np.errstate(over="ignore", invalid="ignore"):  # a dt too long overflows: refused below
+        E = expm(S)
     if not np.all(np.isfinite(E)):
         raise InputError(f"dt: {dt!r} s is too long for this operating point: the discretisation is not finite")
     return np.ascontiguousarray(E[..., : 2 * n, : 2 * n]), np.ascontiguousarray(E[..., : 2 * n, 2 * n :])
