@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..control.base import ControllerBase, Reference, actuator_to_joint
 from ..errors import InputError
 from ..model.robot_model import RobotModel
+from .compiled import BLOCK, compiled_loop
 from .options import SimulationOptions
 from .plant import Plant
 from .reference import reference_function, sample_reference
@@ -114,6 +115,9 @@ class Simulation:
         self.plant = Plant(plant, options.plant)
         self.log = SimulationLog.empty(t, n, self.reference.q, self.reference.qd, self.reference.qdd)
         self._x: Array | None = None
+        self._compiled: Any = None
+        self._zq: Array | None = None
+        self._zqd: Array | None = None
         self.tick, self.diverged = 0, False
         if not self.reference.task:
             self.reset()
@@ -160,7 +164,7 @@ class Simulation:
             if v.shape != (n,) or not np.all(np.isfinite(v)):
                 raise InputError(f"{what}: expected {n} finite values ordered as {list(self.model.joint_names)}")
         self._x = self.plant.initial_state(q, qd, qm0, qmd0)
-        self._rng = np.random.default_rng(self.options.noise.seed)
+        self._draw_noise()
         self.log.messages.clear()
         self.log.ticks = self.tick = 0
         self.diverged = False
@@ -168,6 +172,19 @@ class Simulation:
             self.log.qm[0] = self._x[2 * n : 3 * n]
         self._last_message = ""
         self.controller.reset()
+        if not callable(self.options.noise.disturbance):  # constant: every row, for the compiled loop too
+            self.log.disturbance[:] = self._dist_f(0.0)
+        self._compiled = compiled_loop(self) if self.options.integration.compiled else None
+
+    def _draw_noise(self) -> None:
+        """The unit normal draws of every tick's measurement noise, in the order of a tick's draws
+        (q's n values, then qd's): ``zq``, ``zqd`` (K, nq), or None where that noise is off."""
+        rng = np.random.default_rng(self.options.noise.seed)
+        noisy_q, noisy_qd = bool(self._pos_std.any()), bool(self._vel_std.any())
+        parts = int(noisy_q) + int(noisy_qd)
+        z = rng.normal(0.0, 1.0, (self.K, parts, self.model.nq)) if parts else None
+        self._zq = np.ascontiguousarray(z[:, 0]) if noisy_q and z is not None else None
+        self._zqd = np.ascontiguousarray(z[:, parts - 1]) if noisy_qd and z is not None else None
 
     @property
     def state(self) -> Array:
@@ -240,7 +257,10 @@ class Simulation:
         try:
             while self.tick < end and not self.diverged:
                 k0 = self.tick
-                self._tick(self.tick)
+                if stop is None and self._compiled is not None:
+                    self._compiled.run(min(end, self.tick + BLOCK))
+                else:
+                    self._tick(self.tick)
                 if bar is not None:
                     bar.update(self.tick - k0)
                 if stop is not None and stop(self):
@@ -265,7 +285,8 @@ class Simulation:
         progress = self.options.logging.progress
         substeps = self.options.integration.substeps
         if progress is None:
-            progress = ticks * (substeps * 4 + 2) * 3e-4 > 1.0  # rough cost model of one tick
+            per_tick = 2e-5 if self._compiled is not None else 3e-4  # rough cost model of one aba, and of one tick
+            progress = ticks * (substeps * 4 + 2) * per_tick > 1.0
         if not progress or ticks <= 0:
             return None
         try:
@@ -275,14 +296,10 @@ class Simulation:
         except ImportError:  # pragma: no cover - tqdm is a dependency; degrade quietly
             return None
 
-    def _measure(self) -> tuple[Array, Array]:
-        """The measured q, qd: the state plus white noise (q's draws first, then qd's)."""
-        n = self.model.nq
-        x = self._x
-        assert x is not None
-        q, qd = x[:n], x[n : 2 * n]
-        q_meas = q + self._rng.normal(0.0, 1.0, n) * self._pos_std if self._pos_std.any() else q
-        qd_meas = qd + self._rng.normal(0.0, 1.0, n) * self._vel_std if self._vel_std.any() else qd
+    def _measure_at(self, k: int, q: Array, qd: Array) -> tuple[Array, Array]:
+        """The measured q, qd of tick k: the state plus its white noise."""
+        q_meas = q + self._zq[k] * self._pos_std if self._zq is not None else q
+        qd_meas = qd + self._zqd[k] * self._vel_std if self._zqd is not None else qd
         return q_meas, qd_meas
 
     def _note(self, t: float, message: str) -> None:
@@ -298,7 +315,7 @@ class Simulation:
         assert x is not None
         tk = float(log.t[k])
         log.q[k], log.qd[k] = x[:n], x[n : 2 * n]
-        q_meas, qd_meas = self._measure()
+        q_meas, qd_meas = self._measure_at(k, x[:n], x[n : 2 * n])
         ref = self.reference
         ref_k = ref.items[k] if ref.items is not None else Reference(ref.q[k], ref.qd[k], ref.qdd[k])
         out = self.controller.update(tk, q_meas, qd_meas, ref_k)

@@ -42,6 +42,9 @@ class Integration:
             or an adaptive ``scipy.integrate.solve_ivp`` method over each period.
         substeps: RK4 steps per controller period (>= 1).
         rtol, atol: tolerances of the adaptive solvers (> 0).
+        compiled: run the ticks in the engine's compiled loop where the controller and the
+            plant allow it (joint-space computed torque, rigid plant, RK4: same results as the
+            Python tick); False: always the Python tick.
     """
 
     rate: float = 1000.0
@@ -49,6 +52,7 @@ class Integration:
     substeps: int = 1
     rtol: float = 1e-8
     atol: float = 1e-10
+    compiled: bool = True
 
     def __post_init__(self) -> None:
         if self.integrator not in INTEGRATORS:

@@ -52,7 +52,7 @@ class SimulationLog:
         K = t.size
         return cls(t=t, q=np.empty((K, n)), qd=np.empty((K, n)), qdd=np.full((K, n), np.nan), q_ref=q_ref, qd_ref=qd_ref,
                    qdd_ref=qdd_ref, tau=np.zeros((K, n)), effort=np.zeros((K, n)), disturbance=np.zeros((K, n)),
-                   status=np.zeros(K, dtype=int), qm=np.full((K, n), np.nan))
+                   status=np.zeros(K, dtype=np.int64), qm=np.full((K, n), np.nan))
 
 
 @dataclass(frozen=True)
