@@ -112,3 +112,24 @@ def test_other_controllers_and_plants_take_the_python_tick():
     called = SimulationOptions(noise=Noise(disturbance=lambda t: [0.0, 0.0]))
     assert Simulation(m, ComputedTorque(m), np.zeros(2), 0.01, called)._compiled is None
     assert Simulation(m, ComputedTorque(m), np.zeros(2), 0.01)._compiled is not None
+
+
+def test_the_engine_linear_recurrence_is_the_loop_it_replaces():
+    """Khalil [9.28]'s predicted error runs x_k = Ad x_k-1 + Bd u_k-1 in the engine."""
+    from robot_dynamics.kernels import engine
+
+    rng = np.random.default_rng(2)
+    m, p, K = 8, 3, 50
+    Ad = 0.3 * rng.normal(size=(m, m))
+    Bd = rng.normal(size=(m, p))
+    x0, U = rng.normal(size=m), rng.normal(size=(K, p))
+    E = np.empty((K, 5))
+    engine().linear_recurrence(Ad, Bd, x0, U, E)
+    x = x0.copy()
+    expected = [x[:5].copy()]
+    for k in range(1, K):
+        x = Ad @ x + Bd @ U[k - 1]
+        expected.append(x[:5].copy())
+    np.testing.assert_allclose(E, np.array(expected), rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError):
+        engine().linear_recurrence(Ad, Bd, x0, U, np.empty((K, m + 1)))

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..control.base import Status
+from ..kernels import engine
 from ..kinematics import frame_pose
 from ..model.robot_model import RobotModel
 
@@ -233,8 +234,6 @@ def _predicted_error(
     plant: RobotModel, controller: Any, q: Array, qd: Array, qdd: Array, t: Array, e0: Array, ed0: Array
 ) -> Array | None:
     """Integrate Khalil [9.28] ``e'' + Kd e' + Kp e = A^^-1[(A - A^) qdd + H - H^]`` on the run."""
-    from scipy.linalg import expm
-
     from ..control.computed_torque import model_error_excitation
 
     if getattr(controller, "predictive", False):
@@ -243,13 +242,27 @@ def _predicted_error(
         eta = model_error_excitation(plant, controller.model, q, qd, qdd)
     except Exception:  # noqa: BLE001 - a prediction is optional
         return None
-    kp, kd = controller.kp, controller.kd
-    n = q.shape[1]
-    e = np.empty_like(q)
-    x = np.concatenate([e0, ed0])
-    e[0] = e0
-    # Exact discretisation of the linear error system with eta held over each tick.
     h = float(t[1] - t[0]) if len(t) > 1 else 0.0
+    Ad, Bd = _error_system(np.asarray(controller.kp, float), np.asarray(controller.kd, float), h)
+    e = np.empty_like(q)
+    # x_k = Ad x_k-1 + Bd eta_k-1 from x_0 = (e0, ed0), in the engine (a loop over the ticks)
+    engine().linear_recurrence(Ad, Bd, np.concatenate([e0, ed0]), np.ascontiguousarray(eta, dtype=float), e)
+    return e
+
+
+_ERROR_SYSTEMS: dict[tuple[bytes, bytes, float], tuple[Array, Array]] = {}
+
+
+def _error_system(kp: Array, kd: Array, h: float) -> tuple[Array, Array]:
+    """(Ad, Bd): the exact discretisation over h of e'' + Kd e' + Kp e = eta with eta held, state
+    (e, e'); kept per (Kp, Kd, h), which every point of a study shares."""
+    key = (kp.tobytes(), kd.tobytes(), h)
+    found = _ERROR_SYSTEMS.get(key)
+    if found is not None:
+        return found
+    from scipy.linalg import expm
+
+    n = kp.size
     A = np.zeros((2 * n, 2 * n))
     A[:n, n:] = np.eye(n)
     A[n:, :n] = -np.diag(kp)
@@ -260,8 +273,10 @@ def _predicted_error(
     M[: 2 * n, : 2 * n] = A * h
     M[: 2 * n, 2 * n :] = B * h
     Phi = expm(M)
-    Ad, Bd = Phi[: 2 * n, : 2 * n], Phi[: 2 * n, 2 * n :]
-    for k in range(1, len(t)):
-        x = Ad @ x + Bd @ eta[k - 1]
-        e[k] = x[:n]
-    return e
+    found = np.ascontiguousarray(Phi[: 2 * n, : 2 * n]), np.ascontiguousarray(Phi[: 2 * n, 2 * n :])
+    for a in found:
+        a.setflags(write=False)
+    if len(_ERROR_SYSTEMS) >= 64:
+        _ERROR_SYSTEMS.clear()
+    _ERROR_SYSTEMS[key] = found
+    return found

@@ -187,6 +187,11 @@ typedef struct {
 
 /* Ticks [k0, k1) from the state x (2n, updated); *done: ticks completed. RD_OK, or the status of
  * what stopped it before tick *done (to be taken by the general path). */
-int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x, int *done, rd_work *wc, rd_work *wp); /* 1: the derivatives by the recursion's tangents only (a test switch) */
+int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x, int *done, rd_work *wc, rd_work *wp);
+
+/* x_k = Ad x_(k-1) + Bd u_(k-1) from x_0 over K steps; E (K x ne): the first ne values of each x_k.
+ * work: 2 m doubles. */
+void rd_linear_recurrence(int m, int p, int ne, int K, const double *Ad, const double *Bd, const double *x0,
+                          const double *U, double *E, double *work); /* 1: the derivatives by the recursion's tangents only (a test switch) */
 
 #endif

@@ -853,6 +853,37 @@ static PyObject *py_simulate(PyObject *mod, PyObject *args)
     return Py_BuildValue("ii", code, done);
 }
 
+/* linear_recurrence(Ad (m, m), Bd (m, p), x0 (m,), U (K, p), E (K, ne)): E[k] = x_k[:ne] of
+ * x_k = Ad x_(k-1) + Bd U[k-1]. */
+static PyObject *py_linear_recurrence(PyObject *mod, PyObject *args)
+{
+    PyObject *Ad, *Bd, *x0, *U, *E;
+    if (!PyArg_ParseTuple(args, "OOOOO", &Ad, &Bd, &x0, &U, &E))
+        return NULL;
+    if (check_array(Ad, "Ad", NPY_DOUBLE, 2, (npy_intp[]){-1, -1}, 0))
+        return NULL;
+    const npy_intp m = PyArray_DIMS((PyArrayObject *)Ad)[0];
+    if (check_array(Ad, "Ad", NPY_DOUBLE, 2, (npy_intp[]){m, m}, 0) || check_array(Bd, "Bd", NPY_DOUBLE, 2, (npy_intp[]){m, -1}, 0))
+        return NULL;
+    const npy_intp p = PyArray_DIMS((PyArrayObject *)Bd)[1];
+    if (check_array(x0, "x0", NPY_DOUBLE, 1, (npy_intp[]){m}, 0) || check_array(U, "U", NPY_DOUBLE, 2, (npy_intp[]){-1, p}, 0))
+        return NULL;
+    const npy_intp K = PyArray_DIMS((PyArrayObject *)U)[0];
+    if (check_array(E, "E", NPY_DOUBLE, 2, (npy_intp[]){K, -1}, 1))
+        return NULL;
+    const npy_intp ne = PyArray_DIMS((PyArrayObject *)E)[1];
+    if (ne > m || m > 100000) {
+        PyErr_SetString(PyExc_ValueError, "linear_recurrence: E has more columns than the state");
+        return NULL;
+    }
+    double *work = malloc(sizeof(double) * 2 * (size_t)m);
+    if (!work)
+        return PyErr_NoMemory();
+    rd_linear_recurrence((int)m, (int)p, (int)ne, (int)K, DATA(Ad), DATA(Bd), DATA(x0), DATA(U), DATA(E), work);
+    free(work);
+    Py_RETURN_NONE;
+}
+
 /* -- threads ------------------------------------------------------------------------------------------ */
 
 static PyObject *py_set_num_threads(PyObject *mod, PyObject *arg)
@@ -908,6 +939,8 @@ static PyMethodDef methods[] = {
     {"point_motion_batch", py_point_motion_batch, METH_VARARGS, "point_motion_batch(model, Q, QD, k, VEL, ACC)"},
     {"motion_batch", py_motion_batch, METH_VARARGS, "motion_batch(model, Q, QD, QDD, g, E, r, V, A)"},
     {"friction_batch", py_friction_batch, METH_VARARGS, "friction_batch(model, QD, smooth, OUT)"},
+    {"linear_recurrence", py_linear_recurrence, METH_VARARGS,
+     "linear_recurrence(Ad, Bd, x0, U, E): E[k] = x_k[:ne] of x_k = Ad x_(k-1) + Bd U[k-1] (a zero-order-hold linear system)"},
     {"simulate", py_simulate, METH_VARARGS,
      "simulate(ctrl, plant, flags, scalars, kp, kd, limit, actuator_limit, ctrl_A_inv, plant_A, g_plant, pos_std, vel_std, "
      "QR, QDR, QDDR, ZQ, ZQD, DIST, Q, QD, QDD, TAU, EFF, STATUS, CLIP, x, k0, k1) -> (code, done): "

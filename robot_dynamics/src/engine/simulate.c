@@ -175,3 +175,28 @@ int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x,
     }
     return RD_OK;
 }
+
+/* x_k = Ad x_(k-1) + Bd u_(k-1), k = 1 .. K - 1, from x_0; e_k = the first ne values of x_k (e_0 too).
+ * Ad (m x m) and Bd (m x p) row-major, U (K x p), E (K x ne). The exact discretisation of a linear
+ * system under a zero-order hold (Khalil [9.28]'s predicted tracking error). */
+void rd_linear_recurrence(int m, int p, int ne, int K, const double *Ad, const double *Bd, const double *x0,
+                          const double *U, double *E, double *work)
+{
+    double *x = work, *y = work + m;
+    memcpy(x, x0, sizeof(double) * m);
+    for (int k = 0; k < K; ++k) {
+        if (k > 0) {
+            const double *u = U + (k - 1) * p;
+            for (int i = 0; i < m; ++i) {
+                double ax = 0.0, bu = 0.0;
+                for (int j = 0; j < m; ++j)
+                    ax += Ad[i * m + j] * x[j];
+                for (int j = 0; j < p; ++j)
+                    bu += Bd[i * p + j] * u[j];
+                y[i] = ax + bu;
+            }
+            memcpy(x, y, sizeof(double) * m);
+        }
+        memcpy(E + k * ne, x, sizeof(double) * ne);
+    }
+}
