@@ -57,7 +57,7 @@ class BuildEngine(build_ext):
 # importable from its source tree (the test suite's pythonpath) with the installed engine.
 ENGINE = Extension(
     "_robot_dynamics_engine",
-    sources=["src/engine/module.c", "src/engine/algorithms.c"],
+    sources=["src/engine/module.c", "src/engine/algorithms.c", "src/engine/simulate.c"],
     depends=["src/engine/engine.h"],
     extra_compile_args=["-std=c99", "-O3", "-fno-math-errno", "-ffp-contract=fast"],
 )

@@ -5,6 +5,7 @@
     >>> tau = rd.rnea(model, q, qd, qdd)          # inverse dynamics, shape (..., nq)
     >>> M = rd.crba(model, q)                     # joint-space inertia matrix
     >>> qdd = rd.aba(model, q, qd, tau)           # direct dynamics
+    >>> sim = rd.Simulation(model, controller, trajectory)   # closed loop: sim.step(), sim.run()
 
 The core needs numpy and scipy only (its engine is C, compiled at install); ROS 2 lives in ``robot_dynamics.ros``.
 """
@@ -47,6 +48,7 @@ from .kinematics import (
     jacobian,
     jacobian_dot_qdot,
 )
+from .simulation import Simulation, SimulationOptions
 from .model import (
     DEFAULT_ROBOT,
     RobotModel,
@@ -67,6 +69,8 @@ __all__ = [
     "ModelError",
     "RobotDynamicsError",
     "RobotModel",
+    "Simulation",
+    "SimulationOptions",
     "SingularityError",
     "UnknownNameError",
     "aba",

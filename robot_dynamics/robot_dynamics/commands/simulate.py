@@ -146,7 +146,7 @@ def _task_error_rows(result: Any) -> list[list[Any]]:
 def run(args: argparse.Namespace) -> int:
     from ..io import plot_simulation, write_rosbag, write_simulation_csv
     from ..kinematics import frame_pose
-    from ..simulation import INTEGRATORS, simulate
+    from ..simulation import INTEGRATORS, Integration, Noise, Simulation, SimulationOptions
     from ..trajectory import PROFILES, cartesian_motion, plan
 
     model = load_model(args)
@@ -187,17 +187,11 @@ def run(args: argparse.Namespace) -> int:
         reference = plan(args.profile, start, goal, duration=args.move_time)
     q0 = start + args.offset
     wall = time.perf_counter()
-    result = simulate(
-        model,
-        controller,
-        reference,
-        duration=args.move_time + args.settle,
-        q0=q0,
-        control_rate=args.rate,
-        integrator=args.integrator,
-        position_noise=args.noise,
-        disturbance=disturbance,
-    )
+    options = SimulationOptions(integration=Integration(rate=args.rate, integrator=args.integrator),
+                                noise=Noise(position=args.noise, disturbance=disturbance))
+    sim = Simulation(model, controller, reference, args.move_time + args.settle, options)
+    sim.reset(q0)
+    result = sim.run()
     wall = time.perf_counter() - wall
 
     out = output_dir(args)

@@ -34,11 +34,11 @@ from ..control import (
     build_controller,
     joint_to_actuator,
 )
-from ..dynamics import aba, gravity_torques
+from ..dynamics import gravity_torques
 from ..errors import InputError, RobotDynamicsError, UnknownNameError
 from ..kinematics import frame_pose, frame_velocity, jacobian_dot_qdot
 from ..model import RobotModel
-from ..simulation import rk4_step
+from ..simulation import Plant, PlantOptions, rk4_step
 from ..trajectory import PROFILES, TabulatedTrajectory, Trajectory, plan, sample_table, scale_to_torque_limits
 from . import conversion as cv
 from .logic import guarded
@@ -517,6 +517,8 @@ class SimulatedPlant:
         self.command_time = -np.inf
         self.command_timeout = float(command_timeout)
         self.friction = friction
+        # the simulation package's rigid plant (a ROS arm is driven through its joints here)
+        self._plant = Plant(model, PlantOptions(friction=friction, elastic_joints=False))
         self.effort_saturation = effort_saturation
         self.time = 0.0
 
@@ -533,9 +535,6 @@ class SimulatedPlant:
             effort = np.clip(effort, -self.model.effort_limit, self.model.effort_limit)
         self.effort, self.command_time = effort, float(now)
         return True, "ok"
-
-    def _accel(self, q: Array, qd: Array, tau: Array) -> Array:
-        return aba(self.model, q, qd, tau, friction=self.friction)
 
     def step(self, dt: float, now: float, substeps: int = 1) -> tuple[bool, str]:
         """Advance the state by ``dt`` [s] (classical RK4, ``substeps`` steps, effort held).
@@ -561,9 +560,9 @@ class SimulatedPlant:
             n = self.model.nq
 
             def xdot(x: Array) -> Array:  # x = (q, qd), tau held between commands (ZOH)
-                return np.concatenate([x[n:], self._accel(x[:n], x[n:], tau)])
+                return self._plant.derivative(x, tau)[0]
 
-            x = np.concatenate([self.q, self.qd])
+            x = self._plant.initial_state(self.q, self.qd)
             for _ in range(substeps):
                 x = rk4_step(xdot, x, dt / substeps)
             q, qd = x[:n], x[n:]

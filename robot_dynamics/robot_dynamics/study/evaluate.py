@@ -152,7 +152,7 @@ def evaluate_point(study: Study, p: dict[str, float]) -> dict[str, Any]:
 
     Never raises: a point whose run fails has status ``failed`` and the reason in ``message``.
     """
-    from ..simulation import simulate
+    from ..simulation import Integration, Logging, Noise, PlantOptions, Simulation, SimulationOptions
     from ..trajectory import plan
 
     row: dict[str, Any] = dict(p)
@@ -168,21 +168,15 @@ def evaluate_point(study: Study, p: dict[str, float]) -> dict[str, Any]:
         sigma = p.get("disturbance", 0.0)
         disturbance = np.random.default_rng([seed, 1]).normal(0.0, sigma, plant.nq) if sigma > 0 else None
         sim = study.simulation
-        result = simulate(
-            plant,
-            controller,
-            traj,
-            duration=study.motion["duration"] + study.motion["settle"],
-            control_rate=sim["control_rate"],
-            integrator=sim["integrator"],
-            substeps=sim["substeps"],
-            coulomb_smoothing=sim["coulomb_smoothing"],
-            position_noise=p.get("position_noise", 0.0),
-            velocity_noise=p.get("velocity_noise", 0.0),
-            disturbance=disturbance,
-            seed=seed,
-            progress=False,
+        options = SimulationOptions(
+            integration=Integration(rate=sim["control_rate"], integrator=sim["integrator"], substeps=sim["substeps"]),
+            noise=Noise(position=p.get("position_noise", 0.0), velocity=p.get("velocity_noise", 0.0),
+                        disturbance=disturbance, seed=seed),
+            plant=PlantOptions(coulomb_smoothing=sim["coulomb_smoothing"]),
+            logging=Logging(progress=False),
         )
+        duration = study.motion["duration"] + study.motion["settle"]
+        result = Simulation(plant, controller, traj, duration, options).run()
         m = result.metrics
         row.update(
             rms_error=float(np.sqrt(np.mean(m.rms_error**2))),

@@ -14,6 +14,7 @@
 #define RD_ENGINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum {
     RD_OK = 0,
@@ -157,6 +158,43 @@ void rd_point_motion(const rd_model *m, const double *q, const double *qd, int k
 void rd_forward(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g, rd_work *w);
 double rd_friction(const rd_model *m, int k, double qd, double smooth);
 int rd_finite(const double *x, int n);
-extern int rd_tangent_derivatives; /* 1: the derivatives by the recursion's tangents only (a test switch) */
+extern int rd_tangent_derivatives;
+
+/* -- a compiled closed loop (simulate.c) -------------------------------------------------------------- */
+
+enum { RD_SIM_MAX_JOINTS = 62 }; /* a tick's saturated joints are one bit each of an int64 */
+#define RD_DIVERGED 1e150        /* a plant state this large has left any physical range */
+
+/* Joint-space computed torque on a rigid plant, RK4 under a zero-order hold. */
+typedef struct {
+    const rd_model *ctrl, *plant; /* the controller's model, the simulated robot (same nq) */
+    int n, substeps, last;        /* joints; RK4 steps per tick; the horizon's last tick (no integration) */
+    int position, predictive;     /* Khalil [9.29] instead of [9.24]; the model on the desired state [9.31] */
+    int desired_friction;         /* H^'s friction at the desired velocity (else the measured one, in rnea) */
+    int plant_friction;           /* the plant's friction */
+    double h, smooth;             /* RK4 step [s]; the plant's Coulomb smoothing v_s (0: sign) */
+    const double *kp, *kd, *limit;/* gains, joint effort limits (n) */
+    const double *actuator_limit; /* (n) or NULL */
+    const double *ctrl_A_inv;     /* the controller's joint -> actuator map A^-1 (n x n) or NULL: identity */
+    const double *plant_A;        /* the plant's actuator -> joint map A (n x n) or NULL: identity */
+    const double *g_plant;        /* the plant's gravity (3) */
+    const double *pos_std, *vel_std; /* measurement noise std (n), used with rd_sim_log.zq / zqd */
+} rd_sim;
+
+/* Per tick k, rows of n values: inputs (reference, unit noise draws or NULL, disturbance), the log. */
+typedef struct {
+    const double *qr, *qdr, *qddr, *zq, *zqd, *dist;
+    double *q, *qd, *qdd, *tau, *effort;
+    int64_t *status, *clip; /* Status flags; the saturated joints' bits */
+} rd_sim_log;
+
+/* Ticks [k0, k1) from the state x (2n, updated); *done: ticks completed. RD_OK, or the status of
+ * what stopped it before tick *done (to be taken by the general path). */
+int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x, int *done, rd_work *wc, rd_work *wp);
+
+/* x_k = Ad x_(k-1) + Bd u_(k-1) from x_0 over K steps; E (K x ne): the first ne values of each x_k.
+ * work: 2 m doubles. */
+void rd_linear_recurrence(int m, int p, int ne, int K, const double *Ad, const double *Bd, const double *x0,
+                          const double *U, double *E, double *work); /* 1: the derivatives by the recursion's tangents only (a test switch) */
 
 #endif

@@ -30,7 +30,7 @@
 
 /* The contract between this module and the Python package: bump it when either side changes
  * what it passes or expects, so that a stale build is refused at import rather than misread. */
-#define RD_LAYOUT 2
+#define RD_LAYOUT 3
 
 /* Batches smaller than this run in the calling thread: starting the OpenMP team costs more than
  * their work (measured by bench/bench_core.py --threshold). */
@@ -769,6 +769,121 @@ static PyObject *py_friction_batch(PyObject *mod, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* -- a compiled closed loop ---------------------------------------------------------------------------- */
+
+/* A float64 vector of n values, or NULL for None (optional). */
+static int opt_vector(PyObject *obj, const char *what, npy_intp n, const double **out)
+{
+    if (obj == Py_None) {
+        *out = NULL;
+        return 0;
+    }
+    if (check_array(obj, what, NPY_DOUBLE, 1, (npy_intp[]){n}, 0))
+        return -1;
+    *out = DATA(obj);
+    return 0;
+}
+
+/* simulate(ctrl, plant, flags, scalars, kp, kd, limit, actuator_limit, ctrl_A_inv, plant_A, g_plant, pos_std,
+ *          vel_std, QR, QDR, QDDR, ZQ, ZQD, DIST, Q, QD, QDD, TAU, EFF, STATUS, CLIP, x, k0, k1) -> (code, done)
+ * flags: int64 [substeps, last, position, predictive, desired_friction, plant_friction]; scalars: [h, smooth];
+ * matrices flattened (n * n); per-tick arrays (K, n), STATUS and CLIP int64 (K,); None where optional. */
+static PyObject *py_simulate(PyObject *mod, PyObject *args)
+{
+    PyObject *o[27];
+    int k0, k1;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOOOOOOOOOOii", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7],
+                          &o[8], &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15], &o[16], &o[17], &o[18], &o[19],
+                          &o[20], &o[21], &o[22], &o[23], &o[24], &o[25], &o[26], &k0, &k1))
+        return NULL;
+    EngineModel *ec = model_arg(o[0]), *ep = ec ? model_arg(o[1]) : NULL;
+    if (!ec || !ep)
+        return NULL;
+    const npy_intp n = ec->m.nq;
+    if (ep->m.nq != n || n > RD_SIM_MAX_JOINTS) {
+        PyErr_SetString(PyExc_ValueError, "simulate: the models' joints differ or exceed RD_SIM_MAX_JOINTS");
+        return NULL;
+    }
+    if (check_array(o[2], "flags", NPY_INT64, 1, (npy_intp[]){6}, 0) || check_array(o[3], "scalars", NPY_DOUBLE, 1, (npy_intp[]){2}, 0) ||
+        check_array(o[13], "QR", NPY_DOUBLE, 2, (npy_intp[]){-1, n}, 0))
+        return NULL;
+    const npy_intp K = PyArray_DIMS((PyArrayObject *)o[13])[0];
+    const int64_t *fl = IDATA(o[2]);
+    const double *sc = DATA(o[3]);
+    rd_sim s = {.ctrl = &ec->m, .plant = &ep->m, .n = (int)n, .substeps = (int)fl[0], .last = (int)fl[1],
+                .position = (int)fl[2], .predictive = (int)fl[3], .desired_friction = (int)fl[4],
+                .plant_friction = (int)fl[5], .h = sc[0], .smooth = sc[1]};
+    rd_sim_log L;
+    const char *vec_names[] = {"kp", "kd", "limit", "actuator_limit", "ctrl_A_inv", "plant_A", "g_plant", "pos_std", "vel_std"};
+    const npy_intp vec_sizes[] = {n, n, n, n, n * n, n * n, 3, n, n};
+    const double **vec_out[] = {&s.kp, &s.kd, &s.limit, &s.actuator_limit, &s.ctrl_A_inv, &s.plant_A, &s.g_plant, &s.pos_std, &s.vel_std};
+    for (int i = 0; i < 9; ++i) {
+        const int required = i != 3 && i != 4 && i != 5;
+        if ((required && o[4 + i] == Py_None) || opt_vector(o[4 + i], vec_names[i], vec_sizes[i], vec_out[i]))
+            return required && o[4 + i] == Py_None ? (PyErr_Format(PyExc_TypeError, "%s: required", vec_names[i]), NULL) : NULL;
+    }
+    const char *in_names[] = {"QR", "QDR", "QDDR", "ZQ", "ZQD", "DIST"};
+    const double **in_out[] = {&L.qr, &L.qdr, &L.qddr, &L.zq, &L.zqd, &L.dist};
+    for (int i = 0; i < 6; ++i) {
+        if (o[13 + i] == Py_None && (i == 3 || i == 4)) {
+            *in_out[i] = NULL;
+            continue;
+        }
+        if (check_array(o[13 + i], in_names[i], NPY_DOUBLE, 2, (npy_intp[]){K, n}, 0))
+            return NULL;
+        *in_out[i] = DATA(o[13 + i]);
+    }
+    const char *log_names[] = {"Q", "QD", "QDD", "TAU", "EFF"};
+    double **log_out[] = {&L.q, &L.qd, &L.qdd, &L.tau, &L.effort};
+    for (int i = 0; i < 5; ++i) {
+        if (check_array(o[19 + i], log_names[i], NPY_DOUBLE, 2, (npy_intp[]){K, n}, 1))
+            return NULL;
+        *log_out[i] = DATA(o[19 + i]);
+    }
+    if (check_array(o[24], "STATUS", NPY_INT64, 1, (npy_intp[]){K}, 1) || check_array(o[25], "CLIP", NPY_INT64, 1, (npy_intp[]){K}, 1) ||
+        check_array(o[26], "x", NPY_DOUBLE, 1, (npy_intp[]){2 * n}, 1))
+        return NULL;
+    L.status = IDATA(o[24]), L.clip = IDATA(o[25]);
+    if (!(0 <= k0 && k0 <= k1 && k1 <= K && s.last < K && s.substeps >= 1)) {
+        PyErr_SetString(PyExc_ValueError, "simulate: ticks out of range");
+        return NULL;
+    }
+    int done = k0;
+    const int code = rd_simulate(&s, &L, k0, k1, DATA(o[26]), &done, &ec->work, &ep->work);
+    return Py_BuildValue("ii", code, done);
+}
+
+/* linear_recurrence(Ad (m, m), Bd (m, p), x0 (m,), U (K, p), E (K, ne)): E[k] = x_k[:ne] of
+ * x_k = Ad x_(k-1) + Bd U[k-1]. */
+static PyObject *py_linear_recurrence(PyObject *mod, PyObject *args)
+{
+    PyObject *Ad, *Bd, *x0, *U, *E;
+    if (!PyArg_ParseTuple(args, "OOOOO", &Ad, &Bd, &x0, &U, &E))
+        return NULL;
+    if (check_array(Ad, "Ad", NPY_DOUBLE, 2, (npy_intp[]){-1, -1}, 0))
+        return NULL;
+    const npy_intp m = PyArray_DIMS((PyArrayObject *)Ad)[0];
+    if (check_array(Ad, "Ad", NPY_DOUBLE, 2, (npy_intp[]){m, m}, 0) || check_array(Bd, "Bd", NPY_DOUBLE, 2, (npy_intp[]){m, -1}, 0))
+        return NULL;
+    const npy_intp p = PyArray_DIMS((PyArrayObject *)Bd)[1];
+    if (check_array(x0, "x0", NPY_DOUBLE, 1, (npy_intp[]){m}, 0) || check_array(U, "U", NPY_DOUBLE, 2, (npy_intp[]){-1, p}, 0))
+        return NULL;
+    const npy_intp K = PyArray_DIMS((PyArrayObject *)U)[0];
+    if (check_array(E, "E", NPY_DOUBLE, 2, (npy_intp[]){K, -1}, 1))
+        return NULL;
+    const npy_intp ne = PyArray_DIMS((PyArrayObject *)E)[1];
+    if (ne > m || m > 100000) {
+        PyErr_SetString(PyExc_ValueError, "linear_recurrence: E has more columns than the state");
+        return NULL;
+    }
+    double *work = malloc(sizeof(double) * 2 * (size_t)m);
+    if (!work)
+        return PyErr_NoMemory();
+    rd_linear_recurrence((int)m, (int)p, (int)ne, (int)K, DATA(Ad), DATA(Bd), DATA(x0), DATA(U), DATA(E), work);
+    free(work);
+    Py_RETURN_NONE;
+}
+
 /* -- threads ------------------------------------------------------------------------------------------ */
 
 static PyObject *py_set_num_threads(PyObject *mod, PyObject *arg)
@@ -824,6 +939,12 @@ static PyMethodDef methods[] = {
     {"point_motion_batch", py_point_motion_batch, METH_VARARGS, "point_motion_batch(model, Q, QD, k, VEL, ACC)"},
     {"motion_batch", py_motion_batch, METH_VARARGS, "motion_batch(model, Q, QD, QDD, g, E, r, V, A)"},
     {"friction_batch", py_friction_batch, METH_VARARGS, "friction_batch(model, QD, smooth, OUT)"},
+    {"linear_recurrence", py_linear_recurrence, METH_VARARGS,
+     "linear_recurrence(Ad, Bd, x0, U, E): E[k] = x_k[:ne] of x_k = Ad x_(k-1) + Bd U[k-1] (a zero-order-hold linear system)"},
+    {"simulate", py_simulate, METH_VARARGS,
+     "simulate(ctrl, plant, flags, scalars, kp, kd, limit, actuator_limit, ctrl_A_inv, plant_A, g_plant, pos_std, vel_std, "
+     "QR, QDR, QDDR, ZQ, ZQD, DIST, Q, QD, QDD, TAU, EFF, STATUS, CLIP, x, k0, k1) -> (code, done): "
+     "ticks of joint-space computed torque on a rigid plant, RK4"},
     {"set_num_threads", py_set_num_threads, METH_O, "threads of the batches (1: the calling thread alone)"},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads of the batches"},
     {"set_tangent_derivatives", py_set_tangent_derivatives, METH_O,

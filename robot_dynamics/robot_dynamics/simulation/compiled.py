@@ -1,0 +1,109 @@
+"""The compiled loop of a :class:`~robot_dynamics.simulation.Simulation`: many ticks per call.
+
+Taken when the engine can run the tick itself: a joint-space
+:class:`~robot_dynamics.control.ComputedTorque` controller (either scheme, predictive or not, its
+friction at the measured or the desired velocity, joint and actuator limits), a rigid plant
+integrated by RK4, a joint reference, a constant (or no) disturbance. It performs the
+Python tick's operations in the same order (``src/engine/simulate.c``), so both give the same
+numbers; a tick it cannot take as the Python tick would (a FAULT, a failing integration) is
+left to the Python tick, which words what happened.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..control.computed_torque import ComputedTorque
+from ..kernels import engine, engine_model, gravity_vector
+
+if TYPE_CHECKING:
+    from .core import Simulation
+
+__all__ = ["CompiledLoop", "compiled_loop", "BLOCK"]
+
+#: Ticks per engine call: the progress bar and Ctrl-C are served between blocks.
+BLOCK = 2000
+#: Joints the compiled loop takes (its saturation flags are the bits of an int64).
+MAX_JOINTS = 62
+
+
+def _matrix(drivetrain: Any, name: str) -> np.ndarray | None:
+    if drivetrain is None:
+        return None
+    return np.ascontiguousarray(getattr(drivetrain, name), dtype=float).ravel()
+
+
+def compiled_loop(sim: Simulation) -> CompiledLoop | None:
+    """The compiled loop of ``sim``, or None when its controller, plant or options need the Python tick."""
+    c, opt = sim.controller, sim.options
+    if type(c) is not ComputedTorque or c.friction_velocity not in ("measured", "desired"):
+        return None
+    if sim.plant.elastic or opt.integration.integrator != "rk4" or sim.reference.task:
+        return None
+    if callable(opt.noise.disturbance) or sim.model.nq > MAX_JOINTS:
+        return None
+    return CompiledLoop(sim)
+
+
+class CompiledLoop:
+    """The engine's arguments for one simulation, built once (at :meth:`Simulation.reset`)."""
+
+    def __init__(self, sim: Simulation):
+        c, opt, log = sim.controller, sim.options, sim.log
+        n = sim.model.nq
+        self.sim = sim
+        self.names = list(sim.model.joint_names)
+        self.models = (engine_model(c.model), engine_model(sim.model))
+        self.flags = np.array([opt.integration.substeps, sim.K - 1, c.scheme == "position", c.predictive,
+                               c.friction_velocity == "desired", opt.plant.friction], dtype=np.int64)
+        self.scalars = np.array([opt.integration.period / opt.integration.substeps,
+                                 opt.plant.coulomb_smoothing if opt.plant.friction else 0.0])
+        limit = None if c.actuator_limit is None else np.ascontiguousarray(c.actuator_limit, float)
+        self.params = (np.ascontiguousarray(c.kp, float), np.ascontiguousarray(c.kd, float),
+                       np.ascontiguousarray(c.effort_limit, float), limit, _matrix(c.model.drivetrain, "A_inv"),
+                       _matrix(sim.model.drivetrain, "A"), gravity_vector(sim.model, opt.plant.gravity),
+                       sim._pos_std, sim._vel_std)
+        self.inputs = (log.q_ref, log.qd_ref, log.qdd_ref, sim._zq, sim._zqd, log.disturbance)
+        self.clip = np.zeros(sim.K, dtype=np.int64)
+        self.outputs = (log.q, log.qd, log.qdd, log.tau, log.effort, log.status, self.clip)
+        self._texts: dict[int, str] = {0: ""}
+        for a in self.inputs + self.outputs:
+            assert a is None or (a.flags.c_contiguous and a.dtype in (np.float64, np.int64)), "compiled loop: array layout"
+        self.n = n
+
+    def run(self, end: int) -> None:
+        """Ticks from ``sim.tick`` to ``end`` (or to what stops it; that tick then runs in Python)."""
+        sim = self.sim
+        k0 = sim.tick
+        x = np.ascontiguousarray(sim._x, dtype=float).copy()
+        _, done = engine().simulate(*self.models, self.flags, self.scalars, *self.params, *self.inputs,
+                                    *self.outputs, x, k0, end)
+        sim._x = x
+        sim.tick = sim.log.ticks = done
+        if done > k0:
+            self._after(k0, done)
+        if done < end:  # the engine stopped before tick `done`: the Python tick words why
+            sim._tick(done)
+
+    def _text(self, clip: int) -> str:
+        """The controller's message for a tick whose saturated joints are the bits of ``clip``."""
+        text = self._texts.get(clip)
+        if text is None:
+            names = [self.names[j] for j in range(self.n) if clip >> j & 1]
+            text = self._texts[clip] = f"effort saturated on {names}"
+        return text
+
+    def _after(self, k0: int, k1: int) -> None:
+        """The messages of ticks [k0, k1) and the controller's state after its last tick."""
+        sim, c = self.sim, self.sim.controller
+        clips = self.clip[k0:k1]
+        changes = np.concatenate([[0], np.flatnonzero(clips[1:] != clips[:-1]) + 1])
+        for i in changes.tolist():
+            sim._note(float(sim.log.t[k0 + i]), self._text(int(clips[i])))
+        k = k1 - 1
+        q_meas, _ = sim._measure_at(k, sim.log.q[k], sim.log.qd[k])
+        c._t_prev = float(sim.log.t[k])
+        c._last_valid_q = np.array(q_meas, dtype=float)
+        c._last_message = self._text(int(self.clip[k]))

@@ -1,0 +1,148 @@
+"""The options of a simulation, grouped as MuJoCo's ``mjOption`` groups its own: how the plant is
+integrated, what noise and disturbance it sees, what the plant includes, what is logged.
+
+Each group is a small frozen dataclass that checks what it can alone when built (the choices,
+the signs); what depends on the robot (a noise vector of nq values) is checked by
+:class:`~robot_dynamics.simulation.Simulation`. Errors are the package's :class:`InputError`
+and name the valid choices.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from numpy.typing import ArrayLike
+
+from ..errors import InputError
+
+__all__ = ["INTEGRATORS", "MAX_TICKS", "Integration", "Noise", "PlantOptions", "Logging", "SimulationOptions"]
+
+#: Fixed-step RK4, or the name of a scipy.integrate.solve_ivp method (adaptive step).
+INTEGRATORS = ("rk4", "RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
+#: Controller ticks of one run at most (its log grows with ticks x joints).
+MAX_TICKS = 5_000_000
+
+
+def _positive(value: Any, what: str, unit: str) -> None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+    if not ok:
+        raise InputError(f"{what}: expected a positive number{unit}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Integration:
+    """How the plant is integrated between controller ticks.
+
+    Attributes:
+        rate: controller rate [Hz] (> 0); the effort is held over each period 1 / rate (ZOH).
+        integrator: one of :data:`INTEGRATORS`: ``"rk4"`` (fixed step, ``substeps`` per period)
+            or an adaptive ``scipy.integrate.solve_ivp`` method over each period.
+        substeps: RK4 steps per controller period (>= 1).
+        rtol, atol: tolerances of the adaptive solvers (> 0).
+        compiled: run the ticks in the engine's compiled loop where the controller and the
+            plant allow it (joint-space computed torque, rigid plant, RK4: same results as the
+            Python tick); False: always the Python tick.
+    """
+
+    rate: float = 1000.0
+    integrator: str = "rk4"
+    substeps: int = 1
+    rtol: float = 1e-8
+    atol: float = 1e-10
+    compiled: bool = True
+
+    def __post_init__(self) -> None:
+        if self.integrator not in INTEGRATORS:
+            raise InputError(f"integrator: expected one of {list(INTEGRATORS)}, got {self.integrator!r}")
+        if not (isinstance(self.rate, (int, float)) and math.isfinite(self.rate) and self.rate > 0):
+            raise InputError(f"control_rate: expected a positive number [Hz], got {self.rate!r}")
+        if isinstance(self.substeps, bool) or int(self.substeps) != self.substeps or self.substeps < 1:
+            raise InputError(f"substeps: expected an integer >= 1, got {self.substeps!r}")
+        _positive(self.rtol, "rtol", "")
+        _positive(self.atol, "atol", "")
+
+    @property
+    def period(self) -> float:
+        """The controller period 1 / rate [s]."""
+        return 1.0 / float(self.rate)
+
+
+@dataclass(frozen=True)
+class Noise:
+    """What disturbs the loop: white Gaussian measurement noise and a torque disturbance.
+
+    Attributes:
+        position, velocity: standard deviations of the noise on the measured q [rad or m] and
+            qd [rad/s or m/s], scalar or (nq,), >= 0.
+        disturbance: joint torque added to the plant [N m or N]: None, (nq,) constant or
+            ``f(t) -> (nq,)``, sampled at the ticks and held.
+        seed: seed of the noise's generator (``numpy.random.default_rng``).
+    """
+
+    position: ArrayLike = 0.0
+    velocity: ArrayLike = 0.0
+    disturbance: ArrayLike | Callable[[float], ArrayLike] | None = field(default=None, compare=False)
+    seed: int | None = 0
+
+
+@dataclass(frozen=True)
+class PlantOptions:
+    """What the simulated plant includes.
+
+    Attributes:
+        friction: the plant's joint friction (Khalil [7.26]).
+        coulomb_smoothing: velocity scale v_s [rad/s] of a Coulomb friction ``Fc tanh(qd / v_s)``
+            instead of ``Fc sign(qd)`` (>= 0; 0 keeps the sign, the core's exact model): with the
+            sign, a fixed-step integration never comes to rest and chatters.
+        gravity: gravity (3,) [m/s^2] in the base frame; None: the plant model's.
+        elastic_joints: simulate the doubled state of Khalil [7.35] when the plant's drive train
+            has an ``elastic`` section (rotor positions qm, springs between rotors and links).
+    """
+
+    friction: bool = True
+    coulomb_smoothing: float = 0.0
+    gravity: ArrayLike | None = None
+    elastic_joints: bool = True
+
+    def __post_init__(self) -> None:
+        s = self.coulomb_smoothing
+        if not (isinstance(s, (int, float)) and math.isfinite(s) and s >= 0):
+            raise InputError(f"coulomb_smoothing: expected a velocity >= 0 [rad/s], got {s!r}")
+
+
+@dataclass(frozen=True)
+class Logging:
+    """What a run records and reports, and its size limit.
+
+    Attributes:
+        predict_model_error: for computed torque on a model that differs from the plant, the
+            error Khalil [9.28] predicts on the simulated motion (in the metrics).
+        progress: a progress bar; None: when a run is expected to take over 1 s.
+        max_ticks: most controller ticks of one simulation (its log is allocated up front).
+    """
+
+    predict_model_error: bool = True
+    progress: bool | None = None
+    max_ticks: int = MAX_TICKS
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_ticks, bool) or int(self.max_ticks) != self.max_ticks or self.max_ticks < 1:
+            raise InputError(f"max_ticks: expected an integer >= 1, got {self.max_ticks!r}")
+
+
+@dataclass(frozen=True)
+class SimulationOptions:
+    """The four groups of options of a :class:`~robot_dynamics.simulation.Simulation`."""
+
+    integration: Integration = field(default_factory=Integration)
+    noise: Noise = field(default_factory=Noise)
+    plant: PlantOptions = field(default_factory=PlantOptions)
+    logging: Logging = field(default_factory=Logging)
+
+    def __post_init__(self) -> None:
+        for name, kind in (("integration", Integration), ("noise", Noise), ("plant", PlantOptions), ("logging", Logging)):
+            if not isinstance(getattr(self, name), kind):
+                raise InputError(f"options.{name}: expected a {kind.__name__}, got {type(getattr(self, name)).__name__}")

@@ -1,0 +1,126 @@
+"""The simulated plant: the direct dynamics of the core as a state equation, and its integrators.
+
+A rigid plant has the state x = (q, qd), (2 nq,); an elastic-joint plant (Khalil [7.35]) the
+doubled state x = (q, qd, qm, qmd), (4 nq,), with the rotor positions qm on the joint side.
+The input u is the joint torque (nq,) [N m or N] held over a step (zero-order hold).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..dynamics import aba
+from ..dynamics._common import joint_friction
+from ..errors import InputError
+from ..model.robot_model import RobotModel
+from .options import Integration, PlantOptions
+
+__all__ = ["Plant", "rk4_step", "DIVERGED"]
+
+Array = NDArray[np.float64]
+
+#: A plant state this large has left any physical range: the run stops as diverged.
+DIVERGED = 1e150
+
+
+def rk4_step(f: Callable[[Array], Array], x: Array, h: float, k1: Array | None = None) -> Array:
+    """One classical Runge-Kutta step of ``xdot = f(x)`` over ``h`` (``k1 = f(x)`` if known)."""
+    k1 = f(x) if k1 is None else k1
+    k2 = f(x + 0.5 * h * k1)
+    k3 = f(x + 0.5 * h * k2)
+    k4 = f(x + h * k3)
+    return x + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+class Plant:
+    """The state equation ``xdot = f(x, u)`` of a robot and its integration over one period.
+
+    Args:
+        model: the simulated robot (friction and rotor inertia of the core's
+            :func:`robot_dynamics.aba`; elastic joints when its drive train has them and
+            ``options.elastic_joints``).
+        options: :class:`PlantOptions`.
+    """
+
+    def __init__(self, model: RobotModel, options: PlantOptions | None = None):
+        self.model = model
+        self.options = options = PlantOptions() if options is None else options
+        self.n = model.nq
+        self.gravity = options.gravity
+        self.friction = options.friction
+        self.smoothing = options.coulomb_smoothing
+        self.smooth = options.friction and options.coulomb_smoothing > 0
+        el = getattr(model.drivetrain, "elastic", None) if model.drivetrain is not None else None
+        self.elastic = el is not None and options.elastic_joints
+        self.stiffness = np.asarray(el.stiffness, float) if self.elastic else None
+        if self.stiffness is not None and np.any(self.stiffness <= 0):
+            raise InputError("elastic plant: every joint stiffness must be > 0 (set elastic_joints=False for a rigid plant)")
+        self._solve_ivp: Any = None
+
+    @property
+    def size(self) -> int:
+        """Length of the state x: 2 nq (rigid) or 4 nq (elastic joints)."""
+        return 4 * self.n if self.elastic else 2 * self.n
+
+    def initial_state(self, q: Array, qd: Array, qm0: ArrayLike | None = None, qmd0: ArrayLike | None = None) -> Array:
+        """The state x from q, qd (nq,); for elastic joints the rotors default to the springs'
+        static deflection at rest: k (qm - q) = Q(q)."""
+        if not self.elastic:
+            return np.concatenate([q, qd])
+        from ..dynamics import gravity_torques
+
+        n = self.n
+        if qm0 is None:
+            qm = q + np.asarray(gravity_torques(self.model, q, self.gravity), float) / self.stiffness
+        else:
+            qm = np.asarray(qm0, float).reshape(n)
+        return np.concatenate([q, qd, qm, np.zeros(n) if qmd0 is None else np.asarray(qmd0, float).reshape(n)])
+
+    def accel(self, q: Array, qd: Array, tau: Array) -> Array:
+        """Joint accelerations of the rigid plant under joint torques tau, (nq,)."""
+        if self.smooth:
+            # Khalil [7.26] with sign(qd) regularised to tanh(qd / v_s) (plant only).
+            tau_f = joint_friction(self.model, qd, smoothing=self.smoothing)
+            return aba(self.model, q, qd, tau - tau_f, gravity=self.gravity, friction=False)
+        return aba(self.model, q, qd, tau, gravity=self.gravity, friction=self.friction)
+
+    def derivative(self, x: Array, u: Array) -> tuple[Array, Array]:
+        """(xdot, qdd) at the state x under the held joint torque u (nq,)."""
+        n = self.n
+        if self.elastic:
+            from ..drivetrain import elastic_aba
+
+            qdd, qmdd = elastic_aba(self.model, x[:n], x[n : 2 * n], x[2 * n : 3 * n], x[3 * n :], u,
+                                    gravity=self.gravity, friction=self.friction)
+            return np.concatenate([x[n : 2 * n], qdd, x[3 * n :], qmdd]), qdd
+        qdd = self.accel(x[:n], x[n:], u)
+        return np.concatenate([x[n:], qdd]), qdd
+
+    def advance(self, x: Array, u: Array, t: float, integration: Integration, k1: Array | None = None) -> Array:
+        """The state one controller period after ``x`` (time t [s]) under the held input u.
+
+        ``k1`` is ``derivative(x, u)[0]`` when already known (the first RK4 stage).
+        Raises FloatingPointError when the state leaves :data:`DIVERGED` or an adaptive solver fails.
+        """
+        dt = integration.period
+        if integration.integrator == "rk4":
+            h = dt / integration.substeps
+            for s in range(integration.substeps):
+                x = rk4_step(lambda xs: self.derivative(xs, u)[0], x, h, k1 if s == 0 else None)
+        else:
+            if self._solve_ivp is None:
+                from scipy.integrate import solve_ivp
+
+                self._solve_ivp = solve_ivp
+            sol = self._solve_ivp(lambda _t, xs: self.derivative(xs, u)[0], (t, t + dt), x, method=integration.integrator,
+                                  rtol=integration.rtol, atol=integration.atol)
+            if not sol.success:
+                raise FloatingPointError(sol.message)
+            x = sol.y[:, -1].copy()
+        if not max(map(abs, x.tolist())) < DIVERGED:  # NaN compares false too
+            raise FloatingPointError("non-finite plant state")
+        return x

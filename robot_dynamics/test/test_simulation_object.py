@@ -1,0 +1,173 @@
+"""rd.Simulation: the closed loop as an object with a step (its options, its ticks, its log)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import robot_dynamics as rd
+from robot_dynamics.control import ComputedTorque, JointPID
+from robot_dynamics.simulation import (
+    Integration,
+    Logging,
+    Noise,
+    PlantOptions,
+    Simulation,
+    SimulationOptions,
+    simulate,
+)
+from robot_dynamics.trajectory import plan
+
+ARRAYS = ("t", "q", "qd", "qdd", "q_ref", "tau", "effort", "disturbance", "status")
+
+
+@pytest.fixture(scope="module")
+def puma():
+    return rd.load_robot("puma560")
+
+
+def _move(m, duration=0.1):
+    return plan("quintic", np.zeros(m.nq), np.full(m.nq, 0.3), duration=duration)
+
+
+def _noisy(seed=3):
+    return SimulationOptions(noise=Noise(position=1e-3, velocity=1e-2, disturbance=lambda t: np.full(6, np.sin(30 * t)), seed=seed))
+
+
+def _same(a, b, rows=None):
+    for name in ARRAYS:
+        x, y = getattr(a, name), getattr(b, name)
+        if rows is not None:
+            x = x[:rows]
+        np.testing.assert_array_equal(x, y, err_msg=name)
+
+
+def test_the_top_level_name():
+    assert rd.Simulation is Simulation and rd.SimulationOptions is SimulationOptions
+
+
+def test_step_k_times_equals_run(puma):
+    a = Simulation(puma, ComputedTorque(puma, omega=20.0), _move(puma), 0.12, _noisy())
+    steps = 0
+    while a.step():
+        steps += 1
+    assert steps == a.K == 121 and a.done and not a.step()
+    b = Simulation(puma, ComputedTorque(puma, omega=20.0), _move(puma), 0.12, _noisy()).run()
+    _same(a.result(), b)
+    assert a.result().messages == b.messages
+
+
+def test_run_in_pieces_equals_one_run_and_the_state_is_the_log_row(puma):
+    sim = Simulation(puma, ComputedTorque(puma, omega=20.0), _move(puma), 0.12, _noisy())
+    sim.run(0.05)
+    assert sim.tick == 50 and sim.t == pytest.approx(0.05)
+    q_next = sim.q
+    sim.run(0.03)
+    assert sim.tick == 80
+    np.testing.assert_array_equal(sim.log.q[50], q_next)  # the state at a tick is what that tick logs
+    whole = simulate(puma, ComputedTorque(puma, omega=20.0), _move(puma), 0.12, position_noise=1e-3, velocity_noise=1e-2,
+                     disturbance=lambda t: np.full(6, np.sin(30 * t)), seed=3, progress=False)
+    _same(sim.run(), whole)
+
+
+def test_seeded_noise_is_deterministic_and_reset_replays_it(puma):
+    ctrl = ComputedTorque(puma, omega=20.0)
+    sim = Simulation(puma, ctrl, _move(puma), 0.08, _noisy(seed=7))
+    a = sim.run()
+    sim.reset()
+    b = sim.run()
+    _same(a, b)
+    c = Simulation(puma, ctrl, _move(puma), 0.08, _noisy(seed=8)).run()
+    assert np.abs(c.q - a.q).max() > 1e-6  # another seed, another noise
+    assert np.abs(c.q - a.q).max() < 1e-2  # the same closed loop
+
+
+def test_a_caller_stop_keeps_every_tick_taken(puma):
+    full = Simulation(puma, ComputedTorque(puma, omega=20.0), _move(puma), 0.1, _noisy()).run()
+    sim = Simulation(puma, ComputedTorque(puma, omega=20.0), _move(puma), 0.1, _noisy())
+    part = sim.run(stop=lambda s: s.tick == 37)
+    assert part.t.size == 37 and sim.tick == 37 and not sim.done
+    _same(full, part, rows=37)
+    _same(full, sim.run(), rows=None)  # and it goes on from there as if never stopped
+
+
+def test_a_diverging_plant_stops_with_every_tick_logged():
+    m = rd.load_robot("planar2")
+    # a bandwidth far beyond what 100 Hz can hold: the loop explodes within a few ticks
+    sim = Simulation(m, ComputedTorque(m, omega=3000.0, effort_limit=np.inf), np.array([0.5, -0.5]), 1.0,
+                     SimulationOptions(integration=Integration(rate=100.0)))
+    sim.reset(np.zeros(2))
+    r = sim.run()
+    assert sim.diverged and sim.done and r.metrics.diverged
+    assert 2 <= r.t.size < sim.K and sim.tick == r.t.size == sim.log.ticks
+    assert np.all(np.isfinite(r.q[:-1]))  # every completed tick holds its state
+    assert "plant integration failed" in r.messages[-1][1] and r.messages[-1][0] == r.t[-1]
+    assert not sim.step()  # a diverged simulation takes no more ticks
+
+
+def test_elastic_plant_state_and_rotor_log():
+    planar2 = rd.load_robot("planar2")
+    spec = {"shoulder": {"stiffness": 2e3, "motor_inertia": 0.05}, "elbow": {"stiffness": 1e3, "motor_inertia": 0.02}}
+    me = rd.load_urdf(planar2.description, drivetrain={"elastic": spec})
+    sim = Simulation(me, ComputedTorque(planar2, omega=10.0), plan("quintic", [0, 0], [0.3, 0.3], duration=0.05), 0.05)
+    assert sim.state.shape == (8,)
+    # the rotors start at the springs' static deflection: k (qm - q) = Q(q)
+    np.testing.assert_allclose(sim.state[4:6] - sim.state[:2], rd.gravity_torques(me, sim.state[:2]) / [2e3, 1e3], rtol=1e-12)
+    r = sim.run()
+    np.testing.assert_array_equal(r.qm[1:], sim.log.qm[1 : r.t.size])
+    np.testing.assert_array_equal(r.qm[-1], sim.state[4:6])
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: Integration(integrator="euler"), r"integrator: expected one of \['rk4', 'RK45'"),
+        (lambda: Integration(rate=0.0), "control_rate: expected a positive number"),
+        (lambda: Integration(substeps=1.5), "substeps: expected an integer >= 1"),
+        (lambda: Integration(rtol=-1.0), "rtol: expected a positive number"),
+        (lambda: PlantOptions(coulomb_smoothing=-0.1), "coulomb_smoothing"),
+        (lambda: Logging(max_ticks=0), "max_ticks"),
+        (lambda: SimulationOptions(integration={"rate": 100.0}), "options.integration: expected a Integration"),
+    ],
+)
+def test_bad_options_are_refused_with_the_valid_choices(make, match):
+    with pytest.raises(rd.InputError, match=match):
+        make()
+
+
+def test_bad_simulation_arguments(puma):
+    ctrl = ComputedTorque(puma)
+    with pytest.raises(rd.InputError, match="options: expected a SimulationOptions"):
+        Simulation(puma, ctrl, np.zeros(6), 0.1, {"rate": 100})
+    with pytest.raises(rd.InputError, match=r"position_noise: expected a standard deviation >= 0, scalar or \(6,\)"):
+        Simulation(puma, ctrl, np.zeros(6), 0.1, SimulationOptions(noise=Noise(position=[1.0, 2.0])))
+    with pytest.raises(rd.InputError, match="more than 1,000"):
+        Simulation(puma, ctrl, np.zeros(6), 2.0, SimulationOptions(logging=Logging(max_ticks=1000)))
+    sim = Simulation(puma, ctrl, np.zeros(6), 0.1)
+    with pytest.raises(rd.InputError, match="duration: expected a number of seconds >= 0"):
+        sim.run(-1.0)
+    with pytest.raises(rd.InputError, match="no tick taken yet"):
+        sim.result()
+    with pytest.raises(rd.InputError, match=r"q0: expected 6 finite values ordered as \['joint1'"):
+        sim.reset([0.0, np.nan, 0, 0, 0, 0])
+
+
+def test_a_task_reference_needs_a_start():
+    m = rd.load_robot("planar2")
+    goal = rd.frame_pose(m, np.array([0.3, 0.4]))
+    from robot_dynamics.control import TaskPID, TaskReference
+
+    sim = Simulation(m, TaskPID(m, kp=1000.0, kd=100.0, ki=0.0, rows=(0, 2), gravity_compensation=True), TaskReference(goal, np.zeros(6), np.zeros(6)), 0.01)
+    with pytest.raises(rd.InputError, match=r"call reset\(q0\) first"):
+        sim.step()
+    sim.reset([0.2, 0.5])
+    assert sim.step() and sim.tick == 1
+
+
+def test_pid_state_is_reset_with_the_simulation():
+    m = rd.load_robot("planar2")
+    pid = JointPID(m, kp=100.0, kd=10.0, ki=50.0, gravity_compensation=True)
+    sim = Simulation(m, pid, np.array([0.2, 0.1]), 0.05)
+    a = sim.run()
+    sim.reset()
+    _same(a, sim.run())
