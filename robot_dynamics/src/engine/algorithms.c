@@ -1028,6 +1028,25 @@ static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
 /* Whether the base-frame formulas apply: no wrench, no secondary link, the test switch off. */
 static int tree_derivatives(const rd_model *m, int nfx) { return nfx == 0 && m->nr == 0 && !rd_tangent_derivatives; }
 
+/* The tree's stages up to A(q) into M (and P): poses, motion at qdd (NULL: zero), composites. */
+static void tree_start(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
+                       double *M, rd_work *w)
+{
+    rd_body_poses(m, q, w);
+    tree_motion(m, qd, qdd, g, 1, w);
+    tree_composites(m, 1, w);
+    tree_mass_matrix(m, M, w);
+}
+
+/* The tree's derivatives from its composites, friction's slope on the diagonal of d/dqd. */
+static void tree_finish(const rd_model *m, const double *qd, int friction, double smooth, double *dq, double *dqd,
+                        rd_work *w)
+{
+    tree_fill(m, dq, dqd, w);
+    for (int k = 0; k < m->nq && friction; ++k)
+        dqd[k * m->nq + k] += friction_slope(m, k, qd[k], smooth);
+}
+
 /* dtau/dq and dtau/dqd (nq x nq, row-major: [j, k] = d tau_j / d q_k) of rd_rnea at (q, qd, qdd),
  * friction and wrenches as there, and M = A(q) (rd_crba) when M is not NULL. */
 int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
@@ -1037,13 +1056,8 @@ int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, co
     const int nq = m->nq;
     int st;
     if (tree_derivatives(m, nfx)) {
-        rd_body_poses(m, q, w);
-        tree_motion(m, qd, qdd, g, 1, w);
-        tree_composites(m, 1, w);
-        tree_mass_matrix(m, M ? M : w->L, w);
-        tree_fill(m, dtau_dq, dtau_dqd, w);
-        for (int k = 0; k < nq && friction; ++k)
-            dtau_dqd[k * nq + k] += friction_slope(m, k, qd[k], smooth);
+        tree_start(m, q, qd, qdd, g, M ? M : w->L, w);
+        tree_finish(m, qd, friction, smooth, dtau_dq, dtau_dqd, w);
         if (M && !rd_finite(M, nq * nq))
             return RD_BAD_OUTPUT;
     } else {
@@ -1074,10 +1088,7 @@ int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, con
     if (tree_derivatives(m, nfx)) {
         /* qdd = A^-1 (tau - h - Gamma_f) from the same composites (the bias h_i = oS_i . oFc_i at
          * qdd = 0), then the accelerations and forces again at that qdd for the derivatives */
-        rd_body_poses(m, q, w);
-        tree_motion(m, qd, NULL, g, 1, w);
-        tree_composites(m, 1, w);
-        tree_mass_matrix(m, w->L, w);
+        tree_start(m, q, qd, NULL, g, w->L, w);
         double *acc = w->acc;
         for (int k = 0; k < nq; ++k)
             acc[k] = tau[k] - (friction ? rd_friction(m, k, qd[k], smooth) : 0.0);
@@ -1090,9 +1101,7 @@ int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, con
             return RD_BAD_OUTPUT;
         tree_motion(m, qd, acc, g, 0, w);
         tree_composites(m, 0, w);
-        tree_fill(m, dqdd_dq, dqdd_dqd, w);
-        for (int k = 0; k < nq && friction; ++k)
-            dqdd_dqd[k * nq + k] += friction_slope(m, k, qd[k], smooth);
+        tree_finish(m, qd, friction, smooth, dqdd_dq, dqdd_dqd, w);
     } else {
         if ((st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w)) != RD_OK)
             return st;

@@ -459,24 +459,23 @@ static void aba_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
                               b->nfx, b->friction, b->smooth, b->OUT + n * nq, w);
 }
 
-static void rnea_derivatives_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
+static void derivatives_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi, derivatives_fn fn)
 {
     const int nq = b->m->nq;
     const npy_intp nn = (npy_intp)nq * nq;
     for (npy_intp n = lo; n < hi; ++n)
-        b->status[n] = rd_rnea_derivatives(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g,
-                                           b->FX + n * b->nfx * RD_WRENCH, b->nfx, b->friction, b->smooth,
-                                           b->OUT + n * nn, b->OUT2 + n * nn, b->OUT3 + n * nn, w);
+        b->status[n] = fn(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g, b->FX + n * b->nfx * RD_WRENCH,
+                          b->nfx, b->friction, b->smooth, b->OUT + n * nn, b->OUT2 + n * nn, b->OUT3 + n * nn, w);
+}
+
+static void rnea_derivatives_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
+{
+    derivatives_rows(b, w, lo, hi, rd_rnea_derivatives);
 }
 
 static void aba_derivatives_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
 {
-    const int nq = b->m->nq;
-    const npy_intp nn = (npy_intp)nq * nq;
-    for (npy_intp n = lo; n < hi; ++n)
-        b->status[n] = rd_aba_derivatives(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g,
-                                          b->FX + n * b->nfx * RD_WRENCH, b->nfx, b->friction, b->smooth,
-                                          b->OUT + n * nn, b->OUT2 + n * nn, b->OUT3 + n * nn, w);
+    derivatives_rows(b, w, lo, hi, rd_aba_derivatives);
 }
 
 static void crba_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
