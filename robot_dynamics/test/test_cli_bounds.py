@@ -17,6 +17,7 @@ from robot_dynamics.cli import main
     (["simulate", "--move-time", "1e9", "--max-ticks", "30000000"], "more than 20,000,000; shorten the time"),
     (["simulate", "--max-ticks", "0"], "--max-ticks: expected an integer >= 1"),
     (["simulate", "--tf-every", "0"], "--tf-every"),
+    (["trajectory", "--duration", "1", "--rate", "1e6"], "more than the table's 200,000; lower --rate"),  # took 29 s
     (["quadruped-yaw", "--duration", "1e6"], "more than 20,000,000"),
     (["quadruped-yaw", "--dt", "1e-300"], "more than 20,000,000"),
     (["quadruped-pitch", "--kp", "1e300"], "too stiff"),

@@ -13,6 +13,11 @@ from ._common import emit, format_table, load_model, output_dir, parse_vector, t
 
 
 
+#: Most rows of the written table (trajectory.csv): a bound before any sampling, so that the
+#: command answers in seconds (1,000,000 rows took 13-29 s to format and write on 2 loaded cores).
+MAX_TABLE_ROWS = 200_000
+
+
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     from ..trajectory.planning import DEFAULT_JERK_PER_ACCELERATION
     from ..trajectory.splines import SPLINES
@@ -162,6 +167,10 @@ def run(args: argparse.Namespace) -> int:
         traj, tcheck = scale_to_torque_limits(model, traj, rate=max(args.rate, 200.0))
     else:
         tcheck = check_torques(model, traj, rate=max(args.rate, 200.0))
+    rows = traj.duration * args.rate + 1.0
+    if not rows <= MAX_TABLE_ROWS:  # the CSV's rows are formatted in Python: about 75,000 a second
+        raise InputError(f"--rate: {rows:.3g} rows at {args.rate:g} Hz over {traj.duration:.4g} s, more than the table's "
+                         f"{MAX_TABLE_ROWS:,}; lower --rate or shorten --duration")
     t, q, qd, qdd = sample_table(traj, args.rate)
     vpk, apk = np.max(np.abs(qd), axis=0), np.max(np.abs(qdd), axis=0)
     tau_pk = np.max(np.abs(tcheck.tau), axis=0)
@@ -172,7 +181,8 @@ def run(args: argparse.Namespace) -> int:
     out = output_dir(args)
     header = ["t"] + [f"q_{s}" for s in names] + [f"qd_{s}" for s in names] + [f"qdd_{s}" for s in names]
     table = np.column_stack([t, q, qd, qdd]) + 0.0  # no "-0" in the file
-    lines = [",".join(header)] + [f"{row[0]:.17g}," + ",".join(f"{x:.12g}" for x in row[1:]) for row in table]
+    row_format = "%.17g" + ",%.12g" * (table.shape[1] - 1)  # one %-format per row: half the time of f-strings
+    lines = [",".join(header)] + [row_format % row for row in map(tuple, table.tolist())]
     csv_path = write_atomic(out / "trajectory.csv", "\n".join(lines) + "\n")
     png_path = None
     if not args.no_plot:
