@@ -186,53 +186,46 @@ def check_status(model: RobotModel, status: Any, what: str) -> None:
 
 # -- the engine calls, any batch shape ----------------------------------------------------------------
 def _dynamics(name: str, model: RobotModel, q: ArrayLike, qd: ArrayLike, x: ArrayLike, xname: str,
-              gravity: ArrayLike | None, f_ext: Any, friction: bool) -> Array:
+              gravity: ArrayLike | None, f_ext: Any, friction: bool, shapes: tuple[tuple[int, ...], ...]) -> list[Array]:
+    """The engine's ``name``_batch over validated states; one output per shape of ``shapes``
+    (per state: (nq,) for rnea/aba, three (nq, nq) for their derivatives), in the batch's shape."""
     (qf, qdf, xf), batch = joint_inputs(model, q=q, qd=qd, **{xname: x})
     g = gravity_vector(model, gravity)
     n = qf.shape[0]
     fx = wrench_rows(model, f_ext, batch, n)
-    out = np.empty((n, model.nq))
+    out = [np.empty((n,) + shape) for shape in shapes]
     status = np.empty(n, dtype=np.int64)
-    getattr(engine(), name + "_batch")(engine_model(model), qf, qdf, xf, g, fx, bool(friction), 0.0, out, status)
+    getattr(engine(), name + "_batch")(engine_model(model), qf, qdf, xf, g, fx, bool(friction), 0.0, *out, status)
     check_status(model, status if batch else status[0], name)
-    return out.reshape(batch + (model.nq,))
+    return [o.reshape(batch + shape) for o, shape in zip(out, shapes)]
 
 
 def rnea(model: RobotModel, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, gravity: ArrayLike | None, f_ext: Any,
          friction: bool) -> Array:
     """Inverse dynamics of any batch (the general path of :func:`robot_dynamics.rnea`)."""
-    return _dynamics("rnea", model, q, qd, qdd, "qdd", gravity, f_ext, friction)
+    return _dynamics("rnea", model, q, qd, qdd, "qdd", gravity, f_ext, friction, ((model.nq,),))[0]
 
 
 def aba(model: RobotModel, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, gravity: ArrayLike | None, f_ext: Any,
         friction: bool) -> Array:
     """Direct dynamics of any batch (the general path of :func:`robot_dynamics.aba`)."""
-    return _dynamics("aba", model, q, qd, tau, "tau", gravity, f_ext, friction)
-
-
-def _derivatives(name: str, model: RobotModel, q: ArrayLike, qd: ArrayLike, x: ArrayLike, xname: str,
-                 gravity: ArrayLike | None, f_ext: Any, friction: bool) -> tuple[Array, Array, Array]:
-    (qf, qdf, xf), batch = joint_inputs(model, q=q, qd=qd, **{xname: x})
-    g = gravity_vector(model, gravity)
-    n, nq = qf.shape[0], model.nq
-    fx = wrench_rows(model, f_ext, batch, n)
-    out = [np.empty((n, nq, nq)) for _ in range(3)]
-    status = np.empty(n, dtype=np.int64)
-    getattr(engine(), name + "_batch")(engine_model(model), qf, qdf, xf, g, fx, bool(friction), 0.0, *out, status)
-    check_status(model, status if batch else status[0], name)
-    return out[0].reshape(batch + (nq, nq)), out[1].reshape(batch + (nq, nq)), out[2].reshape(batch + (nq, nq))
+    return _dynamics("aba", model, q, qd, tau, "tau", gravity, f_ext, friction, ((model.nq,),))[0]
 
 
 def rnea_derivatives(model: RobotModel, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, gravity: ArrayLike | None,
                      f_ext: Any, friction: bool) -> tuple[Array, Array, Array]:
     """(dtau/dq, dtau/dqd, M) of any batch, each (..., nq, nq) (the general path of :func:`robot_dynamics.rnea_derivatives`)."""
-    return _derivatives("rnea_derivatives", model, q, qd, qdd, "qdd", gravity, f_ext, friction)
+    square = ((model.nq, model.nq),) * 3
+    dq, dqd, M = _dynamics("rnea_derivatives", model, q, qd, qdd, "qdd", gravity, f_ext, friction, square)
+    return dq, dqd, M
 
 
 def aba_derivatives(model: RobotModel, q: ArrayLike, qd: ArrayLike, tau: ArrayLike, gravity: ArrayLike | None,
                     f_ext: Any, friction: bool) -> tuple[Array, Array, Array]:
     """(dqdd/dq, dqdd/dqd, M^-1) of any batch, each (..., nq, nq) (the general path of :func:`robot_dynamics.aba_derivatives`)."""
-    return _derivatives("aba_derivatives", model, q, qd, tau, "tau", gravity, f_ext, friction)
+    square = ((model.nq, model.nq),) * 3
+    dq, dqd, Minv = _dynamics("aba_derivatives", model, q, qd, tau, "tau", gravity, f_ext, friction, square)
+    return dq, dqd, Minv
 
 
 def crba(model: RobotModel, q: ArrayLike) -> Array:
