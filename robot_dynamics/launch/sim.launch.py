@@ -20,19 +20,13 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 
-from robot_dynamics.ros.launch_support import sim_parameters
+from robot_dynamics.ros.launch_support import sim_parameters, text_parameters
 
 PACKAGE = "robot_dynamics"
 
 
 def _as_ros(params):
-    """URDF text as an explicit string parameter (launch would otherwise try it as YAML)."""
-    out = []
-    for p in params:
-        if isinstance(p, dict):
-            p = {k: (ParameterValue(v, value_type=str) if k == "robot_description" else v) for k, v in p.items()}
-        out.append(p)
-    return out
+    return text_parameters(params, ParameterValue)
 
 
 def _nodes(context, *args, **kwargs):

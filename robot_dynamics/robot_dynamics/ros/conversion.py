@@ -34,6 +34,8 @@ __all__ = [
     "seconds_to_duration",
     "fill_duration",
     "float64_multi_array_to_vector",
+    "joint_state_effort_to_vector",
+    "as_float_array",
     "fill_float64_multi_array",
     "trajectory_to_arrays",
     "fill_joint_trajectory",
@@ -73,7 +75,7 @@ def to_list(values: Any) -> list[float]:
     return [float(v) for v in np.asarray(values, dtype=float).ravel()]
 
 
-def _as_floats(values: Any, what: str) -> Array:
+def as_float_array(values: Any, what: str) -> Array:
     """A message's float64[] field (list, array.array or numpy array) as a 1-D float array."""
     if hasattr(values, "__len__") and len(values) > MAX_MESSAGE_JOINTS:
         raise InputError(f"{what}: {len(values):,} values, more than {MAX_MESSAGE_JOINTS:,}; expected one per joint")
@@ -125,7 +127,7 @@ def ordered_values(
         index: from :func:`match_joints`.
         empty_is_zero: an empty field means zeros (JointState.velocity may be empty).
     """
-    arr = _as_floats(values, what)
+    arr = as_float_array(values, what)
     if arr.size == 0 and empty_is_zero:
         return np.zeros(index.size)
     if arr.size != n_names:
@@ -163,7 +165,7 @@ def joint_state_to_arrays(msg: Any, model_joints: Sequence[str]) -> JointArrays:
     q = ordered_values(msg.position, n, index, "JointState.position", empty_is_zero=False)
     fields = []
     for what, raw in (("JointState.velocity", msg.velocity), ("JointState.effort", msg.effort)):
-        values = _as_floats(raw, what)
+        values = as_float_array(raw, what)
         if values.size == n and np.any(np.isnan(values[index])):
             values = values[:0]  # an interface the hardware does not have
         fields.append((ordered_values(values, n, index, what, empty_is_zero=True), values.size > 0))
@@ -196,7 +198,7 @@ def request_vector(
     """
     names = list(names)
     if not names:
-        arr = _as_floats(values, what)
+        arr = as_float_array(values, what)
         if arr.size == 0 and empty_is_zero:
             return np.zeros(len(model_joints))
         if arr.size != len(model_joints):
@@ -241,7 +243,7 @@ def float64_multi_array_to_vector(
     (JointGroupEffortController): ``data[k]`` is the command of ``joints[k]``. Model joints that
     are not commanded get 0.
     """
-    data = _as_floats(msg.data, "Float64MultiArray.data")
+    data = as_float_array(msg.data, "Float64MultiArray.data")
     if data.size != len(command_joints):
         raise InputError(
             f"Float64MultiArray.data: expected {len(command_joints)} values ordered as {list(command_joints)}, "
@@ -255,6 +257,18 @@ def float64_multi_array_to_vector(
             raise UnknownNameError("joint", name, model_joints)
         out[list(model_joints).index(name)] = data[k]
     return out
+
+
+def joint_state_effort_to_vector(msg: Any, model_joints: Sequence[str]) -> Array:
+    """Effort command carried by a sensor_msgs/JointState (joints by name) in model order.
+
+    This is how ``topic_based_ros2_control/TopicBasedSystem`` sends an effort command
+    interface's values: ``name`` and ``effort`` filled, ``position``/``velocity`` empty. Every
+    model joint must be named; unknown or repeated names, a wrong length or a NaN are refused.
+    """
+    names = list(msg.name)
+    index = match_joints(model_joints, names, allow_extra=False, what="JointState.name")
+    return ordered_values(msg.effort, len(names), index, "JointState.effort", empty_is_zero=False)
 
 
 def fill_float64_multi_array(

@@ -9,14 +9,25 @@ node starts, and the logic is tested without ROS.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
+from ..io._files import write_bytes_atomic
 from ..model import load_urdf, read_description, robot_files
 from .params import validate
+from .ros2_control import (
+    JOINT_COMMANDS_TOPIC,
+    JOINT_STATES_TOPIC,
+    controllers_yaml,
+    has_ros2_control,
+    ros2_control_block,
+    with_ros2_control,
+)
 
-__all__ = ["robot_description", "parse_vector", "sim_parameters", "dynamics_parameters", "as_bool"]
+__all__ = ["robot_description", "parse_vector", "sim_parameters", "arm_parameters", "dynamics_parameters",
+           "as_bool", "parse_pairs", "write_parameter_file", "text_parameters"]
 
 
 def as_bool(text: str) -> bool:
@@ -52,6 +63,33 @@ def parse_vector(text: str, what: str) -> list[float]:
         raise InputError(f"{what}: expected numbers separated by commas, got {text!r}") from None
 
 
+def text_parameters(params: list[Any], parameter_value: Any) -> list[Any]:
+    """A node's parameter list with the URDF text wrapped as an explicit string parameter.
+
+    ``parameter_value`` is launch_ros' ParameterValue (passed in: this module imports no ROS);
+    without it launch would try to read the URDF text as YAML.
+    """
+    out = []
+    for p in params:
+        if isinstance(p, dict):
+            p = {k: (parameter_value(v, value_type=str) if k == "robot_description" else v) for k, v in p.items()}
+        out.append(p)
+    return out
+
+
+def parse_pairs(text: str, what: str) -> dict[str, str]:
+    """``"a=1, b=x"`` -> {"a": "1", "b": "x"}; "" -> {}."""
+    out: dict[str, str] = {}
+    for item in (p.strip() for p in str(text).split(",")):
+        if not item:
+            continue
+        key, found, value = item.partition("=")
+        if not found or not key.strip():
+            raise InputError(f"{what}: expected name=value pairs separated by commas, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
 def _config(share: str | os.PathLike[str], node: str) -> str:
     return str(Path(share) / "config" / f"{node}_node.yaml")
 
@@ -77,6 +115,14 @@ def sim_parameters(
         that do not fit the robot.
     """
     description, drivetrain = robot_description(robot, urdf, drivetrain)
+    return _node_parameters(share, description, drivetrain, controller, goal, initial_positions)[0]
+
+
+def _node_parameters(
+    share: str | os.PathLike[str], description: str, drivetrain: str, controller: str, goal: str,
+    initial_positions: str,
+) -> tuple[dict[str, list[Any]], Any, list[float]]:
+    """sim_parameters' work on a read description: (parameter lists, model, initial positions)."""
     model = load_urdf(description, drivetrain=drivetrain or None)
     common: dict[str, Any] = {"robot_description": description, "drivetrain": drivetrain}
     goal_v = parse_vector(goal, "goal")
@@ -97,7 +143,78 @@ def sim_parameters(
     for node, extra in overrides.items():
         validate(node, dict(common, **extra))  # fail at launch, not inside a node
         out[node] = [_config(share, node), dict(common, **extra)]
+    return out, model, q0
+
+
+def arm_parameters(
+    share: str | os.PathLike[str],
+    robot: str = "puma560",
+    urdf: str = "",
+    drivetrain: str = "",
+    hardware: str = "topic",
+    hardware_params: str = "",
+    controller: str = "computed_torque",
+    goal: str = "",
+    initial_positions: str = "",
+    update_rate: str = "250",
+) -> dict[str, Any]:
+    """What arm.launch.py starts: the arm brought up through ros2_control.
+
+    ``hardware``: ``topic`` (the simulator node behind topic_based_ros2_control's TopicBasedSystem),
+    ``mock`` (mock_components/GenericSystem), ``urdf`` (the URDF's own ``<ros2_control>`` block:
+    a vendor's description) or a vendor's plugin ``package/Class`` (block generated for it, with
+    ``hardware_params`` as ``name=value`` pairs).
+
+    Returns:
+        ``{"robot_description": URDF text with its <ros2_control> block, "controllers_yaml":
+        the controller manager's YAML text, "simulator": parameter list or None (no simulator
+        unless hardware is topic), "controller"/"trajectory"/"dynamics"/"robot_state_publisher":
+        parameter lists as in :func:`sim_parameters`, "fixed_frame": [base link]}``.
+
+    Raises:
+        RobotDynamicsError subclasses: unknown robot/controller/hardware, a URDF without (with)
+        a ros2_control block for hardware urdf (for the others), a bad goal or rate.
+    """
+    description, drivetrain = robot_description(robot, urdf, drivetrain)
+    params, model, q0 = _node_parameters(share, description, drivetrain, controller, goal, initial_positions)
+    try:
+        rate = int(str(update_rate).strip())
+    except ValueError:
+        raise InputError(f"update_rate: expected an integer number of Hz, got {update_rate!r}") from None
+    hw = str(hardware).strip()
+    if hw == "urdf":
+        if not has_ros2_control(description):
+            raise InputError("hardware:=urdf: the URDF has no <ros2_control> block; choose topic, mock or a plugin")
+        full = description
+    else:
+        block = ros2_control_block(model, hw, initial_positions=q0 or None,
+                                   hardware_params=parse_pairs(hardware_params, "hardware_params"))
+        full = with_ros2_control(description, block)
+    out: dict[str, Any] = {
+        "robot_description": full,
+        "controllers_yaml": controllers_yaml(model, rate),
+        "robot_state_publisher": [{"robot_description": full}],
+        "fixed_frame": params["fixed_frame"],
+        "simulator": None,
+    }
+    for node in ("controller", "trajectory", "dynamics"):
+        out[node] = params[node]
+    if hw == "topic":
+        config, sim = params["simulator"]
+        sim = dict(sim, command_type="joint_state", command_topic=JOINT_COMMANDS_TOPIC,
+                   joint_states_topic=JOINT_STATES_TOPIC)
+        validate("simulator", sim)
+        out["simulator"] = [config, sim]
     return out
+
+
+def write_parameter_file(text: str, name: str) -> str:
+    """Write a ROS parameter YAML into a new private temporary folder (atomically); its path.
+
+    The launch process owns the folder; the file is read once by the node it is given to.
+    """
+    folder = tempfile.mkdtemp(prefix="robot_dynamics_launch_")
+    return str(write_bytes_atomic(Path(folder) / name, text))
 
 
 def dynamics_parameters(share: str | os.PathLike[str], urdf: str = "", drivetrain: str = "") -> list[Any]:

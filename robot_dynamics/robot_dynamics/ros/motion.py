@@ -61,6 +61,8 @@ from .params import CONTROLLERS
 
 
 COMMAND_SPACES = ("joint", "actuator")
+#: How the simulator node receives its effort commands (``command_type`` parameter).
+COMMAND_TYPES = ("float64_multi_array", "joint_state")
 
 
 def controller_options(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -488,6 +490,10 @@ class SimulatedPlant:
         command_space: ``"joint"`` (joint efforts in ``command_joints`` order, as
             JointGroupEffortController takes them) or ``"actuator"`` (motor efforts of a geared
             robot, drive-train inputs order, mapped through the structure matrix).
+        command_type: ``"float64_multi_array"`` (std_msgs/Float64MultiArray in
+            ``command_joints`` order, the effort controller's topic) or ``"joint_state"``
+            (sensor_msgs/JointState, efforts by joint name in the effort field: what
+            ros2_control's TopicBasedSystem sends).
     """
 
     def __init__(
@@ -500,9 +506,13 @@ class SimulatedPlant:
         friction: bool = True,
         effort_saturation: bool = True,
         command_space: str = "joint",
+        command_type: str = "float64_multi_array",
     ):
         self.model = model
         self.command_space = _command_space(command_space)
+        if command_type not in COMMAND_TYPES:
+            raise InputError(f"command_type: expected one of {list(COMMAND_TYPES)}, got {command_type!r}")
+        self.command_type = command_type
         self.names = list(model.joint_names)
         self.command_joints = command_joint_order(model, command_joints)
         if q0 is None or len(q0) == 0:
@@ -523,10 +533,19 @@ class SimulatedPlant:
         self.time = 0.0
 
     def on_command(self, msg: Any, now: float) -> tuple[bool, str]:
-        """Take an effort command (Float64MultiArray in ``command_joints`` order)."""
+        """Take an effort command (Float64MultiArray in ``command_joints`` order, or a
+        JointState with efforts by name: ``command_type``)."""
         try:
-            order = self.command_joints if self.command_space == "joint" else self.names
-            effort = cv.float64_multi_array_to_vector(msg, order, self.names)
+            if self.command_type == "joint_state":
+                raw = cv.as_float_array(msg.effort, "JointState.effort")
+                if raw.size and np.all(np.isnan(raw)):
+                    # ros2_control's "no command": NaN in every command interface (before any
+                    # controller wrote one); the arm stays as it is (brakes until the first command)
+                    return True, "no command yet (NaN efforts)"
+                effort = cv.joint_state_effort_to_vector(msg, self.names)
+            else:
+                order = self.command_joints if self.command_space == "joint" else self.names
+                effort = cv.float64_multi_array_to_vector(msg, order, self.names)
         except RobotDynamicsError as exc:
             return False, str(exc)
         except Exception as exc:  # noqa: BLE001

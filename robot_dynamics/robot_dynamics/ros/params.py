@@ -157,6 +157,10 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
         ParamSpec("effort_saturation", "bool", True, "Clip commands to the model's effort limits"),
         ParamSpec("command_space", "string", "joint", "What the commands are: joint efforts ('joints' order) or "
                   "actuator efforts of a geared robot", choices=("joint", "actuator")),
+        ParamSpec("command_type", "string", "float64_multi_array", "Message of the commands: "
+                  "std_msgs/Float64MultiArray ('joints' order, the effort controller's topic) or "
+                  "sensor_msgs/JointState (efforts by name, as ros2_control's TopicBasedSystem sends them)",
+                  choices=("float64_multi_array", "joint_state")),
     ),
 }
 

@@ -1,7 +1,9 @@
 """The ``simulator`` node: the robot's direct dynamics driven by effort commands.
 
 Subscribes ``command_topic`` (std_msgs/Float64MultiArray in the order of ``joints``, as
-ros2_control's effort forward-command controller takes them), integrates
+ros2_control's effort forward-command controller takes them; or, with ``command_type:
+joint_state``, sensor_msgs/JointState with efforts by name, as ros2_control's TopicBasedSystem
+sends them when the simulator is the hardware behind controller_manager), integrates
 :func:`robot_dynamics.aba` with RK4 (``substeps`` per period, command held) and publishes
 sensor_msgs/JointState on ``joint_states_topic`` at ``rate``, so robot_state_publisher and
 rviz show the motion. A command older than ``command_timeout`` is dropped (zero effort).
@@ -36,18 +38,20 @@ class SimulatorNode(Node):
         self.plant = SimulatedPlant(
             model, p["initial_positions"], p["joints"], command_timeout=p["command_timeout"],
             friction=p["friction"], effort_saturation=p["effort_saturation"], command_space=p["command_space"],
+            command_type=p["command_type"],
         )
         self.period = 1.0 / p["rate"]
         self.substeps = int(p["substeps"])
         self.state_pub = self.create_publisher(JointState, p["joint_states_topic"], 10)
-        self.create_subscription(Float64MultiArray, p["command_topic"], self._on_command, 10)
+        command_msg = JointState if p["command_type"] == "joint_state" else Float64MultiArray
+        self.create_subscription(command_msg, p["command_topic"], self._on_command, 10)
         self.create_timer(self.period, self._step)
         self._last_status = ""
         self._last_log = -1.0
         self._publish()
         self.get_logger().info(f"simulating {model.name!r} at {p['rate']} Hz, commands from {p['command_topic']}")
 
-    def _on_command(self, msg: Float64MultiArray) -> None:
+    def _on_command(self, msg: Float64MultiArray | JointState) -> None:
         ok, status = self.plant.on_command(msg, seconds(self))
         if not ok:
             self.get_logger().warning(f"command ignored: {status}", throttle_duration_sec=2.0)

@@ -1,0 +1,56 @@
+"""``ros2-control``: the robot's URDF with a ``<ros2_control>`` block, and the controller
+manager's YAML, for bringing the arm up through ros2_control (launch/arm.launch.py does the
+same at launch)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ._common import CommonOptions, _pairs, emit, load_model, output_dir, state_vector, write_atomic
+
+
+def register(sub: Any, parents: CommonOptions) -> None:
+    p = sub.add_parser(
+        "ros2-control", parents=[parents.robot, parents.json, parents.out],
+        help="the URDF with a <ros2_control> block (effort commands; position, velocity, effort states) "
+             "and the controller manager's YAML",
+    )
+    p.add_argument("--hardware", default="topic",
+                   help="topic (a simulator through topic_based_ros2_control/TopicBasedSystem; default), "
+                        "mock (mock_components/GenericSystem) or a vendor's plugin as package/Class")
+    p.add_argument("--hardware-param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a <param> of the hardware (repeatable)")
+    p.add_argument("--q", help="initial positions of the position state interfaces (comma list, joint order)")
+    p.add_argument("--update-rate", type=int, default=250, help="controller_manager's rate [Hz] (default 250)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--block-only", action="store_true", help="print only the <ros2_control> element")
+    what.add_argument("--controllers", action="store_true", help="print the controller manager's YAML instead")
+    p.set_defaults(func=run_ros2_control)
+
+
+def run_ros2_control(args: argparse.Namespace) -> int:
+    from ..errors import ModelError
+    from ..ros.ros2_control import controllers_yaml, ros2_control_block, with_ros2_control
+
+    m = load_model(args)
+    if m.description is None:
+        raise ModelError(f"robot {m.name!r} has no URDF description")
+    q0 = state_vector(args, "q", m) if args.q else None
+    block = ros2_control_block(m, args.hardware, initial_positions=q0,
+                               hardware_params=_pairs(args.hardware_param, "=", "--hardware-param", "NAME=VALUE"))
+    urdf = with_ros2_control(m.description, block)
+    controllers = controllers_yaml(m, args.update_rate)
+    files = None
+    if args.out:
+        folder = output_dir(args)
+        files = {"urdf": str(write_atomic(folder / f"{m.name}_ros2_control.urdf", urdf)),
+                 "controllers": str(write_atomic(folder / f"{m.name}_controllers.yaml", controllers))}
+    if args.json:
+        emit(args, {"robot": m.name, "ros2_control": block, "urdf": urdf, "controllers_yaml": controllers,
+                    "files": files}, "")
+    elif files is not None:
+        print("\n".join(files.values()))
+    else:
+        print(block if args.block_only else controllers if args.controllers else urdf, end="" if args.controllers else "\n")
+    return 0

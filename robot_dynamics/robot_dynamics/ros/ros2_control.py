@@ -1,0 +1,203 @@
+"""The ``<ros2_control>`` block and the controller configuration of a robot, without ROS.
+
+ros2_control's controller_manager reads the hardware of a robot from a ``<ros2_control>`` block
+in its URDF: the hardware plugin (a vendor's driver, ``mock_components/GenericSystem``, or
+``topic_based_ros2_control/TopicBasedSystem``, which bridges a simulator through two
+sensor_msgs/JointState topics) and, per joint, its command and state interfaces. This module
+writes that block for any robot the package loads, with an effort command interface limited by
+the URDF's effort limit and position/velocity/effort state interfaces, and the controller
+manager's YAML: ``joint_state_broadcaster`` (publishes /joint_states) and ``effort_controller``
+(``effort_controllers/JointGroupEffortController``: a std_msgs/Float64MultiArray on
+``/effort_controller/commands``, one effort per joint in the order of its ``joints``), which is
+what the controller node commands.
+
+``launch/arm.launch.py`` uses both; ``robot-dynamics ros2-control`` prints them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import yaml
+
+from ..errors import InputError
+from ..model import RobotModel
+
+__all__ = [
+    "HARDWARE",
+    "JOINT_COMMANDS_TOPIC",
+    "JOINT_STATES_TOPIC",
+    "hardware_plugin",
+    "ros2_control_block",
+    "with_ros2_control",
+    "has_ros2_control",
+    "controllers_yaml",
+]
+
+#: Short names of the hardware plugins; any other ``package/Class`` plugin name is taken as is.
+HARDWARE = {
+    "topic": "topic_based_ros2_control/TopicBasedSystem",
+    "mock": "mock_components/GenericSystem",
+}
+#: Where TopicBasedSystem publishes the effort commands (sensor_msgs/JointState, effort field)
+#: and reads the simulated state (sensor_msgs/JointState) in arm.launch.py.
+JOINT_COMMANDS_TOPIC = "/robot_dynamics/joint_commands"
+JOINT_STATES_TOPIC = "/robot_dynamics/joint_states"
+
+_PLUGIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*/[A-Za-z_][A-Za-z0-9_]*$")
+_PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+def hardware_plugin(hardware: str) -> str:
+    """The plugin class of ``hardware``: ``topic``, ``mock`` or a ``package/Class`` name.
+
+    Raises:
+        InputError: anything else (names the choices).
+    """
+    text = str(hardware).strip()
+    if text in HARDWARE:
+        return HARDWARE[text]
+    if _PLUGIN.match(text):
+        return text
+    raise InputError(
+        f"hardware: expected 'topic' (the simulator through {HARDWARE['topic']}), 'mock' "
+        f"({HARDWARE['mock']}) or a vendor's plugin as package/Class, got {hardware!r}"
+    )
+
+
+def _number(x: float) -> str:
+    return repr(float(x))
+
+
+def _check_params(params: Mapping[str, object]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in params.items():
+        if not isinstance(key, str) or not _PARAM_NAME.match(key):
+            raise InputError(f"hardware parameter names are letters, digits, '_' and '.', got {key!r}")
+        out[key] = str(value)
+    return out
+
+
+def ros2_control_block(
+    model: RobotModel,
+    hardware: str = "topic",
+    *,
+    initial_positions: Sequence[float] | None = None,
+    hardware_params: Mapping[str, object] | None = None,
+    name: str | None = None,
+) -> str:
+    """The ``<ros2_control>`` element of ``model`` as XML text (indented, no declaration).
+
+    Args:
+        model: the robot; one ``<joint>`` per model joint (mimic joints are left to the
+            hardware and to robot_state_publisher, as the URDF declares them).
+        hardware: ``topic``, ``mock`` or a vendor plugin ``package/Class`` (:func:`hardware_plugin`).
+        initial_positions: positions [rad or m] in model order for the position state's
+            ``initial_value`` (default: zeros clipped into the joint limits).
+        hardware_params: ``<param>`` entries of the hardware; for ``topic`` they override the
+            defaults (the two topics of this module, a command sent every cycle).
+        name: the system's name (default: the robot's name).
+
+    Raises:
+        InputError: bad hardware, parameters or initial positions.
+    """
+    plugin = hardware_plugin(hardware)
+    params: dict[str, str] = {}
+    if plugin == HARDWARE["topic"]:
+        params = {"joint_commands_topic": JOINT_COMMANDS_TOPIC, "joint_states_topic": JOINT_STATES_TOPIC,
+                  "trigger_joint_command_threshold": "-1"}
+    params.update(_check_params(hardware_params or {}))
+    q0 = _initial_positions(model, initial_positions)
+    root = ET.Element("ros2_control", name=name or model.name, type="system")
+    hw = ET.SubElement(root, "hardware")
+    ET.SubElement(hw, "plugin").text = plugin
+    for key, value in params.items():
+        ET.SubElement(hw, "param", name=key).text = value
+    for i, joint in enumerate(model.joint_names):
+        j = ET.SubElement(root, "joint", name=joint)
+        command = ET.SubElement(j, "command_interface", name="effort")
+        limit = float(model.effort_limit[i])
+        if math.isfinite(limit) and limit > 0:
+            ET.SubElement(command, "param", name="min").text = _number(-limit)
+            ET.SubElement(command, "param", name="max").text = _number(limit)
+        position = ET.SubElement(j, "state_interface", name="position")
+        ET.SubElement(position, "param", name="initial_value").text = _number(q0[i])
+        ET.SubElement(j, "state_interface", name="velocity")
+        effort = ET.SubElement(j, "state_interface", name="effort")
+        if plugin == HARDWARE["topic"]:
+            # TopicBasedSystem starts a joint's command at its state's initial_value (0 without):
+            # NaN is ros2_control's "no command", so the simulated arm keeps its brakes until a
+            # controller commands it instead of falling under a zero effort while the nodes start.
+            ET.SubElement(effort, "param", name="initial_value").text = "nan"
+    ET.indent(root, space="  ")
+    return ET.tostring(root, encoding="unicode")
+
+
+def _initial_positions(model: RobotModel, values: Sequence[float] | None) -> np.ndarray:
+    if values is None or len(values) == 0:
+        lo = np.where(np.isfinite(model.lower), model.lower, -np.inf)
+        hi = np.where(np.isfinite(model.upper), model.upper, np.inf)
+        return np.clip(np.zeros(model.nq), lo, hi)
+    q0 = np.asarray(values, dtype=float)
+    if q0.shape != (model.nq,) or not np.all(np.isfinite(q0)):
+        raise InputError(f"initial_positions: expected {model.nq} finite values ordered as "
+                         f"{list(model.joint_names)}, got {list(values)!r}")
+    return q0
+
+
+def has_ros2_control(description: str) -> bool:
+    """Whether the URDF text already holds a ``<ros2_control>`` element (a vendor's description)."""
+    try:
+        root = ET.fromstring(description)
+    except ET.ParseError as exc:
+        raise InputError(f"robot_description is not XML: {exc}") from None
+    return root.find("ros2_control") is not None
+
+
+def with_ros2_control(description: str, block: str) -> str:
+    """The URDF text with ``block`` inserted before its closing ``</robot>``.
+
+    The rest of the text stays byte for byte (comments, formatting), so the description that
+    robot_state_publisher and rviz read is the robot's own.
+
+    Raises:
+        InputError: not a URDF, or it already has a ``<ros2_control>`` block.
+    """
+    if has_ros2_control(description):
+        raise InputError("the URDF already has a <ros2_control> block: use it as it is")
+    end = description.rstrip().rfind("</robot>")
+    if end < 0:
+        raise InputError("robot_description: expected a URDF ending in </robot>")
+    indented = "\n".join("  " + line for line in block.splitlines())
+    return f"{description[:end].rstrip()}\n\n{indented}\n\n{description[end:]}"
+
+
+def controllers_yaml(model: RobotModel, update_rate: int = 250, joints: Sequence[str] | None = None) -> str:
+    """The controller manager's parameter file (YAML text) for ``model``.
+
+    ``controller_manager`` runs at ``update_rate`` [Hz] and knows ``joint_state_broadcaster``
+    and ``effort_controller`` (JointGroupEffortController over ``joints``, default the model's
+    joints in model order: the order the controller node's commands use).
+
+    Raises:
+        InputError: a rate outside 1..10000 Hz or an unknown joint.
+    """
+    if isinstance(update_rate, bool) or not isinstance(update_rate, (int, np.integer)) or not 1 <= update_rate <= 10000:
+        raise InputError(f"update_rate: expected an integer in [1, 10000] Hz, got {update_rate!r}")
+    names = list(joints) if joints else list(model.joint_names)
+    for j in names:
+        model.joint_index(j)
+    params = {
+        "controller_manager": {"ros__parameters": {
+            "update_rate": int(update_rate),
+            "joint_state_broadcaster": {"type": "joint_state_broadcaster/JointStateBroadcaster"},
+            "effort_controller": {"type": "effort_controllers/JointGroupEffortController"},
+        }},
+        "effort_controller": {"ros__parameters": {"joints": names}},
+    }
+    header = f"# ros2_control's controller manager for {model.name} (robot-dynamics ros2-control)\n"
+    return header + yaml.safe_dump(params, sort_keys=False, default_flow_style=False)

@@ -1,0 +1,287 @@
+"""The ros2_control bring-up without ROS: the <ros2_control> block, the controller manager's
+YAML, `robot-dynamics ros2-control`, arm.launch.py's nodes and the simulator's JointState
+commands (what topic_based_ros2_control's TopicBasedSystem sends).
+
+The real run is test_launch_arm.py (controller_manager, the controllers and TopicBasedSystem
+built from source; skipped where the ROS 2 has no C++ stack).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import types
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import robot_dynamics as rd
+from robot_dynamics.errors import InputError, RobotDynamicsError, UnknownNameError
+from robot_dynamics.ros.launch_support import arm_parameters, parse_pairs, write_parameter_file
+from robot_dynamics.ros.motion import SimulatedPlant
+from robot_dynamics.ros.ros2_control import (
+    HARDWARE,
+    JOINT_COMMANDS_TOPIC,
+    JOINT_STATES_TOPIC,
+    controllers_yaml,
+    has_ros2_control,
+    hardware_plugin,
+    ros2_control_block,
+    with_ros2_control,
+)
+
+from test_launch_files import PKG, _run_launch  # noqa: F401 - the recording launch stand-ins
+
+ROBOTS = rd.list_robots()
+
+
+def _interfaces(joint: ET.Element, kind: str) -> list[str]:
+    return [i.get("name") for i in joint.findall(kind)]
+
+
+def _param(element: ET.Element, name: str) -> str | None:
+    found = [p.text for p in element.findall("param") if p.get("name") == name]
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_block_has_every_joint_with_effort_command_and_three_states(robot):
+    model = rd.load_robot(robot)
+    root = ET.fromstring(ros2_control_block(model))
+    assert root.tag == "ros2_control" and root.get("name") == model.name and root.get("type") == "system"
+    hw = root.find("hardware")
+    assert hw.findtext("plugin") == "topic_based_ros2_control/TopicBasedSystem"
+    assert _param(hw, "joint_commands_topic") == JOINT_COMMANDS_TOPIC
+    assert _param(hw, "joint_states_topic") == JOINT_STATES_TOPIC
+    assert float(_param(hw, "trigger_joint_command_threshold")) < 0  # a command every cycle
+    joints = root.findall("joint")
+    assert [j.get("name") for j in joints] == list(model.joint_names)
+    for i, j in enumerate(joints):
+        assert _interfaces(j, "command_interface") == ["effort"]
+        assert _interfaces(j, "state_interface") == ["position", "velocity", "effort"]
+        command = j.find("command_interface")
+        assert float(_param(command, "min")) == -model.effort_limit[i]
+        assert float(_param(command, "max")) == model.effort_limit[i]
+        position, _, effort = j.findall("state_interface")
+        lo, hi = model.lower[i], model.upper[i]
+        assert float(_param(position, "initial_value")) == float(np.clip(0.0, lo, hi))
+        assert math.isnan(float(_param(effort, "initial_value")))  # "no command" until a controller writes
+
+
+def test_block_initial_positions_params_and_other_hardware():
+    model = rd.load_robot("puma560")
+    q0 = [0.1, -0.2, 0.3, 0.0, 0.5, -0.6]
+    root = ET.fromstring(ros2_control_block(model, "mock", initial_positions=q0, name="arm"))
+    assert root.get("name") == "arm"
+    assert root.find("hardware").findtext("plugin") == HARDWARE["mock"] == "mock_components/GenericSystem"
+    assert root.find("hardware").findall("param") == []
+    for q, j in zip(q0, root.findall("joint")):
+        position, _, effort = j.findall("state_interface")
+        assert float(_param(position, "initial_value")) == q
+        assert _param(effort, "initial_value") is None  # only the simulator bridge needs the NaN start
+    root = ET.fromstring(ros2_control_block(model, "vendor_driver/ArmSystem",
+                                            hardware_params={"robot_ip": "192.168.1.2", "port": 30001}))
+    hw = root.find("hardware")
+    assert hw.findtext("plugin") == "vendor_driver/ArmSystem"
+    assert {p.get("name"): p.text for p in hw.findall("param")} == {"robot_ip": "192.168.1.2", "port": "30001"}
+    root = ET.fromstring(ros2_control_block(model, "topic", hardware_params={"joint_states_topic": "/isaac/states"}))
+    assert _param(root.find("hardware"), "joint_states_topic") == "/isaac/states"
+    assert _param(root.find("hardware"), "joint_commands_topic") == JOINT_COMMANDS_TOPIC
+
+
+@pytest.mark.parametrize("hardware", ["", "Topic", "plugin", "a/b/c", "pkg/", "/Class", "pkg/Cl ass", "pkg/Class;rm"])
+def test_bad_hardware_names_the_choices(hardware):
+    with pytest.raises(InputError, match="expected 'topic'.*'mock'.*package/Class"):
+        hardware_plugin(hardware)
+
+
+def test_bad_block_inputs_are_refused():
+    model = rd.load_robot("planar2")
+    with pytest.raises(InputError, match="expected 2 finite values ordered as"):
+        ros2_control_block(model, initial_positions=[0.0, 1.0, 2.0])
+    with pytest.raises(InputError, match="expected 2 finite values"):
+        ros2_control_block(model, initial_positions=[0.0, float("nan")])
+    with pytest.raises(InputError, match="hardware parameter names"):
+        ros2_control_block(model, hardware_params={"bad name": 1})
+
+
+@pytest.mark.parametrize("robot", ROBOTS)
+def test_the_urdf_with_the_block_keeps_the_robot(robot):
+    model = rd.load_robot(robot)
+    text = with_ros2_control(model.description, ros2_control_block(model))
+    assert has_ros2_control(text) and not has_ros2_control(model.description)
+    end = model.description.rstrip().rfind("</robot>")
+    assert text.startswith(model.description[:end].rstrip())  # the robot's own text, byte for byte
+    assert text.rstrip().endswith("</robot>")
+    again = rd.load_urdf(text, drivetrain=None)
+    bare = rd.load_urdf(model.description, drivetrain=None)
+    rng = np.random.default_rng(3)
+    q, qd, qdd = rng.normal(size=(3, bare.nq))
+    np.testing.assert_array_equal(rd.rnea(again, q, qd, qdd), rd.rnea(bare, q, qd, qdd))
+    with pytest.raises(InputError, match="already has a <ros2_control> block"):
+        with_ros2_control(text, ros2_control_block(model))
+    with pytest.raises(InputError, match="not XML"):
+        with_ros2_control("<robot", "<ros2_control/>")
+    with pytest.raises(InputError, match="ending in </robot>"):
+        with_ros2_control("<notrobot/>", "<ros2_control/>")
+
+
+def test_controllers_yaml_names_the_two_controllers_and_the_joints():
+    model = rd.load_robot("three_dof_geared")
+    data = yaml.safe_load(controllers_yaml(model, 500))
+    cm = data["controller_manager"]["ros__parameters"]
+    assert cm["update_rate"] == 500
+    assert cm["joint_state_broadcaster"]["type"] == "joint_state_broadcaster/JointStateBroadcaster"
+    assert cm["effort_controller"]["type"] == "effort_controllers/JointGroupEffortController"
+    assert data["effort_controller"]["ros__parameters"]["joints"] == list(model.joint_names)
+    for bad in (0, 10001, 2.5, True, "250"):
+        with pytest.raises(InputError, match=r"update_rate: expected an integer in \[1, 10000\]"):
+            controllers_yaml(model, bad)
+    with pytest.raises(UnknownNameError):
+        controllers_yaml(model, 250, joints=["joint1", "nope"])
+
+
+def test_cli_prints_the_block_the_yaml_and_writes_both(tmp_path):
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "robot_dynamics.cli", "ros2-control", *args],
+                              capture_output=True, text=True, cwd=tmp_path)
+
+    model = rd.load_robot("planar2")
+    out = cli("--robot", "planar2")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == with_ros2_control(model.description, ros2_control_block(model)).strip()
+    out = cli("--robot", "planar2", "--block-only", "--hardware", "mock", "--q", "0.1,0.2")
+    assert out.stdout.strip() == ros2_control_block(model, "mock", initial_positions=[0.1, 0.2])
+    out = cli("-r", "planar2", "--controllers", "--update-rate", "100")
+    assert out.stdout == controllers_yaml(model, 100)
+    out = cli("-r", "planar2", "--json", "--hardware-param", "robot_ip=10.0.0.2", "--hardware", "drv/Arm")
+    data = json.loads(out.stdout)
+    assert "<param name=\"robot_ip\">10.0.0.2</param>" in data["ros2_control"] and data["files"] is None
+    out = cli("-r", "planar2", "--out", "cfg")
+    assert out.returncode == 0, out.stderr
+    urdf, controllers = (tmp_path / p for p in out.stdout.split())
+    assert urdf == tmp_path / "cfg" / "planar2_ros2_control.urdf" and has_ros2_control(urdf.read_text())
+    assert yaml.safe_load(controllers.read_text())["controller_manager"]["ros__parameters"]["update_rate"] == 250
+    for args, message in ((["--hardware", "what"], "expected 'topic'"), (["--q", "1"], "--q: expected 2 values"),
+                          (["--update-rate", "0"], "update_rate: expected an integer"),
+                          (["--hardware-param", "novalue"], "--hardware-param: expected NAME=VALUE")):
+        out = cli("-r", "planar2", *args)
+        assert out.returncode == 2 and message in out.stderr, (args, out.stderr)
+
+
+def test_arm_parameters_bridge_the_simulator_through_topic_based_system():
+    goal = "0.5,-0.4,0.3,0.2,-0.1,0.6"
+    p = arm_parameters(str(PKG), robot="puma560", goal=goal, initial_positions="0,0.1,0,0,0,0")
+    model = rd.load_robot("puma560")
+    assert has_ros2_control(p["robot_description"])
+    assert p["robot_state_publisher"] == [{"robot_description": p["robot_description"]}]
+    config, sim = p["simulator"]
+    assert Path(config).name == "simulator_node.yaml"
+    assert sim["command_type"] == "joint_state"
+    assert sim["command_topic"] == JOINT_COMMANDS_TOPIC and sim["joint_states_topic"] == JOINT_STATES_TOPIC
+    assert sim["initial_positions"] == [0.0, 0.1, 0.0, 0.0, 0.0, 0.0]
+    root = ET.fromstring(p["robot_description"]).find("ros2_control")
+    assert [float(_param(j.find("state_interface"), "initial_value")) for j in root.findall("joint")] == sim["initial_positions"]
+    assert p["trajectory"][1]["initial_goal"] == [float(x) for x in goal.split(",")]
+    assert p["controller"][1]["controller"] == "computed_torque"
+    assert yaml.safe_load(p["controllers_yaml"])["effort_controller"]["ros__parameters"]["joints"] == list(model.joint_names)
+    assert p["fixed_frame"] == ["base_link"]
+    mock = arm_parameters(str(PKG), robot="planar2", hardware="mock")
+    assert mock["simulator"] is None
+    assert ET.fromstring(mock["robot_description"]).find("ros2_control/hardware").findtext("plugin") == HARDWARE["mock"]
+
+
+def test_arm_parameters_vendor_descriptions_and_bad_arguments(tmp_path):
+    model = rd.load_robot("planar2")
+    vendor = tmp_path / "vendor.urdf"
+    vendor.write_text(with_ros2_control(model.description, ros2_control_block(model, "drv/Arm")))
+    p = arm_parameters(str(PKG), urdf=str(vendor), hardware="urdf")
+    assert p["robot_description"] == vendor.read_text() and p["simulator"] is None
+    p = arm_parameters(str(PKG), robot="planar2", hardware="drv/Arm", hardware_params="ip=10.0.0.2, port=5")
+    hw = ET.fromstring(p["robot_description"]).find("ros2_control/hardware")
+    assert (_param(hw, "ip"), _param(hw, "port")) == ("10.0.0.2", "5")
+    cases = [
+        (dict(robot="planar2", hardware="urdf"), "has no <ros2_control> block"),
+        (dict(urdf=str(vendor), hardware="topic"), "already has a <ros2_control> block"),
+        (dict(robot="planar2", hardware="gazebo"), "expected 'topic'"),
+        (dict(robot="planar2", update_rate="fast"), "update_rate: expected an integer"),
+        (dict(robot="planar2", update_rate="0"), r"update_rate: expected an integer in \[1, 10000\]"),
+        (dict(robot="planar2", hardware_params="ip"), "hardware_params: expected name=value"),
+        (dict(robot="planar2", goal="1,2,3"), "goal: expected 2 values"),
+        (dict(robot="nope"), "nope"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(RobotDynamicsError, match=message):
+            arm_parameters(str(PKG), **kwargs)
+    assert parse_pairs("", "x") == {} and parse_pairs(" a=1 ,b = two,", "x") == {"a": "1", "b": "two"}
+
+
+def test_write_parameter_file_is_private_and_complete():
+    path = Path(write_parameter_file("a: 1\n", "c.yaml"))
+    try:
+        assert path.read_text() == "a: 1\n" and path.name == "c.yaml"
+        assert oct(path.parent.stat().st_mode & 0o777) == "0o700"
+    finally:
+        path.unlink()
+        path.parent.rmdir()
+
+
+def test_arm_launch_starts_controller_manager_spawners_and_our_nodes(monkeypatch):
+    declared, nodes, _ = _run_launch(monkeypatch, "arm.launch.py", goal="0.5,-0.4,0.3,0.2,-0.1,0.6")
+    assert declared["hardware"] == "topic" and declared["robot"] == "puma560" and declared["use_rviz"] == "true"
+    assert set(nodes) == {"robot_state_publisher", "controller_manager", "spawner_joint_state_broadcaster",
+                          "spawner_effort_controller", "simulator", "controller", "trajectory", "dynamics", "rviz2"}
+    cm = nodes["controller_manager"].kwargs
+    assert (cm["package"], cm["executable"]) == ("controller_manager", "ros2_control_node")
+    description, controllers = cm["parameters"]
+    assert has_ros2_control(description["robot_description"].value)
+    assert yaml.safe_load(Path(controllers).read_text())["controller_manager"]["ros__parameters"]["update_rate"] == 250
+    for name in ("joint_state_broadcaster", "effort_controller"):
+        spawner = nodes[f"spawner_{name}"].kwargs
+        assert spawner["executable"] == "spawner" and spawner["arguments"][0] == name
+    sim = nodes["simulator"].kwargs["parameters"][1]
+    assert sim["command_type"] == "joint_state" and sim["command_topic"] == JOINT_COMMANDS_TOPIC
+    rsp = nodes["robot_state_publisher"].kwargs["parameters"][0]["robot_description"].value
+    assert rsp == description["robot_description"].value
+    _, mock_nodes, _ = _run_launch(monkeypatch, "arm.launch.py", hardware="mock")
+    assert "simulator" not in mock_nodes
+
+
+class _JointState(types.SimpleNamespace):
+    pass
+
+
+def test_simulator_takes_joint_state_efforts_by_name_and_nan_as_no_command():
+    model = rd.load_robot("planar2")
+    plant = SimulatedPlant(model, [0.3, -0.2], command_type="joint_state", friction=False)
+    ok, status = plant.on_command(_JointState(name=["shoulder", "elbow"], effort=[math.nan, math.nan]), 0.0)
+    assert ok and "no command yet" in status
+    ok, status = plant.step(0.01, 0.01)
+    assert ok and "brakes" in status
+    np.testing.assert_array_equal(plant.q, [0.3, -0.2])
+    ok, _ = plant.on_command(_JointState(name=["elbow", "shoulder"], position=[], effort=[2.0, 5.0]), 0.02)
+    assert ok
+    np.testing.assert_array_equal(plant.effort, [5.0, 2.0])  # by name, model order
+    ok, _ = plant.step(1e-3, 0.021, substeps=1)
+    assert ok
+    tau = rd.rnea(model, [0.3, -0.2], [0.0, 0.0], rd.aba(model, [0.3, -0.2], [0.0, 0.0], [5.0, 2.0], friction=False),
+                  friction=False)
+    np.testing.assert_allclose(tau, [5.0, 2.0], atol=1e-9)
+    np.testing.assert_array_equal(plant.applied, [5.0, 2.0])
+    for msg, message in (
+        (_JointState(name=["shoulder"], effort=[1.0]), "missing joints"),
+        (_JointState(name=["shoulder", "elbow", "wrist"], effort=[1.0, 2.0, 3.0]), "wrist"),
+        (_JointState(name=["shoulder", "elbow"], effort=[1.0]), "expected 2 values"),
+        (_JointState(name=["shoulder", "elbow"], effort=[1.0, math.nan]), "NaN"),
+        (_JointState(name=["shoulder", "elbow"], effort=["a", "b"]), "expected numbers"),
+    ):
+        ok, status = plant.on_command(msg, 0.03)
+        assert not ok and message in status, status
+    np.testing.assert_array_equal(plant.effort, [5.0, 2.0])  # a refused command changes nothing
+    with pytest.raises(InputError, match="command_type: expected one of"):
+        SimulatedPlant(model, command_type="joint_states")
