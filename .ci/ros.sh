@@ -2,14 +2,16 @@
 # The packages on a real ROS 2, Humble or Jazzy, as a ROS user builds them:
 #   bash .ci/ros.sh humble|jazzy
 # 1. ROS 2 built from source (../shared/ros2-<distro>, cached in ~/.cache: Humble about 20 min
-#    on 2 cores the first time, Jazzy about 6 min, seconds afterwards). Jazzy is built against
-#    numpy 2 (the numpy line of .ci/constraints-jazzy.txt), Humble against numpy 1.
+#    on 2 cores the first time plus about 40 min for its C++ stack from ../shared/ros2-humble-cpp,
+#    Jazzy about 6 min, seconds afterwards). Jazzy is built against numpy 2 (the numpy line of
+#    .ci/constraints-jazzy.txt), Humble against numpy 1.
 # 2. The Python dependencies pip-installed into its environment under the distribution's
 #    constraints file, .ci/constraints-<distro>.txt (numpy, pyarrow, pin, pytest bounds).
 # 3. A workspace as a user makes it: the repository copied whole into src/ (its tracked and
 #    untracked-but-not-ignored files, what a clone of the work tree holds), nothing beside it.
 # 4. `colcon build` of both packages and `colcon test` of both: the whole pytest suite with real
-#    rclpy, the rclpy node tests and the launch_testing test of sim.launch.py.
+#    rclpy, the rclpy node tests, the launch_testing tests of sim.launch.py and arm.launch.py
+#    (ros2_control), robot_state_publisher's /tf and rviz2's screenshot (Humble, with its C++ stack).
 # Fails on any test failure; prints the time of each stage, the counts and every skip reason.
 # RESULTS=<folder> also writes <folder>/skipped-<distro>.txt (test id<TAB>reason) for .ci/run.
 set -euo pipefail
@@ -25,6 +27,12 @@ constraints=$repo/.ci/constraints-$distro.txt
 DISTRO=$(echo "$distro" | tr '[:lower:]' '[:upper:]')
 sources_var=ROS2_${DISTRO}_SOURCES
 sources=${!sources_var:-$repo/../shared/ros2-$distro}
+# Humble with its C++ stack (rclcpp, robot_state_publisher, ros2_control, topic_based_ros2_control,
+# rviz2): ../shared/ros2-humble-cpp builds the minimal Humble first, then adds it into the same
+# install (about 40 min the first time on 2 cores, cached afterwards). Jazzy stays minimal.
+if [ "$distro" = humble ] && [ -z "${ROS2_HUMBLE_SOURCES:-}" ] && [ -f "$repo/../shared/ros2-humble-cpp/build.sh" ]; then
+  sources=$repo/../shared/ros2-humble-cpp
+fi
 stages=()
 stage_start=$(date +%s)
 stage_done() {  # name: record the seconds since the last stage
@@ -48,6 +56,14 @@ else
   exit 0
 fi
 stage_done "ROS 2 build (cached after the first)"
+
+# rviz2's screenshot test needs a virtual display, Mesa's software OpenGL and ImageMagick's
+# `import` (Debian packages; CI runs as root). Without rviz2 the test skips and they are not needed.
+if [ -d "$cache/install/share/rviz2" ] && ! { command -v xvfb-run && command -v import; } > /dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    xvfb xauth libgl1-mesa-dri imagemagick > /dev/null
+fi
 
 set +u  # the ROS setup scripts read unset variables
 # shellcheck disable=SC1090,SC1091

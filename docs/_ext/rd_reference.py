@@ -268,13 +268,18 @@ def node_interface(node_name: str) -> dict[str, list[tuple[str, str, str]]]:
         if method in kinds:
             type_node, name_node = call.args[0], call.args[1]
             msg = types.get(getattr(type_node, "id", ""), ast.unparse(type_node))
+            choice = ""
+            if isinstance(type_node, ast.IfExp):  # JointState if p["command_type"] == ... else ...
+                kinds_ = [types.get(getattr(n, "id", ""), ast.unparse(n)) for n in (type_node.orelse, type_node.body)]
+                msg = " or ".join(kinds_)
+                choice = next((f"; type by parameter ``{n}``" for n in map(_param_name, ast.walk(type_node.test)) if n), "")
             if isinstance(name_node, ast.Constant):
                 name, note = str(name_node.value), ""
             elif (param := _param_name(name_node)) in specs:
                 name, note = str(specs[param].default), f"parameter ``{param}``"
             else:
                 raise RuntimeError(f"{path.name}: cannot read the name of {ast.unparse(call)}")
-            out[kinds[method]].append((name.replace("~/", f"/{node_name}/"), msg, note))
+            out[kinds[method]].append((name.replace("~/", f"/{node_name}/"), msg, note + choice))
         elif method == "create_timer":
             expr = call.args[0]
             if isinstance(expr, ast.Attribute) and ast.unparse(expr) in attributes:

@@ -43,8 +43,8 @@ class SimulatorNode(Node):
         self.period = 1.0 / p["rate"]
         self.substeps = int(p["substeps"])
         self.state_pub = self.create_publisher(JointState, p["joint_states_topic"], 10)
-        command_msg = JointState if p["command_type"] == "joint_state" else Float64MultiArray
-        self.create_subscription(command_msg, p["command_topic"], self._on_command, 10)
+        self.create_subscription(JointState if p["command_type"] == "joint_state" else Float64MultiArray,
+                                 p["command_topic"], self._on_command, 10)
         self.create_timer(self.period, self._step)
         self._last_status = ""
         self._last_log = -1.0
