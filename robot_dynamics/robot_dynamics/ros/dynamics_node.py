@@ -8,6 +8,11 @@ The robot comes from the ``robot_description`` parameter, ``urdf_path`` or ``rob
 none is set, from the ``/robot_description`` topic (beside a real arm whose
 robot_state_publisher already runs). Every callback is one call into
 :class:`robot_dynamics.ros.logic.DynamicsServices`.
+
+The services keep ``service_queue_depth`` requests (default 1000; rclpy's default of 10 lost
+calls when several clients sent at once). A client under load should keep a deep history too
+(``qos_profile=node_common.service_qos(1000)``): its reader receives the answers to every client
+of the service, and at rclpy's 10 it loses its own when more than 10 others come in first.
 """
 
 from __future__ import annotations
