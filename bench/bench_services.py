@@ -204,10 +204,18 @@ class Processes:
         self.procs.clear()
 
 
-def _read_line(p: subprocess.Popen, timeout: float, what: str) -> str:
-    ready, _, _ = select.select([p.stdout], [], [], timeout)
-    if not ready:
-        raise RuntimeError(f"{what}: nothing within {timeout:.0f} s")
+def _read_line(p: subprocess.Popen, timeout: float, what: str, node: subprocess.Popen | None = None, log=None) -> str:
+    """The next line ``p`` prints; an error when none comes in ``timeout`` s or when ``node`` ends first."""
+    end = time.monotonic() + timeout
+    while True:
+        ready, _, _ = select.select([p.stdout], [], [], min(0.5, max(0.0, end - time.monotonic())))
+        if ready:
+            break
+        if node is not None and node.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"the dynamics node ended (exit code {node.returncode}): {log.read()[-2000:].strip()}")
+        if time.monotonic() >= end:
+            raise RuntimeError(f"{what}: nothing within {timeout:.0f} s")
     line = p.stdout.readline()
     if not line:
         raise RuntimeError(f"{what}: the process ended (exit code {p.wait()})")
@@ -234,7 +242,7 @@ def one_run(args: argparse.Namespace, run: int) -> dict:
         node = procs.start(node_cmd, stdout=subprocess.DEVNULL, stderr=node_log)
         probe = procs.start(me + ["--role", "probe", "--calls", "1", "--seed", "999"], stdout=subprocess.PIPE,
                             stdin=subprocess.DEVNULL)
-        first = json.loads(_read_line(probe, 130.0, "first-answer probe"))
+        first = json.loads(_read_line(probe, 130.0, "first-answer probe", node, node_log))
         if "error" in first:
             raise RuntimeError(f"first-answer probe: {first['error']}")
         first_s = first["answer_at"] - t_start
@@ -244,22 +252,19 @@ def one_run(args: argparse.Namespace, run: int) -> dict:
         clients = [procs.start(me + ["--role", "client", "--calls", str(args.calls), "--seed", str(100 * run + k)],
                                stdout=subprocess.PIPE, stdin=subprocess.PIPE) for k in range(args.clients)]
         for k, c in enumerate(clients):
-            line = _read_line(c, 150.0, f"client {k}")
+            line = _read_line(c, 150.0, f"client {k}", node, node_log)
             if line != "ready":
                 raise RuntimeError(f"client {k}: {line}")
         for c in clients:
             c.stdin.write("go\n")
             c.stdin.flush()
         budget = 60.0 + args.calls * (TIMEOUT_S + 0.1)
-        results = [json.loads(_read_line(c, budget, f"client {k}")) for k, c in enumerate(clients)]
+        results = [json.loads(_read_line(c, budget, f"client {k}", node, node_log)) for k, c in enumerate(clients)]
         for c in clients + [probe]:  # they end by themselves once they have printed
             try:
                 c.wait(10.0)
             except subprocess.TimeoutExpired:
                 pass
-        if node.poll() is not None:
-            node_log.seek(0)
-            raise RuntimeError(f"the dynamics node ended (exit code {node.returncode}): {node_log.read()[-2000:]}")
     finally:
         procs.stop()
     node_log.seek(0)
@@ -308,15 +313,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.clients < 1 or args.calls < 1 or args.runs < 1 or args.client_depth < 0 or \
             (args.service_depth is not None and args.service_depth < 0):
         parser.error("--clients, --calls and --runs take a positive count, the depths a count >= 0")
-    if args.role == "client":
-        return client_main(args)
-    if args.role == "probe":
-        return probe_main(args)
+    if args.role != "driver":
+        try:
+            return client_main(args) if args.role == "client" else probe_main(args)
+        except KeyboardInterrupt:  # the driver stops its processes with SIGINT
+            return 130
     print(f"{args.clients} clients x {args.calls} calls of {SERVICE} ({args.robot}), {TIMEOUT_S:.0f} s timeout, "
           f"service depth {'default' if args.service_depth is None else args.service_depth}, "
           f"client depth {args.client_depth} (0: keep all), {os.getenv('RMW_IMPLEMENTATION', 'default RMW')}",
           flush=True)
     runs = []
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops every process too, as Ctrl-C does
     try:
         for run in range(1, args.runs + 1):
             res = one_run(args, run)
@@ -325,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: every process stopped", file=sys.stderr)
         return 130
+    except RuntimeError as exc:
+        print(f"bench_services: {exc} (every process stopped)", file=sys.stderr)
+        return 1
     if args.results:
         data = {"command": "python bench/bench_services.py " + " ".join(sys.argv[1:] if argv is None else argv),
                 "date": time.strftime("%Y-%m-%d", time.gmtime()),
