@@ -71,6 +71,19 @@ def _client_qos(depth: int):
     return service_qos(depth)
 
 
+def _wait(executor, future, timeout: float) -> bool:
+    """Spin until ``future`` is done or ``timeout`` s have passed. (Jazzy's
+    Executor.spin_until_future_complete costs more with every call made: 5 ms a call after a few
+    hundred, against 1 ms for this loop.)"""
+    end = time.monotonic() + timeout
+    while not future.done():
+        left = end - time.monotonic()
+        if left <= 0:
+            return False
+        executor.spin_once(timeout_sec=left)
+    return True
+
+
 def _wrong(names: list[str], tau: np.ndarray, response) -> bool:
     if not response.success or list(response.joint_names) != names:
         return True
@@ -116,8 +129,7 @@ def client_main(args: argparse.Namespace) -> int:
             req = _request(InverseDynamics, names, q[i], qd[i], qdd[i])
             t0 = time.perf_counter()
             future = client.call_async(req)
-            executor.spin_until_future_complete(future, timeout_sec=TIMEOUT_S)
-            if not future.done():
+            if not _wait(executor, future, TIMEOUT_S):
                 client.remove_pending_request(future)
                 lost.append(i)
                 continue
@@ -156,8 +168,7 @@ def probe_main(args: argparse.Namespace) -> int:
                 continue
             discovered = discovered or time.monotonic()
             future = client.call_async(_request(InverseDynamics, names, q[0], qd[0], qdd[0]))
-            executor.spin_until_future_complete(future, timeout_sec=TIMEOUT_S)
-            if future.done():
+            if _wait(executor, future, TIMEOUT_S):
                 t = time.monotonic()
                 print(json.dumps({"answer_at": t, "discovered_at": discovered, "unanswered": unanswered,
                                   "wrong": _wrong(names, tau[0], future.result())}), flush=True)
