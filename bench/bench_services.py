@@ -297,7 +297,8 @@ def one_run(args: argparse.Namespace, run: int) -> dict:
 
 
 def _print_run(res: dict) -> None:
-    print(f"{'client':>8} {'calls/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'lost':>5} {'wrong':>6}")
+    print(f"{'client':>8} {'calls/s':>9} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8} {'lost':>5} "
+          f"{'wrong':>6}")
     for r in res["clients"] + [dict(res["total"], client="all")]:
         print(f"{r['client']:>8} {r['calls_per_s']:9.0f} {r['p50_ms']:8.3f} {r['p90_ms']:8.3f} {r['p99_ms']:8.3f} "
               f"{r['max_ms']:8.2f} {r['lost']:5d} {r['wrong']:6d}"
