@@ -8,6 +8,7 @@ trajectory -> controller -> simulator loop.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -324,3 +325,76 @@ def test_the_running_distribution_is_known_and_its_differences_hold(ros):
     assert set(node.get_parameters_by_prefix("")) == ours | distribution.builtin_parameters
     parts = tuple(p for p in ("Request", "Response", "Event") if hasattr(InverseDynamics, p))
     assert parts == distribution.service_parts
+
+
+# -- services under load -------------------------------------------------------------------------------
+def test_bursts_from_several_clients_are_all_answered(tmp_path):
+    """3 client processes send 200 calls each at once to a dynamics node in a process of its own:
+    every call is answered with rd.rnea's efforts. With rclpy's services default (a history of
+    10 requests) the node lost most of them."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parent / "service_burst_client.py"
+    model = rd.load_robot("puma560")
+    clients, count = 3, 200
+    # the node runs the robot_dynamics this test imports, wherever the test runs from
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(rd.__file__).resolve().parents[1]),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    node = subprocess.Popen([sys.executable, "-m", "robot_dynamics.ros.dynamics_node", "--ros-args", "-p",
+                             "robot:=puma560"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True, cwd=tmp_path, env=env)
+    procs = []
+    try:
+        procs = [subprocess.Popen([sys.executable, str(script), str(count), str(k)], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, cwd=tmp_path, env=env) for k in range(clients)]
+        for p in procs:  # each has had one answer
+            assert p.stdout.readline().strip() == "ready"
+        for p in procs:  # then all fire at once
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        results = [json.loads(p.stdout.readline()) for p in procs]
+    finally:
+        for p in procs:
+            try:
+                p.wait(60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        os.killpg(node.pid, signal.SIGINT)
+        try:
+            node.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(node.pid, signal.SIGKILL)
+            node.wait()
+    for k, r in enumerate(results):
+        lost = [i for i, e in enumerate(r["efforts"]) if e is None]
+        assert not lost, f"client {k}: {len(lost)} of {count} calls unanswered (the first at call {lost[0]})"
+        assert all(r["success"])
+        for (q, qd, qdd), e in zip(np.asarray(r["states"]), r["efforts"]):
+            np.testing.assert_allclose(e, rd.rnea(model, q, qd, qdd), rtol=0, atol=1e-9)
+
+
+def test_the_service_history_follows_service_queue_depth(ros):
+    from rclpy.qos import HistoryPolicy
+
+    from robot_dynamics.ros.node_common import service_qos
+
+    node = _add(ros, DynamicsNode(parameter_overrides=[Parameter("robot", value="puma560")]))
+    assert [(s.qos_profile.history, s.qos_profile.depth) for s in node.services if s.srv_name.startswith("~/")] == [
+        (HistoryPolicy.KEEP_LAST, 1000)] * 5
+    keep_all = _add(ros, TrajectoryNode(parameter_overrides=[Parameter("robot", value="planar2"),
+                                                            Parameter("service_queue_depth", value=0)]))
+    plan = [s for s in keep_all.services if s.srv_name == "~/plan"]
+    assert len(plan) == 1 and plan[0].qos_profile.history == HistoryPolicy.KEEP_ALL
+    qos = service_qos(25)
+    assert (qos.history, qos.depth, qos.reliability) == (HistoryPolicy.KEEP_LAST, 25,
+                                                         rclpy.qos.qos_profile_services_default.reliability)
+    with pytest.raises(rd.InputError, match=r"parameter 'service_queue_depth' must be >= 0, got -1"):
+        DynamicsNode(parameter_overrides=[Parameter("robot", value="puma560"),
+                                          Parameter("service_queue_depth", value=-1)])
+    with pytest.raises(rd.InputError, match=r"parameter 'service_queue_depth' must be an integer in \[0, 1000000\]"):
+        service_qos(-1)

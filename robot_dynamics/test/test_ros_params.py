@@ -11,7 +11,7 @@ import yaml
 import robot_dynamics as rd
 from robot_dynamics.ros.messages import message_class
 from robot_dynamics.ros.motion import TrajectoryStreamer
-from robot_dynamics.ros.params import NODE_PARAMETERS, TYPES, defaults, validate
+from robot_dynamics.ros.params import NODE_PARAMETERS, TYPES, defaults, service_history, validate
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"
 NODES = ("dynamics", "trajectory", "controller", "simulator")
@@ -90,3 +90,26 @@ def test_initial_goal_of_the_trajectory_node():
     assert traj is not None and "initial goal" in status
     np.testing.assert_allclose(s.reference(1.6 + traj.duration).q, [0.4, -0.2])
     assert s.initial_goal_due(9.0) == (None, "no initial goal pending")  # only once
+
+
+@pytest.mark.parametrize("depth, history", [(0, ("keep_all", 0)), (1, ("keep_last", 1)), (10, ("keep_last", 10)),
+                                            (1000, ("keep_last", 1000)), (1_000_000, ("keep_last", 1_000_000))])
+def test_service_history_from_the_queue_depth(depth, history):
+    assert service_history(depth) == history
+
+
+@pytest.mark.parametrize("depth", [-1, 1_000_001, 2.0, True, "10", None])
+def test_a_bad_service_queue_depth_is_refused_naming_the_parameter(depth):
+    message = r"parameter 'service_queue_depth' must be an integer in \[0, 1000000\] \(0 keeps all\)"
+    with pytest.raises(rd.InputError, match=message):
+        service_history(depth)
+
+
+@pytest.mark.parametrize("node", ["dynamics", "trajectory"])
+def test_the_serving_nodes_keep_a_deep_service_history_by_default(node):
+    # rclpy's services default keeps 10 requests: 3 client processes sending 200 calls each at
+    # once lost 150-199 of each client's calls at 10, none at 1000 (test_ros_nodes' burst test)
+    assert defaults(node)["service_queue_depth"] == 1000
+    for bad, match in ((-1, "must be >= 0"), (2_000_000, "must be <= 1000000"), (1.5, "type integer")):
+        with pytest.raises(rd.InputError, match=match):
+            validate(node, {"service_queue_depth": bad})

@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 import math
 import numpy as np
-import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
 from .._batch import real_array
@@ -71,6 +70,8 @@ def lqr_gain(A: ArrayLike, B: ArrayLike, Q: ArrayLike, R: ArrayLike, *, discrete
     if A.shape != (n, n) or B.shape != (n, m) or Q.shape != (n, n) or R.shape != (m, m):
         raise InputError(f"lqr_gain: expected A (n, n), B (n, m), Q (n, n), R (m, m); got {A.shape}, {B.shape}, "
                          f"{Q.shape}, {R.shape}")
+    import scipy.linalg  # here, as everywhere in the package: 0.2 s of every node's start-up otherwise
+
     try:
         if discrete:
             P = scipy.linalg.solve_discrete_are(A, B, Q, R)

@@ -8,6 +8,11 @@ The robot comes from the ``robot_description`` parameter, ``urdf_path`` or ``rob
 none is set, from the ``/robot_description`` topic (beside a real arm whose
 robot_state_publisher already runs). Every callback is one call into
 :class:`robot_dynamics.ros.logic.DynamicsServices`.
+
+The services keep ``service_queue_depth`` requests (default 1000; rclpy's default of 10 lost
+calls when several clients sent at once). A client under load should keep a deep history too
+(``qos_profile=node_common.service_qos(1000)``): its reader receives the answers to every client
+of the service, and at rclpy's 10 it loses its own when more than 10 others come in first.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from ..errors import RobotDynamicsError
 from . import conversion as cv
 from .logic import DynamicsServices, load_model_from_parameters
 from .motion import command_joint_order
-from .node_common import declare_parameters, run
+from .node_common import declare_parameters, run, service_qos
 
 __all__ = ["DynamicsNode", "main"]
 
@@ -53,11 +58,12 @@ class DynamicsNode(Node):
                                  reliability=ReliabilityPolicy.RELIABLE)
             self.create_subscription(String, self.params["robot_description_topic"], self._on_description, latched)
             self.get_logger().info(f"waiting for the URDF on {self.params['robot_description_topic']}")
-        self.create_service(InverseDynamics, "~/inverse_dynamics", self._inverse_dynamics)
-        self.create_service(ForwardDynamics, "~/forward_dynamics", self._forward_dynamics)
-        self.create_service(MassMatrix, "~/mass_matrix", self._mass_matrix)
-        self.create_service(TrajectoryEffort, "~/trajectory_effort", self._trajectory_effort)
-        self.create_service(Linearize, "~/linearize", self._linearize)
+        qos = service_qos(self.params["service_queue_depth"])
+        self.create_service(InverseDynamics, "~/inverse_dynamics", self._inverse_dynamics, qos_profile=qos)
+        self.create_service(ForwardDynamics, "~/forward_dynamics", self._forward_dynamics, qos_profile=qos)
+        self.create_service(MassMatrix, "~/mass_matrix", self._mass_matrix, qos_profile=qos)
+        self.create_service(TrajectoryEffort, "~/trajectory_effort", self._trajectory_effort, qos_profile=qos)
+        self.create_service(Linearize, "~/linearize", self._linearize, qos_profile=qos)
         self.gravity_pub = self.create_publisher(Float64MultiArray, "~/gravity_compensation", 10)
         self.create_subscription(JointState, self.params["joint_states_topic"], self._on_joint_state, 10)
 

@@ -14,11 +14,12 @@ import rclpy
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
+from rclpy.qos import HistoryPolicy, QoSProfile, qos_profile_services_default
 
 from ..errors import InputError, RobotDynamicsError
-from .params import NODE_PARAMETERS, ParamSpec, describe, validate
+from .params import NODE_PARAMETERS, ParamSpec, describe, service_history, validate
 
-__all__ = ["declare_parameters", "seconds", "run"]
+__all__ = ["declare_parameters", "seconds", "run", "service_qos"]
 
 
 def _descriptor(spec: ParamSpec) -> ParameterDescriptor:
@@ -73,6 +74,24 @@ def declare_parameters(node: Node, node_name: str) -> dict[str, Any]:
             value = list(value)
         values[spec.name] = value
     return validate(node_name, values)
+
+
+def service_qos(depth: int) -> QoSProfile:
+    """The QoS of a service with ``service_queue_depth`` = ``depth``: rclpy's services default
+    (reliable, volatile) with a history of ``depth`` (KEEP_ALL for 0).
+
+    rclpy's default keeps 10: a service whose callback is busy while more than 10 requests come
+    in (several clients, or calls sent without waiting for the answer) loses the oldest.
+
+    Raises:
+        InputError: ``depth`` is not an integer in [0, 1000000].
+    """
+    history, n = service_history(depth)
+    base = qos_profile_services_default
+    if history == "keep_all":
+        return QoSProfile(history=HistoryPolicy.KEEP_ALL, reliability=base.reliability, durability=base.durability)
+    return QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=n, reliability=base.reliability,
+                      durability=base.durability)
 
 
 def seconds(node: Node) -> float:

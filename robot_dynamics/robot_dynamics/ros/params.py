@@ -26,6 +26,8 @@ __all__ = [
     "validate",
     "defaults",
     "ROBOT_SOURCE",
+    "SERVICE_QUEUE",
+    "service_history",
     "CONTROLLERS",
 ]
 
@@ -71,8 +73,18 @@ ROBOT_SOURCE: tuple[ParamSpec, ...] = (
 )
 
 
+#: History depth of a node's services (requests in, responses out); shared by the nodes that serve.
+SERVICE_QUEUE: tuple[ParamSpec, ...] = (
+    ParamSpec("service_queue_depth", "integer", 1000, "History depth of the services' requests and responses "
+              "(KEEP_LAST; 0 = KEEP_ALL). rclpy's default of 10 drops requests when more than 10 arrive "
+              "while a callback runs (clients in parallel, calls sent without waiting)",
+              minimum=0, maximum=1_000_000),
+)
+
+
 NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
     "dynamics": ROBOT_SOURCE
+    + SERVICE_QUEUE
     + (
         ParamSpec("joint_states_topic", "string", "/joint_states", "Joint states to compute gravity compensation for"),
         ParamSpec("publish_gravity_compensation", "bool", True,
@@ -85,6 +97,7 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
                   "transient local, as robot_state_publisher publishes it)"),
     ),
     "trajectory": ROBOT_SOURCE
+    + SERVICE_QUEUE
     + (
         ParamSpec("profile", "string", "quintic", "Default time-law profile", choices=_PROFILES),
         ParamSpec("duration", "double", 0.0, "Default duration [s]; 0 = shortest allowed by the limits",
@@ -163,6 +176,20 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
                   choices=("float64_multi_array", "joint_state")),
     ),
 }
+
+
+def service_history(depth: Any) -> tuple[str, int]:
+    """The history of a service with ``service_queue_depth`` = ``depth``: ``("keep_last", depth)``,
+    or ``("keep_all", 0)`` for 0.
+
+    Raises:
+        InputError: ``depth`` is not an integer in [0, 1000000].
+    """
+    spec = SERVICE_QUEUE[0]
+    if isinstance(depth, bool) or not isinstance(depth, int) or not spec.minimum <= depth <= spec.maximum:
+        raise InputError(f"parameter 'service_queue_depth' must be an integer in [{spec.minimum}, {spec.maximum}] "
+                         f"(0 keeps all), got {depth!r}")
+    return ("keep_all", 0) if depth == 0 else ("keep_last", depth)
 
 
 def defaults(node: str) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from robot_dynamics_interfaces.srv import PlanTrajectory
 from . import conversion as cv
 from .logic import load_model_from_parameters
 from .motion import TrajectoryStreamer
-from .node_common import declare_parameters, run, seconds
+from .node_common import declare_parameters, run, seconds, service_qos
 
 __all__ = ["TrajectoryNode", "main"]
 
@@ -51,7 +51,7 @@ class TrajectoryNode(Node):
         self.create_subscription(JointState, p["joint_states_topic"], self._on_joint_state, 10)
         self.create_subscription(JointState, p["goal_topic"], self._on_goal, 10)
         self.create_subscription(JointTrajectory, "~/execute", self._on_execute, 10)
-        self.create_service(PlanTrajectory, "~/plan", self._plan)
+        self.create_service(PlanTrajectory, "~/plan", self._plan, qos_profile=service_qos(p["service_queue_depth"]))
         self.create_timer(1.0 / p["publish_rate"], self._publish_reference)
         self.get_logger().info(f"planning for {model.name!r} with the {p['profile']} profile")
 
