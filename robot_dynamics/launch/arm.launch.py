@@ -51,8 +51,8 @@ def _nodes(context, *args, **kwargs):
     nodes = [
         Node(package="robot_state_publisher", executable="robot_state_publisher", name="robot_state_publisher",
              output="screen", parameters=_as_ros(params["robot_state_publisher"])),
-        Node(package="controller_manager", executable="ros2_control_node", name="controller_manager",
-             output="screen",
+        # no name=: a __node remap would rename every node of the process, the controllers' too
+        Node(package="controller_manager", executable="ros2_control_node", output="screen",
              parameters=_as_ros([{"robot_description": params["robot_description"]}, controllers])),
         Node(package="controller_manager", executable="spawner", name="spawner_joint_state_broadcaster",
              output="screen", arguments=["joint_state_broadcaster", "--controller-manager", "/controller_manager"]),

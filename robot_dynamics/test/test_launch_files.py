@@ -94,7 +94,7 @@ def _run_launch(monkeypatch, filename, **arguments):
     for e in entities:
         if type(e).__name__ == "OpaqueFunction":
             nodes += e.kwargs["function"](context)
-    return declared, {n.kwargs["name"]: n for n in nodes}, context
+    return declared, {n.kwargs.get("name") or n.kwargs["executable"]: n for n in nodes}, context
 
 
 def test_launch_files_parse_and_define_generate_launch_description():

@@ -234,10 +234,11 @@ def test_write_parameter_file_is_private_and_complete():
 def test_arm_launch_starts_controller_manager_spawners_and_our_nodes(monkeypatch):
     declared, nodes, _ = _run_launch(monkeypatch, "arm.launch.py", goal="0.5,-0.4,0.3,0.2,-0.1,0.6")
     assert declared["hardware"] == "topic" and declared["robot"] == "puma560" and declared["use_rviz"] == "true"
-    assert set(nodes) == {"robot_state_publisher", "controller_manager", "spawner_joint_state_broadcaster",
+    assert set(nodes) == {"robot_state_publisher", "ros2_control_node", "spawner_joint_state_broadcaster",
                           "spawner_effort_controller", "simulator", "controller", "trajectory", "dynamics", "rviz2"}
-    cm = nodes["controller_manager"].kwargs
+    cm = nodes["ros2_control_node"].kwargs
     assert (cm["package"], cm["executable"]) == ("controller_manager", "ros2_control_node")
+    assert "name" not in cm  # a __node remap would rename the controllers' nodes of that process too
     description, controllers = cm["parameters"]
     assert has_ros2_control(description["robot_description"].value)
     assert yaml.safe_load(Path(controllers).read_text())["controller_manager"]["ros__parameters"]["update_rate"] == 250

@@ -311,6 +311,47 @@ def test_a_callback_cut_short_by_shutdown_is_a_clean_stop():
         run(Broken, [])
 
 
+def test_a_sigint_swallowed_by_a_message_conversion_is_a_clean_stop():
+    """Under load, launch's SIGINT can land while rclpy converts a message it takes: Python's
+    KeyboardInterrupt is raised inside the conversion and surfaces from spin as pybind11's
+    RuntimeError "Unable to convert call argument to Python object" (found by the launch test
+    of arm.launch.py on a loaded machine; joint_state_publisher has the same exit code 1). The
+    node exits 0; the same RuntimeError without a SIGINT is still a crash."""
+    import os
+    import signal
+
+    from rclpy.node import Node
+
+    from robot_dynamics.ros.node_common import run
+
+    class Taking(Node):
+        def __init__(self):
+            super().__init__("taking")
+            self.create_timer(0.01, self._tick)
+
+        def _tick(self):
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.5)  # the handler runs here and raises KeyboardInterrupt
+            except KeyboardInterrupt:
+                raise RuntimeError("Unable to convert call argument to Python object") from None
+
+    before = signal.getsignal(signal.SIGINT)
+    assert run(Taking, []) == 0
+    assert signal.getsignal(signal.SIGINT) is before  # the process's handler is back
+
+    class Broken(Node):
+        def __init__(self):
+            super().__init__("broken")
+            self.create_timer(0.01, self._tick)
+
+        def _tick(self):
+            raise RuntimeError("Unable to convert call argument to Python object")
+
+    with pytest.raises(RuntimeError, match="Unable to convert"):
+        run(Broken, [])
+
+
 # -- what differs between Humble and Jazzy (robot_dynamics.ros.compat) ----------------------------
 def test_the_running_distribution_is_known_and_its_differences_hold(ros):
     """rclpy declares its own parameters beside ours (Jazzy: start_type_description_service too)

@@ -6,7 +6,9 @@ Targets ROS 2 Humble and Jazzy: ``rclpy.init()`` / ``rclpy.spin()`` / ``destroy_
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -99,6 +101,24 @@ def seconds(node: Node) -> float:
     return float(node.get_clock().now().nanoseconds) * 1e-9
 
 
+def _watch_interrupt() -> tuple[threading.Event, Any]:
+    """(an Event set when SIGINT arrives, the handler it wraps); the signal still raises
+    KeyboardInterrupt as before."""
+    stopping = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        stopping.set()
+        if callable(previous):
+            previous(signum, frame)
+        elif previous != signal.SIG_IGN:
+            raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, on_interrupt)
+    return stopping, previous
+
+
 def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
     """Init rclpy, build the node, spin until Ctrl-C or shutdown, clean up. Returns an exit code.
 
@@ -106,6 +126,7 @@ def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
     one-line message and exit code 1.
     """
     rclpy.init(args=args)
+    stopping, previous_handler = _watch_interrupt()
     node: Node | None = None
     code = 0
     try:
@@ -118,11 +139,16 @@ def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
         code = 1
     except Exception:
         # Ctrl-C (or launch's SIGINT) shuts the context down while a callback may be running;
-        # its next publish then fails with "publisher's context is invalid". That is a stop.
-        if node is None or node.context.ok():
+        # its next publish then fails with "publisher's context is invalid". And a SIGINT that
+        # lands while rclpy converts a message it takes surfaces as that conversion's
+        # RuntimeError ("Unable to convert call argument to Python object"), not as
+        # KeyboardInterrupt (seen under load at launch's shutdown). Both are a stop.
+        if not stopping.is_set() and (node is None or node.context.ok()):
             raise
     finally:
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
+        if threading.current_thread() is threading.main_thread() and previous_handler is not None:
+            signal.signal(signal.SIGINT, previous_handler)
     return code
