@@ -185,6 +185,10 @@ def test_arm_parameters_bridge_the_simulator_through_topic_based_system():
     assert sim["command_type"] == "joint_state"
     assert sim["command_topic"] == JOINT_COMMANDS_TOPIC and sim["joint_states_topic"] == JOINT_STATES_TOPIC
     assert sim["initial_positions"] == [0.0, 0.1, 0.0, 0.0, 0.0, 0.0]
+    assert (sim["rate"], sim["substeps"]) == (500.0, 2)  # the controller manager's cycle, 1 ms RK4 steps
+    assert yaml.safe_load(p["controllers_yaml"])["controller_manager"]["ros__parameters"]["update_rate"] == 500
+    slow = arm_parameters(str(PKG), robot="planar2", update_rate="30")["simulator"][1]
+    assert (slow["rate"], slow["substeps"]) == (30.0, 34)
     root = ET.fromstring(p["robot_description"]).find("ros2_control")
     assert [float(_param(j.find("state_interface"), "initial_value")) for j in root.findall("joint")] == sim["initial_positions"]
     assert p["trajectory"][1]["initial_goal"] == [float(x) for x in goal.split(",")]
@@ -241,7 +245,7 @@ def test_arm_launch_starts_controller_manager_spawners_and_our_nodes(monkeypatch
     assert "name" not in cm  # a __node remap would rename the controllers' nodes of that process too
     description, controllers = cm["parameters"]
     assert has_ros2_control(description["robot_description"].value)
-    assert yaml.safe_load(Path(controllers).read_text())["controller_manager"]["ros__parameters"]["update_rate"] == 250
+    assert yaml.safe_load(Path(controllers).read_text())["controller_manager"]["ros__parameters"]["update_rate"] == 500
     for name in ("joint_state_broadcaster", "effort_controller"):
         spawner = nodes[f"spawner_{name}"].kwargs
         assert spawner["executable"] == "spawner" and spawner["arguments"][0] == name

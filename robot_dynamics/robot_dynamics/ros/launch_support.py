@@ -8,6 +8,7 @@ node starts, and the logic is tested without ROS.
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -156,7 +157,7 @@ def arm_parameters(
     controller: str = "computed_torque",
     goal: str = "",
     initial_positions: str = "",
-    update_rate: str = "250",
+    update_rate: str = "500",
 ) -> dict[str, Any]:
     """What arm.launch.py starts: the arm brought up through ros2_control.
 
@@ -201,8 +202,10 @@ def arm_parameters(
         out[node] = params[node]
     if hw == "topic":
         config, sim = params["simulator"]
+        # the simulated hardware's cycle is controller_manager's (1 ms RK4 substeps at most),
+        # as a real arm's driver runs at the controller manager's rate
         sim = dict(sim, command_type="joint_state", command_topic=JOINT_COMMANDS_TOPIC,
-                   joint_states_topic=JOINT_STATES_TOPIC)
+                   joint_states_topic=JOINT_STATES_TOPIC, rate=float(rate), substeps=max(1, math.ceil(1000.0 / rate)))
         validate("simulator", sim)
         out["simulator"] = [config, sim]
     return out
