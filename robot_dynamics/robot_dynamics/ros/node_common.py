@@ -7,6 +7,7 @@ Targets ROS 2 Humble and Jazzy: ``rclpy.init()`` / ``rclpy.spin()`` / ``destroy_
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -80,6 +81,16 @@ def seconds(node: Node) -> float:
     return float(node.get_clock().now().nanoseconds) * 1e-9
 
 
+def _shutting_down(node: Node, wait: float = 1.0) -> bool:
+    """Whether the node's context goes down within ``wait`` seconds (a stop, not an error)."""
+    end = time.monotonic() + wait
+    while node.context.ok():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
     """Init rclpy, build the node, spin until Ctrl-C or shutdown, clean up. Returns an exit code.
 
@@ -100,7 +111,10 @@ def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
     except Exception:
         # Ctrl-C (or launch's SIGINT) shuts the context down while a callback may be running;
         # its next publish then fails with "publisher's context is invalid". That is a stop.
-        if node is None or node.context.ok():
+        # The executor's take of a message can fail too ("Unable to convert call argument to
+        # Python object" from take_message) a moment before rclpy's signal handler has shut the
+        # context down: wait for that moment before calling it an error.
+        if node is None or not _shutting_down(node):
             raise
     finally:
         if node is not None:
