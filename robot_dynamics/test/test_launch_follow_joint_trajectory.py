@@ -39,6 +39,7 @@ from launch.actions import IncludeLaunchDescription  # noqa: E402
 from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
 from trajectory_msgs.msg import JointTrajectoryPoint  # noqa: E402
 
 JOINTS = ["joint1", "joint2", "joint3", "joint4", "joint5", "joint6"]
@@ -87,6 +88,10 @@ class TestFollowJointTrajectory(unittest.TestCase):
         self.client = ActionClient(self.node, FollowJointTrajectory, "/trajectory/follow_joint_trajectory")
         self.assertTrue(self.client.wait_for_server(timeout_sec=60.0), "no /trajectory/follow_joint_trajectory")
         self.assertTrue(self.spin_until(lambda: len(self.states) > 5, 60.0), "no /joint_states")
+        # the controller is up once its effort commands flow (a loaded machine starts it last)
+        commands = []
+        self.node.create_subscription(Float64MultiArray, "/effort_controller/commands", commands.append, 10)
+        self.assertTrue(self.spin_until(lambda: len(commands) > 5, 60.0), "no /effort_controller/commands")
 
     def tearDown(self):
         self.client.destroy()
@@ -129,7 +134,7 @@ class TestFollowJointTrajectory(unittest.TestCase):
         self.assertEqual((status, result.error_code), (GoalStatus.STATUS_SUCCEEDED, Result.SUCCESSFUL),
                          result.error_string)
         self.assertIn("reached the goal", result.error_string)
-        self.wait(0.2)
+        self.wait(0.5)  # at success within 0.01 and nearly at rest; holding the goal since
         final_error = np.abs(self.position() - end)
         self.assertLess(final_error.max(), 0.01, f"final error {final_error}")
         # feedback at about 20 Hz over the 3 s, in the arm's order, error = desired - actual
