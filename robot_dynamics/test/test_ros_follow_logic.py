@@ -186,7 +186,8 @@ def _invalid_goals(model):
          ResultCode.INVALID_GOAL, "points[1].velocities: empty while other points give velocities"),
         (Goal(trajectory(names, [0.0, 1.0], [[0.0, 0.0], [0.1, float("nan")]])), ResultCode.INVALID_GOAL,
          "NaN or infinite"),
-        (Goal(trajectory(names, [0.0, 1.0, 1.0], pts)), ResultCode.INVALID_GOAL, "increase strictly, got [0.0, 1.0, 1.0]"),
+        (Goal(trajectory(names, [0.0, 1.0, 1.0], pts)), ResultCode.INVALID_GOAL,
+         "increase strictly, got [0.0, 1.0, 1.0]"),
         (Goal(trajectory(names, [0.0, 1.0, 0.5], pts)), ResultCode.INVALID_GOAL, "increase strictly"),
         (Goal(ok, goal_time_tolerance=Duration(sec=-1)), ResultCode.INVALID_GOAL, "goal_time_tolerance: expected >= 0"),
         (Goal(ok, path_tolerance=[JointTolerance("tail", 0.1)]), ResultCode.INVALID_JOINTS, "unknown joint 'tail'"),
@@ -373,7 +374,8 @@ def test_a_new_goal_preempts_the_running_one(planar):
     second = Goal(trajectory(list(planar.joint_names), [0.0, 0.8], [list(here), [-0.1, 0.1]]))
     refused, ended = f.accept(second, "second", 0.4)
     assert refused is None
-    assert [(o.key, o.code, o.message) for o in ended] == [("first", ResultCode.INVALID_GOAL, "preempted by a new goal")]
+    assert [(o.key, o.code, o.message) for o in ended] == [("first", ResultCode.INVALID_GOAL,
+                                                            "preempted by a new goal")]
     assert f.active.key == "second" and f.active.start_time == 0.4
     now, ended = drive(f, planar, 3.0, start=0.4)
     assert [(o.key, o.code) for o in ended] == [("second", ResultCode.SUCCESSFUL)] and 1.2 <= now <= 1.201

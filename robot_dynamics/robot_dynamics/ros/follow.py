@@ -52,8 +52,8 @@ from ..trajectory import TabulatedTrajectory, Trajectory
 from . import conversion as cv
 from .motion import TrajectoryStreamer
 
-__all__ = ["ResultCode", "Tolerances", "Outcome", "FeedbackState", "TrajectoryFollower", "resolve_tolerances",
-           "ERASE"]
+__all__ = ["ResultCode", "GoalRefused", "Tolerances", "Outcome", "FeedbackState", "TrajectoryFollower",
+           "resolve_tolerances", "ERASE"]
 
 Array = NDArray[np.float64]
 
