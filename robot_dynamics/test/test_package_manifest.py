@@ -31,6 +31,7 @@ ROSDEP = {
     "sensor_msgs": "sensor_msgs",
     "trajectory_msgs": "trajectory_msgs",
     "robot_dynamics_interfaces": "robot_dynamics_interfaces",
+    "control_msgs": "control_msgs",  # imported only where installed (the FollowJointTrajectory action)
     "pinocchio": "pinocchio",  # the optional comparison of `robot-dynamics bench`; a test_depend
 }
 # no rosdep key: installed with pip beside ROS (the README's install line and the workflow)

@@ -310,6 +310,93 @@ def test_a_callback_cut_short_by_shutdown_is_a_clean_stop():
     with pytest.raises(RuntimeError, match="a real defect"):  # still a crash while ROS runs
         run(Broken, [])
 
+    class TakenTooEarly(Publisher):
+        def _tick(self):
+            import threading
+
+            # the executor's take fails a moment before the signal handler's shutdown lands
+            threading.Timer(0.2, rclpy.shutdown).start()
+            raise RuntimeError("Unable to convert call argument to Python object")
+
+    assert run(TakenTooEarly, []) == 0
+
+
+def _follow_joint_trajectory():
+    """control_msgs' action type, or a skip naming the missing package."""
+    try:
+        from control_msgs.action import FollowJointTrajectory
+    except ImportError:
+        pytest.skip("control_msgs is not installed: no control_msgs/action/FollowJointTrajectory to send")
+    return FollowJointTrajectory
+
+
+def test_trajectory_node_serves_follow_joint_trajectory_only_with_control_msgs(ros):
+    import importlib.util
+
+    node = _add(ros, TrajectoryNode(parameter_overrides=[Parameter("robot", value="planar2")]))
+    assert (node.action_server is None) == (importlib.util.find_spec("control_msgs") is None)
+
+
+def test_follow_joint_trajectory_codes_and_cancel_in_one_process(ros):
+    """The action server's refusals (result code and error string, goal aborted) and a cancel
+    (goal canceled, the reference holds where the arm was measured)."""
+    FollowJointTrajectory = _follow_joint_trajectory()
+    from action_msgs.msg import GoalStatus
+    from rclpy.action import ActionClient
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    executor, _ = ros
+    _add(ros, TrajectoryNode(parameter_overrides=[Parameter("robot", value="planar2")]))
+    probe = _add(ros, rclpy.create_node("probe"))
+    client = ActionClient(probe, FollowJointTrajectory, "/trajectory/follow_joint_trajectory")
+    states = probe.create_publisher(JointState, "/joint_states", 10)
+    refs = []
+    probe.create_subscription(JointTrajectory, "/trajectory/reference", refs.append, 10)
+    assert client.wait_for_server(timeout_sec=10.0)
+
+    def goal(names, positions, t=1.0):
+        g = FollowJointTrajectory.Goal()
+        g.trajectory.joint_names = names
+        g.trajectory.points = [JointTrajectoryPoint(positions=positions)]
+        g.trajectory.points[0].time_from_start.sec = int(t)
+        return g
+
+    def send(g):
+        sent = client.send_goal_async(g)
+        assert _spin_until(executor, sent.done, 10.0) and sent.result().accepted
+        return sent.result(), sent.result().get_result_async()
+
+    def result(future):
+        assert _spin_until(executor, future.done, 10.0)
+        return future.result().status, future.result().result
+
+    _, future = send(goal(["shoulder", "elbow"], [0.1, 0.1]))  # no joint state yet
+    status, res = result(future)
+    assert (status, res.error_code) == (GoalStatus.STATUS_ABORTED, FollowJointTrajectory.Result.INVALID_GOAL)
+    assert res.error_string == "no joint state received yet: the trajectory must start where the arm is"
+    _, future = send(goal(["shoulder"], [0.1]))
+    status, res = result(future)
+    assert (status, res.error_code) == (GoalStatus.STATUS_ABORTED, FollowJointTrajectory.Result.INVALID_JOINTS)
+    assert "missing joints ['elbow']" in res.error_string
+
+    state = JointState(name=["shoulder", "elbow"], position=[0.2, -0.1], velocity=[0.0, 0.0])
+    assert _spin_until(executor, lambda: (states.publish(state), bool(refs) or states.get_subscription_count() > 0)[1],
+                       5.0)
+    for _ in range(5):
+        states.publish(state)
+        executor.spin_once(timeout_sec=0.02)
+    handle, future = send(goal(["elbow", "shoulder"], [0.5, 0.6], t=5.0))
+    refs.clear()
+    assert _spin_until(executor, lambda: bool(refs), 5.0)
+    canceling = handle.cancel_goal_async()
+    assert _spin_until(executor, canceling.done, 5.0)
+    status, _ = result(future)
+    assert status == GoalStatus.STATUS_CANCELED
+    refs.clear()
+    assert _spin_until(executor, lambda: len(refs) > 3, 5.0)
+    np.testing.assert_allclose(refs[-1].points[0].positions, [0.2, -0.1])  # held where it was measured
+    np.testing.assert_allclose(refs[-1].points[0].velocities, [0.0, 0.0])
+
 
 def test_a_sigint_swallowed_by_a_message_conversion_is_a_clean_stop():
     """Under load, launch's SIGINT can land while rclpy converts a message it takes: Python's

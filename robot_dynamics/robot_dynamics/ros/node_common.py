@@ -9,6 +9,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -119,6 +120,16 @@ def _watch_interrupt() -> tuple[threading.Event, Any]:
     return stopping, previous
 
 
+def _shutting_down(node: Node, wait: float = 1.0) -> bool:
+    """Whether the node's context goes down within ``wait`` seconds (a stop, not an error)."""
+    end = time.monotonic() + wait
+    while node.context.ok():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
     """Init rclpy, build the node, spin until Ctrl-C or shutdown, clean up. Returns an exit code.
 
@@ -142,8 +153,9 @@ def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
         # its next publish then fails with "publisher's context is invalid". And a SIGINT that
         # lands while rclpy converts a message it takes surfaces as that conversion's
         # RuntimeError ("Unable to convert call argument to Python object"), not as
-        # KeyboardInterrupt (seen under load at launch's shutdown). Both are a stop.
-        if not stopping.is_set() and (node is None or node.context.ok()):
+        # KeyboardInterrupt (seen under load at launch's shutdown); the take can also fail a
+        # moment before rclpy's signal handler has shut the context down. All are a stop.
+        if not stopping.is_set() and (node is None or not _shutting_down(node)):
             raise
     finally:
         if node is not None:

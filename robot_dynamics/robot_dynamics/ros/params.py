@@ -117,6 +117,19 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
         ParamSpec("initial_goal", "double_array", None, "Goal positions (model order) to move to once, "
                   "initial_goal_delay after the first joint state; empty = none"),
         ParamSpec("initial_goal_delay", "double", 1.0, "Delay of initial_goal [s]", minimum=0.0, maximum=3600.0),
+        ParamSpec("start_tolerance", "double", 0.05, "How far the first point (at 0 s) of a trajectory on ~/execute or "
+                  "~/follow_joint_trajectory may be from the measured position [rad or m]", minimum=0.0, maximum=1e3),
+        ParamSpec("action_monitor_rate", "double", 20.0, "Rate of ~/follow_joint_trajectory feedback [Hz] (tolerances "
+                  "are checked on every joint state)", minimum=0.1, maximum=1000.0),
+        ParamSpec("constraints.goal_time", "double", 1.0, "~/follow_joint_trajectory: time after a trajectory's end "
+                  "allowed to reach the goal tolerances when a goal's goal_time_tolerance is 0 [s]",
+                  minimum=0.0, maximum=3600.0),
+        ParamSpec("constraints.goal_position", "double", 0.01, "~/follow_joint_trajectory: default goal position "
+                  "tolerance of every joint [rad or m]; 0 = not checked", minimum=0.0, maximum=1e3),
+        ParamSpec("constraints.stopped_velocity", "double", 0.05, "~/follow_joint_trajectory: default goal velocity "
+                  "tolerance of every joint [rad/s or m/s]; 0 = not checked", minimum=0.0, maximum=1e3),
+        ParamSpec("constraints.path_position", "double", 0.0, "~/follow_joint_trajectory: default path position "
+                  "tolerance of every joint [rad or m]; 0 = not checked", minimum=0.0, maximum=1e3),
     ),
     "controller": ROBOT_SOURCE
     + (

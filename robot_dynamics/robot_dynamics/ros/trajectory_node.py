@@ -5,22 +5,30 @@
   ``joint_states_topic`` (the start of the next motion);
 - publishes every plan on ``~/joint_trajectory`` (trajectory_msgs/JointTrajectory) and, at
   ``publish_rate``, the current reference on ``~/reference`` (a one-point JointTrajectory:
-  positions, velocities, accelerations; time_from_start = time since the motion started).
+  positions, velocities, accelerations; time_from_start = time since the motion started);
+- serves ``~/follow_joint_trajectory`` (control_msgs/action/FollowJointTrajectory, what MoveIt
+  and rqt_joint_trajectory_controller send) where control_msgs is installed; without it the
+  node logs once that the action is not served and does everything else.
 
-Every callback is one call into :class:`robot_dynamics.ros.motion.TrajectoryStreamer`.
+Every callback is one call into :class:`robot_dynamics.ros.motion.TrajectoryStreamer` or
+:class:`robot_dynamics.ros.follow.TrajectoryFollower`.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Hashable
 from typing import Any
 
 from rclpy.node import Node
+from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from robot_dynamics_interfaces.srv import PlanTrajectory
 
 from . import conversion as cv
+from .follow import FeedbackState, Outcome, TrajectoryFollower
 from .logic import load_model_from_parameters
 from .motion import TrajectoryStreamer
 from .node_common import declare_parameters, run, seconds, service_qos
@@ -46,6 +54,14 @@ class TrajectoryNode(Node):
             torque_scaling=p["torque_scaling"],
         )
         self.streamer.set_initial_goal(p["initial_goal"], p["initial_goal_delay"])
+        self.start_tolerance = p["start_tolerance"]
+        self.follower = TrajectoryFollower(
+            self.streamer, goal_time=p["constraints.goal_time"], goal_position=p["constraints.goal_position"],
+            goal_velocity=p["constraints.stopped_velocity"], path_position=p["constraints.path_position"],
+            start_tolerance=p["start_tolerance"],
+        )
+        self._goals: dict[Hashable, tuple[Any, Future]] = {}  # goal id -> (goal handle, its outcome)
+        self.action_server = self._serve_follow_joint_trajectory(p["action_monitor_rate"])
         self.trajectory_pub = self.create_publisher(JointTrajectory, "~/joint_trajectory", 10)
         self.reference_pub = self.create_publisher(JointTrajectory, "~/reference", 10)
         self.create_subscription(JointState, p["joint_states_topic"], self._on_joint_state, 10)
@@ -56,10 +72,11 @@ class TrajectoryNode(Node):
         self.get_logger().info(f"planning for {model.name!r} with the {p['profile']} profile")
 
     def _on_joint_state(self, msg: JointState) -> None:
-        ok, status = self.streamer.on_joint_state(msg)
+        ok, status = self.follower.on_joint_state(msg, seconds(self))
         if not ok:
             self.get_logger().warning(f"joint state ignored: {status}", throttle_duration_sec=2.0)
             return
+        self._finish(self.follower.update(seconds(self)))
         consumer = self.reference_pub.get_subscription_count() > 0
         traj, status = self.streamer.initial_goal_due(seconds(self), consumer)
         if traj is not None:
@@ -90,7 +107,7 @@ class TrajectoryNode(Node):
         self.streamer.restart_at(seconds(self))
 
     def _on_execute(self, msg: JointTrajectory) -> None:
-        traj, status = self.streamer.handle_execute(msg, seconds(self))
+        traj, status = self.streamer.handle_execute(msg, seconds(self), start_tolerance=self.start_tolerance)
         if traj is None:
             self.get_logger().warning(f"trajectory rejected: {status}")
             return
@@ -113,6 +130,93 @@ class TrajectoryNode(Node):
         if self.streamer.fill_reference(msg, JointTrajectoryPoint, seconds(self)):
             msg.header.stamp = self.get_clock().now().to_msg()
             self.reference_pub.publish(msg)
+
+
+    # -- control_msgs/action/FollowJointTrajectory ------------------------------------------
+    def _serve_follow_joint_trajectory(self, rate: float) -> Any:
+        """The action server, or None where control_msgs is not installed (logged once)."""
+        from rclpy.action import ActionServer, CancelResponse, GoalResponse
+
+        try:
+            # imported by name: control_msgs is optional (absent from a minimal ROS 2 install)
+            FollowJointTrajectory = importlib.import_module("control_msgs.action").FollowJointTrajectory
+        except ImportError as exc:
+            self.get_logger().info(f"~/follow_joint_trajectory not served: control_msgs is not installed ({exc})")
+            return None
+        self._action = FollowJointTrajectory
+        server = ActionServer(
+            self, FollowJointTrajectory, "~/follow_joint_trajectory", execute_callback=self._execute_goal,
+            goal_callback=lambda _goal: GoalResponse.ACCEPT, cancel_callback=lambda _handle: CancelResponse.ACCEPT,
+        )
+        self.create_timer(1.0 / rate, self._monitor_goals)
+        return server
+
+    async def _execute_goal(self, handle: Any) -> Any:
+        """Validate and run one goal; the result when it ends (success, violation, preemption, cancel)."""
+        now = seconds(self)
+        key = bytes(handle.goal_id.uuid)  # a goal handle is not hashable
+        refused, ended = self.follower.accept(handle.request, key, now)
+        self._finish(ended)
+        if refused is not None:
+            self.get_logger().warning(f"FollowJointTrajectory goal refused ({refused.code.name}): {refused.message}")
+            handle.abort()
+            return self._result(refused)
+        self.get_logger().info(f"FollowJointTrajectory goal: executing "
+                               f"{self.follower.active.trajectory.duration:.3f} s")  # type: ignore[union-attr]
+        self._publish_plan()
+        done = Future()
+        self._goals[key] = (handle, done)
+        outcome: Outcome = await done
+        if outcome.canceled and handle.is_cancel_requested:
+            handle.canceled()
+        elif outcome.succeeded:
+            handle.succeed()
+        else:
+            handle.abort()
+        line = f"FollowJointTrajectory goal ended ({'CANCELED' if outcome.canceled else outcome.code.name}): " \
+               f"{outcome.message}"
+        # one call site per severity: rclpy refuses a severity change at one call site
+        if outcome.succeeded or outcome.canceled:
+            self.get_logger().info(line)
+        else:
+            self.get_logger().warning(line)
+        return self._result(outcome)
+
+    def _result(self, outcome: Outcome) -> Any:
+        return self._action.Result(error_code=int(outcome.code), error_string=outcome.message)
+
+    def _finish(self, outcomes: list[Outcome]) -> None:
+        for outcome in outcomes:
+            entry = self._goals.pop(outcome.key, None)
+            if entry is not None:
+                entry[1].set_result(outcome)
+
+    def _monitor_goals(self) -> None:
+        """Cancel requests and feedback of the running goal, at action_monitor_rate."""
+        now = seconds(self)
+        for key, (handle, _) in list(self._goals.items()):
+            if handle.is_cancel_requested:
+                self._finish(self.follower.cancel(key, now))
+        self._finish(self.follower.update(now))
+        state = self.follower.feedback(now)
+        if state is not None and state.key in self._goals:
+            try:
+                self._goals[state.key][0].publish_feedback(self._feedback(state))
+            except Exception as exc:  # noqa: BLE001 - e.g. the goal ended between the check and the publish
+                self.get_logger().warning(f"feedback not published: {exc}", throttle_duration_sec=2.0)
+
+    def _feedback(self, state: FeedbackState) -> Any:
+        fb = self._action.Feedback()
+        fb.header.stamp = self.get_clock().now().to_msg()
+        fb.joint_names = state.joint_names
+        stamp = cv.seconds_to_duration(state.time_from_start)
+        for point, values in ((fb.desired, state.desired), (fb.actual, state.actual), (fb.error, state.error)):
+            point.positions = [float(v) for v in values[0]]
+            point.velocities = [float(v) for v in values[1]]
+            if len(values) > 2:
+                point.accelerations = [float(v) for v in values[2]]
+            point.time_from_start.sec, point.time_from_start.nanosec = stamp
+        return fb
 
 
 def main(args: list[str] | None = None) -> None:
