@@ -17,8 +17,8 @@ ALLOWED = {
     "humble": ("the peer comparisons need Pinocchio >= 3, found 2.",),
     # The Jazzy build is minimal (no rclcpp): robot_state_publisher, ros2_control, control_msgs
     # and rviz2 are built only beside Humble (../shared/ros2-humble-cpp); their tests name the package.
-    "jazzy": ("robot_state_publisher is not built in this ROS 2", "controller_manager is not built in this ROS 2",
-              "rviz2 is not built in this ROS 2", "control_msgs is not built in this ROS 2"),
+    "jazzy": tuple(f"{name} is not built in this ROS 2" for name in (
+        "robot_state_publisher", "controller_manager", "controller_manager_msgs", "rviz2", "control_msgs")),
 }
 
 

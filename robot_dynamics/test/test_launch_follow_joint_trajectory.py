@@ -11,22 +11,20 @@ skips the whole folder.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 
-import pytest
+from ros_presence import missing_ros
 
-NEEDED = ("rclpy", "launch_testing", "launch_ros", "robot_dynamics_interfaces", "control_msgs")
-MISSING = [name for name in NEEDED if importlib.util.find_spec(name) is None]
+MISSING = missing_ros(modules=("rclpy", "launch_testing", "launch_ros", "robot_dynamics_interfaces", "control_msgs"))
 
 if MISSING:
 
     def test_follow_joint_trajectory_launch_needs_ros_and_control_msgs():
-        for name in MISSING:
-            pytest.importorskip(name, reason=f"{name} is not installed: the launch test of "
-                                             "/trajectory/follow_joint_trajectory (control_msgs/action/"
-                                             "FollowJointTrajectory) needs it")
+        import pytest
+
+        pytest.skip(f"{MISSING}: the launch test of /trajectory/follow_joint_trajectory "
+                    "(control_msgs/action/FollowJointTrajectory) needs it")
 
 else:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

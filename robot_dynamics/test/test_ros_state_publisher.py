@@ -11,7 +11,6 @@ the test, so nothing else on the DDS domain mixes in.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 import xml.etree.ElementTree as ET
@@ -20,19 +19,16 @@ import numpy as np
 import pytest
 import yaml
 
-rclpy = pytest.importorskip("rclpy")
-pytest.importorskip("tf2_msgs")
-from ament_index_python.packages import PackageNotFoundError, get_package_prefix  # noqa: E402
+from ros_presence import executable, missing_ros
 
-try:
-    RSP = os.path.join(get_package_prefix("robot_state_publisher"), "lib", "robot_state_publisher",
-                       "robot_state_publisher")
-except PackageNotFoundError:
-    pytest.skip("robot_state_publisher is not built in this ROS 2 (no C++ stack)", allow_module_level=True)
+MISSING = missing_ros(modules=("rclpy", "tf2_msgs"), packages=("robot_state_publisher",))
+if not MISSING:
+    import rclpy
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    from tf2_msgs.msg import TFMessage
 
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
+    RSP = executable("robot_state_publisher", "robot_state_publisher")
 
 import robot_dynamics as rd  # noqa: E402
 from robot_dynamics.model import robot_files  # noqa: E402
@@ -58,6 +54,8 @@ def _random_positions(model, rng) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def ros_node():
+    if MISSING:
+        pytest.skip(MISSING)
     rclpy.init()
     node = rclpy.create_node("rsp_check_probe")
     yield node

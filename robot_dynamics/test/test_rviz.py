@@ -24,26 +24,21 @@ import numpy as np
 import pytest
 import yaml
 
-rclpy = pytest.importorskip("rclpy")
-from ament_index_python.packages import PackageNotFoundError, get_package_prefix, get_package_share_directory  # noqa: E402
+from ros_presence import executable, missing_ros
 
-
-def _executable(package: str, name: str) -> str:
-    try:
-        return os.path.join(get_package_prefix(package), "lib", package, name)
-    except PackageNotFoundError:
-        pytest.skip(f"{package} is not built in this ROS 2 (no C++ stack)", allow_module_level=True)
-        raise
-
-
-RVIZ = _executable("rviz2", "rviz2")
-RSP = _executable("robot_state_publisher", "robot_state_publisher")
+MISSING = missing_ros(modules=("rclpy",), packages=("rviz2", "robot_state_publisher"))
 for _tool in ("xvfb-run", "import"):
-    if shutil.which(_tool) is None:
-        pytest.skip(f"{_tool} is not installed (Debian: xvfb, imagemagick)", allow_module_level=True)
+    if not MISSING and shutil.which(_tool) is None:
+        MISSING = f"{_tool} is not installed (Debian: xvfb, imagemagick)"
+if not MISSING:
+    import rclpy
+    from ament_index_python.packages import get_package_share_directory
+    from sensor_msgs.msg import JointState
+
+    RVIZ = executable("rviz2", "rviz2")
+    RSP = executable("robot_state_publisher", "robot_state_publisher")
 
 from matplotlib.image import imread  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
 
 import robot_dynamics as rd  # noqa: E402
 from robot_dynamics.model import robot_files  # noqa: E402
@@ -133,6 +128,8 @@ def _view_box(image: np.ndarray) -> tuple[slice, slice]:
 
 @pytest.mark.parametrize("robot", sorted(POSES))
 def test_rviz_draws_the_robot(robot, tmp_path):
+    if MISSING:
+        pytest.skip(MISSING)
     # a domain of its own, not the suite's (its nodes would otherwise see this test's /tf)
     domain = random.Random().choice([d for d in range(1, 101) if str(d) != os.environ.get("ROS_DOMAIN_ID", "0")])
     env = dict(os.environ, ROS_DOMAIN_ID=str(domain), LIBGL_ALWAYS_SOFTWARE="1", RVIZ=RVIZ)
