@@ -6,9 +6,7 @@ Targets ROS 2 Humble and Jazzy: ``rclpy.init()`` / ``rclpy.spin()`` / ``destroy_
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -102,24 +100,6 @@ def seconds(node: Node) -> float:
     return float(node.get_clock().now().nanoseconds) * 1e-9
 
 
-def _watch_interrupt() -> tuple[threading.Event, Any]:
-    """(an Event set when SIGINT arrives, the handler it wraps); the signal still raises
-    KeyboardInterrupt as before."""
-    stopping = threading.Event()
-    previous = signal.getsignal(signal.SIGINT)
-
-    def on_interrupt(signum: int, frame: Any) -> None:
-        stopping.set()
-        if callable(previous):
-            previous(signum, frame)
-        elif previous != signal.SIG_IGN:
-            raise KeyboardInterrupt
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, on_interrupt)
-    return stopping, previous
-
-
 def _shutting_down(node: Node, wait: float = 1.0) -> bool:
     """Whether the node's context goes down within ``wait`` seconds (a stop, not an error)."""
     end = time.monotonic() + wait
@@ -137,7 +117,6 @@ def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
     one-line message and exit code 1.
     """
     rclpy.init(args=args)
-    stopping, previous_handler = _watch_interrupt()
     node: Node | None = None
     code = 0
     try:
@@ -155,12 +134,12 @@ def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
         # RuntimeError ("Unable to convert call argument to Python object"), not as
         # KeyboardInterrupt (seen under load at launch's shutdown); the take can also fail a
         # moment before rclpy's signal handler has shut the context down. All are a stop.
-        if not stopping.is_set() and (node is None or not _shutting_down(node)):
+        # rclpy's own SIGINT handler shuts the context down (a Python handler installed here
+        # would replace it at the C level: nodes without timers then never wake up to stop).
+        if node is None or not _shutting_down(node):
             raise
     finally:
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
-        if threading.current_thread() is threading.main_thread() and previous_handler is not None:
-            signal.signal(signal.SIGINT, previous_handler)
     return code
