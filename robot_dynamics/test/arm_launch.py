@@ -33,6 +33,8 @@ from sensor_msgs.msg import JointState
 
 import robot_dynamics as rd
 
+from launch_probe import ProbeTestCase
+
 GOAL = [0.5, -0.4, 0.3, 0.2, -0.1, 0.6]  # the README's arm.launch.py goal
 
 
@@ -47,30 +49,8 @@ def generate_test_description():
     return LaunchDescription([arm, launch_testing.actions.ReadyToTest()])
 
 
-class TestArmLaunch(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        rclpy.init()
-
-    @classmethod
-    def tearDownClass(cls):
-        rclpy.try_shutdown()
-
-    def setUp(self):
-        self.node = rclpy.create_node("arm_launch_probe")
-        self.states = []
-        self.node.create_subscription(JointState, "/joint_states", self.states.append, 100)
-
-    def tearDown(self):
-        self.node.destroy_node()
-
-    def spin_until(self, predicate, timeout):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if predicate():
-                return True
-            rclpy.spin_once(self.node, timeout_sec=0.05)
-        return predicate()
+class TestArmLaunch(ProbeTestCase):
+    probe_name = "arm_launch_probe"
 
     def endpoints(self, topic, kind):
         infos = (self.node.get_publishers_info_by_topic if kind == "pub" else self.node.get_subscriptions_info_by_topic)(topic)

@@ -36,6 +36,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+from launch_probe import ProbeTestCase
+
 JOINTS = ["joint1", "joint2", "joint3", "joint4", "joint5", "joint6"]
 # the goal tolerance of the goals that must succeed [rad]: the arm ends 0.0015 rad off on a lightly
 # loaded machine and was seen up to 0.0145 rad off with two cores loaded by other jobs (load
@@ -70,19 +72,11 @@ def _goal(times, positions, names=JOINTS, path=None, goal=None, goal_time=0.0):
     return g
 
 
-class TestFollowJointTrajectory(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        rclpy.init()
-
-    @classmethod
-    def tearDownClass(cls):
-        rclpy.try_shutdown()
+class TestFollowJointTrajectory(ProbeTestCase):
+    probe_name = "follow_joint_trajectory_probe"
 
     def setUp(self):
-        self.node = rclpy.create_node("follow_joint_trajectory_probe")
-        self.states = []
-        self.node.create_subscription(JointState, "/joint_states", self.states.append, 100)
+        super().setUp()
         self.client = ActionClient(self.node, FollowJointTrajectory, "/trajectory/follow_joint_trajectory")
         self.assertTrue(self.client.wait_for_server(timeout_sec=60.0), "no /trajectory/follow_joint_trajectory")
         self.assertTrue(self.spin_until(lambda: len(self.states) > 5, 60.0), "no /joint_states")
@@ -93,15 +87,7 @@ class TestFollowJointTrajectory(unittest.TestCase):
 
     def tearDown(self):
         self.client.destroy()
-        self.node.destroy_node()
-
-    def spin_until(self, predicate, timeout):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if predicate():
-                return True
-            rclpy.spin_once(self.node, timeout_sec=0.02)
-        return predicate()
+        super().tearDown()
 
     def wait(self, seconds):
         self.spin_until(lambda: False, seconds)

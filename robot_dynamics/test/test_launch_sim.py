@@ -46,6 +46,7 @@ import robot_dynamics as rd  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from test_ros_doc import _calls  # noqa: E402
+from launch_probe import ProbeTestCase  # noqa: E402
 from tf_tree import TfRecord, stamp_key  # noqa: E402
 from trajectory_msgs.msg import JointTrajectoryPoint  # noqa: E402
 
@@ -91,35 +92,16 @@ def generate_test_description():
     return LaunchDescription([sim, launch_testing.actions.ReadyToTest()])
 
 
-class TestSimLaunch(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        rclpy.init()
-
-    @classmethod
-    def tearDownClass(cls):
-        rclpy.try_shutdown()
+class TestSimLaunch(ProbeTestCase):
+    probe_name = "sim_launch_probe"
 
     def setUp(self):
-        self.node = rclpy.create_node("sim_launch_probe")
-        self.states = []
-        self.node.create_subscription(JointState, "/joint_states", self.states.append, 100)
+        super().setUp()
         self.tf = TfRecord()
         latched = QoSProfile(depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                              reliability=ReliabilityPolicy.RELIABLE)
         self.node.create_subscription(TFMessage, "/tf", self.tf.on_tf, 100)
         self.node.create_subscription(TFMessage, "/tf_static", self.tf.on_static, latched)
-
-    def tearDown(self):
-        self.node.destroy_node()
-
-    def spin_until(self, predicate, timeout):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if predicate():
-                return True
-            rclpy.spin_once(self.node, timeout_sec=0.05)
-        return predicate()
 
     def test_1_the_arm_reaches_the_goal_within_its_effort_limits(self):
         model = rd.load_robot("puma560")
