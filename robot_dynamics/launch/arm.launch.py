@@ -32,7 +32,13 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 
-from robot_dynamics.ros.launch_support import arm_parameters, text_parameters, write_parameter_file
+from robot_dynamics.ros.launch_support import (
+    arm_parameters,
+    node_actions,
+    rviz_action,
+    text_parameters,
+    write_parameter_file,
+)
 
 PACKAGE = "robot_dynamics"
 ARGUMENTS = ("robot", "urdf", "drivetrain", "hardware", "hardware_params", "controller", "goal",
@@ -48,7 +54,7 @@ def _nodes(context, *args, **kwargs):
     arg = {name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}
     params = arm_parameters(share, **arg)
     controllers = write_parameter_file(params["controllers_yaml"], "ros2_controllers.yaml")
-    nodes = [
+    return [
         Node(package="robot_state_publisher", executable="robot_state_publisher", name="robot_state_publisher",
              output="screen", parameters=_as_ros(params["robot_state_publisher"])),
         # no name=: a __node remap would rename every node of the process, the controllers' too
@@ -58,21 +64,12 @@ def _nodes(context, *args, **kwargs):
              output="screen", arguments=["joint_state_broadcaster", "--controller-manager", "/controller_manager"]),
         Node(package="controller_manager", executable="spawner", name="spawner_effort_controller",
              output="screen", arguments=["effort_controller", "--controller-manager", "/controller_manager"]),
-        Node(package=PACKAGE, executable="controller", name="controller", output="screen",
-             parameters=_as_ros(params["controller"])),
-        Node(package=PACKAGE, executable="trajectory", name="trajectory", output="screen",
-             parameters=_as_ros(params["trajectory"])),
-        Node(package=PACKAGE, executable="dynamics", name="dynamics", output="screen",
-             parameters=_as_ros(params["dynamics"])),
-        Node(package="rviz2", executable="rviz2", name="rviz2", output="log",
-             arguments=["-d", LaunchConfiguration("rviz_config").perform(context),
-                        "-f", params["fixed_frame"][0]],
-             condition=IfCondition(LaunchConfiguration("use_rviz"))),
+        *node_actions(Node, ParameterValue, params,
+                      ("simulator", "controller", "trajectory", "dynamics") if params["simulator"] is not None
+                      else ("controller", "trajectory", "dynamics")),
+        rviz_action(Node, params, LaunchConfiguration("rviz_config").perform(context),
+                    IfCondition(LaunchConfiguration("use_rviz"))),
     ]
-    if params["simulator"] is not None:
-        nodes.insert(1, Node(package=PACKAGE, executable="simulator", name="simulator", output="screen",
-                             parameters=_as_ros(params["simulator"])))
-    return nodes
 
 
 def generate_launch_description() -> LaunchDescription:

@@ -20,7 +20,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 
-from robot_dynamics.ros.launch_support import sim_parameters, text_parameters
+from robot_dynamics.ros.launch_support import node_actions, rviz_action, sim_parameters, text_parameters
 
 PACKAGE = "robot_dynamics"
 
@@ -38,18 +38,9 @@ def _nodes(context, *args, **kwargs):
         Node(package="robot_state_publisher", executable="robot_state_publisher", name="robot_state_publisher",
              output="screen", parameters=_as_ros(params["robot_state_publisher"]),
              condition=IfCondition(LaunchConfiguration("use_robot_state_publisher"))),
-        Node(package=PACKAGE, executable="simulator", name="simulator", output="screen",
-             parameters=_as_ros(params["simulator"])),
-        Node(package=PACKAGE, executable="controller", name="controller", output="screen",
-             parameters=_as_ros(params["controller"])),
-        Node(package=PACKAGE, executable="trajectory", name="trajectory", output="screen",
-             parameters=_as_ros(params["trajectory"])),
-        Node(package=PACKAGE, executable="dynamics", name="dynamics", output="screen",
-             parameters=_as_ros(params["dynamics"])),
-        Node(package="rviz2", executable="rviz2", name="rviz2", output="log",
-             arguments=["-d", LaunchConfiguration("rviz_config").perform(context),
-                        "-f", params["fixed_frame"][0]],
-             condition=IfCondition(LaunchConfiguration("use_rviz"))),
+        *node_actions(Node, ParameterValue, params, ("simulator", "controller", "trajectory", "dynamics")),
+        rviz_action(Node, params, LaunchConfiguration("rviz_config").perform(context),
+                    IfCondition(LaunchConfiguration("use_rviz"))),
     ]
 
 

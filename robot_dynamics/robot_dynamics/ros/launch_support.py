@@ -28,7 +28,7 @@ from .ros2_control import (
 )
 
 __all__ = ["robot_description", "parse_vector", "sim_parameters", "arm_parameters", "dynamics_parameters",
-           "as_bool", "parse_pairs", "write_parameter_file", "text_parameters"]
+           "as_bool", "parse_pairs", "write_parameter_file", "text_parameters", "node_actions", "rviz_action"]
 
 
 def as_bool(text: str) -> bool:
@@ -76,6 +76,20 @@ def text_parameters(params: list[Any], parameter_value: Any) -> list[Any]:
             p = {k: (parameter_value(v, value_type=str) if k == "robot_description" else v) for k, v in p.items()}
         out.append(p)
     return out
+
+
+def node_actions(node: Any, parameter_value: Any, params: dict[str, Any], names: tuple[str, ...]) -> list[Any]:
+    """launch_ros Node actions of our nodes ``names`` (executable = node name), with their
+    parameter lists from ``params``; ``node`` and ``parameter_value`` are launch_ros' Node and
+    ParameterValue (passed in: this module imports no ROS)."""
+    return [node(package="robot_dynamics", executable=n, name=n, output="screen",
+                 parameters=text_parameters(params[n], parameter_value)) for n in names]
+
+
+def rviz_action(node: Any, params: dict[str, Any], config: str, condition: Any) -> Any:
+    """The rviz2 Node action: ``config`` file, fixed frame the robot's base link."""
+    return node(package="rviz2", executable="rviz2", name="rviz2", output="log",
+                arguments=["-d", config, "-f", params["fixed_frame"][0]], condition=condition)
 
 
 def parse_pairs(text: str, what: str) -> dict[str, str]:
