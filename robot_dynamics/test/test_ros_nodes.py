@@ -326,7 +326,7 @@ def _follow_joint_trajectory():
     try:
         from control_msgs.action import FollowJointTrajectory
     except ImportError:
-        pytest.skip("control_msgs is not installed: no control_msgs/action/FollowJointTrajectory to send")
+        pytest.skip("control_msgs is not built in this ROS 2 (no C++ stack): no control_msgs/action/FollowJointTrajectory to send")
     return FollowJointTrajectory
 
 
