@@ -404,8 +404,9 @@ def test_a_sigint_swallowed_by_a_message_conversion_is_a_clean_stop():
     RuntimeError "Unable to convert call argument to Python object" (found by the launch test
     of arm.launch.py on a loaded machine; joint_state_publisher has the same exit code 1). The
     node exits 0; the same RuntimeError without a SIGINT is still a crash."""
-    import os
-    import signal
+    import subprocess
+    import sys
+    import textwrap
 
     from rclpy.node import Node
 
@@ -422,21 +423,31 @@ def test_a_sigint_swallowed_by_a_message_conversion_is_a_clean_stop():
     with pytest.raises(RuntimeError, match="Unable to convert"):
         run(Broken, [])
 
-    class Taking(Node):
-        def __init__(self):
-            super().__init__("taking")
-            self.create_timer(0.01, self._tick)
+    # the SIGINT in a process of its own: after one, rclpy shuts down the contexts this test
+    # process would create later (the suite's next ROS tests)
+    taking = textwrap.dedent("""
+        import os, signal, sys, time
+        import rclpy
+        from rclpy.node import Node
+        from robot_dynamics.ros.node_common import run
 
-        def _tick(self):
-            try:
-                os.kill(os.getpid(), signal.SIGINT)
-                time.sleep(0.5)  # the handler runs here and raises KeyboardInterrupt
-            except KeyboardInterrupt:
-                raise RuntimeError("Unable to convert call argument to Python object") from None
+        class Taking(Node):
+            def __init__(self):
+                super().__init__("taking")
+                self.create_timer(0.01, self._tick)
 
-    before = signal.getsignal(signal.SIGINT)
-    assert run(Taking, []) == 0
-    assert signal.getsignal(signal.SIGINT) is before  # rclpy's handler was left in place
+            def _tick(self):
+                try:
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(0.5)  # the handler runs here and raises KeyboardInterrupt
+                except KeyboardInterrupt:
+                    raise RuntimeError("Unable to convert call argument to Python object") from None
+
+        sys.exit(run(Taking, []))
+    """)
+    done = subprocess.run([sys.executable, "-c", taking], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 # -- what differs between Humble and Jazzy (robot_dynamics.ros.compat) ----------------------------
