@@ -199,7 +199,8 @@ def service_history(depth: Any) -> tuple[str, int]:
         InputError: ``depth`` is not an integer in [0, 1000000].
     """
     spec = SERVICE_QUEUE[0]
-    if isinstance(depth, bool) or not isinstance(depth, int) or not spec.minimum <= depth <= spec.maximum:
+    lo, hi = int(spec.minimum or 0), int(spec.maximum or 0)  # both set on this parameter
+    if isinstance(depth, bool) or not isinstance(depth, int) or not lo <= depth <= hi:
         raise InputError(f"parameter 'service_queue_depth' must be an integer in [{spec.minimum}, {spec.maximum}] "
                          f"(0 keeps all), got {depth!r}")
     return ("keep_all", 0) if depth == 0 else ("keep_last", depth)
