@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ TIMEOUT_S = 5.0
 
 # --------------------------------------------------------------------------- client processes
 
-def _states(robot: str, count: int, seed: int):
+def _states(robot: str, count: int, seed: int) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``count`` joint states of ``robot`` and the efforts rd.rnea gives there."""
     import robot_dynamics as rd
 
@@ -36,7 +37,7 @@ def _states(robot: str, count: int, seed: int):
     return list(m.joint_names), q, qd, qdd, tau
 
 
-def _client_qos(depth: int):
+def _client_qos(depth: int) -> Any:
     """The clients' QoS: rclpy's services default with a history of ``depth`` (0 keeps all); at 10,
     rclpy's default itself."""
     from robot_dynamics.ros.node_common import service_qos
@@ -44,7 +45,7 @@ def _client_qos(depth: int):
     return service_qos(depth)
 
 
-def _wait(executor, future, timeout: float) -> bool:
+def _wait(executor: Any, future: Any, timeout: float) -> bool:
     """Spin until ``future`` is done or ``timeout`` s have passed. (Jazzy's
     Executor.spin_until_future_complete costs more with every call made: 5 ms a call after a few
     hundred, against 1 ms for this loop.)"""
@@ -57,14 +58,14 @@ def _wait(executor, future, timeout: float) -> bool:
     return True
 
 
-def _wrong(names: list[str], tau: np.ndarray, response) -> bool:
+def _wrong(names: list[str], tau: np.ndarray, response: Any) -> bool:
     if not response.success or list(response.joint_names) != names:
         return True
     got = np.asarray(response.efforts, dtype=float)
     return got.shape != tau.shape or not np.all(np.abs(got - tau) <= 1e-9 * max(1.0, float(np.abs(tau).max())))
 
 
-def _request(req_type, names, q, qd, qdd):
+def _request(req_type: Any, names: list[str], q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> Any:
     req = req_type.Request()
     req.joint_names = names
     req.positions = q.tolist()
