@@ -32,9 +32,8 @@ sources=${!sources_var:-$repo/../shared/ros2-$distro}
 # install (about 40 min the first time on 2 cores, cached afterwards). Jazzy stays minimal.
 if [ "$distro" = humble ] && [ -z "${ROS2_HUMBLE_SOURCES:-}" ] && [ -f "$repo/../shared/ros2-humble-cpp/build.sh" ]; then
   sources=$repo/../shared/ros2-humble-cpp
-  # rviz2 and rviz_default_plugins are left out for now (their build took over an hour on these
-  # two loaded cores and did not finish); test_rviz.py then skips, naming rviz2. RVIZ=1 adds them.
-  if [ "${RVIZ:-0}" != 1 ]; then
+  # RVIZ=0 leaves rviz2 and rviz_default_plugins out (test_rviz.py then skips, naming rviz2).
+  if [ "${RVIZ:-1}" = 0 ]; then
     export TARGETS="robot_state_publisher rclcpp_components rclcpp_lifecycle rclcpp_action tf2_ros \
       controller_manager joint_state_broadcaster forward_command_controller effort_controllers \
       ros2controlcli topic_based_ros2_control"

@@ -69,14 +69,21 @@ def specs_to_urdf(name: str, links: list[LinkSpec], joints: list[JointSpec]) -> 
     return with_visuals("\n".join(out) + "\n")
 
 
+# The colour of with_visuals' geometry (rviz gives every visual of a link the first one's material).
+MATERIAL = '<material name="robot_dynamics_link"><color rgba="0.95 0.55 0.15 1"/></material>'
+USE_MATERIAL = '<material name="robot_dynamics_link"/>'
+
+
 def with_visuals(text: str) -> str:
     """The URDF with simple geometry for rviz: every link drawn from its own size.
 
     Each link gets a sphere at its origin (the joint housing) and a cylinder from its origin to
     the origin of each child joint (the link's body), with radii from the robot's scale; a
     link without children but with mass gets a sphere at its centre of mass. Existing visuals
-    are replaced (a mesh from a package that is not installed shows nothing). Inertial, joint
-    and every other element are kept as written.
+    are replaced (a mesh from a package that is not installed shows nothing). The spheres and the
+    cylinders take one orange material defined at the top of the robot (rviz draws a visual
+    without a material in its error red). Inertial, joint and every other element are kept as
+    written.
     """
     import re
 
@@ -92,7 +99,7 @@ def with_visuals(text: str) -> str:
     by_name = {link.name: link for link in links}
 
     def visuals(name: str) -> str:
-        parts = [f'    <visual><geometry><sphere radius="{1.3 * r_body:.4g}"/></geometry></visual>']
+        parts = [f'    <visual><geometry><sphere radius="{1.3 * r_body:.4g}"/></geometry>{USE_MATERIAL}</visual>']
         for p in children.get(name, []):
             length = float(np.linalg.norm(p))
             if length < 1e-6:
@@ -104,15 +111,17 @@ def with_visuals(text: str) -> str:
             R = np.column_stack([x, np.cross(z, x), z])
             parts.append(
                 f'    <visual><origin xyz="{_fmt(p / 2)}" rpy="{_fmt(matrix_to_rpy(R))}"/>'
-                f'<geometry><cylinder radius="{r_body:.4g}" length="{length:.6g}"/></geometry></visual>'
+                f'<geometry><cylinder radius="{r_body:.4g}" length="{length:.6g}"/></geometry>{USE_MATERIAL}</visual>'
             )
         link = by_name[name]
         if name not in children and link.mass > 0:
             parts.append(f'    <visual><origin xyz="{_fmt(link.com)}" rpy="0 0 0"/>'
-                         f'<geometry><sphere radius="{1.6 * r_body:.4g}"/></geometry></visual>')
+                         f'<geometry><sphere radius="{1.6 * r_body:.4g}"/></geometry>{USE_MATERIAL}</visual>')
         return "\n".join(parts)
 
     text = re.sub(r"\s*<visual>.*?</visual>", "", text, flags=re.S)
+    text = re.sub(r'\s*<material name="robot_dynamics_link">.*?</material>', "", text, flags=re.S)
+    text = re.sub(r"(<robot\b[^>]*>)", lambda m: m.group(1) + "\n  " + MATERIAL, text, count=1)
 
     def expand(m: re.Match[str]) -> str:
         name = m.group("name")
