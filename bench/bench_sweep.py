@@ -1,22 +1,23 @@
-"""Throughput of a study on a local Dask cluster against a plain loop of simulate() calls.
+"""Throughput of a study on Dask against a plain loop of simulate() calls, and how it scales.
 
-    python bench/bench_sweep.py [--points 200] [--workers 2] [--duration 1.0]
+    python bench/bench_sweep.py [--points 1000] [--workers N] [--duration 1.0] [--cli-cluster]
+                                [--results bench/results/bench_sweep.json]
 
 Runs the same points (computed torque on the PUMA 560 under payload and mass error, like the
-bundled study) three ways and prints points per second:
+bundled study) several ways and prints points per second:
 
-* a plain loop of ``simulate`` in this process (no engine at all), with the simulation's
-  Python tick (``Integration(compiled=False)``: the loop as it was) and with its compiled loop;
+* a plain loop of ``evaluate_point`` (one ``Simulation`` each) in this process, with the
+  simulation's Python tick (``Integration(compiled=False)``: the loop as it was, on the first
+  ``--python-tick-points`` points) and with its compiled loop (every point);
 * ``run_study(..., scheduler="inprocess")`` (chunks and Parquet parts, no Dask);
-* ``run_study(..., scheduler="local", workers=N)`` (a LocalCluster of N processes),
+* ``run_study`` on a LocalCluster of 1, 2, ... ``--workers`` processes (default: one per core),
+  each with its speed-up over the loop, its efficiency (speed-up / workers; 1 is ideal) and the
+  engine's overhead per point: the worker time not spent simulating, (wall x workers - time in
+  the tasks) / points, with the cluster's start-up shown apart;
 
 and with ``--cli-cluster``, on a cluster whose scheduler and workers are separate processes
 started by the ``dask scheduler`` and ``dask worker`` commands (as on several machines; here on
-this one, ``--workers`` worker processes of one thread each), by its address;
-
-then the speed-up of the cluster over the loop (the ideal is N on N free cores) and the
-engine's overhead per point: the wall time the workers did not spend simulating, per point,
-with the cluster's start-up shown apart.
+this one, ``--workers`` worker processes of one thread each), by its address.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import argparse
 import contextlib
 import json
 import os
+import platform
 import subprocess
 import sys
 import tempfile
@@ -66,78 +68,121 @@ def cli_cluster(workers: int, folder: str) -> Iterator[str]:
                 p.kill()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--points", type=int, default=200)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--duration", type=float, default=1.0, help="simulated seconds per point (move + settle)")
-    parser.add_argument("--cli-cluster", action="store_true",
-                        help="also run on a scheduler and workers started as processes by `dask scheduler` / `dask worker`")
-    args = parser.parse_args(argv)
-    samples = max(1, args.points // 4)
-    study = load_study(
+def _study(points_wanted: int, duration: float):
+    samples = max(1, points_wanted // 4)
+    return load_study(
         {
             "name": "bench",
             "robot": "puma560",
             "controller": {"type": "computed_torque", "omega": 20.0},
-            "motion": {"profile": "quintic", "duration": 0.75 * args.duration, "settle": 0.25 * args.duration},
+            "motion": {"profile": "quintic", "duration": 0.75 * duration, "settle": 0.25 * duration},
             "simulation": {"control_rate": 500.0},
             "axes": {"payload": {"link": "link6", "grid": [0.0, 1.0, 2.0, 4.0]}, "mass_error": {"uniform": [-0.3, 0.3]}},
             "samples": samples,
         }
     )
-    pts = points(study)
-    evaluate_point(study, pts[0])  # warm: kernels loaded in this process
+
+
+def _loop(study, pts, python_tick: bool) -> float:
+    """Seconds for a plain loop of evaluate_point over pts (the Python tick or the compiled loop)."""
     from robot_dynamics.simulation import core
 
     compiled_loop = core.compiled_loop
-    core.compiled_loop = lambda sim: None  # every tick in Python, as before the compiled loop
+    if python_tick:
+        core.compiled_loop = lambda sim: None  # every tick in Python, as before the compiled loop
     try:
         t0 = time.perf_counter()
         for p in pts:
             evaluate_point(study, p)
-        python_tick = time.perf_counter() - t0
+        return time.perf_counter() - t0
     finally:
         core.compiled_loop = compiled_loop
-    t0 = time.perf_counter()
-    for p in pts:
-        evaluate_point(study, p)
-    loop = time.perf_counter() - t0
-    with tempfile.TemporaryDirectory() as out:
-        inproc = run_study(study, f"{out}/a", scheduler="inprocess", progress=False)
-        t0 = time.perf_counter()
-        from dask.distributed import Client, LocalCluster
 
-        with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+
+def _cluster_row(how: str, workers: int, n: int, loop: float, run, startup: float) -> dict:
+    """One row of the table: points/s, speed-up over the loop, efficiency, overhead per point."""
+    return {"how": how, "workers": workers, "wall_s": run.wall_time, "points_per_s": n / run.wall_time,
+            "speedup": loop / run.wall_time, "efficiency": loop / run.wall_time / workers,
+            "overhead_ms_per_point": (run.wall_time * workers - run.task_time) / n * 1e3,
+            "task_ms_per_point": run.task_time / n * 1e3, "startup_s": startup}
+
+
+def _local_clusters(study, pts, out: str, loop: float, max_workers: int) -> list[dict]:
+    from dask.distributed import Client, LocalCluster
+
+    rows = []
+    for w in range(1, max_workers + 1):
+        t0 = time.perf_counter()
+        with LocalCluster(n_workers=w, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+                Client(cluster) as client:
             client.run(lambda: evaluate_point(study, pts[0]))  # each worker loads the robot and its kernels
             startup = time.perf_counter() - t0
-            cl = run_study(study, f"{out}/b", scheduler=cluster.scheduler_address, workers=args.workers, progress=False)
-        cli = None
-        if args.cli_cluster:
-            t0 = time.perf_counter()
-            with cli_cluster(args.workers, out) as address, Client(address) as client:
-                client.wait_for_workers(args.workers, timeout=120)
-                client.run(lambda: evaluate_point(study, pts[0]))
-                cli_startup = time.perf_counter() - t0
-                cli = run_study(study, f"{out}/c", scheduler=address, workers=args.workers, progress=False)
+            run = run_study(study, f"{out}/local{w}", scheduler=cluster.scheduler_address, workers=w, progress=False)
+        rows.append(_cluster_row(f"run_study, LocalCluster of {w}", w, len(pts), loop, run, startup))
+    return rows
+
+
+def _cli_cluster_row(study, pts, out: str, loop: float, workers: int) -> dict:
+    from dask.distributed import Client
+
+    t0 = time.perf_counter()
+    with cli_cluster(workers, out) as address, Client(address) as client:
+        client.wait_for_workers(workers, timeout=120)
+        client.run(lambda: evaluate_point(study, pts[0]))
+        startup = time.perf_counter() - t0
+        run = run_study(study, f"{out}/cli", scheduler=address, workers=workers, progress=False)
+    return _cluster_row(f"run_study, dask scheduler + {workers} dask worker", workers, len(pts), loop, run, startup)
+
+
+def _print(rows: list[dict], n: int, args) -> None:
+    print(f"{n} points of {args.duration:g} s simulated at 500 Hz (computed torque, puma560), on {os.cpu_count()} cores")
+    print(f"{'how':45} {'points/s':>9} {'speed-up':>9} {'efficiency':>10} {'overhead/pt':>12} {'start-up':>9}")
+    for r in rows:
+        if "speedup" in r:
+            print(f"{r['how']:45} {r['points_per_s']:9.1f} {r['speedup']:8.2f}x {r['efficiency']:10.2f} "
+                  f"{r['overhead_ms_per_point']:9.1f} ms {r['startup_s']:7.1f} s")
+        else:
+            print(f"{r['how']:45} {r['points_per_s']:9.1f}")
+    print("speed-up and efficiency against the plain loop with the compiled loop; overhead/pt: worker time "
+          "not spent simulating, per point; start-up not counted")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--points", type=int, default=1000)
+    parser.add_argument("--python-tick-points", type=int, default=100, help="points of the Python-tick loop (it is slow)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="up to this many workers (default: one per core)")
+    parser.add_argument("--duration", type=float, default=1.0, help="simulated seconds per point (move + settle)")
+    parser.add_argument("--cli-cluster", action="store_true",
+                        help="also run on a scheduler and workers started as processes by `dask scheduler` / `dask worker`")
+    parser.add_argument("--results", default=None, metavar="JSON", help="also write the table as JSON (atomically)")
+    args = parser.parse_args(argv)
+    study = _study(args.points, args.duration)
+    pts = points(study)
     n = len(pts)
-    print(f"{n} points of {args.duration:g} s simulated at 500 Hz (computed torque, puma560); {args.workers} workers")
-    print(f"{'how':45} {'wall [s]':>9} {'points/s':>9}")
-    print(f"{'plain loop of simulate(), Python tick':45} {python_tick:9.2f} {n / python_tick:9.2f}")
-    print(f"{'plain loop of simulate(), compiled loop':45} {loop:9.2f} {n / loop:9.2f}")
-    print(f"{'run_study, in process (Parquet parts)':45} {inproc.wall_time:9.2f} {n / inproc.wall_time:9.2f}")
-    print(f"{f'run_study, LocalCluster of {args.workers}':45} {cl.wall_time:9.2f} {n / cl.wall_time:9.2f}")
-    if cli is not None:
-        print(f"{f'run_study, dask scheduler + {args.workers} dask worker':45} {cli.wall_time:9.2f} {n / cli.wall_time:9.2f}")
-    print(f"speed-up of the cluster over the loop: {loop / cl.wall_time:.2f} (ideal {args.workers}); "
-          f"efficiency {loop / cl.wall_time / args.workers:.2f}")
-    overhead = (cl.wall_time * args.workers - cl.task_time) / n
-    print(f"engine overhead per point: {overhead * 1e3:.1f} ms of worker time not spent simulating "
-          f"(a point simulates in {cl.task_time / n * 1e3:.1f} ms); cluster start-up {startup:.1f} s, not counted")
-    if cli is not None:
-        over = (cli.wall_time * args.workers - cli.task_time) / n
-        print(f"dask scheduler/worker processes: speed-up {loop / cli.wall_time:.2f}, efficiency "
-              f"{loop / cli.wall_time / args.workers:.2f}, overhead per point {over * 1e3:.1f} ms; start-up {cli_startup:.1f} s")
+    evaluate_point(study, pts[0])  # warm: kernels loaded in this process
+    few = pts[: max(1, min(n, args.python_tick_points))]
+    rows = [{"how": f"plain loop, Python tick ({len(few)} points)", "points_per_s": len(few) / _loop(study, few, True)}]
+    loop = _loop(study, pts, False)
+    rows.append({"how": "plain loop, compiled loop", "points_per_s": n / loop})
+    with tempfile.TemporaryDirectory() as out:
+        inproc = run_study(study, f"{out}/a", scheduler="inprocess", progress=False)
+        rows.append({"how": "run_study, in process (Parquet parts)", "points_per_s": n / inproc.wall_time})
+        rows += _local_clusters(study, pts, out, loop, args.workers)
+        if args.cli_cluster:
+            rows.append(_cli_cluster_row(study, pts, out, loop, args.workers))
+    _print(rows, n, args)
+    if args.results:
+        data = {"command": "python bench/bench_sweep.py " + " ".join(sys.argv[1:] if argv is None else argv),
+                "date": time.strftime("%Y-%m-%d", time.gmtime()), "points": n,
+                "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
+                "rows": rows}
+        os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
+        tmp = f"{args.results}.tmp{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, args.results)
     return 0
 
 
