@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import select
 import signal
 import subprocess
@@ -43,6 +42,7 @@ import time
 import numpy as np
 
 from robot_dynamics.ros.service_load import SERVICE, TIMEOUT_S, client_main, probe_main  # noqa: E402
+from _results import write_results
 
 
 class Processes:
@@ -209,16 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_services: {exc} (every process stopped)", file=sys.stderr)
         return 1
     if args.results:
-        data = {"command": "python bench/bench_services.py " + " ".join(sys.argv[1:] if argv is None else argv),
-                "date": time.strftime("%Y-%m-%d", time.gmtime()),
-                "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
-                "rmw": os.getenv("RMW_IMPLEMENTATION", ""), "runs": runs}
-        os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
-        tmp = f"{args.results}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
-        os.replace(tmp, args.results)
+        write_results(args.results, "bench_services.py", argv, rmw=os.getenv("RMW_IMPLEMENTATION", ""), runs=runs)
     return 0 if all(r["total"]["lost"] == 0 and r["total"]["wrong"] == 0 for r in runs) else 1
 
 

@@ -21,9 +21,6 @@ tells how loaded the machine is.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import sys
 import time
 
@@ -33,6 +30,7 @@ import robot_dynamics as rd
 from robot_dynamics.control import build_controller
 from robot_dynamics.simulation import Integration, Logging, Simulation, SimulationOptions
 from robot_dynamics.trajectory import plan
+from _results import write_results
 
 
 def _case(name: str):
@@ -133,16 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     print("real-time factors: simulated seconds per wall second, 1 kHz RK4 computed torque, warm, best of "
           f"{args.repeat} (build + run + result)")
     if args.results:
-        data = {"command": "python bench/bench_simulation.py " + " ".join(sys.argv[1:] if argv is None else argv),
-                "date": time.strftime("%Y-%m-%d", time.gmtime()),
-                "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
-                "rows": rows}
-        os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
-        tmp = f"{args.results}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
-        os.replace(tmp, args.results)
+        write_results(args.results, "bench_simulation.py", argv, rows=rows)
     return 0
 
 

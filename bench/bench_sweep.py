@@ -26,7 +26,6 @@ import argparse
 import contextlib
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ import time
 from collections.abc import Iterator
 
 from robot_dynamics.study import evaluate_point, load_study, points, run_study
+from _results import write_results
 
 
 @contextlib.contextmanager
@@ -173,16 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(_cli_cluster_row(study, pts, out, loop, args.workers))
     _print(rows, n, args)
     if args.results:
-        data = {"command": "python bench/bench_sweep.py " + " ".join(sys.argv[1:] if argv is None else argv),
-                "date": time.strftime("%Y-%m-%d", time.gmtime()), "points": n,
-                "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
-                "rows": rows}
-        os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
-        tmp = f"{args.results}.tmp{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
-        os.replace(tmp, args.results)
+        write_results(args.results, "bench_sweep.py", argv, points=n, rows=rows)
     return 0
 
 
