@@ -2,35 +2,147 @@
 
 Run where ROS 2 with its C++ stack is sourced and both packages are built (``colcon test``):
     launch_test robot_dynamics/test/test_launch_arm.py
-The test itself is in ``arm_launch.py`` (its docstring says what it checks). Where a package it
-needs is missing (a minimal ROS 2 has no rclcpp, hence no ros2_control), this module holds one
-test that is skipped naming it. The skip is not raised while the module is imported:
-launch_testing's pytest plugin imports every module of the folder to look for launch tests,
-and under pytest 8 (Jazzy) a skip raised there skips the whole folder.
+
+Real components only: controller_manager's ros2_control_node with the URDF's generated
+``<ros2_control>`` block, topic_based_ros2_control/TopicBasedSystem as the hardware, the
+spawner, joint_state_broadcaster, effort_controllers/JointGroupEffortController and
+robot_state_publisher, beside our simulator, controller, trajectory and dynamics nodes. The
+tests check that both controllers are active, that the topic graph is the one a real arm runs
+(our controller reads joint_state_broadcaster's /joint_states and commands the effort
+controller; only TopicBasedSystem talks to the simulator), that the arm reaches the README's
+goal with every effort within its limit, and that every process ends cleanly.
+
+Where a package it needs is missing (a minimal ROS 2 has no rclcpp, hence no ros2_control), the
+test classes are skipped naming it and there is no launch description. Nothing is skipped
+while the module is imported: launch_testing's pytest plugin imports every module of the
+folder to look for launch tests, and under pytest 8 (Jazzy) a skip raised there skips the
+whole folder.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import unittest
 
-from ros_presence import missing_ros
+import numpy as np
+import pytest
+
+import robot_dynamics as rd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from launch_probe import ProbeTestCase  # noqa: E402
+from ros_presence import missing_ros  # noqa: E402
 
 MISSING = missing_ros(modules=("rclpy", "launch_testing", "launch_ros", "controller_manager_msgs"),
                       packages=("controller_manager", "joint_state_broadcaster", "effort_controllers",
                                 "topic_based_ros2_control", "robot_state_publisher"))
+if not MISSING:
+    import launch_testing
+    import launch_testing.actions
+    import launch_testing.asserts
+    from ament_index_python.packages import get_package_share_directory
+    from controller_manager_msgs.srv import ListControllers
+    from launch import LaunchDescription
+    from launch.actions import IncludeLaunchDescription
+    from launch.launch_description_sources import PythonLaunchDescriptionSource
 
-if MISSING:
+GOAL = [0.5, -0.4, 0.3, 0.2, -0.1, 0.6]  # the README's arm.launch.py goal
 
-    def test_arm_launch_needs_ros2_control():
-        import pytest
 
-        pytest.skip(MISSING)
+if not MISSING:
 
-else:
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from arm_launch import (  # noqa: F401 - launch_testing looks them up here
-        TestArmLaunch,
-        TestArmLaunchShutdown,
-        generate_test_description,
-    )
+    @pytest.mark.launch_test
+    def generate_test_description():
+        share = get_package_share_directory("robot_dynamics")
+        arm = IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(os.path.join(share, "launch", "arm.launch.py")),
+            launch_arguments={"robot": "puma560", "hardware": "topic", "goal": ",".join(str(g) for g in GOAL),
+                              "use_rviz": "false"}.items(),
+        )
+        return LaunchDescription([arm, launch_testing.actions.ReadyToTest()])
+
+
+@unittest.skipIf(bool(MISSING), MISSING)
+class TestArmLaunch(ProbeTestCase):
+    probe_name = "arm_launch_probe"
+
+    def endpoints(self, topic, kind):
+        infos = (self.node.get_publishers_info_by_topic if kind == "pub" else self.node.get_subscriptions_info_by_topic)(topic)
+        return {i.node_name for i in infos}
+
+    def test_1_both_controllers_are_active(self):
+        client = self.node.create_client(ListControllers, "/controller_manager/list_controllers")
+        self.assertTrue(client.wait_for_service(timeout_sec=60.0), "no controller_manager")
+
+        def active():
+            future = client.call_async(ListControllers.Request())
+            self.spin_until(future.done, 10.0)
+            states = {c.name: (c.state, c.type) for c in future.result().controller} if future.done() else {}
+            return states
+
+        self.assertTrue(self.spin_until(lambda: all(active().get(n, ("",))[0] == "active"
+                                                    for n in ("joint_state_broadcaster", "effort_controller")), 60.0),
+                        f"controllers: {active()}")
+        states = active()
+        self.assertEqual(states["effort_controller"][1], "effort_controllers/JointGroupEffortController")
+        self.assertEqual(states["joint_state_broadcaster"][1], "joint_state_broadcaster/JointStateBroadcaster")
+
+    def test_2_the_topic_graph_is_a_real_arms(self):
+        bridge = {"topic_based_ros2_control_puma560"}
+        expected = [
+            # /joint_states comes from joint_state_broadcaster only; our nodes read it
+            ("/joint_states", "pub", {"joint_state_broadcaster"}),
+            ("/joint_states", "sub", {"controller", "trajectory", "dynamics", "robot_state_publisher"}),
+            # our controller commands the effort controller, never the simulator directly
+            ("/effort_controller/commands", "pub", {"controller"}),
+            ("/effort_controller/commands", "sub", {"effort_controller"}),
+            # only the hardware plugin talks to the simulator
+            ("/robot_dynamics/joint_commands", "pub", bridge),
+            ("/robot_dynamics/joint_commands", "sub", {"simulator"}),
+            ("/robot_dynamics/joint_states", "pub", {"simulator"}),
+            ("/robot_dynamics/joint_states", "sub", bridge),
+        ]
+
+        def graph():
+            return [(topic, kind, self.endpoints(topic, kind) - {"arm_launch_probe"}) for topic, kind, _ in expected]
+
+        # every node up (a loaded machine starts them over several seconds), then exactly this graph
+        self.spin_until(lambda: graph() == expected, 60.0)
+        self.assertEqual(graph(), expected)
+
+    def test_3_the_arm_reaches_the_goal_within_its_effort_limits(self):
+        model = rd.load_robot("puma560")
+        self.assertTrue(self.spin_until(lambda: len(self.states) > 20, 60.0), "no /joint_states")
+        # joint_state_broadcaster orders the joints its own way: by name, as our nodes read them
+        self.assertEqual(sorted(self.states[-1].name), sorted(model.joint_names))
+
+        def model_order(s, field):
+            where = {n: i for i, n in enumerate(s.name)}
+            return np.array([getattr(s, field)[where[n]] for n in model.joint_names])
+
+        def at_goal():
+            s = self.states[-1]
+            return (np.allclose(model_order(s, "position"), GOAL, atol=1e-2)
+                    and np.allclose(model_order(s, "velocity"), 0.0, atol=5e-2))
+
+        self.assertTrue(self.spin_until(at_goal, 90.0), f"arm at {model_order(self.states[-1], 'position')}")
+        efforts = np.array([model_order(s, "effort") for s in self.states])
+        efforts = efforts[np.all(np.isfinite(efforts), axis=1)]  # NaN: no command yet (brakes on)
+        self.assertGreater(len(efforts), 20)
+        self.assertGreater(float(np.max(np.abs(efforts))), 1.0, "the efforts came through ros2_control")
+        self.assertTrue(np.all(np.abs(efforts) <= model.effort_limit + 1e-9))
+        at_limit = np.any(np.abs(efforts) >= 0.999 * model.effort_limit, axis=1)
+        self.assertLess(float(np.mean(at_limit)), 0.05, f"{int(at_limit.sum())} of {len(at_limit)} states at a limit")
+
+
+@unittest.skipIf(bool(MISSING), MISSING)
+class TestArmLaunchShutdown(unittest.TestCase):
+    def test_every_process_exits_cleanly(self, proc_info):
+        # 0: our nodes' Ctrl-C handling and the spawners, which exit once their controller is active;
+        # -2/-15 where a process is ended by its signal.
+        launch_testing.asserts.assertExitCodes(proc_info, allowable_exit_codes=[0, -2, -15])
+
+
+if not MISSING:
+    TestArmLaunchShutdown = launch_testing.post_shutdown_test()(TestArmLaunchShutdown)
