@@ -8,10 +8,12 @@ runs in a process of its own, started by the bench with ``--role client`` / ``--
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -74,21 +76,31 @@ def _request(req_type: Any, names: list[str], q: np.ndarray, qd: np.ndarray, qdd
     return req
 
 
-def client_main(args: argparse.Namespace) -> int:
-    """One client process: discover, report ready, wait for 'go' on stdin, make the calls, print JSON."""
+@contextlib.contextmanager
+def _client(role: str, depth: int) -> Iterator[tuple[Any, Any, Any]]:
+    """A node ``bench_<role>_<pid>`` in a context of its own, its executor and an InverseDynamics
+    client of history ``depth``: (executor, client, service type); shut down on exit."""
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
 
     from robot_dynamics_interfaces.srv import InverseDynamics
 
-    names, q, qd, qdd, tau = _states(args.robot, args.calls, args.seed)
     context = rclpy.Context()
     rclpy.init(context=context)
-    node = rclpy.create_node(f"bench_client_{os.getpid()}", context=context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(node)
-    client = node.create_client(InverseDynamics, SERVICE, qos_profile=_client_qos(args.client_depth))
+    node = rclpy.create_node(f"bench_{role}_{os.getpid()}", context=context)
     try:
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        yield executor, node.create_client(InverseDynamics, SERVICE, qos_profile=_client_qos(depth)), InverseDynamics
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
+
+
+def client_main(args: argparse.Namespace) -> int:
+    """One client process: discover, report ready, wait for 'go' on stdin, make the calls, print JSON."""
+    names, q, qd, qdd, tau = _states(args.robot, args.calls, args.seed)
+    with _client("client", args.client_depth) as (executor, client, InverseDynamics):
         if not client.wait_for_service(timeout_sec=120.0):
             print(json.dumps({"error": f"{SERVICE} not discovered in 120 s"}), flush=True)
             return 1
@@ -113,28 +125,14 @@ def client_main(args: argparse.Namespace) -> int:
         end = time.monotonic()
         print(json.dumps({"start": start, "end": end, "latency_ms": lat, "lost": lost, "wrong": wrong}), flush=True)
         return 0
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown(context=context)
 
 
 def probe_main(args: argparse.Namespace) -> int:
     """The first answer: call as soon as the service is discovered, a new request after each timeout."""
-    import rclpy
-    from rclpy.executors import SingleThreadedExecutor
-
-    from robot_dynamics_interfaces.srv import InverseDynamics
-
     names, q, qd, qdd, tau = _states(args.robot, 1, args.seed)
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    node = rclpy.create_node(f"bench_probe_{os.getpid()}", context=context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(node)
-    client = node.create_client(InverseDynamics, SERVICE, qos_profile=_client_qos(args.client_depth))
     unanswered = 0
     discovered = None
-    try:
+    with _client("probe", args.client_depth) as (executor, client, InverseDynamics):
         deadline = time.monotonic() + 120.0
         while time.monotonic() < deadline:
             if not client.service_is_ready():
@@ -151,9 +149,6 @@ def probe_main(args: argparse.Namespace) -> int:
             unanswered += 1
         print(json.dumps({"error": "no answer in 120 s", "unanswered": unanswered}), flush=True)
         return 1
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown(context=context)
 
 
 # --------------------------------------------------------------------------- the driver
