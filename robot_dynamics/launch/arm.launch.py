@@ -33,37 +33,34 @@ from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 
 from robot_dynamics.ros.launch_support import (
+    argument_values,
     arm_parameters,
+    declare_arguments,
     node_actions,
     rviz_action,
+    state_publisher_action,
     text_parameters,
     write_parameter_file,
 )
 
 PACKAGE = "robot_dynamics"
-ARGUMENTS = ("robot", "urdf", "drivetrain", "hardware", "hardware_params", "controller", "goal",
-             "initial_positions", "update_rate")
-
-
-def _as_ros(params):
-    return text_parameters(params, ParameterValue)
+PARAMETERS = ("robot", "urdf", "drivetrain", "hardware", "hardware_params", "controller", "goal",
+              "initial_positions", "update_rate")
 
 
 def _nodes(context, *args, **kwargs):
     share = get_package_share_directory(PACKAGE)
-    arg = {name: LaunchConfiguration(name).perform(context) for name in ARGUMENTS}
-    params = arm_parameters(share, **arg)
+    params = arm_parameters(share, **argument_values(LaunchConfiguration, context, PARAMETERS))
     controllers = write_parameter_file(params["controllers_yaml"], "ros2_controllers.yaml")
     return [
-        Node(package="robot_state_publisher", executable="robot_state_publisher", name="robot_state_publisher",
-             output="screen", parameters=_as_ros(params["robot_state_publisher"])),
+        state_publisher_action(Node, ParameterValue, params),
         # no name=: a __node remap would rename every node of the process, the controllers' too
         Node(package="controller_manager", executable="ros2_control_node", output="screen",
-             parameters=_as_ros([{"robot_description": params["robot_description"]}, controllers])),
-        Node(package="controller_manager", executable="spawner", name="spawner_joint_state_broadcaster",
-             output="screen", arguments=["joint_state_broadcaster", "--controller-manager", "/controller_manager"]),
-        Node(package="controller_manager", executable="spawner", name="spawner_effort_controller",
-             output="screen", arguments=["effort_controller", "--controller-manager", "/controller_manager"]),
+             parameters=text_parameters([{"robot_description": params["robot_description"]}, controllers],
+                                        ParameterValue)),
+        *(Node(package="controller_manager", executable="spawner", name=f"spawner_{c}", output="screen",
+               arguments=[c, "--controller-manager", "/controller_manager"])
+          for c in ("joint_state_broadcaster", "effort_controller")),
         *node_actions(Node, ParameterValue, params,
                       ("simulator", "controller", "trajectory", "dynamics") if params["simulator"] is not None
                       else ("controller", "trajectory", "dynamics")),
@@ -74,28 +71,5 @@ def _nodes(context, *args, **kwargs):
 
 def generate_launch_description() -> LaunchDescription:
     share = get_package_share_directory(PACKAGE)
-    return LaunchDescription([
-        DeclareLaunchArgument("robot", default_value="puma560",
-                              description="Bundled robot: planar2, puma560, rx90, iiwa14, three_dof_geared"),
-        DeclareLaunchArgument("urdf", default_value="", description="URDF/xacro file instead of a bundled robot"),
-        DeclareLaunchArgument("drivetrain", default_value="",
-                              description="Drive-train YAML (default: the bundled robot's own)"),
-        DeclareLaunchArgument("hardware", default_value="topic",
-                              description="topic (our simulator through TopicBasedSystem), mock "
-                                          "(mock_components/GenericSystem), urdf (the URDF's own <ros2_control> "
-                                          "block) or a vendor's plugin package/Class"),
-        DeclareLaunchArgument("hardware_params", default_value="",
-                              description="name=value pairs for the hardware plugin, separated by commas"),
-        DeclareLaunchArgument("update_rate", default_value="500",
-                              description="controller_manager's rate [Hz] (and the simulated hardware's)"),
-        DeclareLaunchArgument("controller", default_value="computed_torque",
-                              description="pid, pd_gravity, computed_torque, lqr, task_pid, task_computed_torque"),
-        DeclareLaunchArgument("goal", default_value="",
-                              description="Goal positions (comma list, model joint order) to move to after start"),
-        DeclareLaunchArgument("initial_positions", default_value="",
-                              description="Initial positions of the simulated arm (comma list)"),
-        DeclareLaunchArgument("use_rviz", default_value="true", description="Start rviz2"),
-        DeclareLaunchArgument("rviz_config", default_value=f"{share}/rviz/robot_dynamics.rviz",
-                              description="rviz2 configuration"),
-        OpaqueFunction(function=_nodes),
-    ])
+    names = PARAMETERS + ("use_rviz", "rviz_config")
+    return LaunchDescription([*declare_arguments(DeclareLaunchArgument, share, names), OpaqueFunction(function=_nodes)])

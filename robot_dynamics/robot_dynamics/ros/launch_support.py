@@ -28,7 +28,8 @@ from .ros2_control import (
 )
 
 __all__ = ["robot_description", "parse_vector", "sim_parameters", "arm_parameters", "dynamics_parameters",
-           "as_bool", "parse_pairs", "write_parameter_file", "text_parameters", "node_actions", "rviz_action"]
+           "as_bool", "parse_pairs", "write_parameter_file", "text_parameters", "node_actions", "rviz_action",
+           "state_publisher_action", "LAUNCH_ARGUMENTS", "declare_arguments", "argument_values"]
 
 
 def as_bool(text: str) -> bool:
@@ -86,10 +87,50 @@ def node_actions(node: Any, parameter_value: Any, params: dict[str, Any], names:
                  parameters=text_parameters(params[n], parameter_value)) for n in names]
 
 
+def state_publisher_action(node: Any, parameter_value: Any, params: dict[str, Any], condition: Any = None) -> Any:
+    """The robot_state_publisher Node action with the robot's description from ``params``."""
+    return node(package="robot_state_publisher", executable="robot_state_publisher", name="robot_state_publisher",
+                output="screen", parameters=text_parameters(params["robot_state_publisher"], parameter_value),
+                condition=condition)
+
+
 def rviz_action(node: Any, params: dict[str, Any], config: str, condition: Any) -> Any:
     """The rviz2 Node action: ``config`` file, fixed frame the robot's base link."""
     return node(package="rviz2", executable="rviz2", name="rviz2", output="log",
                 arguments=["-d", config, "-f", params["fixed_frame"][0]], condition=condition)
+
+
+# Every argument of sim.launch.py and arm.launch.py: name -> (default, description); "{share}"
+# in a default is the package's share folder.
+LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
+    "robot": ("puma560", "Bundled robot: planar2, puma560, rx90, iiwa14, three_dof_geared"),
+    "urdf": ("", "URDF/xacro file instead of a bundled robot"),
+    "drivetrain": ("", "Drive-train YAML (default: the bundled robot's own)"),
+    "hardware": ("topic", "topic (our simulator through TopicBasedSystem), mock (mock_components/GenericSystem), "
+                          "urdf (the URDF's own <ros2_control> block) or a vendor's plugin package/Class"),
+    "hardware_params": ("", "name=value pairs for the hardware plugin, separated by commas"),
+    "update_rate": ("500", "controller_manager's rate [Hz] (and the simulated hardware's)"),
+    "controller": ("computed_torque", "pid, pd_gravity, computed_torque, lqr, task_pid, task_computed_torque"),
+    "goal": ("", "Goal positions (comma list, model joint order) to move to after start"),
+    "initial_positions": ("", "Initial positions of the simulated arm (comma list)"),
+    "use_rviz": ("true", "Start rviz2"),
+    "use_robot_state_publisher": ("true", "Start robot_state_publisher (false where something else publishes "
+                                          "/robot_description and /tf)"),
+    "rviz_config": ("{share}/rviz/robot_dynamics.rviz", "rviz2 configuration"),
+}
+
+
+def declare_arguments(declare: Any, share: str, names: tuple[str, ...]) -> list[Any]:
+    """``declare`` (launch's DeclareLaunchArgument, passed in) of each of ``names`` from
+    :data:`LAUNCH_ARGUMENTS`."""
+    return [declare(n, default_value=LAUNCH_ARGUMENTS[n][0].replace("{share}", share),
+                    description=LAUNCH_ARGUMENTS[n][1]) for n in names]
+
+
+def argument_values(configuration: Any, context: Any, names: tuple[str, ...]) -> dict[str, str]:
+    """The launch arguments ``names`` as strings in ``context`` (``configuration``: launch's
+    LaunchConfiguration, passed in)."""
+    return {n: configuration(n).perform(context) for n in names}
 
 
 def parse_pairs(text: str, what: str) -> dict[str, str]:
