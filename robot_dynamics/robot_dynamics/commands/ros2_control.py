@@ -1,6 +1,7 @@
 """``ros2-control``: the robot's URDF with a ``<ros2_control>`` block, and the controller
 manager's YAML, for bringing the arm up through ros2_control (launch/arm.launch.py does the
-same at launch)."""
+same at launch). ``engine-model``: the robot as the engine's text form, which the ros2_control
+plugins of robot_dynamics_control load (they run this command once, at configuration)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,13 @@ def register(sub: Any, parents: CommonOptions) -> None:
     what.add_argument("--controllers", action="store_true", help="print the controller manager's YAML instead")
     p.set_defaults(func=run_ros2_control)
 
+    e = sub.add_parser(
+        "engine-model", parents=[parents.robot, parents.out],
+        help="the robot (URDF + drive-train YAML) as the engine's text form, for C and C++ users "
+             "(robot_dynamics_control's controllers and simulated hardware load it)",
+    )
+    e.set_defaults(func=run_engine_model)
+
 
 def run_ros2_control(args: argparse.Namespace) -> int:
     from ..errors import ModelError
@@ -53,4 +61,16 @@ def run_ros2_control(args: argparse.Namespace) -> int:
         print("\n".join(files.values()))
     else:
         print(block if args.block_only else controllers if args.controllers else urdf, end="" if args.controllers else "\n")
+    return 0
+
+
+def run_engine_model(args: argparse.Namespace) -> int:
+    from ..kernels.layout import model_text
+
+    m = load_model(args)
+    text = model_text(m)
+    if args.out:
+        print(write_atomic(output_dir(args) / f"{m.name}.engine-model", text))
+    else:
+        print(text, end="")
     return 0

@@ -17,6 +17,12 @@ side derives every size from nb, nq, nr, nf and checks each field's length:
   body_R_frame and ``frame_p`` body_p_frame;
 * ``gravity`` (3,) and ``tree``: True when the articulated-body recursion applies (no mimic
   joint, no coupled drive train); otherwise direct dynamics solves the joint-space equation.
+
+The field list is written once, in ``engine.h`` (``RD_MODEL_FIELDS``); the engine exposes it as
+``FIELDS`` and :func:`pack` must give exactly those. :func:`model_text` writes the same fields as
+the engine's text form (``rd_model_parse``), with the joint names and effort limits: the way C
+and C++ users (the ros2_control plugins of robot_dynamics_control) load a model that this
+package read from its URDF and drive-train YAML, with no second parser.
 """
 
 from __future__ import annotations
@@ -27,7 +33,11 @@ import numpy as np
 
 from ..model.robot_model import RobotModel
 
-__all__ = ["engine_model", "pack"]
+__all__ = ["TEXT_MAGIC", "TEXT_VERSION", "engine_model", "model_text", "pack"]
+
+#: The first line of the text form: magic, version, robot name (engine.h, rd_model_parse).
+TEXT_MAGIC = "robot_dynamics-engine-model"
+TEXT_VERSION = 1
 
 
 def engine_model(model: RobotModel) -> Any:
@@ -88,3 +98,37 @@ def pack(model: RobotModel) -> dict[str, Any]:
         "frame_R": np.asarray(model.frame_placement)[:, :3, :3],
         "frame_p": np.asarray(model.frame_placement)[:, :3, 3],
     }
+
+
+def _values(x: Any) -> str:
+    """Numbers as C's strtod reads them back exactly (repr: the shortest round-trip form)."""
+    return " ".join(repr(float(v)) for v in np.asarray(x, dtype=float).reshape(-1))
+
+
+def model_text(model: RobotModel) -> str:
+    """The engine's text form of ``model`` (engine.h, ``rd_model_parse``): the first line
+    ``robot_dynamics-engine-model 1 <name>``, the sizes, ``joint_names``, ``effort_limit`` [N m or N]
+    (``inf``: none) and every field of :func:`pack` as ``<name> <count> <values>``, each double
+    written so that C reads back the same bits.
+
+    Raises:
+        ModelError: a joint name with white space (the text form separates names by spaces).
+    """
+    from . import engine
+    from ..errors import ModelError
+
+    fields = pack(model)
+    names = list(model.joint_names)
+    for name in names:
+        if not name or any(ch.isspace() for ch in name):
+            raise ModelError(f"Robot {model.name!r}: joint name {name!r} has white space; the engine's text form cannot carry it")
+    robot = "".join(ch if not ch.isspace() else "_" for ch in str(model.name)) or "robot"
+    lines = [f"{TEXT_MAGIC} {TEXT_VERSION} {robot}"]
+    lines += [f"{key} {int(fields[key])}" for key in ("nb", "nq", "nr", "nf", "tree")]
+    lines.append(f"joint_names {len(names)} {' '.join(names)}".rstrip())
+    limit = np.asarray(model.effort_limit, dtype=float).reshape(-1)
+    lines.append(f"effort_limit {limit.size} {_values(limit)}".rstrip())
+    for key in engine().FIELDS:
+        x = np.asarray(fields[key], dtype=float).reshape(-1)
+        lines.append(f"{key} {x.size} {_values(x)}".rstrip())
+    return "\n".join(lines) + "\n"

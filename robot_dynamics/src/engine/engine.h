@@ -16,6 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum {
     RD_OK = 0,
     RD_BAD_SIZE = 1,               /* an input of the wrong length */
@@ -80,7 +84,69 @@ typedef struct {
     rd_secondary *secondary; /* nr */
     double *b;            /* nr * nq */
     rd_frame *frame;      /* nf */
+    /* The description's side of the independent joints, read from the text form only (NULL from
+     * the fields): names in model order and effort limits [N m or N] (inf: none). */
+    const char *const *joint_name; /* nq */
+    const double *effort_limit;    /* nq */
+    void *memory;         /* the one block all of the above live in (rd_model_free) */
 } rd_model;
+
+/* -- the model, built once ---------------------------------------------------------------------------
+ * The packed model's fields, listed once (as MuJoCo's mjmodel.h): name and count in nb bodies, nq
+ * joints, nr secondary links and nf frames. Per body: parent (-1: the base), type (0 revolute,
+ * 1 prismatic), the independent joint that drives it and its mimic map mult, offset, the unit axis
+ * in the body frame, E0 = body_R_parent at q = 0, r0 the joint origin in parent coordinates, mass,
+ * first moment h = m c and rotational inertia Io about the body origin. Per joint: rotor inertia
+ * Ia, friction Fv, Fc, Fs = Fst - Fc and the Stribeck coefficient B (Khalil [7.26], [7.29]). Per
+ * secondary link: carrier body, axis e_s, axial inertia I_s and b_s (Chen & Wang eq. 11). Per
+ * frame: its body, body_R_frame and body_p_frame. Then gravity. Python's packer
+ * (robot_dynamics.kernels.layout) writes the same list. */
+#define RD_MODEL_FIELDS(X)                                                                            \
+    X(parent, nb) X(type, nb) X(joint, nb) X(mult, nb) X(offset, nb) X(axis, 3 * nb) X(E0, 9 * nb)    \
+    X(r0, 3 * nb) X(mass, nb) X(h, 3 * nb) X(Io, 9 * nb)                                              \
+    X(Ia, nq) X(Fv, nq) X(Fc, nq) X(Fs, nq) X(B, nq)                                                  \
+    X(carrier, nr) X(secondary_axis, 3 * nr) X(secondary_inertia, nr) X(b, nr * nq)                   \
+    X(frame_body, nf) X(frame_R, 9 * nf) X(frame_p, 3 * nf) X(gravity, 3)
+
+enum {
+#define RD_FIELD_ENUM(name, count) RD_FIELD_##name,
+    RD_MODEL_FIELDS(RD_FIELD_ENUM)
+#undef RD_FIELD_ENUM
+    RD_FIELD_COUNT
+};
+extern const char *const rd_model_field_names[RD_FIELD_COUNT];
+
+/* The sizes of a model: nb, nq, nr, nf, tree. */
+typedef struct {
+    int nb, nq, nr, nf, tree;
+} rd_model_size;
+
+/* The number of values of field k for a model of size z. */
+size_t rd_model_field_length(int k, const rd_model_size *z);
+
+/* Builds *m from the fields x[k] (rd_model_field_length(k) values each) in one block of memory
+ * allocated here, `extra` bytes longer at its end (*extra_at, 64-byte aligned, zeroed, e.g. for a
+ * workspace; extra_at may be NULL). RD_OK, or RD_BAD_INPUT with the reason in err (errlen bytes). */
+int rd_model_build(rd_model *m, const rd_model_size *z, const double *const x[RD_FIELD_COUNT], size_t extra,
+                   void **extra_at, char *err, size_t errlen);
+
+/* The model's text form, as `robot-dynamics engine-model` prints it from a URDF and its drive-train
+ * YAML (the package's one loader): a first line "robot_dynamics-engine-model 1 <robot name>",
+ * then one line per entry: "nb|nq|nr|nf|tree <integer>", "joint_names <nq> <name>...",
+ * "effort_limit <nq> <value>..." and each field of RD_MODEL_FIELDS as "<name> <count> <value>...",
+ * in any order, values as C's strtod reads them (17 significant digits: the same doubles). Builds
+ * *m as rd_model_build does, with joint_name and effort_limit set. Configuration time only. */
+int rd_model_parse(rd_model *m, const char *text, size_t extra, void **extra_at, char *err, size_t errlen);
+
+/* The sizes of the model of a text form (to size the `extra` of rd_model_parse, e.g. for
+ * rd_work_bytes(z.nb, z.nq)): RD_OK or RD_BAD_INPUT with the reason in err. */
+int rd_model_text_size(const char *text, rd_model_size *z, char *err, size_t errlen);
+
+/* Frees the block of a built or parsed model and clears *m. */
+void rd_model_free(rd_model *m);
+
+/* The index of the joint named `name`, or -1 (a parsed model; -1 when it has no names). */
+int rd_joint_index(const rd_model *m, const char *name);
 
 /* The data of one state: name, element type, count (nb bodies, nq joints). One list, from which
  * the struct, its size and its binding to one block of memory are derived. */
@@ -160,9 +226,59 @@ double rd_friction(const rd_model *m, int k, double qd, double smooth);
 int rd_finite(const double *x, int n);
 extern int rd_tangent_derivatives;
 
-/* -- a compiled closed loop (simulate.c) -------------------------------------------------------------- */
+/* -- control laws and the plant, one tick each (control.c, plant.c) ----------------------------------
+ * What the Python controllers (robot_dynamics.control) and the simulated plant compute, for the
+ * compiled closed loop and for controllers inside ros2_control's update: no allocation, no lock,
+ * a status. Vectors have nq values in model order; q, qd measured; qr, qdr, qddr the reference. */
+
+/* Gravity compensation: tau = Q(q) (rnea at rest, Khalil [9.12]'s Q) plus, when friction is set,
+ * the friction feed-forward Gamma_f(qd) of Khalil [7.26] at the velocity v (measured or desired). */
+int rd_gravity_compensation(const rd_model *m, const double *q, const double *v, int friction, double *tau, rd_work *w);
+
+/* PD with gravity compensation (Khalil [9.12] with Q(q)): tau = Kp (qr - q) + Kd (qdr - qd) + Q(q). */
+int rd_pd_gravity(const rd_model *m, const double *kp, const double *kd, const double *q, const double *qd,
+                  const double *qr, const double *qdr, double *tau, rd_work *w);
+
+/* The options of joint-space computed torque (Khalil 9.4.2). */
+typedef struct {
+    const double *kp, *kd;  /* gains (nq) */
+    int position;           /* Khalil [9.29] w = Kp e - Kd qd, instead of [9.24] */
+    int predictive;         /* the model on the desired state (Khalil [9.31]) */
+    int desired_friction;   /* friction feed-forward at qdr (else the measured velocity's, in rnea) */
+} rd_computed_torque_options;
+
+/* tau = A^(q) w + H^(q, qd) by Newton-Euler (Khalil 9.4.2.5), w = qddr + Kd (qdr - qd) + Kp (qr - q)
+ * [9.24] (or [9.29]). RD_BAD_INPUT for a non-finite input, RD_BAD_OUTPUT for non-finite torques. */
+int rd_computed_torque(const rd_model *m, const rd_computed_torque_options *o, const double *q, const double *qd,
+                       const double *qr, const double *qdr, const double *qddr, double *tau, rd_work *w);
+
+/* Clips tau to +-limit (n values, in place); returns the clipped joints' bits (joints past 62: bit 62). */
+int64_t rd_saturate(int n, const double *limit, double *tau);
+
+/* The simulated plant: a model under gravity g, its friction on or off, the Coulomb sign smoothed
+ * to tanh(qd / smooth) when smooth > 0. */
+typedef struct {
+    const rd_model *model;
+    const double *g;   /* (3) */
+    int friction;
+    double smooth;
+} rd_plant;
 
 enum { RD_SIM_MAX_JOINTS = 62 }; /* a tick's saturated joints are one bit each of an int64 */
+
+/* qdd = f(q, qd, u): the plant's direct dynamics under the joint torques u. */
+int rd_plant_accel(const rd_plant *p, const double *q, const double *qd, const double *u, double *qdd, rd_work *w);
+
+/* One classical RK4 step of x = (q, qd) (2 nq) over h under the held u, k1 = f(x) given:
+ * x + (h/2) k1, x + (h/2) k2, x + h k3, then x + (h/6) (k1 + 2 k2 + 2 k3 + k4). */
+int rd_plant_rk4(const rd_plant *p, double h, double *x, const double *k1, const double *u, rd_work *w);
+
+/* `substeps` RK4 steps of h from x under the held u (a zero-order hold); x is updated only when
+ * every step succeeds and the state stays finite. */
+int rd_plant_step(const rd_plant *p, double h, int substeps, double *x, const double *u, rd_work *w);
+
+/* -- a compiled closed loop (simulate.c) -------------------------------------------------------------- */
+
 #define RD_DIVERGED 1e150        /* a plant state this large has left any physical range */
 
 /* Joint-space computed torque on a rigid plant, RK4 under a zero-order hold. */
@@ -196,5 +312,9 @@ int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x,
  * work: 2 m doubles. */
 void rd_linear_recurrence(int m, int p, int ne, int K, const double *Ad, const double *Bd, const double *x0,
                           const double *U, double *E, double *work); /* 1: the derivatives by the recursion's tangents only (a test switch) */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -30,7 +30,7 @@
 
 /* The contract between this module and the Python package: bump it when either side changes
  * what it passes or expects, so that a stale build is refused at import rather than misread. */
-#define RD_LAYOUT 3
+#define RD_LAYOUT 4
 
 /* Batches smaller than this run in the calling thread: starting the OpenMP team costs more than
  * their work (measured by bench/bench_core.py --threshold). */
@@ -42,8 +42,7 @@ static int rd_threads = 1;
 
 typedef struct {
     PyObject_HEAD
-    rd_model m;
-    void *memory; /* the structs and the one-state workspace, one block */
+    rd_model m;   /* its block holds the one-state workspace too */
     rd_work work;
 } EngineModel;
 
@@ -51,7 +50,7 @@ static PyTypeObject EngineModelType;
 
 static void model_dealloc(EngineModel *self)
 {
-    free(self->memory);
+    rd_model_free(&self->m);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -93,123 +92,88 @@ static int int_field(PyObject *kwargs, const char *name, int *out)
     return 0;
 }
 
-/* Per body: parent, type, joint, mult, offset, axis (3), E0 (9), r0 (3), mass, h (3), Io (9).
- * Per joint: Ia, Fv, Fc, Fs, B. Per secondary link: carrier, axis (3), inertia, b (nq).
- * Per frame: body, R (9), p (3). Sizes: nb, nq, nr, nf; tree; gravity (3). */
-static const char *FIELDS[] = {"parent", "type", "joint", "mult", "offset", "axis", "E0", "r0", "mass", "h", "Io",
-                               "Ia", "Fv", "Fc", "Fs", "B", "carrier", "secondary_axis", "secondary_inertia",
-                               "b", "frame_body", "frame_R", "frame_p", "gravity"};
-enum { F_PARENT, F_TYPE, F_JOINT, F_MULT, F_OFFSET, F_AXIS, F_E0, F_R0, F_MASS, F_H, F_IO, F_IA, F_FV, F_FC, F_FS,
-       F_B, F_CARRIER, F_SAXIS, F_SINERTIA, F_SB, F_FBODY, F_FR, F_FP, F_GRAVITY, F_COUNT };
+/* A new Python Model around *m (built), its workspace at `work`. */
+static PyObject *wrap_model(PyTypeObject *type, rd_model *m, void *work)
+{
+    EngineModel *self = (EngineModel *)type->tp_alloc(type, 0);
+    if (!self) {
+        rd_model_free(m);
+        return NULL;
+    }
+    self->m = *m;
+    rd_work_bind(&self->work, work, m->nb, m->nq);
+    return (PyObject *)self;
+}
 
+/* Model(**fields): the fields of engine.h's RD_MODEL_FIELDS (robot_dynamics.kernels.layout.pack)
+ * and the sizes nb, nq, nr, nf, tree. */
 static PyObject *model_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    int nb, nq, nr, nf, tree;
+    rd_model_size z;
     if (PyTuple_GET_SIZE(args) != 0 || !kwargs) {
         PyErr_SetString(PyExc_TypeError, "Model: keyword arguments only");
         return NULL;
     }
-    if (int_field(kwargs, "nb", &nb) || int_field(kwargs, "nq", &nq) || int_field(kwargs, "nr", &nr) ||
-        int_field(kwargs, "nf", &nf) || int_field(kwargs, "tree", &tree))
+    if (int_field(kwargs, "nb", &z.nb) || int_field(kwargs, "nq", &z.nq) || int_field(kwargs, "nr", &z.nr) ||
+        int_field(kwargs, "nf", &z.nf) || int_field(kwargs, "tree", &z.tree))
         return NULL;
-    const npy_intp count[F_COUNT] = {nb, nb, nb, nb, nb, 3 * nb, 9 * nb, 3 * nb, nb, 3 * nb, 9 * nb,
-                                     nq, nq, nq, nq, nq, nr, 3 * nr, nr, (npy_intp)nr * nq, nf, 9 * nf, 3 * nf, 3};
-    PyArrayObject *arr[F_COUNT] = {0};
-    const double *x[F_COUNT];
-    EngineModel *self = NULL;
-    for (int k = 0; k < F_COUNT; ++k) {
-        arr[k] = field(kwargs, FIELDS[k], count[k]);
+    PyArrayObject *arr[RD_FIELD_COUNT] = {0};
+    const double *x[RD_FIELD_COUNT];
+    PyObject *result = NULL;
+    for (int k = 0; k < RD_FIELD_COUNT; ++k) {
+        arr[k] = field(kwargs, rd_model_field_names[k], (npy_intp)rd_model_field_length(k, &z));
         if (!arr[k])
             goto done;
         x[k] = (const double *)PyArray_DATA(arr[k]);
     }
-    /* one block: bodies, joints, secondary links, their b rows, frames, then the workspace */
-    const size_t sizes[5] = {sizeof(rd_body) * nb, sizeof(rd_joint) * nq, sizeof(rd_secondary) * nr,
-                             sizeof(double) * nr * nq, sizeof(rd_frame) * nf};
-    size_t total = 0;
-    for (int k = 0; k < 5; ++k)
-        total += (sizes[k] + 63) / 64 * 64;
-    self = (EngineModel *)type->tp_alloc(type, 0);
-    if (!self)
-        goto done;
-    self->memory = calloc(1, total + rd_work_bytes(nb, nq));
-    if (!self->memory) {
-        Py_CLEAR(self);
-        PyErr_NoMemory();
+    rd_model m;
+    void *work;
+    char err[256];
+    if (rd_model_build(&m, &z, x, rd_work_bytes(z.nb, z.nq), &work, err, sizeof err) != RD_OK) {
+        PyErr_SetString(PyExc_ValueError, err);
         goto done;
     }
-    char *at = self->memory;
-    rd_model *m = &self->m;
-    m->nb = nb, m->nq = nq, m->nr = nr, m->nf = nf, m->tree = tree;
-    m->body = (rd_body *)at, at += (sizes[0] + 63) / 64 * 64;
-    m->joint = (rd_joint *)at, at += (sizes[1] + 63) / 64 * 64;
-    m->secondary = (rd_secondary *)at, at += (sizes[2] + 63) / 64 * 64;
-    m->b = (double *)at, at += (sizes[3] + 63) / 64 * 64;
-    m->frame = (rd_frame *)at, at += (sizes[4] + 63) / 64 * 64;
-    rd_work_bind(&self->work, at, nb, nq);
-    memcpy(m->gravity, x[F_GRAVITY], sizeof m->gravity);
-    for (int i = 0; i < nb; ++i) {
-        rd_body *b = &m->body[i];
-        b->parent = (int)x[F_PARENT][i];
-        b->type = x[F_TYPE][i] != 0.0 ? RD_PRISMATIC : RD_REVOLUTE;
-        b->joint = (int)x[F_JOINT][i];
-        b->mult = x[F_MULT][i];
-        b->offset = x[F_OFFSET][i];
-        if (b->parent >= i || b->parent < -1 || b->joint < 0 || b->joint >= nq) {
-            PyErr_Format(PyExc_ValueError, "Model: body %d: parent %d or joint %d out of range", i, b->parent, b->joint);
-            Py_CLEAR(self);
-            goto done;
-        }
-        memcpy(b->axis, x[F_AXIS] + 3 * i, 3 * sizeof(double));
-        memcpy(b->E0, x[F_E0] + 9 * i, 9 * sizeof(double));
-        memcpy(b->r0, x[F_R0] + 3 * i, 3 * sizeof(double));
-        const double *a = b->axis, *E0 = b->E0;
-        const double K[9] = {0.0, -a[2], a[1], a[2], 0.0, -a[0], -a[1], a[0], 0.0}; /* [a]x */
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c) {
-                double ke = 0.0, ae = 0.0;
-                for (int z = 0; z < 3; ++z) {
-                    ke += K[3 * r + z] * E0[3 * z + c];
-                    ae += a[r] * a[z] * E0[3 * z + c];
-                }
-                b->KE0[3 * r + c] = ke, b->AE0[3 * r + c] = ae;
-            }
-        for (int c = 0; c < 3; ++c)
-            b->d[c] = E0[c] * a[0] + E0[3 + c] * a[1] + E0[6 + c] * a[2]; /* E0^T a */
-        b->inertia.m = x[F_MASS][i];
-        memcpy(b->inertia.h, x[F_H] + 3 * i, 3 * sizeof(double));
-        memcpy(b->inertia.Io, x[F_IO] + 9 * i, 9 * sizeof(double));
-    }
-    for (int k = 0; k < nq; ++k)
-        m->joint[k] = (rd_joint){x[F_IA][k], x[F_FV][k], x[F_FC][k], x[F_FS][k], x[F_B][k]};
-    memcpy(m->b, x[F_SB], sizeof(double) * nr * nq);
-    for (int s = 0; s < nr; ++s) {
-        rd_secondary *sl = &m->secondary[s];
-        sl->carrier = (int)x[F_CARRIER][s];
-        if (sl->carrier < -1 || sl->carrier >= nb) {
-            PyErr_Format(PyExc_ValueError, "Model: secondary link %d: carrier %d out of range", s, sl->carrier);
-            Py_CLEAR(self);
-            goto done;
-        }
-        memcpy(sl->axis, x[F_SAXIS] + 3 * s, 3 * sizeof(double));
-        sl->inertia = x[F_SINERTIA][s];
-        sl->b = m->b + (size_t)s * nq;
-    }
-    for (int f = 0; f < nf; ++f) {
-        rd_frame *fr = &m->frame[f];
-        fr->body = (int)x[F_FBODY][f];
-        if (fr->body < -1 || fr->body >= nb) {
-            PyErr_Format(PyExc_ValueError, "Model: frame %d: body %d out of range", f, fr->body);
-            Py_CLEAR(self);
-            goto done;
-        }
-        memcpy(fr->R, x[F_FR] + 9 * f, 9 * sizeof(double));
-        memcpy(fr->p, x[F_FP] + 3 * f, 3 * sizeof(double));
-    }
+    result = wrap_model(type, &m, work);
 done:
-    for (int k = 0; k < F_COUNT; ++k)
+    for (int k = 0; k < RD_FIELD_COUNT; ++k)
         Py_XDECREF(arr[k]);
-    return (PyObject *)self;
+    return result;
+}
+
+/* parse_model(text) -> Model: the text form (engine.h, rd_model_parse), as C and C++ users load it. */
+static PyObject *py_parse_model(PyObject *mod, PyObject *arg)
+{
+    const char *text = PyUnicode_AsUTF8(arg);
+    if (!text)
+        return NULL;
+    rd_model m;
+    rd_model_size z;
+    void *work;
+    char err[256];
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = rd_model_text_size(text, &z, err, sizeof err);
+    if (st == RD_OK)
+        st = rd_model_parse(&m, text, rd_work_bytes(z.nb, z.nq), &work, err, sizeof err);
+    Py_END_ALLOW_THREADS
+    if (st != RD_OK) {
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    PyObject *out = wrap_model(&EngineModelType, &m, work);
+    if (!out)
+        return NULL;
+    /* the description's side, for the caller to check: joint names and effort limits */
+    PyObject *names = PyTuple_New(m.nq), *limits = PyTuple_New(m.nq);
+    if (!names || !limits) {
+        Py_XDECREF(names), Py_XDECREF(limits), Py_DECREF(out);
+        return NULL;
+    }
+    for (int k = 0; k < m.nq; ++k) {
+        PyTuple_SET_ITEM(names, k, PyUnicode_FromString(m.joint_name[k]));
+        PyTuple_SET_ITEM(limits, k, PyFloat_FromDouble(m.effort_limit[k]));
+    }
+    return Py_BuildValue("NNN", out, names, limits);
 }
 
 static PyObject *model_get_nq(EngineModel *self, void *closure) { return PyLong_FromLong(self->m.nq); }
@@ -915,6 +879,8 @@ static PyObject *py_set_tangent_derivatives(PyObject *mod, PyObject *arg)
 }
 
 static PyMethodDef methods[] = {
+    {"parse_model", py_parse_model, METH_O,
+     "parse_model(text) -> (Model, joint_names, effort_limits): the model's text form, as C loads it"},
     {"rnea", (PyCFunction)(void (*)(void))py_rnea, METH_FASTCALL,
      "rnea(model, q, qd, qdd, friction) -> tau (nq,), or NotImplemented when not the fast shape or not OK"},
     {"aba", (PyCFunction)(void (*)(void))py_aba, METH_FASTCALL,
@@ -982,6 +948,14 @@ PyMODINIT_FUNC PyInit__robot_dynamics_engine(void)
         PyModule_AddIntConstant(mod, "BAD_OUTPUT", RD_BAD_OUTPUT) < 0 ||
         PyModule_AddIntConstant(mod, "NOT_POSITIVE_DEFINITE", RD_NOT_POSITIVE_DEFINITE) < 0 ||
         PyModule_AddIntConstant(mod, "SINGULAR", RD_SINGULAR) < 0) {
+        Py_DECREF(mod);
+        return NULL;
+    }
+    PyObject *fields = PyTuple_New(RD_FIELD_COUNT); /* the packed model's field list, engine.h's */
+    for (int k = 0; fields && k < RD_FIELD_COUNT; ++k)
+        PyTuple_SET_ITEM(fields, k, PyUnicode_FromString(rd_model_field_names[k]));
+    if (!fields || PyModule_AddObject(mod, "FIELDS", fields) < 0) {
+        Py_XDECREF(fields);
         Py_DECREF(mod);
         return NULL;
     }

@@ -1,0 +1,80 @@
+/* The control laws of robot_dynamics.control, one tick each, for the compiled closed loop
+ * (simulate.c) and for controllers inside ros2_control's update: no allocation, no lock, a status.
+ *
+ * Each performs the operations of its Python controller in the same order, with no contraction
+ * into fused multiply-adds, so that both give the same numbers: PDGravity._law (Khalil [9.12]),
+ * ComputedTorque._law (Khalil 9.4.2: [9.24], [9.29], [9.31]) and ControllerBase._saturate.
+ */
+#pragma GCC optimize("fp-contract=off")
+
+#include <string.h>
+
+#include "engine.h"
+
+int rd_gravity_compensation(const rd_model *m, const double *q, const double *v, int friction, double *tau, rd_work *w)
+{
+    const int n = m->nq;
+    if (!rd_finite(q, n) || (friction && !rd_finite(v, n)))
+        return RD_BAD_INPUT;
+    /* Q(q): the inverse dynamics at rest, where friction vanishes (Khalil [9.12]'s Q) */
+    int st = rd_rnea(m, q, w->zero, w->zero, m->gravity, NULL, 0, 0, 0.0, tau, w);
+    if (st != RD_OK)
+        return st;
+    if (friction) /* the friction feed-forward Gamma_f(v), Khalil [7.26] */
+        for (int j = 0; j < n; ++j)
+            tau[j] = tau[j] + rd_friction(m, j, v[j], 0.0);
+    return rd_finite(tau, n) ? RD_OK : RD_BAD_OUTPUT;
+}
+
+int rd_pd_gravity(const rd_model *m, const double *kp, const double *kd, const double *q, const double *qd,
+                  const double *qr, const double *qdr, double *tau, rd_work *w)
+{
+    const int n = m->nq;
+    if (!rd_finite(q, n) || !rd_finite(qd, n) || !rd_finite(qr, n) || !rd_finite(qdr, n))
+        return RD_BAD_INPUT;
+    int st = rd_rnea(m, q, w->zero, w->zero, m->gravity, NULL, 0, 1, 0.0, tau, w); /* Q(q) */
+    if (st != RD_OK)
+        return st;
+    for (int j = 0; j < n; ++j) /* Khalil [9.12], its -Kd qd written Kd (qd^d - qd) */
+        tau[j] = kp[j] * (qr[j] - q[j]) + kd[j] * (qdr[j] - qd[j]) + tau[j];
+    return rd_finite(tau, n) ? RD_OK : RD_BAD_OUTPUT;
+}
+
+int rd_computed_torque(const rd_model *m, const rd_computed_torque_options *o, const double *q, const double *qd,
+                       const double *qr, const double *qdr, const double *qddr, double *tau, rd_work *w)
+{
+    const int n = m->nq;
+    if (n > RD_SIM_MAX_JOINTS)
+        return RD_BAD_SIZE;
+    if (!rd_finite(qr, n) || !rd_finite(qdr, n) || !rd_finite(qddr, n) || !rd_finite(q, n) || !rd_finite(qd, n))
+        return RD_BAD_INPUT;
+    double wv[RD_SIM_MAX_JOINTS];
+    for (int j = 0; j < n; ++j) {
+        const double e = qr[j] - q[j];
+        wv[j] = o->position ? o->kp[j] * e - o->kd[j] * qd[j]                      /* Khalil [9.29] */
+                            : qddr[j] + o->kd[j] * (qdr[j] - qd[j]) + o->kp[j] * e; /* [9.24] */
+    }
+    const double *qs = o->predictive ? qr : q, *qds = o->predictive ? qdr : qd; /* [9.31] */
+    /* Gamma = A^ w + H^ by Newton-Euler (Khalil 9.4.2.5), friction at the measured velocity ... */
+    int st = rd_rnea(m, qs, qds, wv, m->gravity, NULL, 0, !o->desired_friction, 0.0, tau, w);
+    if (st != RD_OK)
+        return st;
+    if (o->desired_friction) /* ... or fed forward at the desired one */
+        for (int j = 0; j < n; ++j)
+            tau[j] = tau[j] + rd_friction(m, j, qdr[j], 0.0);
+    return rd_finite(tau, n) ? RD_OK : RD_BAD_OUTPUT;
+}
+
+int64_t rd_saturate(int n, const double *limit, double *tau)
+{
+    int64_t clip = 0;
+    for (int j = 0; j < n; ++j) {
+        const double lo = -limit[j], hi = limit[j];
+        double t = tau[j] > lo ? tau[j] : lo; /* np.maximum, then np.minimum */
+        t = t < hi ? t : hi;
+        if (t != tau[j])
+            clip |= (int64_t)1 << (j < 62 ? j : 62);
+        tau[j] = t;
+    }
+    return clip;
+}

@@ -1,0 +1,71 @@
+/* The simulated plant, one step at a time: its state equation and classical RK4 under a held
+ * torque (a zero-order hold). The compiled closed loop (simulate.c) and ros2_control's simulated
+ * hardware integrate with these; they perform the operations of robot_dynamics.simulation's
+ * Plant.accel and rk4_step in the same order, with no contraction into fused multiply-adds. */
+#pragma GCC optimize("fp-contract=off")
+
+#include <math.h>
+#include <string.h>
+
+#include "engine.h"
+
+int rd_plant_accel(const rd_plant *p, const double *q, const double *qd, const double *u, double *qdd, rd_work *w)
+{
+    const int n = p->model->nq;
+    if (n > RD_SIM_MAX_JOINTS)
+        return RD_BAD_SIZE;
+    if (!rd_finite(q, n) || !rd_finite(qd, n) || !rd_finite(u, n))
+        return RD_BAD_INPUT;
+    if (p->friction && p->smooth > 0.0) {
+        double uf[RD_SIM_MAX_JOINTS]; /* u - Gamma_f(qd) with tanh(qd / v_s) for its sign, then aba without friction */
+        for (int k = 0; k < n; ++k)
+            uf[k] = u[k] - rd_friction(p->model, k, qd[k], p->smooth);
+        return rd_aba(p->model, q, qd, uf, p->g, NULL, 0, 0, 0.0, qdd, w);
+    }
+    return rd_aba(p->model, q, qd, u, p->g, NULL, 0, p->friction, 0.0, qdd, w);
+}
+
+int rd_plant_rk4(const rd_plant *p, double h, double *x, const double *k1, const double *u, rd_work *w)
+{
+    const int n = p->model->nq, m = 2 * n;
+    if (n > RD_SIM_MAX_JOINTS)
+        return RD_BAD_SIZE;
+    const double hh = 0.5 * h, h6 = h / 6.0;
+    double xs[2 * RD_SIM_MAX_JOINTS], k2[2 * RD_SIM_MAX_JOINTS], k3[2 * RD_SIM_MAX_JOINTS], k4[2 * RD_SIM_MAX_JOINTS];
+    const double *kin[3] = {k1, k2, k3};
+    double *kout[3] = {k2, k3, k4};
+    const double scale[3] = {hh, hh, h};
+    for (int stage = 0; stage < 3; ++stage) {
+        for (int i = 0; i < m; ++i)
+            xs[i] = x[i] + scale[stage] * kin[stage][i];
+        memcpy(kout[stage], xs + n, sizeof(double) * n); /* qdot = qd */
+        int st = rd_plant_accel(p, xs, xs + n, u, kout[stage] + n, w);
+        if (st != RD_OK)
+            return st;
+    }
+    for (int i = 0; i < m; ++i)
+        x[i] = x[i] + h6 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+    return RD_OK;
+}
+
+int rd_plant_step(const rd_plant *p, double h, int substeps, double *x, const double *u, rd_work *w)
+{
+    const int n = p->model->nq, m = 2 * n;
+    if (n > RD_SIM_MAX_JOINTS || substeps < 1)
+        return RD_BAD_SIZE;
+    double xn[2 * RD_SIM_MAX_JOINTS], f1[2 * RD_SIM_MAX_JOINTS];
+    memcpy(xn, x, sizeof(double) * m);
+    for (int sub = 0; sub < substeps; ++sub) {
+        memcpy(f1, xn + n, sizeof(double) * n);
+        int st = rd_plant_accel(p, xn, xn + n, u, f1 + n, w);
+        if (st == RD_OK)
+            st = rd_plant_rk4(p, h, xn, f1, u, w);
+        if (st != RD_OK)
+            return st;
+    }
+    for (int i = 0; i < m; ++i)
+        if (!(fabs(xn[i]) < RD_DIVERGED))
+            return RD_BAD_OUTPUT;
+    memcpy(x, xn, sizeof(double) * m);
+    return RD_OK;
+}
