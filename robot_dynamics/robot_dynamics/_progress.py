@@ -12,7 +12,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-__all__ = ["WARMING_UP", "HonestBar", "progress_bar"]
+__all__ = ["WARMING_UP", "HonestBar", "progress_bar", "stderr_is_a_terminal"]
 
 #: The bar's format until the rate is known: no rate, no time left.
 WARMING_UP = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}, warming up]"
@@ -64,3 +64,14 @@ class HonestBar(tqdm):  # type: ignore[misc]  # tqdm is untyped
 def progress_bar(total: int, *, desc: str, unit: str = "it", warmup: int = 3, **kwargs: Any) -> HonestBar:
     """A :class:`HonestBar` on stderr (``tqdm`` keyword arguments pass through)."""
     return HonestBar(total=total, desc=desc, unit=unit, warmup=warmup, **kwargs)
+
+
+def stderr_is_a_terminal() -> bool:
+    """True when stderr is a terminal: where the command shows progress (a library call shows
+    none unless asked, and a log file or a pipe gets no bar)."""
+    import sys
+
+    try:
+        return bool(sys.stderr is not None and sys.stderr.isatty())
+    except (AttributeError, ValueError):  # a closed or replaced stream
+        return False

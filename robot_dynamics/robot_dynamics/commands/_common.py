@@ -24,6 +24,7 @@ __all__ = [
     "emit",
     "format_table",
     "output_dir",
+    "show_progress",
     "write_atomic",
 ]
 
@@ -190,6 +191,13 @@ def emit(args: argparse.Namespace, data: dict[str, Any], text: str | Callable[[]
         print(json.dumps(_jsonable(data), indent=2))
     else:
         print(text() if callable(text) else text)
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """A command shows a progress bar on a terminal, and none with --json or into a pipe or log."""
+    from .._progress import stderr_is_a_terminal
+
+    return not getattr(args, "json", False) and stderr_is_a_terminal()
 
 
 def output_dir(args: argparse.Namespace, default: str = "robot_dynamics_out") -> Path:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ._common import CommonOptions, emit, format_table, load_model, output_dir, parse_vector
+from ._common import CommonOptions, emit, format_table, load_model, output_dir, parse_vector, show_progress
 
 
 def register(sub: Any, parents: CommonOptions) -> None:
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     model = load_model(args)
     q0 = None if args.start is None else parse_vector(args.start, model.nq, "start", model.joint_names)
     design = design_excitation(model, q0=q0, frequency=args.frequency, harmonics=args.harmonics, periods=1,
-                               margin=args.margin, seed=args.seed, maxiter=args.maxiter, progress=not args.json)
+                               margin=args.margin, seed=args.seed, maxiter=args.maxiter, progress=show_progress(args))
     one = design.trajectory
     traj = FourierExcitation(one.q0, one.frequency, one.a, one.b, periods=args.periods)
     out = output_dir(args)

@@ -111,11 +111,12 @@ def _rms(x: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
 def _example(model: Any, out: Any, seed: int, quiet: bool) -> tuple[list[str], list[str], Any, Any]:
     """Simulate the true arm on an optimised excitation (identification) and on a random,
     unoptimised Fourier motion at another frequency (validation)."""
+    from .._progress import stderr_is_a_terminal
     from ..identification import FourierExcitation, design_excitation
     from ..identification.example import perturbed_arm, record_simulated
 
     true = perturbed_arm(model, seed=seed)
-    one = design_excitation(model, seed=seed, maxiter=30, progress=not quiet).trajectory
+    one = design_excitation(model, seed=seed, maxiter=30, progress=not quiet and stderr_is_a_terminal()).trajectory
     excitation = FourierExcitation(one.q0, one.frequency, one.a, one.b, periods=4)
     other = design_excitation(model, seed=seed + 1, frequency=0.27, maxiter=0).trajectory
     validation = FourierExcitation(other.q0, other.frequency, other.a, other.b, periods=2)

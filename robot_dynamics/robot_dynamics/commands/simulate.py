@@ -146,7 +146,7 @@ def _task_error_rows(result: Any) -> list[list[Any]]:
 def run(args: argparse.Namespace) -> int:
     from ..io import plot_simulation, write_rosbag, write_simulation_csv
     from ..kinematics import frame_pose
-    from ..simulation import INTEGRATORS, Integration, Noise, Simulation, SimulationOptions
+    from ..simulation import INTEGRATORS, Integration, Logging, Noise, Simulation, SimulationOptions
     from ..trajectory import PROFILES, cartesian_motion, plan
 
     model = load_model(args)
@@ -188,7 +188,8 @@ def run(args: argparse.Namespace) -> int:
     q0 = start + args.offset
     wall = time.perf_counter()
     options = SimulationOptions(integration=Integration(rate=args.rate, integrator=args.integrator),
-                                noise=Noise(position=args.noise, disturbance=disturbance))
+                                noise=Noise(position=args.noise, disturbance=disturbance),
+                                logging=Logging(progress=None))  # a bar for a long run, on a terminal
     sim = Simulation(model, controller, reference, args.move_time + args.settle, options)
     sim.reset(q0)
     result = sim.run()

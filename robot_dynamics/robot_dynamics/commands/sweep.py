@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ._common import CommonOptions, emit, format_table, output_dir
+from ._common import CommonOptions, emit, format_table, output_dir, show_progress
 
 
 def register(sub: Any, parents: CommonOptions) -> None:
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--workers: expected an integer from 1 to 1024, got {args.workers}")
     study = load_study(args.study or _default_study())
     out = output_dir(args)
-    result = run_study(study, out, scheduler=args.scheduler, workers=args.workers, restart=args.restart, progress=not args.json)
+    result = run_study(study, out, scheduler=args.scheduler, workers=args.workers, restart=args.restart, progress=show_progress(args))
     table = result.table
     rows = summary(study, table)
     failed = failures(table, [a.name for a in study.axes])

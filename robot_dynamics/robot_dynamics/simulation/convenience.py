@@ -41,7 +41,7 @@ def simulate(  # noqa: PLR0913 - the documented keyword API; the options live in
     qm0: ArrayLike | None = None,
     qmd0: ArrayLike | None = None,
     predict_model_error: bool = True,
-    progress: bool | None = None,
+    progress: bool | None = False,
 ) -> SimulationResult:
     """Run the closed loop ``controller -> ZOH -> plant`` once and measure it.
 
@@ -72,8 +72,8 @@ def simulate(  # noqa: PLR0913 - the documented keyword API; the options live in
         qm0, qmd0: initial rotor state of an elastic plant (default: the springs' static
             deflection, at rest).
         predict_model_error, progress: :class:`Logging` (Khalil [9.28]'s predicted error for
-            computed torque on a different model; a progress bar, default when the run is
-            expected to take over 1 s).
+            computed torque on a different model; a progress bar on stderr: none by default,
+            ``True`` always, ``None`` for a long run when stderr is a terminal).
 
     Returns:
         :class:`SimulationResult`.

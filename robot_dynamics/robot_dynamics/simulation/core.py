@@ -284,9 +284,11 @@ class Simulation:
     def _progress_bar(self, ticks: int) -> Any:
         progress = self.options.logging.progress
         substeps = self.options.integration.substeps
-        if progress is None:
+        if progress is None:  # automatic: a long run, seen by a person
             per_tick = 2e-5 if self._compiled is not None else 3e-4  # rough cost model of one aba, and of one tick
-            progress = ticks * (substeps * 4 + 2) * per_tick > 1.0
+            from .._progress import stderr_is_a_terminal
+
+            progress = ticks * (substeps * 4 + 2) * per_tick > 1.0 and stderr_is_a_terminal()
         if not progress or ticks <= 0:
             return None
         try:
@@ -338,3 +340,4 @@ class Simulation:
         except Exception as exc:  # noqa: BLE001 - stop the run, report it
             self.diverged = True
             log.messages.append((tk, f"plant integration failed at t = {tk:.4f} s: {exc}"))
+

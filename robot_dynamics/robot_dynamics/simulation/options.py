@@ -120,12 +120,14 @@ class Logging:
     Attributes:
         predict_model_error: for computed torque on a model that differs from the plant, the
             error Khalil [9.28] predicts on the simulated motion (in the metrics).
-        progress: a progress bar; None: when a run is expected to take over 1 s.
+        progress: a progress bar on stderr. False (the default): a library call is quiet;
+            True: always; None: when the run is expected to take over 1 s and stderr is a
+            terminal (what the ``robot-dynamics`` command asks for).
         max_ticks: most controller ticks of one simulation (its log is allocated up front).
     """
 
     predict_model_error: bool = True
-    progress: bool | None = None
+    progress: bool | None = False
     max_ticks: int = MAX_TICKS
 
     def __post_init__(self) -> None:

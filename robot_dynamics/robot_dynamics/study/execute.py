@@ -114,7 +114,7 @@ def run_study(
     scheduler: str = "local",
     workers: int = 2,
     restart: bool = False,
-    progress: bool = True,
+    progress: bool = False,
     stop_after_chunks: int | None = None,
     on_chunk: Callable[[int], None] | None = None,
 ) -> StudyRun:
@@ -127,7 +127,8 @@ def run_study(
             process, no Dask), or the address of a running Dask scheduler (``tcp://host:8786``).
         workers: worker processes of the local cluster (the chunking uses it too).
         restart: discard the results of a previous run of this study.
-        progress: a progress bar with the throughput and the time left.
+        progress: a progress bar on stderr with the throughput and the time left (the
+            ``sweep`` command shows one on a terminal; a library call is quiet by default).
         stop_after_chunks: stop after this many chunks are written (a test of resuming).
         on_chunk: called with the index of each chunk written.
     """
