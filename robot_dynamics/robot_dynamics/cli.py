@@ -15,6 +15,7 @@ import pkgutil
 import re
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import __version__, commands
 from .commands._common import CommonOptions
@@ -105,8 +106,25 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(sub, parents)
+    _in_order_of_use(sub)
     _accept_both_spellings(parser)
     return parser
+
+
+#: How --help lists the subcommands: the main job first, then the dynamics, the studies, the
+#: mechanisms of the source documents, the exports, and the developer's tools last.
+COMMAND_ORDER = ("simulate", "trajectory", "torque", "accel", "mass-matrix", "info", "drivetrain", "sweep",
+                 "identify", "excite", "stewart", "quadruped-yaw", "quadruped-pitch", "urdf", "ros2-control",
+                 "engine-model", "codegen", "bench")
+
+
+def _in_order_of_use(sub: Any) -> None:
+    """Orders the subcommands of --help by :data:`COMMAND_ORDER` (any other one after them)."""
+    actions = getattr(sub, "_choices_actions", None)  # argparse's list of the help lines
+    if actions is None:
+        return
+    rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+    actions.sort(key=lambda a: rank.get(a.dest, len(rank)))
 
 
 def _join_negative_values(argv: Sequence[str]) -> list[str]:

@@ -38,15 +38,22 @@ class SingularityError(RobotDynamicsError):
 class UnknownNameError(RobotDynamicsError, KeyError):
     """A name (joint, link, frame, robot, profile...) is not among the valid ones.
 
-    The message lists the valid choices, MuJoCo style:
-    ``Unknown joint 'elbw'. Valid joints: ['shoulder', 'elbow']``.
+    The message lists the valid choices, MuJoCo style, and the nearest one when a name looks
+    mistyped: ``Unknown joint 'elbw'. Valid joints: ['shoulder', 'elbow']; did you mean 'elbow'?``.
     """
 
     def __init__(self, kind: str, name: object, valid: Iterable[object]):
+        import difflib
+
         self.kind = kind
         self.name = name
         self.valid = list(valid)
-        super().__init__(f"Unknown {kind} {name!r}. Valid {kind}s: {self.valid}")
+        message = f"Unknown {kind} {name!r}. Valid {kind}s: {self.valid}"
+        if isinstance(name, str):
+            near = difflib.get_close_matches(name, [str(v) for v in self.valid], n=1, cutoff=0.6)
+            if near:
+                message += f"; did you mean {near[0]!r}?"
+        super().__init__(message)
 
     def __str__(self) -> str:  # KeyError would quote the whole message otherwise
         return str(self.args[0])

@@ -27,11 +27,11 @@ def register(sub: Any, parents: CommonOptions) -> None:
     g.add_argument("--no-friction", action="store_true", help="leave joint friction out")
 
     p = sub.add_parser("torque", parents=[*robot, position, motion], help="inverse dynamics: joint torques for q, qd, qdd")
-    p.add_argument("--qdd", help="joint accelerations [rad/s^2 or m/s^2]")
+    _group(p, title).add_argument("--qdd", help="joint accelerations [rad/s^2 or m/s^2]")
     p.set_defaults(func=run_torque)
 
     p = sub.add_parser("accel", parents=[*robot, position, motion], help="direct dynamics: joint accelerations for q, qd, tau")
-    p.add_argument("--tau", help="joint torques [N m or N] (default: zero, the arm falls)")
+    _group(p, title).add_argument("--tau", help="joint torques [N m or N] (default: zero, the arm falls)")
     p.set_defaults(func=run_accel)
 
     p = sub.add_parser("mass-matrix", parents=[*robot, position], help="joint-space inertia matrix A(q)")
@@ -40,6 +40,15 @@ def register(sub: Any, parents: CommonOptions) -> None:
     p = sub.add_parser("urdf", parents=parents, help="print the robot as URDF (e.g. a DH YAML table converted), "
                        "or write it into --out")
     p.set_defaults(func=run_urdf)
+
+
+def _group(parser: argparse.ArgumentParser, title: str) -> Any:
+    """The parser's argument group of that title (one copied from a parent), so that an option of
+    the state lands beside the others in --help."""
+    for group in parser._action_groups:  # noqa: SLF001 - argparse has no public look-up
+        if group.title == title:
+            return group
+    return parser.add_argument_group(title)
 
 
 def run_info(args: argparse.Namespace) -> int:
