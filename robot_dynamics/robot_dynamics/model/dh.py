@@ -203,6 +203,9 @@ def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]
         if ("lower" in limits) != ("upper" in limits):
             raise ModelError(f"{where}.limits: give both lower and upper, or neither (a revolute joint without them "
                              "is continuous)")
+        if "lower" in limits and jtype == "continuous":
+            raise ModelError(f"{where}: a continuous joint has no position limits (URDF ignores them); "
+                             "remove limits.lower and limits.upper, or make it type: revolute")
         if "lower" in limits and spec.lower > spec.upper:
             raise ModelError(f"{where}.limits: lower {spec.lower} is above upper {spec.upper}")
         if "lower" not in limits:

@@ -24,6 +24,9 @@ __all__ = ["parse_urdf", "load_urdf", "read_description"]
 _UNSUPPORTED = {"floating", "planar"}
 
 
+#: The <limit> attributes a description may mark as unlimited (``unlimited="effort velocity"``).
+UNLIMITED = ("lower", "upper", "effort", "velocity")
+
 def _floats(text: str | None, n: int, what: str, default: list[float]) -> np.ndarray:
     if text is None:
         return np.array(default, dtype=float)
@@ -122,6 +125,14 @@ def _parse_joint(elem: ET.Element) -> JointSpec:
                 raise ModelError(f"{what}: <limit> lower {spec.lower} / upper {spec.upper} leave no position")
             if spec.lower == spec.upper == 0.0 and limit.get("lower") is None and limit.get("upper") is None:
                 spec.lower, spec.upper = -np.inf, np.inf
+        # the limits a description written by this package marks as none (urdf_writer: URDF has no
+        # unlimited value, so a placeholder stands in the attribute)
+        for key in (limit.get("unlimited") or "").split():
+            if key not in UNLIMITED:
+                raise ModelError(f"{what}: <limit unlimited=...> names {key!r}; valid names: {list(UNLIMITED)}")
+            if key in ("lower", "upper") and jtype not in ("revolute", "prismatic"):
+                continue
+            setattr(spec, key, -np.inf if key == "lower" else np.inf)
     dyn = elem.find("dynamics")
     if dyn is not None:
         spec.damping = _float_attr(dyn, "damping", f"{what} <dynamics>", 0.0)

@@ -48,15 +48,16 @@ def specs_to_urdf(name: str, links: list[LinkSpec], joints: list[JointSpec]) -> 
         ]
         if j.type != "fixed":
             out.append(f'    <axis xyz="{_fmt(j.axis)}"/>')
-            attrs = []
+            # URDF has no unlimited value, and urdfdom (robot_state_publisher, rviz) requires
+            # effort and velocity: a missing limit is written as +-1e6 and named in `unlimited`,
+            # which urdfdom ignores and this package's loader reads back as inf.
+            values = {"effort": j.effort, "velocity": j.velocity}
             if j.type != "continuous":
-                lo = j.lower if np.isfinite(j.lower) else -1e6
-                hi = j.upper if np.isfinite(j.upper) else 1e6
-                attrs += [f'lower="{float(lo)!r}"', f'upper="{float(hi)!r}"']
-            attrs += [
-                f'effort="{float(j.effort if np.isfinite(j.effort) else 1e6)!r}"',
-                f'velocity="{float(j.velocity if np.isfinite(j.velocity) else 1e6)!r}"',
-            ]
+                values = {"lower": j.lower, "upper": j.upper, **values}
+            attrs = [f'{k}="{float(v if np.isfinite(v) else np.copysign(1e6, v))!r}"' for k, v in values.items()]
+            unlimited = [k for k, v in values.items() if not np.isfinite(v)]
+            if unlimited:
+                attrs.append(f'unlimited="{" ".join(unlimited)}"')
             out.append(f"    <limit {' '.join(attrs)}/>")
             if j.damping or j.friction:
                 out.append(f'    <dynamics damping="{float(j.damping)!r}" friction="{float(j.friction)!r}"/>')
