@@ -122,3 +122,16 @@ def test_cli_bad_input_one_line(argv, message, tmp_path, capsys):
     rc = main([*argv, "--out", str(tmp_path)])
     err = capsys.readouterr().err
     assert rc == 2 and message in err and err.count("\n") == 1
+
+
+def test_a_run_that_leaves_the_workspace_reports_and_exits_0(tmp_path, capsys):
+    """The body leaves its workspace at t ~ 0.39 s: the report (stdout) says where, one line on
+    stderr says that it stopped, and the exit status is 0 (the contract: 0 with the report, or 2
+    with one line for bad input)."""
+    from robot_dynamics.cli import main
+
+    rc = main(["quadruped-yaw", "--duration", "1.0", "--out", str(tmp_path), "--no-plot"])
+    out, err = capsys.readouterr()
+    assert rc == 0
+    assert "stopped at t = 0.39" in out and "foot out of reach" in out
+    assert err.count("\n") == 1 and err.startswith("robot-dynamics quadruped-yaw: note: stopped at t = 0.39")

@@ -127,7 +127,9 @@ def run_yaw(args: argparse.Namespace) -> int:
         return "\n".join(lines)
 
     emit(args, data, text)
-    return 0 if sim.ok else 1
+    if not sim.ok:
+        _stopped("quadruped-yaw", sim.message)
+    return 0  # the report is the answer, a stopped run's too (it says where and why)
 
 
 def run_pitch(args: argparse.Namespace) -> int:
@@ -203,7 +205,17 @@ def run_pitch(args: argparse.Namespace) -> int:
         return "\n".join(lines)
 
     emit(args, data, text)
-    return 0 if (ol.ok and cl.ok) else 1
+    for what, run in (("open loop", ol), ("closed loop", cl)):
+        if not run.ok:
+            _stopped("quadruped-pitch", f"{what}: {run.message}")
+    return 0  # the report is the answer, a stopped run's too (it says where and why)
+
+
+def _stopped(command: str, message: str) -> None:
+    """One line on stderr for a run that stopped early (its report, on stdout, has the rest)."""
+    import sys
+
+    print(f"robot-dynamics {command}: note: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 def _plot_yaw(out: Any, sim: Any) -> str:
