@@ -171,3 +171,28 @@ def test_pid_state_is_reset_with_the_simulation():
     a = sim.run()
     sim.reset()
     _same(a, sim.run())
+
+
+def test_an_adaptive_solver_stops_at_its_evaluation_budget():
+    """A stiff, discontinuous plant (the PUMA's Coulomb friction switching at rest, weak gains)
+    made LSODA crawl for minutes: it now stops at Integration.max_evaluations per period with a
+    message naming the way out."""
+    import numpy as np
+
+    import robot_dynamics as rd
+    from robot_dynamics.control import ComputedTorque
+    from robot_dynamics.errors import InputError
+    from robot_dynamics.simulation import Integration, Simulation, SimulationOptions
+    from robot_dynamics.trajectory import plan
+
+    m = rd.load_robot("puma560")
+    move = plan("quintic", np.zeros(6), np.full(6, 0.5), duration=0.1)
+    options = SimulationOptions(integration=Integration(rate=200.0, integrator="LSODA", max_evaluations=2000))
+    sim = Simulation(m, ComputedTorque(m, omega=1.0), move, 0.1, options)
+    sim.reset(np.zeros(6))
+    result = sim.run()
+    assert result.metrics.diverged
+    text = " ".join(message for _, message in result.messages)
+    assert "more than 2000 plant evaluations" in text and "rk4" in text
+    with pytest.raises(InputError, match="max_evaluations"):
+        Integration(max_evaluations=0)

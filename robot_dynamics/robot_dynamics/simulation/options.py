@@ -42,6 +42,10 @@ class Integration:
             or an adaptive ``scipy.integrate.solve_ivp`` method over each period.
         substeps: RK4 steps per controller period (>= 1).
         rtol, atol: tolerances of the adaptive solvers (> 0).
+        max_evaluations: most evaluations of the plant an adaptive solver may make over one
+            controller period (>= 1); past it the run stops with a message instead of crawling
+            (a stiff or discontinuous plant, e.g. Coulomb friction switching at rest: use
+            ``"rk4"``, a smoothed Coulomb sign, or ``"Radau"``/``"BDF"``).
         compiled: run the ticks in the engine's compiled loop where the controller and the
             plant allow it (joint-space computed torque, rigid plant, RK4: same results as the
             Python tick); False: always the Python tick.
@@ -52,6 +56,7 @@ class Integration:
     substeps: int = 1
     rtol: float = 1e-8
     atol: float = 1e-10
+    max_evaluations: int = 20_000
     compiled: bool = True
 
     def __post_init__(self) -> None:
@@ -61,6 +66,9 @@ class Integration:
             raise InputError(f"control_rate: expected a positive number [Hz], got {self.rate!r}")
         if isinstance(self.substeps, bool) or int(self.substeps) != self.substeps or self.substeps < 1:
             raise InputError(f"substeps: expected an integer >= 1, got {self.substeps!r}")
+        if isinstance(self.max_evaluations, bool) or int(self.max_evaluations) != self.max_evaluations \
+                or self.max_evaluations < 1:
+            raise InputError(f"max_evaluations: expected an integer >= 1, got {self.max_evaluations!r}")
         _positive(self.rtol, "rtol", "")
         _positive(self.atol, "atol", "")
 

@@ -36,6 +36,10 @@ def rk4_step(f: Callable[[Array], Array], x: Array, h: float, k1: Array | None =
     return x + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
 
 
+
+class _OverBudget(Exception):
+    """An adaptive solver used up its evaluations of one period (Integration.max_evaluations)."""
+
 class Plant:
     """The state equation ``xdot = f(x, u)`` of a robot and its integration over one period.
 
@@ -116,8 +120,22 @@ class Plant:
                 from scipy.integrate import solve_ivp
 
                 self._solve_ivp = solve_ivp
-            sol = self._solve_ivp(lambda _t, xs: self.derivative(xs, u)[0], (t, t + dt), x, method=integration.integrator,
-                                  rtol=integration.rtol, atol=integration.atol)
+            budget = [int(integration.max_evaluations)]
+
+            def f(_t: float, xs: Array) -> Array:
+                budget[0] -= 1
+                if budget[0] < 0:
+                    raise _OverBudget
+                return self.derivative(xs, u)[0]
+
+            try:
+                sol = self._solve_ivp(f, (t, t + dt), x, method=integration.integrator, rtol=integration.rtol,
+                                      atol=integration.atol)
+            except _OverBudget:
+                raise FloatingPointError(
+                    f"{integration.integrator} made more than {integration.max_evaluations} plant evaluations over "
+                    f"one period at t = {t:.6g} s (a stiff or discontinuous plant: Coulomb friction switching at "
+                    "rest); use the rk4 integrator, a smoothed Coulomb sign, or raise max_evaluations") from None
             if not sol.success:
                 raise FloatingPointError(sol.message)
             x = sol.y[:, -1].copy()
