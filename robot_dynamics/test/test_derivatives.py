@@ -4,6 +4,8 @@ URDF, and against identities (M = d tau / d qdd, the discrete model against an i
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from conftest import BUNDLED, frictionless, random_state
@@ -294,3 +296,38 @@ def test_the_two_derivations_agree(seed):
         for a, b in zip(fast, general):
             assert relative_error(a, b) < 1e-11
         assert not np.array_equal(fast[0], general[0]) or model.nq == 0  # really two computations
+
+
+@pytest.mark.parametrize("scale", [1e-4, 0.3, 3.0, 40.0])
+def test_the_matrix_exponential_equals_scipys(scale):
+    """linearize's discretisation: numpy's Pade [13/13] with scaling and squaring (Higham 2005)
+    against scipy.linalg.expm, batched, from small to large norms (squarings per matrix)."""
+    import scipy.linalg
+
+    from robot_dynamics.dynamics.derivatives import expm
+
+    S = np.random.default_rng(3).normal(size=(4, 7, 7)) * scale * np.array([1.0, 0.1, 2.0, 0.5])[:, None, None]
+    E = expm(S)
+    R = np.stack([scipy.linalg.expm(x) for x in S])
+    np.testing.assert_allclose(E, R, rtol=1e-11, atol=1e-13 * np.max(np.abs(R)))
+    # and an identity: exp of a rotation generator is the rotation
+    w = np.array([0.3, -1.2, 0.7])
+    K = np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+    th = np.linalg.norm(w)
+    Rot = np.eye(3) + np.sin(th) / th * K + (1 - np.cos(th)) / th**2 * K @ K
+    np.testing.assert_allclose(expm(K), Rot, atol=1e-14)
+
+
+def test_the_first_discretisation_imports_no_scipy_linalg():
+    """rd.linearize(..., dt) answered its first call in 0.3-0.44 s: scipy.linalg's import."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, robot_dynamics as rd\n"
+            "m = rd.load_robot('puma560')\n"
+            "Ad, Bd = rd.linearize(m, np.zeros(6), np.zeros(6), np.zeros(6), dt=0.001)\n"
+            "assert Ad.shape == (12, 12) and np.all(np.isfinite(Ad))\n"
+            "print('scipy.linalg' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))).stdout
+    assert out.strip() == "False"

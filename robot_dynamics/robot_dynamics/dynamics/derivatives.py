@@ -139,8 +139,6 @@ def linearize(
     B[..., n:, :] = Minv
     if dt is None:
         return A, B
-    from scipy.linalg import expm
-
     S = np.zeros(batch + (3 * n, 3 * n))
     S[..., : 2 * n, : 2 * n] = A * dt
     S[..., : 2 * n, 2 * n :] = B * dt
@@ -149,3 +147,36 @@ def linearize(
     if not np.all(np.isfinite(E)):
         raise InputError(f"dt: {dt!r} s is too long for this operating point: the discretisation is not finite")
     return np.ascontiguousarray(E[..., : 2 * n, : 2 * n]), np.ascontiguousarray(E[..., : 2 * n, 2 * n :])
+
+
+# Higham (2005), "The scaling and squaring method for the matrix exponential revisited": the
+# [13/13] Pade approximant's coefficients b_0..b_13 and the 1-norm below which it is accurate to
+# double precision without scaling (theta_13).
+_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+           10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+_THETA13 = 5.371920351148152
+
+
+def expm(S: Array) -> Array:
+    """The matrix exponential of S, (..., m, m), by scaling and squaring with the [13/13] Pade
+    approximant (Higham 2005, the method of scipy.linalg.expm, which the tests compare): numpy
+    alone, so that the first discretisation of a process does not pay scipy.linalg's import
+    (about 0.3 s). Non-finite where S's exponential overflows."""
+    S = np.asarray(S, dtype=float)
+    norm = np.max(np.sum(np.abs(S), axis=-2), axis=-1)  # the 1-norm of each matrix
+    with np.errstate(divide="ignore"):
+        s = np.where(norm > _THETA13, np.ceil(np.log2(np.maximum(norm, 1e-300) / _THETA13)), 0.0)
+    s = np.clip(np.nan_to_num(s, nan=0.0, posinf=1100.0), 0, 1100).astype(int)
+    A = S / np.ldexp(1.0, s)[..., None, None]
+    b = _PADE13
+    eye = np.broadcast_to(np.eye(S.shape[-1]), S.shape)
+    A2 = A @ A
+    A4 = A2 @ A2
+    A6 = A4 @ A2
+    U = A @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2) + b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * eye)
+    V = A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2) + b[6] * A6 + b[4] * A4 + b[2] * A2 + b[0] * eye
+    E = np.linalg.solve(V - U, V + U)  # r_13(A) = (V - U)^-1 (V + U)
+    for k in range(int(np.max(s, initial=0))):  # undo the scaling: E <- E^2, s times per matrix
+        squared = E @ E
+        E = np.where((s > k)[..., None, None], squared, E)
+    return E
