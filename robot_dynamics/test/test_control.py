@@ -350,3 +350,20 @@ def test_all_finite_is_exact_where_the_cheap_sum_overflows():
     assert all_finite(np.zeros(6))
     assert not all_finite(np.array([0.0, np.nan, 1.0]))
     assert not all_finite(np.array([np.inf, -np.inf]))
+
+
+def test_pd_gravity_takes_a_bandwidth_like_computed_torque():
+    """PDGravity(model) and PDGravity(model, omega=...) as ComputedTorque takes them: the gains
+    of from_bandwidth; kp/kd still work; mixing them is refused."""
+    puma = rd.load_robot("puma560")
+    by_default = PDGravity(puma)
+    by_omega = PDGravity(puma, omega=15.0, xi=0.8)
+    ref = PDGravity.from_bandwidth(puma, 15.0, 0.8)
+    np.testing.assert_array_equal(by_omega.kp, ref.kp)
+    np.testing.assert_array_equal(by_omega.kd, ref.kd)
+    np.testing.assert_array_equal(by_default.kp, PDGravity.from_bandwidth(puma, 20.0).kp)
+    np.testing.assert_array_equal(PDGravity(puma, 100.0, 10.0).kp, np.full(6, 100.0))
+    with pytest.raises(rd.InputError, match="give either omega/xi or kp/kd"):
+        PDGravity(puma, 100.0, 10.0, omega=10.0)
+    with pytest.raises(rd.InputError, match="kp and kd: give both"):
+        PDGravity(puma, kp=100.0)

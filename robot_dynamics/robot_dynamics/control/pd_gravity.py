@@ -40,6 +40,17 @@ def gravity_stiffness_bound(model: RobotModel, samples: int = 64, seed: int = 0)
     return float(np.max(np.linalg.norm(dQdq, ord=2, axis=(-2, -1))))
 
 
+def bandwidth_gains(model: RobotModel, omega: ArrayLike, xi: ArrayLike = 1.0,
+                    inertia: ArrayLike | None = None) -> tuple[Array, Array]:
+    """PD gains (Kp, Kd), each (nq,), placing each joint's poles at those of
+    ``s^2 + 2 xi omega s + omega^2`` (see :meth:`PDGravity.from_bandwidth`)."""
+    w = float(gain_vector(omega, 1, "omega", allow_zero=False)[0])
+    z = float(gain_vector(xi, 1, "xi", allow_zero=False)[0])
+    a = max_inertia_diagonal(model) if inertia is None else gain_vector(inertia, model.nq, "inertia", model.joint_names, allow_zero=False)
+    a = np.maximum(a, model.viscous / (2.0 * z * w))
+    return a * w**2, np.maximum(2.0 * z * a * w - model.viscous, 1e-9 * a * w)
+
+
 class PDGravity(ControllerBase):
     """Khalil [9.12]: ``Gamma = Kp e - Kd qd + Q``, e = q^d - q, for a constant goal q^d.
 
@@ -50,9 +61,14 @@ class PDGravity(ControllerBase):
 
     The derivative term is ``Kd (qd^d - qd)``, equal to [9.12]'s ``-Kd qd`` for a fixed goal.
 
+    Gains, as for :class:`~robot_dynamics.control.ComputedTorque`: either ``kp`` and ``kd``, or
+    ``omega`` (bandwidth [rad/s], default 20) and ``xi`` (damping, default 1) through
+    :meth:`from_bandwidth`.
+
     Args:
         model: the controller's model (gravity torques come from it).
-        kp, kd: diagonal gains, scalar or (nq,), > 0.
+        kp, kd: diagonal gains, scalar or (nq,), > 0; give both or neither.
+        omega, xi: bandwidth [rad/s] and damping (> 0), instead of kp and kd.
         gravity: one of :data:`GRAVITY_MODES`.
         effort_limit, actuator_limit, fault_action: see :class:`ControllerBase`.
     """
@@ -62,9 +78,11 @@ class PDGravity(ControllerBase):
     def __init__(
         self,
         model: RobotModel,
-        kp: ArrayLike,
-        kd: ArrayLike,
+        kp: ArrayLike | None = None,
+        kd: ArrayLike | None = None,
         *,
+        omega: ArrayLike | None = None,
+        xi: ArrayLike = 1.0,
         gravity: str = "current",
         effort_limit: ArrayLike | None = None,
         actuator_limit: ArrayLike | None = None,
@@ -72,6 +90,12 @@ class PDGravity(ControllerBase):
     ):
         super().__init__(model, effort_limit=effort_limit, actuator_limit=actuator_limit, fault_action=fault_action)
         names = model.joint_names
+        if (kp is None) != (kd is None):
+            raise InputError("kp and kd: give both, or neither and use omega/xi")
+        if kp is not None and omega is not None:
+            raise InputError("give either omega/xi or kp/kd, not both")
+        if kp is None:
+            kp, kd = bandwidth_gains(model, 20.0 if omega is None else omega, xi)
         self.kp = gain_vector(kp, model.nq, "kp", names, allow_zero=False)
         self.kd = gain_vector(kd, model.nq, "kd", names, allow_zero=False)
         if gravity not in GRAVITY_MODES:
@@ -99,11 +123,7 @@ class PDGravity(ControllerBase):
         that viscous friction alone never damps a light joint beyond ``xi`` (which would make it
         creep to the goal): ``Kp = a omega^2``, ``Kd = max(2 xi a omega - Fv, 0)``.
         """
-        w = float(gain_vector(omega, 1, "omega", allow_zero=False)[0])
-        z = float(gain_vector(xi, 1, "xi", allow_zero=False)[0])
-        a = max_inertia_diagonal(model) if inertia is None else gain_vector(inertia, model.nq, "inertia", model.joint_names, allow_zero=False)
-        a = np.maximum(a, model.viscous / (2.0 * z * w))
-        return cls(model, a * w**2, np.maximum(2.0 * z * a * w - model.viscous, 1e-9 * a * w), **kwargs)
+        return cls(model, *bandwidth_gains(model, omega, xi, inertia), **kwargs)
 
     def _law(self, t: float, dt: float, q: Array, qd: Array, reference: Reference) -> tuple[Array, Status, str]:
         e = reference.q - q
