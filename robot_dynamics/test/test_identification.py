@@ -382,3 +382,31 @@ def test_rows_near_a_saturated_effort_are_rejected(arm):
     t0, t1 = rec.t[window.start], rec.t[window.stop - 1]
     assert not np.any((sat.t >= t0) & (sat.t <= t1))  # no kept row inside the saturated stretch
     assert len(sat.t) == len(clean.t) - sat.rejected_saturated
+
+
+def test_the_plot_legend_shows_the_tables_rms(tmp_path, monkeypatch):
+    """identify printed rms 0.414 for joint 1 in its table and 0.955 in its plot legend: the
+    legend counted the samples the fit leaves out (valid = False). Both are effort_rms now."""
+    import matplotlib.axes
+
+    from robot_dynamics.identification.report import effort_rms, plot_efforts
+
+    rng = np.random.default_rng(2)
+    t = np.linspace(0, 1, 200)
+    measured = rng.normal(size=(200, 2))
+    predicted = {"identified": measured + 0.1 * rng.normal(size=(200, 2))}
+    valid = np.ones((200, 2), dtype=bool)
+    valid[:20] = False
+    predicted["identified"][:20] += 50.0  # what a left-out stretch (a filter's edge) does to a plain mean
+    labels = []
+    plot = matplotlib.axes.Axes.plot
+
+    def recording(self, *args, **kwargs):
+        labels.append(kwargs.get("label", ""))
+        return plot(self, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "plot", recording)
+    plot_efforts(t, measured, predicted, ["a", "b"], tmp_path / "p.png", title="x", valid=valid)
+    table = effort_rms(measured - predicted["identified"], valid)
+    assert [lab for lab in labels if lab.startswith("identified")] == [f"identified (rms {v:.3g})" for v in table]
+    assert table[0] < 0.2  # the left-out samples do not count

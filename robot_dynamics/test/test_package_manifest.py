@@ -120,7 +120,15 @@ def test_numba_is_optional_and_the_engine_is_built_by_setup_py():
     assert f'"{ENGINE}"' in setup and "ext_modules=[ENGINE]" in setup
     pyproject = (PACKAGE / "pyproject.toml").read_text(encoding="utf-8")
     assert "setuptools" in pyproject and "numpy" in pyproject  # pip's isolated build compiles the engine
-    for source in re.findall(r'"(src/engine/[^"]+)"', setup):
+    library = re.search(r"ENGINE_LIBRARY = \(([^)]*)\)", setup)
+    assert library, "setup.py: ENGINE_LIBRARY, the engine's C library sources, not found"
+    names = re.findall(r'"([a-z_]+)"', library.group(1))
+    assert names and "algorithms" in names and "model" in names
+    sources = [*re.findall(r'"(src/engine/[^"{]+)"', setup), *(f"src/engine/{name}.c" for name in names)]
+    for source in sources:
         assert (PACKAGE / source).is_file(), source
+    # one source: every C file of the engine but the Python module is in the library both builds compile
+    on_disk = {p.stem for p in (PACKAGE / "src" / "engine").glob("*.c")} - {"module"}
+    assert on_disk == set(names), f"src/engine/*.c {sorted(on_disk)} against ENGINE_LIBRARY {sorted(names)}"
     root = ET.parse(PACKAGE / "package.xml").getroot()
     assert "python3-dev" in {e.text for e in root if e.tag == "build_depend"}

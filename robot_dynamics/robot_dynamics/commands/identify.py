@@ -102,12 +102,6 @@ def report_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _rms(x: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
-    if valid is None:
-        return np.sqrt(np.mean(x**2, axis=0))
-    return np.sqrt((np.where(valid, x, 0.0) ** 2).sum(axis=0) / np.maximum(valid.sum(axis=0), 1))
-
-
 def _example(model: Any, out: Any, seed: int, quiet: bool) -> tuple[list[str], list[str], Any, Any]:
     """Simulate the true arm on an optimised excitation (identification) and on a random,
     unoptimised Fourier motion at another frequency (validation)."""
@@ -132,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     from ..identification import concatenate, identify, model_from_standard, prepare, read_recording, standard_from_base
     from ..identification.consistency import consistent_parameters
     from ..identification.output import write_identified
-    from ..identification.report import parameter_rows, plot_efforts
+    from ..identification.report import effort_rms, parameter_rows, plot_efforts
     from ..simulation import simulate
 
     if args.cutoff is not None and not (np.isfinite(args.cutoff) and args.cutoff > 0):
@@ -172,10 +166,10 @@ def run(args: argparse.Namespace) -> int:
     predicted["nominal"] = np.einsum("mjp,p->mj", check.W, prior)
     if true is not None:
         predicted["true parameters"] = np.einsum("mjp,p->mj", check.W, standard_parameters(true))
-    rms = {k: _rms(check.tau - v, check.valid) for k, v in predicted.items()}
+    rms = {k: effort_rms(check.tau - v, check.valid) for k, v in predicted.items()}
     files.append(plot_efforts(check.t - check.t[0], check.tau, predicted, model.joint_names, out / "identification.png",
                               title=("validation recording" if validation else "identification recording")
-                              + f": filtered at {data.cutoff:.2f} Hz"))
+                              + f": filtered at {data.cutoff:.2f} Hz", valid=check.valid))
 
     tracking = None
     if true is not None:

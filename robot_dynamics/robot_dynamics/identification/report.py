@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from .estimation import Estimate
 from .excitation import ExcitationDesign
 
-__all__ = ["parameter_rows", "plot_efforts", "plot_excitation"]
+__all__ = ["effort_rms", "parameter_rows", "plot_efforts", "plot_excitation"]
 
 Array = NDArray[np.float64]
 
@@ -40,9 +40,18 @@ def parameter_rows(estimate: Estimate, *, nominal: Array | None = None, true: Ar
     return rows
 
 
+def effort_rms(residual: Array, valid: Array | None = None) -> Array:
+    """The rms of the residual efforts (N, nq) per joint over the valid samples (N, nq) [N m or N]:
+    the one figure the report's table and the plot's legend both show."""
+    if valid is None:
+        return np.sqrt(np.mean(residual**2, axis=0))
+    return np.sqrt((np.where(valid, residual, 0.0) ** 2).sum(axis=0) / np.maximum(valid.sum(axis=0), 1))
+
+
 def plot_efforts(t: Array, measured: Array, predicted: dict[str, Array], joint_names: tuple[str, ...] | list[str],
-                 path: str | os.PathLike[str], *, title: str) -> Path:
-    """Measured efforts against each prediction, one panel per joint (PNG, atomic)."""
+                 path: str | os.PathLike[str], *, title: str, valid: Array | None = None) -> Path:
+    """Measured efforts against each prediction, one panel per joint (PNG, atomic); the legend's
+    rms is :func:`effort_rms` over the ``valid`` samples, as in the report's table."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -58,7 +67,7 @@ def plot_efforts(t: Array, measured: Array, predicted: dict[str, Array], joint_n
         ax = axes[j // cols][j % cols]
         ax.plot(t, measured[:, j], color="0.2", lw=1.6, label="measured (filtered)")
         for (label, y), style in zip(predicted.items(), ("--", "-.", ":", (0, (1, 3)))):
-            rms = float(np.sqrt(np.mean((measured[:, j] - y[:, j]) ** 2)))
+            rms = float(effort_rms(measured - y, valid)[j])
             ax.plot(t, y[:, j], linestyle=style, lw=1.2, label=f"{label} (rms {rms:.3g})")
         ax.set_ylabel(f"{joint_names[j]} [N m]")
         ax.legend(fontsize=7, loc="upper right")
