@@ -226,3 +226,26 @@ def test_cli_simulate_json_and_errors(tmp_path):
         assert res.returncode != 0
         lines = res.stderr.strip().splitlines()
         assert len(lines) == 1 and word in lines[0]
+
+
+def test_the_main_job_shows_each_joint_apart_and_records_tf_at_100_hz(tmp_path, monkeypatch, capsys):
+    """`robot-dynamics simulate`: the joints move by different amounts (the curves of the plot stay
+    apart), the torque steps of Coulomb friction are explained, /tf is recorded at 100 Hz while
+    /joint_states keeps the 1 kHz of the simulation."""
+    import collections
+    import json
+
+    from robot_dynamics.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    goal = np.array(data["goal"])
+    assert len(np.unique(np.round(goal, 6))) == 6
+    np.testing.assert_allclose(goal, [0.5, -0.4, 0.3, 0.8, -0.6, 1.0])
+    assert main(["simulate"]) == 0
+    assert "Coulomb friction (Khalil [7.26]) switching" in capsys.readouterr().out
+    mcap = tmp_path / "robot_dynamics_out" / "simulate_puma560" / "simulate_puma560.mcap"
+    counts = collections.Counter(m.channel.topic for m in read_ros2_messages(str(mcap)))
+    assert counts["/joint_states"] == 1501
+    assert counts["/tf"] == 151  # ticks 0, 10, ..., 1500

@@ -9,7 +9,7 @@ import pytest
 
 import robot_dynamics as rd
 from robot_dynamics.spatial import rotation_about_axis
-from robot_dynamics.commands.trajectory import default_displacement
+from robot_dynamics.commands._common import default_displacement
 from robot_dynamics import trajectory as tr
 from robot_dynamics.cli import main
 

@@ -18,6 +18,7 @@ from ..model import DEFAULT_ROBOT, RobotModel, load_dh_yaml, load_robot, load_ur
 
 __all__ = [
     "CommonOptions",
+    "default_displacement",
     "load_model",
     "parse_vector",
     "state_vector",
@@ -85,6 +86,13 @@ def load_model(args: argparse.Namespace) -> RobotModel:
 
         model = apply_sidecar(model, drivetrain)
     return model
+
+
+def default_displacement(n: int) -> np.ndarray:
+    """The default move of ``trajectory`` and ``simulate``: a different displacement per joint, so
+    that the curves of a plot stay apart and synchronisation shows [rad; a fifth for prismatic]."""
+    pattern = np.array([0.5, -0.4, 0.3, 0.8, -0.6, 1.0])
+    return np.resize(pattern, n)
 
 
 def task_start_pose(model: RobotModel) -> np.ndarray:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ._common import MAX_STEPS, check_steps, emit, format_table, load_model, output_dir, parse_vector, task_start_pose
+from ._common import MAX_STEPS, check_steps, default_displacement, emit, format_table, load_model, output_dir, parse_vector, task_start_pose
 
 #: --controller choices.
 CONTROLLERS = (
@@ -39,6 +39,11 @@ CONTROLLERS = (
 DEFAULT_MAX_TICKS = 20_000
 
 
+#: The rate of /tf in the recording by default [Hz]: rviz draws at 30-60 Hz; the joint states keep
+#: the simulation's rate.
+TF_RATE = 100.0
+
+
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "simulate",
@@ -50,7 +55,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     g = p.add_argument_group("motion")
     g.add_argument("--profile", default="quintic", help="time law of the move (quintic, trapezoidal, cubic, ...; default quintic)")
     g.add_argument("--start", help="start joint positions, comma list (default: zeros, or a bent pose for task-space control; clipped to the limits)")
-    g.add_argument("--goal", help="goal joint positions (default: start + 0.5 rad per joint, inside the limits)")
+    g.add_argument("--goal", help="goal joint positions (default: start + 0.5, -0.4, 0.3, 0.8, -0.6, 1.0, ... rad, "
+                                  "inside the limits)")
     g.add_argument("--move-time", type=float, default=1.0, help="duration of the move [s] (default 1.0)")
     g.add_argument("--settle", type=float, default=0.5, help="time simulated after the move [s] (default 0.5)")
     g.add_argument("--offset", type=float, default=0.0, help="initial position error added to every joint [rad]")
@@ -78,7 +84,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     g.add_argument("--no-plot", action="store_true", help="do not write the PNG")
     g.add_argument("--no-bag", action="store_true", help="do not write the rosbag2 recording")
     g.add_argument("--csv", action="store_true", help="also write the run as CSV")
-    g.add_argument("--tf-every", type=int, default=1, help="write /tf every N ticks (default 1: at the simulation rate)")
+    g.add_argument("--tf-every", type=int, default=None,
+                   help="write /tf every N ticks (default: at 100 Hz, what rviz shows; 1: every tick)")
     p.set_defaults(func=run)
 
 
@@ -91,9 +98,10 @@ def _default_move(model: Any, start_text: str | None, goal_text: str | None, tas
         start = parse_vector(start_text, model.nq, "start", model.joint_names)
     if goal_text is None:
         prismatic = np.array([model.joint_type[model.body_joint_names.index(j)] == "prismatic" for j in model.joint_names])
-        step = np.where(prismatic, 0.1, 0.5)
-        up = start + step
-        goal = np.where(up <= hi, up, np.maximum(start - step, lo))
+        step = default_displacement(model.nq) * np.where(prismatic, 0.2, 1.0)
+        there = start + step
+        inside = (there >= lo) & (there <= hi)
+        goal = np.clip(np.where(inside, there, start - step), lo, hi)  # the other way where a limit is near
     else:
         goal = parse_vector(goal_text, model.nq, "goal", model.joint_names)
     for what, v in (("start", start), ("goal", goal)):
@@ -170,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--max-ticks: expected an integer >= 1, got {args.max_ticks}")
     check_steps(args.move_time + args.settle, 1.0 / args.rate, "--move-time + --settle at --rate",
                 limit=args.max_ticks, lift="--max-ticks")
+    if args.tf_every is None:
+        args.tf_every = max(1, int(round(args.rate / TF_RATE)))
     if args.tf_every < 1:
         raise InputError(f"--tf-every: expected an integer >= 1, got {args.tf_every}")
     frame = model.moving_frame(args.frame) if args.controller.startswith("task") else None
@@ -199,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
     files: dict[str, str] = {}
     stem = f"simulate_{model.name}"
     if not args.no_plot:
-        files["plot"] = str(plot_simulation(result, out / f"{stem}.png"))
+        files["plot"] = str(plot_simulation(result, out / f"{stem}.png", notes=_friction_notes(model, args, task)))
     if not args.no_bag:
         files["rosbag2"] = str(write_rosbag(result, model, out / stem, tf_every=args.tf_every))
     if args.csv:
@@ -259,9 +269,21 @@ def run(args: argparse.Namespace) -> int:
         )
         for t, msg in result.messages[:5]:
             lines.append(f"  t = {t:.3f} s: {msg}")
+        if _friction_notes(model, args, task):
+            lines.append(f"the torque steps at t = 0 and {args.move_time:g} s are Coulomb friction (Khalil [7.26]) switching "
+                         "with the sign of the joint velocities as the joints start and stop")
         for k, v in files.items():
             lines.append(f"{k}: {v}")
         return "\n".join(lines)
 
     emit(args, data, text)
     return 1 if m.diverged else 0
+
+
+def _friction_notes(model: Any, args: argparse.Namespace, task: bool) -> list[tuple[float, str]]:
+    """Where the torques step because the robot has Coulomb friction (its sign follows the joint
+    velocity, Khalil [7.26]): as the joints start and as they stop; none without it."""
+    if task or not np.any(np.asarray(model.coulomb) > 0):
+        return []
+    return [(0.0, "joints start: Coulomb friction switches"),
+            (float(args.move_time), "joints stop: Coulomb friction switches")]

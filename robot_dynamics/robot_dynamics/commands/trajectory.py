@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..io import save_figure
-from ._common import emit, format_table, load_model, output_dir, parse_vector, task_start_pose, write_atomic
+from ._common import default_displacement, emit, format_table, load_model, output_dir, parse_vector, task_start_pose, write_atomic
 
 
 
@@ -217,12 +217,6 @@ def run(args: argparse.Namespace) -> int:
 
     emit(args, info, text)
     return 0
-
-
-def default_displacement(n: int) -> np.ndarray:
-    """The default move: different displacements per joint, so synchronisation shows [rad or m]."""
-    pattern = np.array([0.5, -0.4, 0.3, 0.8, -0.6, 1.0])
-    return np.resize(pattern, n)
 
 
 def _plot(path: Any, t: np.ndarray, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, names: Any, title: str) -> Any:

@@ -14,7 +14,8 @@ from ._files import write_bytes_atomic
 __all__ = ["plot_simulation"]
 
 
-def plot_simulation(result: Any, path: str | os.PathLike[str], *, title: str | None = None, dpi: int = 110) -> Path:
+def plot_simulation(result: Any, path: str | os.PathLike[str], *, title: str | None = None, dpi: int = 110,
+                    notes: list[tuple[float, str]] | None = None) -> Path:
     """Write a PNG with three stacked panels sharing the time axis.
 
     1. joint positions (solid) and their reference (dashed), or for a task-space run the
@@ -28,6 +29,7 @@ def plot_simulation(result: Any, path: str | os.PathLike[str], *, title: str | N
         result: a :class:`robot_dynamics.simulation.SimulationResult`.
         path: PNG file.
         title: figure title (default: robot, controller, rate and the largest RMS error).
+        notes: (t [s], text) marks on the torque panel, e.g. where Coulomb friction switches.
     """
     import matplotlib
 
@@ -37,7 +39,8 @@ def plot_simulation(result: Any, path: str | os.PathLike[str], *, title: str | N
     t = result.t
     names = list(result.joint_names)
     colors = [f"C{i % 10}" for i in range(len(names))]
-    fig = Figure(figsize=(10, 9), constrained_layout=True)
+    fig = Figure(figsize=(10, 9))
+    fig.subplots_adjust(left=0.09, right=0.86, top=0.95, bottom=0.06, hspace=0.12)  # one draw, no layout solver
     ax_q, ax_e, ax_t = fig.subplots(3, 1, sharex=True)
     m = result.metrics
     task = result.x is not None
@@ -61,6 +64,10 @@ def plot_simulation(result: Any, path: str | os.PathLike[str], *, title: str | N
     for i, n in enumerate(names):
         ax_t.plot(t, result.tau[:, i], color=colors[i], lw=1.2, label=n)
     ax_t.set_ylabel("joint torque [N m]")
+    for t_note, text in notes or ():
+        ax_t.axvline(t_note, color="0.4", lw=0.8, ls=":")
+        ax_t.annotate(text, (t_note, 1.0), xycoords=("data", "axes fraction"), xytext=(4, -4),
+                      textcoords="offset points", va="top", fontsize=8, color="0.25")
     ax_t.set_xlabel("time [s]")
     ax_e.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
     for ax in (ax_q, ax_e, ax_t):
