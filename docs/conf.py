@@ -32,7 +32,7 @@ exclude_patterns = ["_build", "README.md", "tutorials_src/*.md", "Thumbs.db", ".
 nitpicky = False
 smartquotes = False  # option names such as --list stay as typed
 
-# The figures of the repository's README live beside these sources; the site shows its own.
+# The figures of the repository's README live beside these sources; the pages show them too.
 html_theme = "furo"
 html_title = f"robot_dynamics {release}"
 html_static_path = ["_static"]

@@ -6,9 +6,10 @@ Serves ``docs/_build/html`` on a local port (the search loads its index by URL, 
 ``file://`` page may not) and checks, page by page: it loads without a console error, every
 image has rendered (``naturalWidth > 0``), every link into the site reaches an existing page
 and, where it names one, an existing anchor; the search finds ``rnea`` and
-``InverseDynamics``. Also runs every Python block of the hand-written pages, as the README's
-blocks are run by the package's tests. Skips only when the site is not built (CI builds it
-first); a missing browser is a failure, since CI installs it.
+``InverseDynamics``. Also runs every Python block of the hand-written pages in one namespace
+per page, in order (the package's ``test_readme.py`` runs each block on its own). Skips only
+when the site is not built (CI builds it first); a missing browser is a failure, since CI
+installs it.
 """
 
 from __future__ import annotations
@@ -87,7 +88,9 @@ def _load(browser, url: str) -> list[dict]:
 
 
 def test_the_site_has_its_pages():
-    for page in ("index.html", "getting_started.html", "conventions.html", "ros2.html", "performance.html",
+    for page in ("index.html", "getting_started.html", "library.html", "conventions.html", "drive_trains.html",
+                 "motion.html", "studies.html", "identification.html", "closed_chains.html", "engine.html",
+                 "ros2.html", "performance.html", "checks.html", "sources.html", "development.html",
                  "reference/api.html", "reference/cli.html", "reference/ros.html", "tutorials/index.html"):
         assert page in PAGES
     assert sum(p.startswith("tutorials/t") for p in PAGES) >= 9

@@ -8,8 +8,8 @@ every gear, rotor or pulley is a *secondary link* carried by a link of the URDF 
 ``qdot_j = sum_k b_jk thetadot_k``; its spin adds ``M_s(q) qdd + C_s(q, qd)`` inside the same
 recursions (rnea, crba, aba, Coriolis, energy). This tutorial uses the bundled
 ``three_dof_geared`` robot, the paper's 3-dof example, whose drive-train YAML is
-``config/three_dof_geared_drivetrain.yaml`` (the format is in the README's drive-train
-section and on the :ref:`API page <api-robot_dynamics.drivetrain>`).
+``config/three_dof_geared_drivetrain.yaml`` (the format is on :doc:`the geared robots page
+</drive_trains>` and on the :ref:`API page <api-robot_dynamics.drivetrain>`).
 """
 
 import matplotlib.pyplot as plt

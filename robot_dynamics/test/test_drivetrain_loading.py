@@ -169,8 +169,8 @@ def test_bad_transmissions_are_rejected():
 def test_the_documented_yaml_example_loads_and_is_the_bundled_train():
     from repo_files import repository_file
 
-    readme = repository_file("README.md").read_text(encoding="utf-8")
-    doc = readme.split("### The drive-train YAML", 1)[1]
+    page = repository_file("docs", "drive_trains.md").read_text(encoding="utf-8")
+    doc = page.split("\n## The drive-train YAML\n", 1)[1]
     block = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
     documented = rd.load_urdf(URDF, drivetrain=yaml.safe_load(block))
     bundled = rd.load_robot("three_dof_geared")

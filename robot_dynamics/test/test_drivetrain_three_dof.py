@@ -201,7 +201,7 @@ def test_every_term_of_appendix_A_as_corrected_equals_the_model(geared):
     """Eq. (A1), phi1-phi11 one by one, as corrected, against crba and rnea of the virtual chain.
 
     Each printed term that is wrong is also shown to differ from the model on the bundled
-    example, so every entry of the README's list of typos is a checked fact.
+    example, so every entry of the list of typos in docs/sources.md is a checked fact.
     """
     virtual = virtual_chain_model(geared)
     p = _table3(virtual)

@@ -8,8 +8,8 @@ launch then runs without it and the /tf test is skipped, naming why; our nodes t
 a parameter and need nothing from it). The tests check that /joint_states flows, that the arm
 reaches the goal with every effort within its limit, that /tf from robot_state_publisher puts
 the tool frame where ``rd.frame_pose`` does at the stamped joint state (1e-9), and that each
-`ros2 service call` of the README gets the README's answer from the running dynamics and
-trajectory nodes.
+`ros2 service call` of docs/ros2.md and of the README gets the answer printed there from the
+running dynamics and trajectory nodes.
 """
 
 from __future__ import annotations

@@ -187,7 +187,7 @@ def test_static_torques_are_not_the_section_41_profile():
     20.5: off by +2.3, -3.2, +2.9, -3.2) and the tail m_t g l_t = 8.44 N m (paper 7.7). The paper
     leaves open what would decide these: the hip positions a_i (only |a1 - a2|, |a2 - a3| and
     |r| are given), the knees' bending sense and the torso's centre of mass (taken at its
-    geometric centre). Not reproduced; stated here, in the README and in the yaw test.
+    geometric centre). Not reproduced; stated here, in docs/closed_chains.md and in the yaw test.
     """
     tau = qm.inverse_dynamics(P, P.q0, np.zeros(8), np.zeros(8)).tau_a
     np.testing.assert_allclose(tau, [-6.760, 6.701, 17.335, 11.831, 23.414, 17.335, -8.442, 0.0], atol=1e-3)

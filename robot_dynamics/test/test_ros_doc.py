@@ -1,4 +1,5 @@
-"""The ROS 2 section's `ros2 service call` examples give the answers the section states.
+"""The `ros2 service call` examples of docs/ros2.md and of the README's ROS 2 quick start give
+the answers they state.
 
 Each call's YAML request is parsed as `ros2 service call` parses it, filled into a request of
 the real layout and answered by the same objects the nodes use (dynamics services on the
@@ -47,18 +48,30 @@ def _fill(msg, data):
     return msg
 
 
-def _ros_section() -> str:
-    """The README's "ROS 2" section."""
-    return repository_file("README.md").read_text(encoding="utf-8").split("\n## ROS 2\n", 1)[1].split("\n## ", 1)[0]
+def _readme_quick_start() -> str:
+    """The README's "ROS 2 quick start" section."""
+    text = repository_file("README.md").read_text(encoding="utf-8")
+    return text.split("\n## ROS 2 quick start\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _ros_page() -> str:
+    """The documentation's ROS 2 bring-up page, docs/ros2.md."""
+    return repository_file("docs", "ros2.md").read_text(encoding="utf-8")
 
 
 def _calls():
-    return [m.groupdict() for m in CALL.finditer(_ros_section())]
+    """Every documented call, once: the ROS 2 page's, then the README's (where it differs)."""
+    calls = [m.groupdict() for text in (_ros_page(), _readme_quick_start()) for m in CALL.finditer(text)]
+    return [dict(c) for c in dict.fromkeys(tuple(sorted(c.items())) for c in calls)]
 
 
 def test_the_doc_has_an_example_per_service():
-    types = {c["type"] for c in _calls()}
+    types = {m.group("type") for m in CALL.finditer(_ros_page())}
     assert types == {"InverseDynamics", "ForwardDynamics", "MassMatrix", "TrajectoryEffort", "Linearize", "PlanTrajectory"}
+
+
+def test_the_readme_has_a_torque_query():
+    assert [m.group("type") for m in CALL.finditer(_readme_quick_start())] == ["InverseDynamics"]
 
 
 @pytest.mark.parametrize("call", _calls(), ids=lambda c: c["type"])
