@@ -1,4 +1,5 @@
-"""launch_testing test of arm.launch.py: the simulated PUMA 560 brought up through ros2_control.
+"""launch_testing test of arm.launch.py control:=node hardware:=topic: the simulated PUMA 560 brought
+up through ros2_control, our controller and simulator nodes beside it.
 
 Run where ROS 2 with its C++ stack is sourced and both packages are built (``colcon test``):
     launch_test robot_dynamics/test/test_launch_arm.py
@@ -57,7 +58,7 @@ if not MISSING:
         share = get_package_share_directory("robot_dynamics")
         arm = IncludeLaunchDescription(
             PythonLaunchDescriptionSource(os.path.join(share, "launch", "arm.launch.py")),
-            launch_arguments={"robot": "puma560", "hardware": "topic", "goal": ",".join(str(g) for g in GOAL),
+            launch_arguments={"robot": "puma560", "control": "node", "hardware": "topic", "goal": ",".join(str(g) for g in GOAL),
                               "use_rviz": "false"}.items(),
         )
         return LaunchDescription([arm, launch_testing.actions.ReadyToTest()])

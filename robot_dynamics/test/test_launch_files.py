@@ -1,10 +1,11 @@
 """The launch files, run without ROS: launch/launch_ros replaced by recording stand-ins.
 
 The stand-ins have the constructor signatures of launch and launch_ros (DeclareLaunchArgument,
-OpaqueFunction, IfCondition, LaunchConfiguration.perform, Node(package, executable, name,
-parameters, arguments, condition), ParameterValue(value, value_type)); they record what the
-launch file builds so the nodes, parameters and files it starts can be checked. The real
-launch run is test_launch_sim.py (skipped without ROS 2).
+OpaqueFunction, RegisterEventHandler, OnProcessExit(target_action, on_exit), IfCondition,
+LaunchConfiguration.perform, Node(package, executable, name, parameters, arguments, condition),
+ParameterValue(value, value_type)); they record what the launch file builds so the nodes,
+parameters and files it starts can be checked. The real launch run is test_launch_sim.py
+(skipped without ROS 2).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def _fake_modules(monkeypatch):
         "launch": types.ModuleType("launch"),
         "launch.actions": types.ModuleType("launch.actions"),
         "launch.conditions": types.ModuleType("launch.conditions"),
+        "launch.event_handlers": types.ModuleType("launch.event_handlers"),
         "launch.substitutions": types.ModuleType("launch.substitutions"),
         "launch_ros": types.ModuleType("launch_ros"),
         "launch_ros.actions": types.ModuleType("launch_ros.actions"),
@@ -65,6 +67,8 @@ def _fake_modules(monkeypatch):
     mods["launch"].LaunchDescription = lambda entities: list(entities)
     mods["launch.actions"].DeclareLaunchArgument = type("DeclareLaunchArgument", (_Record,), {})
     mods["launch.actions"].OpaqueFunction = type("OpaqueFunction", (_Record,), {})
+    mods["launch.actions"].RegisterEventHandler = type("RegisterEventHandler", (_Record,), {})
+    mods["launch.event_handlers"].OnProcessExit = type("OnProcessExit", (_Record,), {})
     mods["launch.conditions"].IfCondition = type("IfCondition", (_Record,), {})
     mods["launch.substitutions"].LaunchConfiguration = _LaunchConfiguration
     mods["launch_ros.actions"].Node = type("Node", (_Record,), {})
@@ -93,8 +97,20 @@ def _run_launch(monkeypatch, filename, **arguments):
     nodes = [e for e in entities if type(e).__name__ == "Node"]
     for e in entities:
         if type(e).__name__ == "OpaqueFunction":
-            nodes += e.kwargs["function"](context)
+            nodes += _started(e.kwargs["function"](context))
     return declared, {n.kwargs.get("name") or n.kwargs["executable"]: n for n in nodes}, context
+
+
+def _started(actions):
+    """The Node records among ``actions`` and those their OnProcessExit handlers start once the
+    processes they wait for have exited, in the order of the handlers."""
+    nodes = [a for a in actions if type(a).__name__ == "Node"]
+    for a in actions:
+        if type(a).__name__ == "RegisterEventHandler":
+            handler = a.args[0]
+            exited = types.SimpleNamespace(action=handler.kwargs["target_action"], returncode=0)
+            nodes += _started(handler.kwargs["on_exit"](exited, None) or [])
+    return nodes
 
 
 def test_launch_files_parse_and_define_generate_launch_description():
@@ -155,6 +171,33 @@ def test_sim_launch_arguments_reach_the_nodes(monkeypatch):
 def test_sim_launch_rejects_bad_arguments_before_starting(monkeypatch, arguments, error, match):
     with pytest.raises(error, match=match):
         _run_launch(monkeypatch, "sim.launch.py", **arguments)
+
+
+@pytest.mark.parametrize("arguments", [{"control": "node", "hardware": "topic"}, {}], ids=["node-topic", "defaults"])
+@pytest.mark.parametrize("last", [1, 0], ids=["effort-spawner-last", "broadcaster-spawner-last"])
+def test_arm_launch_starts_the_trajectory_node_once_every_spawner_has_exited(monkeypatch, arguments, last):
+    # The trajectory node begins its motion a fixed delay after its first /joint_states, which
+    # joint_state_broadcaster publishes before the commanding controller is active: started with
+    # the other nodes, its motion could run before the arm is commanded.
+    _fake_modules(monkeypatch)
+    spec = importlib.util.spec_from_file_location("arm_launch_py", LAUNCH / "arm.launch.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    entities = module.generate_launch_description()
+    declared = {e.args[0]: e.kwargs["default_value"] for e in entities if type(e).__name__ == "DeclareLaunchArgument"}
+    context = types.SimpleNamespace(launch_configurations={**declared, "goal": "0.5,-0.4,0.3,0.2,-0.1,0.6", **arguments})
+    actions = [a for e in entities if type(e).__name__ == "OpaqueFunction" for a in e.kwargs["function"](context)]
+    nodes = [a for a in actions if type(a).__name__ == "Node"]
+    spawners = [n for n in nodes if n.kwargs["executable"] == "spawner"]
+    handlers = [a.args[0] for a in actions if type(a).__name__ == "RegisterEventHandler"]
+    assert "trajectory" not in {n.kwargs.get("name") for n in nodes} and len(spawners) == 2
+    assert [h.kwargs["target_action"] for h in handlers] == spawners
+    # whichever spawner exits last starts it, and only then
+    first = handlers[1 - last]
+    assert first.kwargs["on_exit"](types.SimpleNamespace(action=first.kwargs["target_action"]), None) is None
+    started = handlers[last].kwargs["on_exit"](types.SimpleNamespace(action=handlers[last].kwargs["target_action"]), None)
+    assert [n.kwargs["name"] for n in started] == ["trajectory"]
+    assert started[0].kwargs["parameters"][1]["initial_goal"] == [0.5, -0.4, 0.3, 0.2, -0.1, 0.6]
 
 
 def test_dynamics_launch_beside_a_real_arm(monkeypatch, tmp_path):

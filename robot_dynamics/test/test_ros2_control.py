@@ -176,7 +176,8 @@ def test_cli_prints_the_block_the_yaml_and_writes_both(tmp_path):
 
 def test_arm_parameters_bridge_the_simulator_through_topic_based_system():
     goal = "0.5,-0.4,0.3,0.2,-0.1,0.6"
-    p = arm_parameters(str(PKG), robot="puma560", goal=goal, initial_positions="0,0.1,0,0,0,0")
+    p = arm_parameters(str(PKG), robot="puma560", goal=goal, initial_positions="0,0.1,0,0,0,0", control="node",
+                       hardware="topic")
     model = rd.load_robot("puma560")
     assert has_ros2_control(p["robot_description"])
     assert p["robot_state_publisher"] == [{"robot_description": p["robot_description"]}]
@@ -187,7 +188,7 @@ def test_arm_parameters_bridge_the_simulator_through_topic_based_system():
     assert sim["initial_positions"] == [0.0, 0.1, 0.0, 0.0, 0.0, 0.0]
     assert (sim["rate"], sim["substeps"]) == (500.0, 2)  # the controller manager's cycle, 1 ms RK4 steps
     assert yaml.safe_load(p["controllers_yaml"])["controller_manager"]["ros__parameters"]["update_rate"] == 500
-    slow = arm_parameters(str(PKG), robot="planar2", update_rate="30")["simulator"][1]
+    slow = arm_parameters(str(PKG), robot="planar2", update_rate="30", hardware="topic")["simulator"][1]
     assert (slow["rate"], slow["substeps"]) == (30.0, 34)
     root = ET.fromstring(p["robot_description"]).find("ros2_control")
     assert [float(_param(j.find("state_interface"), "initial_value")) for j in root.findall("joint")] == sim["initial_positions"]
@@ -195,6 +196,8 @@ def test_arm_parameters_bridge_the_simulator_through_topic_based_system():
     assert p["controller"][1]["controller"] == "computed_torque"
     assert yaml.safe_load(p["controllers_yaml"])["effort_controller"]["ros__parameters"]["joints"] == list(model.joint_names)
     assert p["fixed_frame"] == ["base_link"]
+    assert p["spawners"] == [["joint_state_broadcaster"], ["effort_controller"]] and p["remappings"] == {}
+    assert p["controller_manager_remappings"] == [("~/robot_description", "/robot_description")]
     mock = arm_parameters(str(PKG), robot="planar2", hardware="mock")
     assert mock["simulator"] is None
     assert ET.fromstring(mock["robot_description"]).find("ros2_control/hardware").findtext("plugin") == HARDWARE["mock"]
@@ -236,8 +239,9 @@ def test_write_parameter_file_is_private_and_complete():
 
 
 def test_arm_launch_starts_controller_manager_spawners_and_our_nodes(monkeypatch):
-    declared, nodes, _ = _run_launch(monkeypatch, "arm.launch.py", goal="0.5,-0.4,0.3,0.2,-0.1,0.6")
-    assert declared["hardware"] == "topic" and declared["robot"] == "puma560" and declared["use_rviz"] == "true"
+    declared, nodes, _ = _run_launch(monkeypatch, "arm.launch.py", goal="0.5,-0.4,0.3,0.2,-0.1,0.6",
+                                     control="node", hardware="topic")
+    assert declared["robot"] == "puma560" and declared["use_rviz"] == "true"
     assert set(nodes) == {"robot_state_publisher", "ros2_control_node", "spawner_joint_state_broadcaster",
                           "spawner_effort_controller", "simulator", "controller", "trajectory", "dynamics", "rviz2"}
     cm = nodes["ros2_control_node"].kwargs
@@ -253,7 +257,8 @@ def test_arm_launch_starts_controller_manager_spawners_and_our_nodes(monkeypatch
     assert sim["command_type"] == "joint_state" and sim["command_topic"] == JOINT_COMMANDS_TOPIC
     rsp = nodes["robot_state_publisher"].kwargs["parameters"][0]["robot_description"].value
     assert rsp == description["robot_description"].value
-    _, mock_nodes, _ = _run_launch(monkeypatch, "arm.launch.py", hardware="mock")
+    assert cm["remappings"] == [("~/robot_description", "/robot_description")]  # Jazzy reads the topic
+    _, mock_nodes, _ = _run_launch(monkeypatch, "arm.launch.py", hardware="mock", control="node")
     assert "simulator" not in mock_nodes
 
 
@@ -290,3 +295,99 @@ def test_simulator_takes_joint_state_efforts_by_name_and_nan_as_no_command():
     np.testing.assert_array_equal(plant.effort, [5.0, 2.0])  # a refused command changes nothing
     with pytest.raises(InputError, match="command_type: expected one of"):
         SimulatedPlant(model, command_type="joint_states")
+
+
+def test_sim_block_names_the_in_process_hardware_with_its_drivetrain():
+    model = rd.load_robot("puma560")
+    q0 = [0.1, -0.2, 0.3, 0.0, 0.5, -0.6]
+    root = ET.fromstring(ros2_control_block(model, "sim", initial_positions=q0, drivetrain="drive.yaml",
+                                            hardware_params={"substeps": 2}))
+    hw = root.find("hardware")
+    assert hw.findtext("plugin") == HARDWARE["sim"] == "robot_dynamics_control/SimulatedSystem"
+    assert {p.get("name"): p.text for p in hw.findall("param")} == {"drivetrain": "drive.yaml", "substeps": "2"}
+    for q, j in zip(q0, root.findall("joint")):
+        assert _interfaces(j, "command_interface") == ["effort"]
+        position, _, effort = j.findall("state_interface")
+        assert float(_param(position, "initial_value")) == q  # SimulatedSystem starts there
+        assert _param(effort, "initial_value") is None
+    bare = ET.fromstring(ros2_control_block(model, "sim")).find("hardware")
+    assert bare.findall("param") == []  # no drive train: no parameter (an empty <param> is no value)
+    with pytest.raises(InputError, match="'sim'"):
+        hardware_plugin("simulated")
+
+
+def _ct_parameter_names() -> set[str]:
+    # the computed-torque controller's declared parameters (generate_parameter_library's YAML)
+    spec = PKG.parent / "robot_dynamics_control" / "src" / "computed_torque_controller.yaml"
+    return set(yaml.safe_load(spec.read_text())["computed_torque_controller"])
+
+
+def test_controllers_yaml_in_loop_chains_the_trajectory_controller_in_front_of_computed_torque():
+    model = rd.load_robot("puma560")
+    description = with_ros2_control(model.description, ros2_control_block(model, "sim"))
+    text = controllers_yaml(model, 500, control="in_loop", description=description, drivetrain="d.yaml")
+    assert "&id" not in text and "*id" not in text  # rcl's parameter parser refuses YAML aliases
+    data = yaml.safe_load(text)
+    cm = data["controller_manager"]["ros__parameters"]
+    assert set(cm) == {"update_rate", "joint_state_broadcaster", "computed_torque_controller",
+                       "joint_trajectory_controller"}
+    assert cm["computed_torque_controller"]["type"] == "robot_dynamics_control/ComputedTorqueController"
+    assert cm["joint_trajectory_controller"]["type"] == "joint_trajectory_controller/JointTrajectoryController"
+    ct = data["computed_torque_controller"]["ros__parameters"]
+    assert ct["joints"] == list(model.joint_names)
+    assert ct["robot_description"] == description  # the URDF text survives the YAML round trip
+    assert ct["drivetrain"] == "d.yaml" and ct["friction_velocity"] == "desired"
+    assert set(ct) <= _ct_parameter_names()  # only parameters the controller declares
+    jtc = data["joint_trajectory_controller"]["ros__parameters"]
+    assert jtc["joints"] == list(model.joint_names)
+    # its commands are the computed-torque controller's reference interfaces
+    assert jtc["command_joints"] == [f"computed_torque_controller/{j}" for j in model.joint_names]
+    assert jtc["command_interfaces"] == ["position", "velocity", "acceleration"]
+    assert jtc["state_interfaces"] == ["position", "velocity"]
+    assert all(jtc["constraints"][j]["goal"] > 0 for j in model.joint_names)
+    with pytest.raises(InputError, match=r"control: expected one of \['in_loop', 'node'\]"):
+        controllers_yaml(model, 500, control="inloop", description=description)
+    with pytest.raises(InputError, match="needs the URDF text"):
+        controllers_yaml(model, 500, control="in_loop")
+
+
+def test_arm_parameters_default_to_in_loop_control_on_the_in_process_hardware():
+    p = arm_parameters(str(PKG), robot="puma560", goal="0.5,-0.4,0.3,0.2,-0.1,0.6", initial_positions="0,0.1,0,0,0,0")
+    root = ET.fromstring(p["robot_description"]).find("ros2_control")
+    hw = root.find("hardware")
+    assert hw.findtext("plugin") == HARDWARE["sim"]
+    assert _param(hw, "drivetrain").endswith("puma560_drivetrain.yaml")
+    assert _param(hw, "substeps") == "2"  # 500 Hz: 1 ms RK4 steps, as the simulator node's
+    assert [float(_param(j.find("state_interface"), "initial_value")) for j in root.findall("joint")] == \
+        [0.0, 0.1, 0.0, 0.0, 0.0, 0.0]
+    assert p["simulator"] is None and p["controller"] is None
+    assert p["spawners"] == [["joint_state_broadcaster"], ["computed_torque_controller", "joint_trajectory_controller"]]
+    assert p["remappings"] == {"trajectory": [("~/joint_trajectory", "/joint_trajectory_controller/joint_trajectory")]}
+    data = yaml.safe_load(p["controllers_yaml"])
+    assert data["computed_torque_controller"]["ros__parameters"]["robot_description"] == p["robot_description"]
+    assert data["computed_torque_controller"]["ros__parameters"]["drivetrain"] == _param(hw, "drivetrain")
+    assert p["trajectory"][1]["initial_goal"] == [0.5, -0.4, 0.3, 0.2, -0.1, 0.6]
+    q = arm_parameters(str(PKG), robot="planar2", hardware_params="substeps=5, timing_log=t.csv", update_rate="100")
+    hw = ET.fromstring(q["robot_description"]).find("ros2_control/hardware")
+    assert (_param(hw, "substeps"), _param(hw, "timing_log")) == ("5", "t.csv")  # given ones win
+    topic = arm_parameters(str(PKG), robot="planar2", hardware="topic")  # in_loop on the simulator node
+    assert topic["simulator"] is not None and topic["controller"] is None
+    with pytest.raises(InputError, match=r"control: expected one of \['in_loop', 'node'\]"):
+        arm_parameters(str(PKG), robot="planar2", control="loop")
+
+
+def test_arm_launch_defaults_start_the_chain_and_no_controller_node(monkeypatch):
+    declared, nodes, _ = _run_launch(monkeypatch, "arm.launch.py", goal="0.5,-0.4,0.3,0.2,-0.1,0.6")
+    assert (declared["control"], declared["hardware"]) == ("in_loop", "sim")
+    assert set(nodes) == {"robot_state_publisher", "ros2_control_node", "spawner_joint_state_broadcaster",
+                          "spawner_computed_torque_controller", "trajectory", "dynamics", "rviz2"}
+    chain = nodes["spawner_computed_torque_controller"].kwargs["arguments"]
+    assert chain[:2] == ["computed_torque_controller", "joint_trajectory_controller"]  # activation order
+    cm = nodes["ros2_control_node"].kwargs
+    description, controllers = cm["parameters"]
+    root = ET.fromstring(description["robot_description"].value)
+    assert root.find("ros2_control/hardware").findtext("plugin") == HARDWARE["sim"]
+    assert "computed_torque_controller" in yaml.safe_load(Path(controllers).read_text())
+    assert nodes["trajectory"].kwargs["remappings"] == [("~/joint_trajectory",
+                                                         "/joint_trajectory_controller/joint_trajectory")]
+    assert "remappings" not in nodes["dynamics"].kwargs

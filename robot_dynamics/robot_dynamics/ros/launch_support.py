@@ -19,8 +19,11 @@ from ..io._files import write_bytes_atomic
 from ..model import load_urdf, read_description, robot_files
 from .params import validate
 from .ros2_control import (
+    COMPUTED_TORQUE_CONTROLLER,
+    CONTROL,
     JOINT_COMMANDS_TOPIC,
     JOINT_STATES_TOPIC,
+    TRAJECTORY_CONTROLLER,
     controllers_yaml,
     has_ros2_control,
     ros2_control_block,
@@ -79,12 +82,16 @@ def text_parameters(params: list[Any], parameter_value: Any) -> list[Any]:
     return out
 
 
-def node_actions(node: Any, parameter_value: Any, params: dict[str, Any], names: tuple[str, ...]) -> list[Any]:
+def node_actions(node: Any, parameter_value: Any, params: dict[str, Any], names: tuple[str, ...],
+                 remappings: dict[str, list[tuple[str, str]]] | None = None) -> list[Any]:
     """launch_ros Node actions of our nodes ``names`` (executable = node name), with their
-    parameter lists from ``params``; ``node`` and ``parameter_value`` are launch_ros' Node and
-    ParameterValue (passed in: this module imports no ROS)."""
+    parameter lists from ``params`` and, where ``remappings`` names the node, its remap pairs;
+    ``node`` and ``parameter_value`` are launch_ros' Node and ParameterValue (passed in: this
+    module imports no ROS)."""
+    remappings = remappings or {}
     return [node(package="robot_dynamics", executable=n, name=n, output="screen",
-                 parameters=text_parameters(params[n], parameter_value)) for n in names]
+                 parameters=text_parameters(params[n], parameter_value),
+                 **({"remappings": remappings[n]} if n in remappings else {})) for n in names]
 
 
 def state_publisher_action(node: Any, parameter_value: Any, params: dict[str, Any], condition: Any = None) -> Any:
@@ -106,8 +113,14 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
     "robot": ("puma560", "Bundled robot: planar2, puma560, rx90, iiwa14, three_dof_geared"),
     "urdf": ("", "URDF/xacro file instead of a bundled robot"),
     "drivetrain": ("", "Drive-train YAML (default: the bundled robot's own)"),
-    "hardware": ("topic", "topic (our simulator through TopicBasedSystem), mock (mock_components/GenericSystem), "
-                          "urdf (the URDF's own <ros2_control> block) or a vendor's plugin package/Class"),
+    # arm.launch.py's defaults: the arm's dynamics and its computed-torque controller both inside
+    # controller_manager's cycle (no topic in the loop)
+    "control": ("in_loop", "in_loop (robot_dynamics_control's computed-torque controller inside controller_manager, "
+                           "joint_trajectory_controller chained in front) or node (our controller node commanding "
+                           "effort_controllers/JointGroupEffortController)"),
+    "hardware": ("sim", "sim (the arm's dynamics inside controller_manager: robot_dynamics_control/SimulatedSystem), "
+                        "topic (our simulator node through TopicBasedSystem), mock (mock_components/GenericSystem), "
+                        "urdf (the URDF's own <ros2_control> block) or a vendor's plugin package/Class"),
     "hardware_params": ("", "name=value pairs for the hardware plugin, separated by commas"),
     "update_rate": ("500", "controller_manager's rate [Hz] (and the simulated hardware's)"),
     "controller": ("computed_torque", "pid, pd_gravity, computed_torque, lqr, task_pid, task_computed_torque"),
@@ -207,29 +220,41 @@ def arm_parameters(
     robot: str = "puma560",
     urdf: str = "",
     drivetrain: str = "",
-    hardware: str = "topic",
+    hardware: str = LAUNCH_ARGUMENTS["hardware"][0],
     hardware_params: str = "",
     controller: str = "computed_torque",
     goal: str = "",
     initial_positions: str = "",
     update_rate: str = "500",
+    control: str = LAUNCH_ARGUMENTS["control"][0],
 ) -> dict[str, Any]:
     """What arm.launch.py starts: the arm brought up through ros2_control.
 
-    ``hardware``: ``topic`` (the simulator node behind topic_based_ros2_control's TopicBasedSystem),
-    ``mock`` (mock_components/GenericSystem), ``urdf`` (the URDF's own ``<ros2_control>`` block:
-    a vendor's description) or a vendor's plugin ``package/Class`` (block generated for it, with
-    ``hardware_params`` as ``name=value`` pairs).
+    ``hardware``: ``sim`` (robot_dynamics_control's SimulatedSystem: the arm's dynamics integrated
+    inside controller_manager's cycle, 1 ms RK4 steps at most), ``topic`` (the simulator node
+    behind topic_based_ros2_control's TopicBasedSystem), ``mock`` (mock_components/GenericSystem),
+    ``urdf`` (the URDF's own ``<ros2_control>`` block: a vendor's description) or a vendor's plugin
+    ``package/Class`` (block generated for it); ``hardware_params``: ``name=value`` pairs for the
+    plugin (they override the generated ones).
+
+    ``control``: ``in_loop`` (the computed-torque controller plugin inside controller_manager,
+    joint_trajectory_controller chained in front of it; the trajectory node's plans go to
+    joint_trajectory_controller, ``controller`` is not used) or ``node`` (the controller node
+    ``controller`` commanding effort_controllers/JointGroupEffortController).
 
     Returns:
         ``{"robot_description": URDF text with its <ros2_control> block, "controllers_yaml":
-        the controller manager's YAML text, "simulator": parameter list or None (no simulator
-        unless hardware is topic), "controller"/"trajectory"/"dynamics"/"robot_state_publisher":
-        parameter lists as in :func:`sim_parameters`, "fixed_frame": [base link]}``.
+        the controller manager's YAML text, "spawners": the controllers to spawn, one list per
+        spawner (a chain in its activation order), "controller_manager_remappings": remap pairs
+        of ros2_control_node (its ``~/robot_description`` topic, which Jazzy's reads, to
+        robot_state_publisher's), "remappings": per node of ours, its remap pairs, "simulator"
+        and "controller": parameter lists or None (not started), "trajectory"/"dynamics"/
+        "robot_state_publisher": parameter lists as in :func:`sim_parameters`, "fixed_frame":
+        [base link]}``.
 
     Raises:
-        RobotDynamicsError subclasses: unknown robot/controller/hardware, a URDF without (with)
-        a ros2_control block for hardware urdf (for the others), a bad goal or rate.
+        RobotDynamicsError subclasses: unknown robot/controller/hardware/control, a URDF without
+        (with) a ros2_control block for hardware urdf (for the others), a bad goal or rate.
     """
     description, drivetrain = robot_description(robot, urdf, drivetrain)
     params, model, q0 = _node_parameters(share, description, drivetrain, controller, goal, initial_positions)
@@ -237,30 +262,48 @@ def arm_parameters(
         rate = int(str(update_rate).strip())
     except ValueError:
         raise InputError(f"update_rate: expected an integer number of Hz, got {update_rate!r}") from None
+    mode = str(control).strip()
+    if mode not in CONTROL:
+        raise InputError(f"control: expected one of {list(CONTROL)}, got {control!r}")
     hw = str(hardware).strip()
+    # 1 ms RK4 steps at most, for the simulator node and the in-process plant alike
+    substeps = max(1, math.ceil(1000.0 / rate)) if rate > 0 else 1
     if hw == "urdf":
         if not has_ros2_control(description):
-            raise InputError("hardware:=urdf: the URDF has no <ros2_control> block; choose topic, mock or a plugin")
+            raise InputError("hardware:=urdf: the URDF has no <ros2_control> block; choose sim, topic, mock or a plugin")
         full = description
     else:
-        block = ros2_control_block(model, hw, initial_positions=q0 or None,
-                                   hardware_params=parse_pairs(hardware_params, "hardware_params"))
+        extra = parse_pairs(hardware_params, "hardware_params")
+        if hw == "sim":
+            extra = {"substeps": str(substeps), **extra}
+        block = ros2_control_block(model, hw, initial_positions=q0 or None, hardware_params=extra,
+                                   drivetrain=drivetrain if hw == "sim" else "")
         full = with_ros2_control(description, block)
     out: dict[str, Any] = {
         "robot_description": full,
-        "controllers_yaml": controllers_yaml(model, rate),
+        "controllers_yaml": controllers_yaml(model, rate, control=mode, description=full, drivetrain=drivetrain),
         "robot_state_publisher": [{"robot_description": full}],
         "fixed_frame": params["fixed_frame"],
         "simulator": None,
+        "controller": params["controller"] if mode == "node" else None,
+        "controller_manager_remappings": [("~/robot_description", "/robot_description")],
+        "remappings": {},
     }
-    for node in ("controller", "trajectory", "dynamics"):
+    if mode == "node":
+        out["spawners"] = [["joint_state_broadcaster"], ["effort_controller"]]
+    else:
+        # the chain in its activation order: the computed-torque controller first, then
+        # joint_trajectory_controller, which claims its reference interfaces
+        out["spawners"] = [["joint_state_broadcaster"], [COMPUTED_TORQUE_CONTROLLER, TRAJECTORY_CONTROLLER]]
+        out["remappings"]["trajectory"] = [("~/joint_trajectory", f"/{TRAJECTORY_CONTROLLER}/joint_trajectory")]
+    for node in ("trajectory", "dynamics"):
         out[node] = params[node]
     if hw == "topic":
         config, sim = params["simulator"]
-        # the simulated hardware's cycle is controller_manager's (1 ms RK4 substeps at most),
-        # as a real arm's driver runs at the controller manager's rate
+        # the simulated hardware's cycle is controller_manager's, as a real arm's driver runs at
+        # the controller manager's rate
         sim = dict(sim, command_type="joint_state", command_topic=JOINT_COMMANDS_TOPIC,
-                   joint_states_topic=JOINT_STATES_TOPIC, rate=float(rate), substeps=max(1, math.ceil(1000.0 / rate)))
+                   joint_states_topic=JOINT_STATES_TOPIC, rate=float(rate), substeps=substeps)
         validate("simulator", sim)
         out["simulator"] = [config, sim]
     return out

@@ -1,15 +1,24 @@
 """The ``<ros2_control>`` block and the controller configuration of a robot, without ROS.
 
 ros2_control's controller_manager reads the hardware of a robot from a ``<ros2_control>`` block
-in its URDF: the hardware plugin (a vendor's driver, ``mock_components/GenericSystem``, or
+in its URDF: the hardware plugin (a vendor's driver, ``mock_components/GenericSystem``,
 ``topic_based_ros2_control/TopicBasedSystem``, which bridges a simulator through two
-sensor_msgs/JointState topics) and, per joint, its command and state interfaces. This module
-writes that block for any robot the package loads, with an effort command interface limited by
-the URDF's effort limit and position/velocity/effort state interfaces, and the controller
-manager's YAML: ``joint_state_broadcaster`` (publishes /joint_states) and ``effort_controller``
-(``effort_controllers/JointGroupEffortController``: a std_msgs/Float64MultiArray on
-``/effort_controller/commands``, one effort per joint in the order of its ``joints``), which is
-what the controller node commands.
+sensor_msgs/JointState topics, or ``robot_dynamics_control/SimulatedSystem``, the arm's dynamics
+integrated inside the controller manager's cycle) and, per joint, its command and state
+interfaces. This module writes that block for any robot the package loads, with an effort
+command interface limited by the URDF's effort limit and position/velocity/effort state
+interfaces, and the controller manager's YAML for one of two ways of controlling the arm
+(:data:`CONTROL`):
+
+- ``node``: ``joint_state_broadcaster`` (publishes /joint_states) and ``effort_controller``
+  (``effort_controllers/JointGroupEffortController``: a std_msgs/Float64MultiArray on
+  ``/effort_controller/commands``, one effort per joint in the order of its ``joints``), which
+  the controller node commands;
+- ``in_loop``: ``joint_state_broadcaster``, ``computed_torque_controller``
+  (``robot_dynamics_control/ComputedTorqueController``, inside the controller manager's update)
+  and ``joint_trajectory_controller`` chained in front of it: it takes FollowJointTrajectory
+  goals and trajectories and writes the reference interfaces ``<joint>/position``,
+  ``/velocity`` and ``/acceleration`` of the computed-torque controller.
 
 ``launch/arm.launch.py`` uses both; ``robot-dynamics ros2-control`` prints them.
 """
@@ -29,6 +38,9 @@ from ..model import RobotModel
 
 __all__ = [
     "HARDWARE",
+    "CONTROL",
+    "COMPUTED_TORQUE_CONTROLLER",
+    "TRAJECTORY_CONTROLLER",
     "JOINT_COMMANDS_TOPIC",
     "JOINT_STATES_TOPIC",
     "hardware_plugin",
@@ -40,9 +52,17 @@ __all__ = [
 
 #: Short names of the hardware plugins; any other ``package/Class`` plugin name is taken as is.
 HARDWARE = {
+    "sim": "robot_dynamics_control/SimulatedSystem",
     "topic": "topic_based_ros2_control/TopicBasedSystem",
     "mock": "mock_components/GenericSystem",
 }
+#: The ways of controlling the arm: our controller inside ros2_control's loop, or the
+#: controller node beside it commanding JointGroupEffortController.
+CONTROL = ("in_loop", "node")
+#: The controllers' names of ``in_loop`` (the computed-torque controller and the
+#: joint_trajectory_controller chained in front of it).
+COMPUTED_TORQUE_CONTROLLER = "computed_torque_controller"
+TRAJECTORY_CONTROLLER = "joint_trajectory_controller"
 #: Where TopicBasedSystem publishes the effort commands (sensor_msgs/JointState, effort field)
 #: and reads the simulated state (sensor_msgs/JointState) in arm.launch.py.
 JOINT_COMMANDS_TOPIC = "/robot_dynamics/joint_commands"
@@ -64,8 +84,9 @@ def hardware_plugin(hardware: str) -> str:
     if _PLUGIN.match(text):
         return text
     raise InputError(
-        f"hardware: expected 'topic' (the simulator through {HARDWARE['topic']}), 'mock' "
-        f"({HARDWARE['mock']}) or a vendor's plugin as package/Class, got {hardware!r}"
+        f"hardware: expected 'topic' (the simulator through {HARDWARE['topic']}), 'sim' (the dynamics "
+        f"inside the controller manager, {HARDWARE['sim']}), 'mock' ({HARDWARE['mock']}) or a vendor's "
+        f"plugin as package/Class, got {hardware!r}"
     )
 
 
@@ -89,18 +110,24 @@ def ros2_control_block(
     initial_positions: Sequence[float] | None = None,
     hardware_params: Mapping[str, object] | None = None,
     name: str | None = None,
+    drivetrain: str = "",
 ) -> str:
     """The ``<ros2_control>`` element of ``model`` as XML text (indented, no declaration).
 
     Args:
         model: the robot; one ``<joint>`` per model joint (mimic joints are left to the
             hardware and to robot_state_publisher, as the URDF declares them).
-        hardware: ``topic``, ``mock`` or a vendor plugin ``package/Class`` (:func:`hardware_plugin`).
+        hardware: ``sim``, ``topic``, ``mock`` or a vendor plugin ``package/Class`` (:func:`hardware_plugin`).
         initial_positions: positions [rad or m] in model order for the position state's
-            ``initial_value`` (default: zeros clipped into the joint limits).
+            ``initial_value`` (default: zeros clipped into the joint limits); ``sim`` and ``mock``
+            start there.
         hardware_params: ``<param>`` entries of the hardware; for ``topic`` they override the
-            defaults (the two topics of this module, a command sent every cycle).
+            defaults (the two topics of this module, a command sent every cycle); for ``sim``
+            see robot_dynamics_control's SimulatedSystem (``substeps``, ``friction``,
+            ``timing_log``, ...).
         name: the system's name (default: the robot's name).
+        drivetrain: ``sim``: the drive-train YAML path of the simulated arm (rotor inertias,
+            friction), its ``drivetrain`` parameter ("" : none).
 
     Raises:
         InputError: bad hardware, parameters or initial positions.
@@ -110,6 +137,8 @@ def ros2_control_block(
     if plugin == HARDWARE["topic"]:
         params = {"joint_commands_topic": JOINT_COMMANDS_TOPIC, "joint_states_topic": JOINT_STATES_TOPIC,
                   "trigger_joint_command_threshold": "-1"}
+    elif plugin == HARDWARE["sim"] and drivetrain:
+        params = {"drivetrain": str(drivetrain)}
     params.update(_check_params(hardware_params or {}))
     q0 = _initial_positions(model, initial_positions)
     root = ET.Element("ros2_control", name=name or model.name, type="system")
@@ -176,28 +205,77 @@ def with_ros2_control(description: str, block: str) -> str:
     return f"{description[:end].rstrip()}\n\n{indented}\n\n{description[end:]}"
 
 
-def controllers_yaml(model: RobotModel, update_rate: int = 250, joints: Sequence[str] | None = None) -> str:
+def controllers_yaml(
+    model: RobotModel,
+    update_rate: int = 250,
+    joints: Sequence[str] | None = None,
+    *,
+    control: str = "node",
+    description: str = "",
+    drivetrain: str = "",
+) -> str:
     """The controller manager's parameter file (YAML text) for ``model``.
 
-    ``controller_manager`` runs at ``update_rate`` [Hz] and knows ``joint_state_broadcaster``
-    and ``effort_controller`` (JointGroupEffortController over ``joints``, default the model's
-    joints in model order: the order the controller node's commands use).
+    ``controller_manager`` runs at ``update_rate`` [Hz] and knows ``joint_state_broadcaster`` and,
+    for ``control``:
+
+    - ``node``: ``effort_controller`` (JointGroupEffortController over ``joints``, default the
+      model's joints in model order: the order the controller node's commands use);
+    - ``in_loop``: ``computed_torque_controller`` (robot_dynamics_control/ComputedTorqueController
+      over ``joints``, its model from ``description``, the URDF text, and ``drivetrain``, a YAML
+      path; the gains and friction feed-forward of the controller node's configuration) and
+      ``joint_trajectory_controller`` commanding its reference interfaces
+      ``computed_torque_controller/<joint>/position|velocity|acceleration``.
 
     Raises:
-        InputError: a rate outside 1..10000 Hz or an unknown joint.
+        InputError: a rate outside 1..10000 Hz, an unknown control, no description for
+            ``in_loop``, or an unknown joint.
     """
     if isinstance(update_rate, bool) or not isinstance(update_rate, (int, np.integer)) or not 1 <= update_rate <= 10000:
         raise InputError(f"update_rate: expected an integer in [1, 10000] Hz, got {update_rate!r}")
+    if control not in CONTROL:
+        raise InputError(f"control: expected one of {list(CONTROL)}, got {control!r}")
     names = list(joints) if joints else list(model.joint_names)
     for j in names:
         model.joint_index(j)
-    params = {
-        "controller_manager": {"ros__parameters": {
-            "update_rate": int(update_rate),
-            "joint_state_broadcaster": {"type": "joint_state_broadcaster/JointStateBroadcaster"},
-            "effort_controller": {"type": "effort_controllers/JointGroupEffortController"},
-        }},
-        "effort_controller": {"ros__parameters": {"joints": names}},
+    manager: dict[str, object] = {
+        "update_rate": int(update_rate),
+        "joint_state_broadcaster": {"type": "joint_state_broadcaster/JointStateBroadcaster"},
     }
+    params: dict[str, object] = {"controller_manager": {"ros__parameters": manager}}
+    if control == "node":
+        manager["effort_controller"] = {"type": "effort_controllers/JointGroupEffortController"}
+        params["effort_controller"] = {"ros__parameters": {"joints": names}}
+    else:
+        if not description:
+            raise InputError("control in_loop: the computed-torque controller needs the URDF text (description)")
+        manager[COMPUTED_TORQUE_CONTROLLER] = {"type": "robot_dynamics_control/ComputedTorqueController"}
+        manager[TRAJECTORY_CONTROLLER] = {"type": "joint_trajectory_controller/JointTrajectoryController"}
+        params[COMPUTED_TORQUE_CONTROLLER] = {"ros__parameters": {
+            "joints": names,
+            # Humble's controller manager hands no description to its controllers: the URDF text here
+            "robot_description": description,
+            "drivetrain": str(drivetrain),
+            # as the controller node's computed_torque (config/controller_node.yaml): a critically
+            # damped error of bandwidth 20 rad/s, friction fed forward at the desired velocity
+            "omega": [20.0],
+            "xi": [1.0],
+            "friction_velocity": "desired",
+        }}
+        params[TRAJECTORY_CONTROLLER] = {"ros__parameters": {
+            "joints": names,  # its state: the hardware's <joint>/position and /velocity
+            "command_joints": [f"{COMPUTED_TORQUE_CONTROLLER}/{j}" for j in names],
+            "command_interfaces": ["position", "velocity", "acceleration"],
+            "state_interfaces": ["position", "velocity"],
+            "allow_partial_joints_goal": False,
+            "constraints": {"stopped_velocity_tolerance": 0.05, "goal_time": 2.0,
+                            **{j: {"trajectory": 0.0, "goal": 0.02} for j in names}},
+        }}
     header = f"# ros2_control's controller manager for {model.name} (robot-dynamics ros2-control)\n"
-    return header + yaml.safe_dump(params, sort_keys=False, default_flow_style=False)
+    # no anchors/aliases for the lists used twice: rcl's parameter parser refuses them
+    return header + yaml.dump(params, Dumper=_PlainDumper, sort_keys=False, default_flow_style=False, width=1 << 20)
+
+
+class _PlainDumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: object) -> bool:
+        return True

@@ -77,7 +77,9 @@ class TrajectoryNode(Node):
             self.get_logger().warning(f"joint state ignored: {status}", throttle_duration_sec=2.0)
             return
         self._finish(self.follower.update(seconds(self)))
-        consumer = self.reference_pub.get_subscription_count() > 0
+        # the reference's consumer: a controller node on ~/reference, or a trajectory-following
+        # controller (joint_trajectory_controller in ros2_control's loop) on ~/joint_trajectory
+        consumer = self.reference_pub.get_subscription_count() > 0 or self.trajectory_pub.get_subscription_count() > 0
         traj, status = self.streamer.initial_goal_due(seconds(self), consumer)
         if traj is not None:
             self.get_logger().info(status)

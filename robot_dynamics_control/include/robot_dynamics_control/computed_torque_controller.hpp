@@ -1,0 +1,97 @@
+// Joint-space computed torque in ros2_control's loop (Khalil 9.4.2), chainable.
+#ifndef ROBOT_DYNAMICS_CONTROL__COMPUTED_TORQUE_CONTROLLER_HPP_
+#define ROBOT_DYNAMICS_CONTROL__COMPUTED_TORQUE_CONTROLLER_HPP_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "controller_interface/chainable_controller_interface.hpp"
+#include "controller_interface/version.h"
+#include "realtime_tools/realtime_buffer.h"
+#include "robot_dynamics_control/controller_core.hpp"
+#include "robot_dynamics_control/trajectory_sampler.hpp"
+#include "trajectory_msgs/msg/joint_trajectory.hpp"
+// generate_parameter_library puts the header under the package's name (0.7, Humble) or alone (0.3, Jazzy)
+#if __has_include("robot_dynamics_control/computed_torque_controller_parameters.hpp")
+#include "robot_dynamics_control/computed_torque_controller_parameters.hpp"
+#else
+#include "computed_torque_controller_parameters.hpp"
+#endif
+
+namespace robot_dynamics_control
+{
+
+/// effort = rd_computed_torque: Gamma = A^(q) w + H^(q, qd) by Newton-Euler, w = qdd_r + Kd (qd_r - qd)
+/// + Kp (q_r - q) (scheme tracking, Khalil [9.24]) or Kp (q_r - q) - Kd qd (position, [9.29]), the
+/// model's friction at the measured or the reference velocity; as robot_dynamics.control.ComputedTorque.
+/// Gains: kp and kd, or Kp = omega^2, Kd = 2 xi omega (Khalil [9.26]).
+///
+/// The reference (q_r, qd_r, qdd_r): chained behind another controller, its reference interfaces
+/// <controller>/<joint>/position, .../velocity and .../acceleration (a NaN: the position held at
+/// activation, zero velocity and acceleration); e.g. joint_trajectory_controller with
+/// command_joints [<controller>/<joint>, ...] and command_interfaces [position, velocity,
+/// acceleration]. Otherwise the trajectory_msgs/JointTrajectory of ~/joint_trajectory, sampled by
+/// Hermite interpolation from the reference at its arrival (the header stamp's time, or at once when
+/// 0); before any, the position at activation.
+class ComputedTorqueController : public controller_interface::ChainableControllerInterface
+{
+public:
+  controller_interface::CallbackReturn on_init() override;
+  controller_interface::InterfaceConfiguration command_interface_configuration() const override;
+  controller_interface::InterfaceConfiguration state_interface_configuration() const override;
+  controller_interface::CallbackReturn on_configure(const rclcpp_lifecycle::State & previous_state) override;
+  controller_interface::CallbackReturn on_activate(const rclcpp_lifecycle::State & previous_state) override;
+  controller_interface::CallbackReturn on_deactivate(const rclcpp_lifecycle::State & previous_state) override;
+
+  /// Sets the trajectory to track (what ~/joint_trajectory does). Outside the real-time loop.
+  /// Returns "" or the reason the message is rejected (the trajectory is then unchanged).
+  std::string set_trajectory(const trajectory_msgs::msg::JointTrajectory & msg);
+
+  const JointSpaceCore & core() const { return core_; }
+  /// The reference of the last tick in `joints` order: positions, velocities, accelerations (3 n).
+  const std::vector<double> & reference() const { return reference_interfaces_; }
+  /// The gains in model order.
+  const std::vector<double> & kp() const { return kp_; }
+  const std::vector<double> & kd() const { return kd_; }
+
+protected:
+  std::vector<hardware_interface::CommandInterface> on_export_reference_interfaces() override;
+  bool on_set_chained_mode(bool chained_mode) override;
+#if CONTROLLER_INTERFACE_VERSION_MAJOR >= 4
+  controller_interface::return_type update_reference_from_subscribers(
+    const rclcpp::Time & time, const rclcpp::Duration & period) override;
+#else
+  controller_interface::return_type update_reference_from_subscribers() override;
+#endif
+  controller_interface::return_type update_and_write_commands(
+    const rclcpp::Time & time, const rclcpp::Duration & period) override;
+
+private:
+  /// Gains from the parameters into kp_, kd_ (model order); false when a size is wrong.
+  bool apply_gains() noexcept;
+  /// Samples the trajectory (or the hold) into qr_, qdr_, qddr_ at `now` [s].
+  void sample_subscribed(double now) noexcept;
+
+  std::shared_ptr<computed_torque_controller::ParamListener> param_listener_;
+  computed_torque_controller::Params params_;
+  JointSpaceCore core_;
+  rd_computed_torque_options options_{};
+  std::vector<double> kp_, kd_, omega_, xi_;
+  std::vector<double> qr_, qdr_, qddr_;     // the reference, model order
+  std::vector<double> q0_, qd0_, qdd0_;     // where the current trajectory starts from
+  std::vector<double> hold_;                // the position at activation
+  realtime_tools::RealtimeBuffer<Trajectory> trajectory_;
+  std::mutex receive_mutex_;                // between receivers (outside the real-time loop)
+  Trajectory incoming_;                     // the conversion's buffer
+  uint64_t received_ = 0;                   // sequence of the last trajectory received
+  uint64_t active_ = 0;                     // sequence of the trajectory being sampled
+  double start_ = 0.0;                      // its start time [s]
+  rclcpp::Subscription<trajectory_msgs::msg::JointTrajectory>::SharedPtr subscription_;
+};
+
+}  // namespace robot_dynamics_control
+
+#endif  // ROBOT_DYNAMICS_CONTROL__COMPUTED_TORQUE_CONTROLLER_HPP_

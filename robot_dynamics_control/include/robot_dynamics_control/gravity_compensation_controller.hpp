@@ -1,0 +1,44 @@
+// Gravity compensation in ros2_control's loop: effort = Q(q) (+ the friction of the measured velocity).
+#ifndef ROBOT_DYNAMICS_CONTROL__GRAVITY_COMPENSATION_CONTROLLER_HPP_
+#define ROBOT_DYNAMICS_CONTROL__GRAVITY_COMPENSATION_CONTROLLER_HPP_
+
+#include <memory>
+
+#include "controller_interface/controller_interface.hpp"
+#include "robot_dynamics_control/controller_core.hpp"
+// generate_parameter_library puts the header under the package's name (0.7, Humble) or alone (0.3, Jazzy)
+#if __has_include("robot_dynamics_control/gravity_compensation_controller_parameters.hpp")
+#include "robot_dynamics_control/gravity_compensation_controller_parameters.hpp"
+#else
+#include "gravity_compensation_controller_parameters.hpp"
+#endif
+
+namespace robot_dynamics_control
+{
+
+/// effort = rd_gravity_compensation(q, qd, friction_feedforward): the inverse dynamics at rest
+/// (Khalil [9.12]'s Q(q)) plus, when friction_feedforward is set, the joint friction (Khalil [7.26])
+/// at the measured velocity; clipped to the effort limits.
+class GravityCompensationController : public controller_interface::ControllerInterface
+{
+public:
+  controller_interface::CallbackReturn on_init() override;
+  controller_interface::InterfaceConfiguration command_interface_configuration() const override;
+  controller_interface::InterfaceConfiguration state_interface_configuration() const override;
+  controller_interface::CallbackReturn on_configure(const rclcpp_lifecycle::State & previous_state) override;
+  controller_interface::CallbackReturn on_activate(const rclcpp_lifecycle::State & previous_state) override;
+  controller_interface::CallbackReturn on_deactivate(const rclcpp_lifecycle::State & previous_state) override;
+  controller_interface::return_type update(const rclcpp::Time & time, const rclcpp::Duration & period) override;
+
+  /// The model, buffers and the last tick's status (TickStatus flags).
+  const JointSpaceCore & core() const { return core_; }
+
+private:
+  std::shared_ptr<gravity_compensation_controller::ParamListener> param_listener_;
+  gravity_compensation_controller::Params params_;
+  JointSpaceCore core_;
+};
+
+}  // namespace robot_dynamics_control
+
+#endif  // ROBOT_DYNAMICS_CONTROL__GRAVITY_COMPENSATION_CONTROLLER_HPP_

@@ -1,0 +1,247 @@
+#include "robot_dynamics_control/computed_torque_controller.hpp"
+
+#include <cmath>
+#include <exception>
+#include <limits>
+
+#include "pluginlib/class_list_macros.hpp"
+
+namespace robot_dynamics_control
+{
+
+using controller_interface::CallbackReturn;
+
+namespace
+{
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+const char * const kReferenceKinds[3] = {"position", "velocity", "acceleration"};
+}  // namespace
+
+CallbackReturn ComputedTorqueController::on_init()
+{
+  try {
+    param_listener_ = std::make_shared<computed_torque_controller::ParamListener>(get_node());
+    params_ = param_listener_->get_params();
+  } catch (const std::exception & e) {
+    RCLCPP_ERROR(get_node()->get_logger(), "parameters: %s", e.what());
+    return CallbackReturn::ERROR;
+  }
+  return CallbackReturn::SUCCESS;
+}
+
+controller_interface::InterfaceConfiguration ComputedTorqueController::command_interface_configuration() const
+{
+  return {controller_interface::interface_configuration_type::INDIVIDUAL, core_.command_interface_names()};
+}
+
+controller_interface::InterfaceConfiguration ComputedTorqueController::state_interface_configuration() const
+{
+  return {controller_interface::interface_configuration_type::INDIVIDUAL, core_.state_interface_names()};
+}
+
+bool ComputedTorqueController::apply_gains() noexcept
+{
+  const bool explicit_gains = !params_.kp.empty() || !params_.kd.empty();
+  if (explicit_gains) {
+    return core_.to_model_order(params_.kp, kp_) && core_.to_model_order(params_.kd, kd_);
+  }
+  if (!core_.to_model_order(params_.omega, omega_) || !core_.to_model_order(params_.xi, xi_)) {
+    return false;
+  }
+  for (size_t k = 0; k < kp_.size(); ++k) {  // Khalil [9.26]
+    kp_[k] = omega_[k] * omega_[k];
+    kd_[k] = 2.0 * xi_[k] * omega_[k];
+  }
+  return true;
+}
+
+CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::State &)
+{
+  try {
+    params_ = param_listener_->get_params();
+    core_.configure(
+      robot_description_of(*this, params_.robot_description), params_.drivetrain, params_.joints,
+      params_.effort_limits);
+  } catch (const std::exception & e) {
+    RCLCPP_ERROR(get_node()->get_logger(), "%s", e.what());
+    return CallbackReturn::ERROR;
+  }
+  const auto n = static_cast<size_t>(core_.n());
+  for (auto * v : {&kp_, &kd_, &omega_, &xi_, &qr_, &qdr_, &qddr_, &q0_, &qd0_, &qdd0_, &hold_}) {
+    v->assign(n, 0.0);
+  }
+  if (params_.kp.empty() != params_.kd.empty()) {
+    RCLCPP_ERROR(get_node()->get_logger(), "kp and kd: give both, or neither and use omega and xi");
+    return CallbackReturn::ERROR;
+  }
+  if (!apply_gains()) {
+    RCLCPP_ERROR(
+      get_node()->get_logger(),
+      "gains (kp, kd or omega, xi): give one value (every joint) or %zu ordered as joints %s", n,
+      format_names(params_.joints).c_str());
+    return CallbackReturn::ERROR;
+  }
+  options_.kp = kp_.data();
+  options_.kd = kd_.data();
+  options_.position = params_.scheme == "position" ? 1 : 0;
+  options_.predictive = 0;
+  options_.desired_friction = params_.friction_velocity == "desired" ? 1 : 0;
+
+  reference_interfaces_.assign(3 * n, kNaN);
+  {
+    std::lock_guard<std::mutex> lock(receive_mutex_);
+    incoming_ = Trajectory();
+    incoming_.nq = core_.n();
+    incoming_.sequence = ++received_;
+    trajectory_.initRT(incoming_);
+  }
+  active_ = 0;
+  subscription_ = get_node()->create_subscription<trajectory_msgs::msg::JointTrajectory>(
+    "~/joint_trajectory", rclcpp::SystemDefaultsQoS(),
+    [this](const trajectory_msgs::msg::JointTrajectory::SharedPtr msg) {
+      const std::string reason = set_trajectory(*msg);
+      if (!reason.empty()) {
+        RCLCPP_WARN(get_node()->get_logger(), "~/joint_trajectory rejected: %s", reason.c_str());
+      }
+    });
+  RCLCPP_INFO(
+    get_node()->get_logger(), "computed torque (%s scheme, friction at the %s velocity) of '%s' on %d joints",
+    params_.scheme.c_str(), params_.friction_velocity.c_str(), core_.engine().robot_name().c_str(), core_.n());
+  return CallbackReturn::SUCCESS;
+}
+
+std::vector<hardware_interface::CommandInterface> ComputedTorqueController::on_export_reference_interfaces()
+{
+  std::vector<hardware_interface::CommandInterface> interfaces;
+  const auto & joints = core_.joints();
+  const size_t n = joints.size();
+  for (size_t kind = 0; kind < 3; ++kind) {
+    for (size_t i = 0; i < n; ++i) {
+      interfaces.emplace_back(
+        get_node()->get_name(), joints[i] + "/" + kReferenceKinds[kind], &reference_interfaces_[kind * n + i]);
+    }
+  }
+  return interfaces;
+}
+
+bool ComputedTorqueController::on_set_chained_mode(bool) { return true; }
+
+std::string ComputedTorqueController::set_trajectory(const trajectory_msgs::msg::JointTrajectory & msg)
+{
+  if (core_.n() == 0) {
+    return "the controller is not configured";
+  }
+  std::lock_guard<std::mutex> lock(receive_mutex_);
+  const std::string reason = trajectory_from_message(msg, core_.joints(), core_.index(), core_.n(), incoming_);
+  if (!reason.empty()) {
+    return reason;
+  }
+  incoming_.sequence = ++received_;
+  trajectory_.writeFromNonRT(incoming_);  // a copy into the buffer's non-real-time side
+  return "";
+}
+
+CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::State &)
+{
+  try {
+    core_.bind(command_interfaces_, state_interfaces_);
+  } catch (const std::exception & e) {
+    RCLCPP_ERROR(get_node()->get_logger(), "%s", e.what());
+    return CallbackReturn::ERROR;
+  }
+  // hold the position at activation until a reference arrives: no trajectory, NaN references
+  core_.read(state_interfaces_);
+  hold_ = core_.q;
+  qr_ = hold_;
+  std::fill(qdr_.begin(), qdr_.end(), 0.0);
+  std::fill(qddr_.begin(), qddr_.end(), 0.0);
+  std::fill(reference_interfaces_.begin(), reference_interfaces_.end(), kNaN);
+  {
+    std::lock_guard<std::mutex> lock(receive_mutex_);
+    incoming_ = Trajectory();
+    incoming_.nq = core_.n();
+    incoming_.sequence = ++received_;
+    trajectory_.writeFromNonRT(incoming_);
+  }
+  return CallbackReturn::SUCCESS;
+}
+
+CallbackReturn ComputedTorqueController::on_deactivate(const rclcpp_lifecycle::State &)
+{
+  for (auto & command : command_interfaces_) {
+    command.set_value(0.0);
+  }
+  return CallbackReturn::SUCCESS;
+}
+
+#if CONTROLLER_INTERFACE_VERSION_MAJOR >= 4
+controller_interface::return_type ComputedTorqueController::update_reference_from_subscribers(
+  const rclcpp::Time &, const rclcpp::Duration &)
+#else
+controller_interface::return_type ComputedTorqueController::update_reference_from_subscribers()
+#endif
+{
+  // the trajectory is sampled in update_and_write_commands, which has the time on every distribution
+  return controller_interface::return_type::OK;
+}
+
+void ComputedTorqueController::sample_subscribed(double now) noexcept
+{
+  const Trajectory & tr = *trajectory_.readFromRT();
+  if (tr.sequence != active_) {  // a new trajectory starts from the reference of this moment
+    active_ = tr.sequence;
+    q0_ = qr_;
+    qd0_ = qdr_;
+    qdd0_ = qddr_;
+    start_ = tr.stamp > 0.0 ? tr.stamp : now;
+  }
+  if (tr.points == 0) {
+    qr_ = hold_;
+    std::fill(qdr_.begin(), qdr_.end(), 0.0);
+    std::fill(qddr_.begin(), qddr_.end(), 0.0);
+  } else {
+    sample_trajectory(tr, q0_.data(), qd0_.data(), qdd0_.data(), now - start_, qr_.data(), qdr_.data(), qddr_.data());
+  }
+  const auto & index = core_.index();
+  const size_t n = index.size();
+  for (size_t i = 0; i < n; ++i) {  // shown on the reference interfaces
+    const auto k = static_cast<size_t>(index[i]);
+    reference_interfaces_[i] = qr_[k];
+    reference_interfaces_[n + i] = qdr_[k];
+    reference_interfaces_[2 * n + i] = qddr_[k];
+  }
+}
+
+controller_interface::return_type ComputedTorqueController::update_and_write_commands(
+  const rclcpp::Time & time, const rclcpp::Duration &)
+{
+  if (param_listener_->try_get_params(params_)) {
+    apply_gains();  // gains changed while running (a wrong size keeps the previous ones)
+  }
+  if (is_in_chained_mode()) {
+    const auto & index = core_.index();
+    const size_t n = index.size();
+    for (size_t i = 0; i < n; ++i) {  // a NaN: not commanded by the controller in front
+      const auto k = static_cast<size_t>(index[i]);
+      const double p = reference_interfaces_[i], v = reference_interfaces_[n + i], a = reference_interfaces_[2 * n + i];
+      qr_[k] = std::isnan(p) ? hold_[k] : p;
+      qdr_[k] = std::isnan(v) ? 0.0 : v;
+      qddr_[k] = std::isnan(a) ? 0.0 : a;
+    }
+  } else {
+    sample_subscribed(time.seconds());
+  }
+  int status = RD_BAD_INPUT;
+  if (core_.read(state_interfaces_)) {
+    status = rd_computed_torque(
+      &core_.model(), &options_, core_.q.data(), core_.qd.data(), qr_.data(), qdr_.data(), qddr_.data(),
+      core_.tau.data(), &core_.work());
+  }
+  core_.finish(status, command_interfaces_);
+  return controller_interface::return_type::OK;
+}
+
+}  // namespace robot_dynamics_control
+
+PLUGINLIB_EXPORT_CLASS(
+  robot_dynamics_control::ComputedTorqueController, controller_interface::ChainableControllerInterface)

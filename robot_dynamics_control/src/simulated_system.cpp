@@ -1,0 +1,456 @@
+// The arm's dynamics as ros2_control hardware (see simulated_system.hpp).
+
+#include "robot_dynamics_control/simulated_system.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <locale>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hardware_interface/types/hardware_interface_type_values.hpp"
+#include "rclcpp/logging.hpp"
+#include "robot_dynamics_control/engine_model.hpp"
+
+namespace robot_dynamics_control
+{
+namespace
+{
+rclcpp::Logger logger() { return rclcpp::get_logger("robot_dynamics_control.SimulatedSystem"); }
+
+std::int64_t steady_ns()
+{
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+           std::chrono::steady_clock::now().time_since_epoch())
+    .count();
+}
+
+std::string trim(const std::string & s)
+{
+  const auto a = s.find_first_not_of(" \t\r\n");
+  if (a == std::string::npos) {
+    return "";
+  }
+  return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
+}
+
+// A number as the URDF writes it (C locale), the whole text or an error naming `what`.
+double parse_number(const std::string & text, const std::string & what)
+{
+  std::istringstream in(trim(text));
+  in.imbue(std::locale::classic());
+  double v = 0.0;
+  in >> v;
+  if (in.fail() || !in.eof()) {
+    // "nan" and "inf" are not read by istream: strtod takes them
+    const std::string t = trim(text);
+    char * end = nullptr;
+    v = std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size()) {
+      throw std::runtime_error(what + ": expected a number, got '" + text + "'");
+    }
+  }
+  return v;
+}
+
+std::vector<double> parse_list(const std::string & text, const std::string & what)
+{
+  std::string t = text;
+  std::replace(t.begin(), t.end(), ',', ' ');
+  std::istringstream in(t);
+  std::vector<double> out;
+  for (std::string item; in >> item;) {
+    out.push_back(parse_number(item, what));
+  }
+  return out;
+}
+
+bool parse_bool(const std::string & text, const std::string & what)
+{
+  std::string t = trim(text);
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (t == "true" || t == "1" || t == "yes" || t == "on") {
+    return true;
+  }
+  if (t == "false" || t == "0" || t == "no" || t == "off") {
+    return false;
+  }
+  throw std::runtime_error(what + ": expected true or false, got '" + text + "'");
+}
+
+std::string join(const std::vector<std::string> & names)
+{
+  std::string out = "[";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += (i ? ", '" : "'") + names[i] + "'";
+  }
+  return out + "]";
+}
+
+const char * status_name(int status)
+{
+  switch (status) {
+    case RD_BAD_SIZE: return "bad size";
+    case RD_BAD_INPUT: return "non-finite input";
+    case RD_BAD_OUTPUT: return "non-finite or diverged state";
+    case RD_NOT_POSITIVE_DEFINITE: return "inertia matrix not positive definite";
+    default: return status >= RD_SINGULAR ? "singular articulated inertia" : "engine error";
+  }
+}
+
+const std::set<std::string> kStateInterfaces = {
+  hardware_interface::HW_IF_POSITION, hardware_interface::HW_IF_VELOCITY, hardware_interface::HW_IF_EFFORT};
+}  // namespace
+
+// -- the timing log ------------------------------------------------------------------------------
+
+void CycleLog::reset(std::size_t capacity, std::size_t joints)
+{
+  capacity_ = capacity;
+  joints_ = joints;
+  count_ = 0;
+  // value-initialised: every page touched now, none faulted in inside the loop
+  times_.assign(3 * capacity, -1);
+  effort_.assign(joints * capacity, std::numeric_limits<double>::quiet_NaN());
+}
+
+void CycleLog::on_read(std::int64_t steady, std::int64_t ros)
+{
+  if (capacity_ == 0) {
+    return;
+  }
+  const std::size_t k = count_ % capacity_;
+  times_[3 * k] = steady;
+  times_[3 * k + 1] = -1;
+  times_[3 * k + 2] = ros;
+  std::fill_n(effort_.begin() + static_cast<std::ptrdiff_t>(joints_ * k), joints_,
+              std::numeric_limits<double>::quiet_NaN());
+  ++count_;
+}
+
+void CycleLog::on_write(std::int64_t steady, const double * effort)
+{
+  if (capacity_ == 0 || count_ == 0) {
+    return;  // a write before any read belongs to no cycle
+  }
+  const std::size_t k = (count_ - 1) % capacity_;
+  times_[3 * k + 1] = steady;
+  std::copy(effort, effort + joints_, effort_.begin() + static_cast<std::ptrdiff_t>(joints_ * k));
+}
+
+bool CycleLog::write_csv(
+  const std::string & path, const std::vector<std::string> & joint_names, std::string * error) const
+{
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  std::FILE * f = std::fopen(tmp.c_str(), "w");
+  if (!f) {
+    *error = "cannot write '" + tmp + "'";
+    return false;
+  }
+  std::fputs("cycle,read_steady_ns,write_steady_ns,ros_time_ns", f);
+  for (const auto & j : joint_names) {
+    std::fprintf(f, ",effort_%s", j.c_str());
+  }
+  std::fputc('\n', f);
+  const std::uint64_t n = size(), first = count_ - n;
+  for (std::uint64_t c = first; c < count_; ++c) {
+    const std::size_t k = c % capacity_;
+    std::fprintf(f, "%llu,%lld,%lld,%lld", static_cast<unsigned long long>(c),
+                 static_cast<long long>(times_[3 * k]), static_cast<long long>(times_[3 * k + 1]),
+                 static_cast<long long>(times_[3 * k + 2]));
+    for (std::size_t j = 0; j < joints_; ++j) {
+      std::fprintf(f, ",%.17g", effort_[joints_ * k + j]);
+    }
+    std::fputc('\n', f);
+  }
+  const bool ok = std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+  if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    *error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+// -- the hardware --------------------------------------------------------------------------------
+
+SimulatedSystem::~SimulatedSystem() { save_timing_log(); }
+
+SimulatedSystem::CallbackReturn SimulatedSystem::on_init(const hardware_interface::HardwareInfo & info)
+{
+  if (hardware_interface::SystemInterface::on_init(info) != CallbackReturn::SUCCESS) {
+    return CallbackReturn::ERROR;
+  }
+  try {
+    const auto & hw = info_.hardware_parameters;
+    auto param = [&hw](const std::string & name, const std::string & fallback) {
+      const auto it = hw.find(name);
+      return it == hw.end() ? fallback : trim(it->second);
+    };
+    static const std::set<std::string> known = {
+      "drivetrain", "substeps", "max_step", "friction", "coulomb_smoothing", "initial_positions",
+      "timing_log", "timing_log_cycles"};
+    for (const auto & kv : hw) {
+      if (!known.count(kv.first)) {
+        throw std::runtime_error(
+          "unknown hardware parameter '" + kv.first + "'; valid: " +
+          join(std::vector<std::string>(known.begin(), known.end())));
+      }
+    }
+    substeps_ = static_cast<int>(parse_number(param("substeps", "1"), "substeps"));
+    if (!(substeps_ >= 1 && substeps_ <= max_substeps_) ||
+        static_cast<double>(substeps_) != parse_number(param("substeps", "1"), "substeps")) {
+      throw std::runtime_error("substeps: expected an integer in [1, 1000], got '" + param("substeps", "1") + "'");
+    }
+    max_step_ = parse_number(param("max_step", "0.005"), "max_step");
+    if (!(max_step_ > 0.0 && max_step_ <= 0.1)) {
+      throw std::runtime_error("max_step: expected a step in (0, 0.1] s, got '" + param("max_step", "") + "'");
+    }
+    const bool friction = parse_bool(param("friction", "true"), "friction");
+    const double smooth = parse_number(param("coulomb_smoothing", "0"), "coulomb_smoothing");
+    if (!(smooth >= 0.0 && std::isfinite(smooth))) {
+      throw std::runtime_error("coulomb_smoothing: expected a velocity >= 0 [rad/s], got '" +
+                               param("coulomb_smoothing", "") + "'");
+    }
+    timing_log_ = param("timing_log", "");
+    const double cycles = parse_number(param("timing_log_cycles", "1048576"), "timing_log_cycles");
+    if (!(cycles >= 1 && cycles <= 1e8 && cycles == std::floor(cycles))) {
+      throw std::runtime_error("timing_log_cycles: expected an integer in [1, 1e8], got '" +
+                               param("timing_log_cycles", "") + "'");
+    }
+
+    if (info_.original_xml.empty()) {
+      throw std::runtime_error("the hardware info holds no URDF (original_xml)");
+    }
+    model_ = EngineModel::from_description(info_.original_xml, param("drivetrain", ""));
+    nq_ = model_->nq();
+
+    // The block's joints, their interfaces and their place in the model
+    const std::size_t n = info_.joints.size();
+    std::vector<double> initial(n, 0.0);
+    joints_.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto & joint = info_.joints[i];
+      joints_.push_back(joint.name);
+      if (joint.command_interfaces.size() != 1 ||
+          joint.command_interfaces[0].name != hardware_interface::HW_IF_EFFORT) {
+        std::vector<std::string> names;
+        for (const auto & c : joint.command_interfaces) {
+          names.push_back(c.name);
+        }
+        throw std::runtime_error("joint '" + joint.name + "': expected one command interface 'effort', got " +
+                                 join(names));
+      }
+      for (const auto & s : joint.state_interfaces) {
+        if (!kStateInterfaces.count(s.name)) {
+          throw std::runtime_error("joint '" + joint.name + "': unknown state interface '" + s.name +
+                                   "'; valid: ['position', 'velocity', 'effort']");
+        }
+        if (s.name == hardware_interface::HW_IF_POSITION && !trim(s.initial_value).empty()) {
+          initial[i] = parse_number(s.initial_value, "joint '" + joint.name + "' position initial_value");
+        }
+      }
+    }
+    index_ = model_->indices_of(joints_);  // throws naming the model's joints
+    std::vector<std::string> missing;
+    for (int k = 0; k < nq_; ++k) {
+      if (std::find(index_.begin(), index_.end(), k) == index_.end()) {
+        missing.push_back(model_->joint_names()[static_cast<std::size_t>(k)]);
+      }
+    }
+    if (!missing.empty() || static_cast<int>(n) != nq_) {
+      throw std::runtime_error("the <ros2_control> block must list every joint of the model once, " +
+                               join(model_->joint_names()) + "; missing " + join(missing));
+    }
+    const std::string listed = param("initial_positions", "");
+    if (!listed.empty()) {
+      initial = parse_list(listed, "initial_positions");
+      if (initial.size() != n) {
+        throw std::runtime_error("initial_positions: expected " + std::to_string(n) + " values ordered as " +
+                                 join(joints_) + ", got '" + listed + "'");
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!std::isfinite(initial[i])) {
+        throw std::runtime_error("initial position of joint '" + joints_[i] + "' is not finite");
+      }
+    }
+
+    limit_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      limit_[i] = model_->effort_limits()[static_cast<std::size_t>(index_[i])];
+    }
+    command_.assign(n, std::numeric_limits<double>::quiet_NaN());
+    position_.assign(n, 0.0);
+    velocity_.assign(n, 0.0);
+    effort_.assign(n, 0.0);
+    x_.assign(2 * static_cast<std::size_t>(nq_), 0.0);
+    u_.assign(static_cast<std::size_t>(nq_), 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      x_[static_cast<std::size_t>(index_[i])] = initial[i];
+      position_[i] = initial[i];
+    }
+    plant_.model = &model_->model();
+    plant_.g = model_->model().gravity;
+    plant_.friction = friction ? 1 : 0;
+    plant_.smooth = smooth;
+    // the model and the initial state work: one evaluation of the dynamics now, not in the loop
+    std::vector<double> qdd(static_cast<std::size_t>(nq_));
+    const int st = rd_plant_accel(&plant_, x_.data(), x_.data() + nq_, u_.data(), qdd.data(), &model_->work());
+    if (st != RD_OK) {
+      throw std::runtime_error(std::string("the dynamics at the initial state fail: ") + status_name(st));
+    }
+    if (!timing_log_.empty()) {
+      // fail now, not at the end of a run, where the file cannot be written
+      const std::string probe = timing_log_ + ".tmp." + std::to_string(::getpid());
+      std::FILE * f = std::fopen(probe.c_str(), "w");
+      if (!f) {
+        throw std::runtime_error("timing_log: cannot write beside '" + timing_log_ + "'");
+      }
+      std::fclose(f);
+      std::remove(probe.c_str());
+      log_.reset(static_cast<std::size_t>(cycles), n);
+    }
+    RCLCPP_INFO(logger(), "'%s': %d joints, %d RK4 step(s) per period (at most %g s each), friction %s%s%s",
+                info_.name.c_str(), nq_, substeps_, max_step_, friction ? "on" : "off",
+                timing_log_.empty() ? "" : ", timing log ", timing_log_.c_str());
+  } catch (const std::exception & e) {
+    RCLCPP_FATAL(logger(), "'%s': %s", info_.name.c_str(), e.what());
+    return CallbackReturn::ERROR;
+  }
+  return CallbackReturn::SUCCESS;
+}
+
+// The interfaces as pointers into this object's arrays: the only form Humble has; Jazzy keeps it
+// (deprecated beside its on_export_* interfaces), so the same code serves both.
+std::vector<hardware_interface::StateInterface> SimulatedSystem::export_state_interfaces()
+{
+  std::vector<hardware_interface::StateInterface> out;
+  for (std::size_t i = 0; i < joints_.size(); ++i) {
+    for (const auto & s : info_.joints[i].state_interfaces) {
+      double * value = s.name == hardware_interface::HW_IF_POSITION ? &position_[i]
+                       : s.name == hardware_interface::HW_IF_VELOCITY ? &velocity_[i]
+                                                                       : &effort_[i];
+      out.emplace_back(joints_[i], s.name, value);
+    }
+  }
+  return out;
+}
+
+std::vector<hardware_interface::CommandInterface> SimulatedSystem::export_command_interfaces()
+{
+  std::vector<hardware_interface::CommandInterface> out;
+  for (std::size_t i = 0; i < joints_.size(); ++i) {
+    out.emplace_back(joints_[i], hardware_interface::HW_IF_EFFORT, &command_[i]);
+  }
+  return out;
+}
+
+SimulatedSystem::CallbackReturn SimulatedSystem::on_activate(const rclcpp_lifecycle::State &)
+{
+  std::fill(command_.begin(), command_.end(), std::numeric_limits<double>::quiet_NaN());
+  std::fill(u_.begin(), u_.end(), 0.0);
+  braked_ = true;
+  reported_ = false;
+  active_ = true;
+  return CallbackReturn::SUCCESS;
+}
+
+SimulatedSystem::CallbackReturn SimulatedSystem::on_deactivate(const rclcpp_lifecycle::State &)
+{
+  active_ = false;
+  braked_ = true;
+  save_timing_log();
+  return CallbackReturn::SUCCESS;
+}
+
+hardware_interface::return_type SimulatedSystem::read(const rclcpp::Time & time, const rclcpp::Duration & period)
+{
+  const double dt = period.seconds();
+  double * qd = x_.data() + nq_;
+  if (!active_ || braked_) {
+    std::fill(qd, qd + nq_, 0.0);  // the brakes hold the arm
+  } else if (dt > 0.0 && std::isfinite(dt)) {
+    int steps = substeps_;
+    double h = dt / steps;
+    if (h > max_step_) {
+      steps = static_cast<int>(std::ceil(dt / max_step_));
+      h = dt / steps;
+      if (steps > max_substeps_) {
+        // a stall of the loop: simulated time falls behind rather than an unstable step
+        steps = max_substeps_;
+        h = max_step_;
+        if (!lagging_) {
+          RCLCPP_WARN(logger(), "'%s': a period of %.3f s is longer than %d steps of %g s: the simulated "
+                      "arm falls behind the clock (said once)", info_.name.c_str(), dt, max_substeps_, max_step_);
+          lagging_ = true;
+        }
+      }
+    }
+    const int st = rd_plant_step(&plant_, h, steps, x_.data(), u_.data(), &model_->work());
+    if (st != RD_OK) {
+      if (!reported_) {
+        RCLCPP_ERROR(logger(), "'%s': the plant's step failed (%s, status %d) at t = %.6f s; the state is "
+                     "kept as it was", info_.name.c_str(), status_name(st), st, time.seconds());
+        reported_ = true;
+      }
+      return hardware_interface::return_type::ERROR;
+    }
+  }
+  for (std::size_t i = 0; i < joints_.size(); ++i) {
+    const auto k = static_cast<std::size_t>(index_[i]);
+    position_[i] = x_[k];
+    velocity_[i] = qd[k];
+    effort_[i] = active_ && !braked_ ? u_[k] : 0.0;
+  }
+  log_.on_read(steady_ns(), time.nanoseconds());
+  return hardware_interface::return_type::OK;
+}
+
+hardware_interface::return_type SimulatedSystem::write(const rclcpp::Time &, const rclcpp::Duration &)
+{
+  log_.on_write(steady_ns(), command_.data());
+  bool any = false;
+  for (double c : command_) {
+    any = any || !std::isnan(c);
+  }
+  braked_ = !any;  // NaN everywhere: no command, the brakes hold the arm
+  for (std::size_t i = 0; i < joints_.size(); ++i) {
+    double c = std::isnan(command_[i]) ? 0.0 : command_[i];
+    c = std::min(std::max(c, -limit_[i]), limit_[i]);  // the drive's saturation
+    u_[static_cast<std::size_t>(index_[i])] = braked_ ? 0.0 : c;
+  }
+  return hardware_interface::return_type::OK;
+}
+
+void SimulatedSystem::save_timing_log()
+{
+  if (timing_log_.empty() || !log_.enabled() || log_.cycles() == saved_cycles_) {
+    return;
+  }
+  std::string error;
+  if (log_.write_csv(timing_log_, joints_, &error)) {
+    saved_cycles_ = log_.cycles();
+    RCLCPP_INFO(logger(), "'%s': timing of %zu cycles written to %s", info_.name.c_str(), log_.size(),
+                timing_log_.c_str());
+  } else {
+    RCLCPP_ERROR(logger(), "'%s': timing log: %s", info_.name.c_str(), error.c_str());
+  }
+}
+
+}  // namespace robot_dynamics_control
+
+#include "pluginlib/class_list_macros.hpp"
+
+PLUGINLIB_EXPORT_CLASS(robot_dynamics_control::SimulatedSystem, hardware_interface::SystemInterface)

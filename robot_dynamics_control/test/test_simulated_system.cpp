@@ -1,0 +1,413 @@
+// SimulatedSystem, the in-process plant: its interfaces, its physics (an RK4 written here over the
+// engine's direct dynamics, a static equilibrium under gravity torques, energy conserved without
+// friction), the brakes and saturation of the command, the timing log, bad configurations, and
+// read()/write() without allocation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hardware_interface/component_parser.hpp"
+#include "hardware_interface/types/hardware_interface_return_values.hpp"
+#include "rclcpp_lifecycle/state.hpp"
+#include "robot_dynamics_control/engine_model.hpp"
+#include "robot_dynamics_control/simulated_system.hpp"
+#include "test_files.hpp"
+
+// -- allocations counted on this thread while `counting` (glibc's entry points underneath) -------
+extern "C" {
+void * __libc_malloc(size_t);
+void * __libc_calloc(size_t, size_t);
+void * __libc_realloc(void *, size_t);
+void __libc_free(void *);
+}
+
+namespace
+{
+thread_local bool counting = false;
+thread_local long allocations = 0;
+}  // namespace
+
+extern "C" {
+void * malloc(size_t size)
+{
+  allocations += counting;
+  return __libc_malloc(size);
+}
+void * calloc(size_t n, size_t size)
+{
+  allocations += counting;
+  return __libc_calloc(n, size);
+}
+void * realloc(void * p, size_t size)
+{
+  allocations += counting;
+  return __libc_realloc(p, size);
+}
+void free(void * p)
+{
+  allocations += counting && p != nullptr;
+  __libc_free(p);
+}
+}
+
+namespace
+{
+using hardware_interface::return_type;
+using robot_dynamics_control::EngineModel;
+using robot_dynamics_control::SimulatedSystem;
+using robot_dynamics_control::test::read_text;
+using robot_dynamics_control::test::robot_file;
+using CallbackReturn = SimulatedSystem::CallbackReturn;
+
+const std::vector<std::string> kJoints = {"joint1", "joint2", "joint3", "joint4", "joint5", "joint6"};
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The PUMA 560 with a <ros2_control> block for SimulatedSystem (as robot_dynamics' ros2_control.py
+// writes it): `params` inside <hardware>, `q0` as the position states' initial values.
+std::string puma_with_block(const std::string & params, const std::vector<double> & q0, const std::string & joint_extra = "")
+{
+  std::string urdf = read_text(robot_file("urdf/puma560.urdf"));
+  std::ostringstream b;
+  b.precision(17);
+  b << "<ros2_control name=\"puma560\" type=\"system\"><hardware><plugin>robot_dynamics_control/SimulatedSystem"
+    << "</plugin>" << params << "</hardware>";
+  for (std::size_t i = 0; i < kJoints.size(); ++i) {
+    b << "<joint name=\"" << kJoints[i] << "\"><command_interface name=\"effort\"/>"
+      << "<state_interface name=\"position\"><param name=\"initial_value\">" << q0[i] << "</param></state_interface>"
+      << "<state_interface name=\"velocity\"/><state_interface name=\"effort\"/></joint>";
+  }
+  b << joint_extra << "</ros2_control>";
+  const auto end = urdf.rfind("</robot>");
+  return urdf.substr(0, end) + b.str() + "\n</robot>\n";
+}
+
+std::string param(const std::string & name, const std::string & value)
+{
+  return "<param name=\"" + name + "\">" + value + "</param>";
+}
+
+hardware_interface::HardwareInfo info_of(const std::string & urdf)
+{
+  return hardware_interface::parse_control_resources_from_urdf(urdf).at(0);
+}
+
+struct Sim
+{
+  std::unique_ptr<SimulatedSystem> hw = std::make_unique<SimulatedSystem>();
+  std::vector<hardware_interface::StateInterface> states;
+  std::vector<hardware_interface::CommandInterface> commands;
+  std::vector<double> command = std::vector<double>(6, kNaN);
+  std::int64_t t_ns = 0;
+
+  explicit Sim(const std::string & urdf)
+  {
+    if (hw->on_init(info_of(urdf)) != CallbackReturn::SUCCESS) {
+      throw std::runtime_error("on_init failed");
+    }
+    states = hw->export_state_interfaces();
+    commands = hw->export_command_interfaces();
+    hw->on_activate(rclcpp_lifecycle::State());
+  }
+  // one controller-manager cycle of `dt`: read (the plant advances), then the command written
+  return_type cycle(double dt = 0.002)
+  {
+    t_ns += static_cast<std::int64_t>(std::llround(dt * 1e9));
+    const rclcpp::Time time(t_ns);
+    const rclcpp::Duration period(std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(dt * 1e9))));
+    const return_type r = hw->read(time, period);
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+      commands[i].set_value(command[i]);
+    }
+    const return_type w = hw->write(time, period);
+    return r == return_type::OK ? w : r;
+  }
+};
+
+// x <- x + RK4 over h of (qd, aba(q, qd, u)) with the model's gravity and friction: the reference
+// integrator, written here
+void rk4_reference(EngineModel & m, std::vector<double> & x, const std::vector<double> & u, double h, int friction)
+{
+  const int n = m.nq();
+  auto f = [&](const std::vector<double> & s, std::vector<double> & d) {
+    d.assign(2 * n, 0.0);
+    for (int i = 0; i < n; ++i) {
+      d[i] = s[n + i];
+    }
+    ASSERT_EQ(rd_aba(&m.model(), s.data(), s.data() + n, u.data(), m.model().gravity, nullptr, 0, friction, 0.0,
+                     d.data() + n, &m.work()), RD_OK);
+  };
+  std::vector<double> k1, k2, k3, k4, s(2 * n);
+  f(x, k1);
+  for (int i = 0; i < 2 * n; ++i) s[i] = x[i] + 0.5 * h * k1[i];
+  f(s, k2);
+  for (int i = 0; i < 2 * n; ++i) s[i] = x[i] + 0.5 * h * k2[i];
+  f(s, k3);
+  for (int i = 0; i < 2 * n; ++i) s[i] = x[i] + h * k3[i];
+  f(s, k4);
+  for (int i = 0; i < 2 * n; ++i) x[i] += h / 6.0 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+}
+
+const std::vector<double> kQ0 = {0.1, -0.4, 0.3, 0.2, -0.5, 0.6};
+
+std::string drive() { return robot_file("config/puma560_drivetrain.yaml"); }
+
+TEST(SimulatedSystem, ExportsThreeStatesAndOneEffortCommandPerJointStartingAtTheInitialValues)
+{
+  Sim sim(puma_with_block(param("drivetrain", drive()), kQ0));
+  ASSERT_EQ(sim.states.size(), 18u);
+  ASSERT_EQ(sim.commands.size(), 6u);
+  EXPECT_EQ(sim.states[0].get_name(), "joint1/position");
+  EXPECT_EQ(sim.states[1].get_name(), "joint1/velocity");
+  EXPECT_EQ(sim.states[2].get_name(), "joint1/effort");
+  EXPECT_EQ(sim.commands[5].get_name(), "joint6/effort");
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(sim.states[3 * i].get_value(), kQ0[i]);
+    EXPECT_EQ(sim.states[3 * i + 1].get_value(), 0.0);
+  }
+  // the hardware parameter initial_positions wins over the interfaces' initial values
+  Sim listed(puma_with_block(param("initial_positions", "0.5, 0, 0, 0, 0, -1"), kQ0));
+  EXPECT_EQ(listed.hw->positions()[0], 0.5);
+  EXPECT_EQ(listed.hw->positions()[5], -1.0);
+}
+
+TEST(SimulatedSystem, NoCommandHoldsTheArmThenItFallsUnderZeroEffort)
+{
+  Sim sim(puma_with_block(param("drivetrain", drive()), kQ0));
+  for (int k = 0; k < 100; ++k) {
+    ASSERT_EQ(sim.cycle(), return_type::OK);  // NaN commands: ros2_control's "no command"
+  }
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(sim.hw->positions()[i], kQ0[i]);
+    EXPECT_EQ(sim.hw->velocities()[i], 0.0);
+    EXPECT_EQ(sim.hw->efforts()[i], 0.0);
+  }
+  // a command on joint 2 only: the others get zero effort (NaN), the brakes are released
+  sim.command = {kNaN, 0.0, kNaN, kNaN, kNaN, kNaN};
+  for (int k = 0; k < 50; ++k) {
+    ASSERT_EQ(sim.cycle(), return_type::OK);
+  }
+  EXPECT_GT(std::abs(sim.hw->positions()[1] - kQ0[1]), 1e-3);  // joint 2 falls under gravity
+  // the same motion as an explicit zero effort on every joint
+  Sim zero(puma_with_block(param("drivetrain", drive()), kQ0));
+  zero.cycle();
+  zero.command = std::vector<double>(6, 0.0);
+  for (int k = 0; k < 50; ++k) {
+    zero.cycle();
+  }
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(sim.hw->positions()[i], zero.hw->positions()[i]);
+  }
+}
+
+TEST(SimulatedSystem, EachPeriodIsRk4OfTheDirectDynamicsUnderTheHeldEffort)
+{
+  for (int substeps : {1, 3}) {
+    Sim sim(puma_with_block(param("drivetrain", drive()) + param("substeps", std::to_string(substeps)), kQ0));
+    auto model = EngineModel::from_description(read_text(robot_file("urdf/puma560.urdf")), drive());
+    std::vector<double> x(kQ0);
+    x.resize(12, 0.0);
+    sim.cycle();  // braked: nothing moves
+    sim.command = {10.0, -40.0, 5.0, 0.3, -0.2, 0.1};
+    sim.cycle();  // the command is taken here and held over the next period
+    const std::vector<double> u = sim.command;
+    for (int k = 0; k < 20; ++k) {
+      const double dt = 0.002 + 1e-4 * (k % 3);  // the measured period varies
+      sim.cycle(dt);
+      for (int s = 0; s < substeps; ++s) {
+        rk4_reference(*model, x, u, dt / substeps, 1);
+      }
+      for (std::size_t i = 0; i < 6; ++i) {
+        ASSERT_NEAR(sim.hw->positions()[i], x[i], 1e-12) << "substeps " << substeps << " cycle " << k;
+        ASSERT_NEAR(sim.hw->velocities()[i], x[6 + i], 1e-10);
+        ASSERT_EQ(sim.hw->efforts()[i], u[i]);  // the effort applied over the period
+      }
+    }
+  }
+}
+
+TEST(SimulatedSystem, GravityTorquesHoldTheArmAndEnergyIsConservedWithoutFriction)
+{
+  Sim sim(puma_with_block(param("drivetrain", drive()) + param("friction", "false") + param("substeps", "2"), kQ0));
+  auto model = EngineModel::from_description(read_text(robot_file("urdf/puma560.urdf")), drive());
+  std::vector<double> tau(6), zero(6, 0.0);
+  ASSERT_EQ(rd_rnea(&model->model(), kQ0.data(), zero.data(), zero.data(), model->model().gravity, nullptr, 0, 0, 0.0,
+                    tau.data(), &model->work()), RD_OK);
+  EXPECT_GT(std::abs(tau[1]), 10.0);  // the shoulder carries the arm
+  sim.command = tau;
+  for (int k = 0; k < 500; ++k) {  // one second
+    ASSERT_EQ(sim.cycle(), return_type::OK);
+  }
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_NEAR(sim.hw->positions()[i], kQ0[i], 1e-9);
+    EXPECT_NEAR(sim.hw->velocities()[i], 0.0, 1e-9);
+  }
+  // zero effort: the arm swings, kinetic + potential energy stays (RK4's error only)
+  auto energy = [&](const SimulatedSystem & hw) {
+    double e[2];
+    EXPECT_EQ(rd_energy(&model->model(), hw.positions().data(), hw.velocities().data(), model->model().gravity, e,
+                        &model->work()), RD_OK);
+    return e[0] + e[1];
+  };
+  const double e0 = energy(*sim.hw);
+  sim.command = zero;
+  double swing = 0.0;
+  for (int k = 0; k < 500; ++k) {
+    ASSERT_EQ(sim.cycle(), return_type::OK);
+    swing = std::max(swing, std::abs(sim.hw->velocities()[1]));
+  }
+  EXPECT_GT(swing, 1.0);
+  EXPECT_NEAR(energy(*sim.hw), e0, 1e-6 * std::max(1.0, std::abs(e0)));
+}
+
+TEST(SimulatedSystem, EffortsAreClippedToTheLimitsAndALatePeriodIsCutIntoShortSteps)
+{
+  Sim sim(puma_with_block(param("drivetrain", drive()), kQ0));
+  auto model = EngineModel::from_description(read_text(robot_file("urdf/puma560.urdf")), drive());
+  sim.command = {1e6, -1e6, 0.0, 0.0, 0.0, std::numeric_limits<double>::infinity()};
+  sim.cycle();
+  sim.cycle();
+  EXPECT_EQ(sim.hw->efforts()[0], model->effort_limits()[0]);
+  EXPECT_EQ(sim.hw->efforts()[1], -model->effort_limits()[1]);
+  EXPECT_EQ(sim.hw->efforts()[5], model->effort_limits()[5]);
+  // a stalled cycle of 0.2 s: 40 steps of 5 ms, the same as 40 short cycles
+  Sim a(puma_with_block(param("drivetrain", drive()), kQ0)), b(puma_with_block(param("drivetrain", drive()), kQ0));
+  a.command = b.command = std::vector<double>(6, 0.0);
+  a.cycle();
+  b.cycle();
+  ASSERT_EQ(a.cycle(0.2), return_type::OK);
+  std::vector<double> x(kQ0);
+  x.resize(12, 0.0);
+  for (int k = 0; k < 40; ++k) {
+    rk4_reference(*model, x, std::vector<double>(6, 0.0), 0.005, 1);
+  }
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_NEAR(a.hw->positions()[i], x[i], 1e-12);
+    EXPECT_TRUE(std::isfinite(a.hw->velocities()[i]));
+  }
+}
+
+TEST(SimulatedSystem, ReadAndWriteAllocateNothing)
+{
+  const std::string log = (std::filesystem::temp_directory_path() / "rdc-sim-alloc.csv").string();
+  Sim sim(puma_with_block(param("drivetrain", drive()) + param("timing_log", log) + param("timing_log_cycles", "64"), kQ0));
+  sim.command = {1.0, 2.0, 3.0, 0.1, 0.2, 0.3};
+  sim.cycle();
+  const rclcpp::Time time(1000000);
+  const rclcpp::Duration period(std::chrono::nanoseconds(2000000));
+  allocations = 0;
+  counting = true;
+  for (int k = 0; k < 200; ++k) {  // past the log's capacity: it wraps
+    sim.hw->read(time, period);
+    sim.hw->write(time, period);
+  }
+  counting = false;
+  EXPECT_EQ(allocations, 0);
+  sim.hw.reset();  // the destructor writes the log
+  std::filesystem::remove(log);
+}
+
+TEST(SimulatedSystem, TimingLogRecordsEveryCycleAndIsWrittenAtDeactivation)
+{
+  const std::string log = (std::filesystem::temp_directory_path() / "rdc-sim-timing.csv").string();
+  std::filesystem::remove(log);
+  Sim sim(puma_with_block(param("timing_log", log) + param("timing_log_cycles", "30"), kQ0));
+  for (int k = 0; k < 40; ++k) {
+    sim.command = {0.01 * k, kNaN, 0.0, 0.0, 0.0, 0.0};
+    sim.cycle();
+  }
+  EXPECT_EQ(sim.hw->cycle_log().cycles(), 40u);
+  EXPECT_EQ(sim.hw->cycle_log().size(), 30u);
+  sim.hw->on_deactivate(rclcpp_lifecycle::State());
+  std::ifstream f(log);
+  std::string line;
+  std::getline(f, line);
+  EXPECT_EQ(line, "cycle,read_steady_ns,write_steady_ns,ros_time_ns,effort_joint1,effort_joint2,effort_joint3,"
+                  "effort_joint4,effort_joint5,effort_joint6");
+  long long previous_read = 0;
+  int rows = 0;
+  for (; std::getline(f, line); ++rows) {
+    std::vector<std::string> cells;
+    std::stringstream in(line);
+    for (std::string c; std::getline(in, c, ',');) cells.push_back(c);
+    ASSERT_EQ(cells.size(), 10u) << line;
+    const int cycle = std::stoi(cells[0]);
+    EXPECT_EQ(cycle, 10 + rows);  // the last 30 of 40, oldest first
+    const long long read = std::stoll(cells[1]), write = std::stoll(cells[2]), ros = std::stoll(cells[3]);
+    EXPECT_GE(write, read);
+    EXPECT_GT(read, previous_read);
+    previous_read = read;
+    EXPECT_EQ(ros, 2000000LL * (cycle + 1));  // the ROS time given to read()
+    EXPECT_EQ(std::stod(cells[4]), 0.01 * cycle);  // the effort commanded at write()
+    EXPECT_TRUE(std::isnan(std::stod(cells[5])));
+  }
+  EXPECT_EQ(rows, 30);
+  EXPECT_FALSE(std::filesystem::exists(log + ".tmp." + std::to_string(::getpid())));
+  std::filesystem::remove(log);
+}
+
+TEST(SimulatedSystem, BadConfigurationsFailAtInitNamingTheChoices)
+{
+  const std::vector<std::string> bad = {
+    param("substeps", "0"), param("substeps", "1.5"), param("friction", "maybe"), param("max_step", "-1"),
+    param("nonsense", "1"), param("drivetrain", "/nonexistent/drive.yaml"),
+    param("initial_positions", "1, 2"), param("timing_log", "/nonexistent/dir/log.csv")};
+  for (const auto & p : bad) {
+    SimulatedSystem hw;
+    EXPECT_EQ(hw.on_init(info_of(puma_with_block(p, kQ0))), CallbackReturn::ERROR) << p;
+  }
+  // a joint the model does not have, a model joint left out (the parsed block edited: Jazzy's
+  // parser itself refuses joints that are not movable joints of the URDF)
+  auto info = info_of(puma_with_block("", kQ0));
+  info.joints[0].name = "gripper";
+  SimulatedSystem hw;
+  EXPECT_EQ(hw.on_init(info), CallbackReturn::ERROR);
+  info = info_of(puma_with_block("", kQ0));
+  info.joints.pop_back();
+  SimulatedSystem hw1;
+  EXPECT_EQ(hw1.on_init(info), CallbackReturn::ERROR);
+  // a joint without its effort command interface
+  std::string no_effort = puma_with_block("", kQ0);
+  const std::string effort = "<command_interface name=\"effort\"/>";
+  no_effort.replace(no_effort.find(effort), effort.size(), "<command_interface name=\"position\"/>");
+  SimulatedSystem hw2;
+  EXPECT_EQ(hw2.on_init(info_of(no_effort)), CallbackReturn::ERROR);
+}
+
+TEST(SimulatedSystem, AFailingStepIsAnErrorAndKeepsTheState)
+{
+  // a pendulum on a continuous joint: no effort limit, so an infinite command reaches the engine
+  const std::string urdf =
+    "<robot name='pendulum'><link name='base'/><link name='bob'><inertial><origin xyz='0 0 -0.5'/>"
+    "<mass value='1'/><inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial></link>"
+    "<joint name='swing' type='continuous'><parent link='base'/><child link='bob'/><axis xyz='0 1 0'/></joint>"
+    "<ros2_control name='pendulum' type='system'><hardware><plugin>robot_dynamics_control/SimulatedSystem</plugin>"
+    "</hardware><joint name='swing'><command_interface name='effort'/><state_interface name='position'>"
+    "<param name='initial_value'>0.3</param></state_interface></joint></ros2_control></robot>";
+  SimulatedSystem hw;
+  ASSERT_EQ(hw.on_init(info_of(urdf)), CallbackReturn::SUCCESS);
+  auto states = hw.export_state_interfaces();
+  auto commands = hw.export_command_interfaces();
+  ASSERT_EQ(states.size(), 1u);
+  hw.on_activate(rclcpp_lifecycle::State());
+  const rclcpp::Time t(0);
+  const rclcpp::Duration dt(std::chrono::nanoseconds(2000000));
+  commands[0].set_value(std::numeric_limits<double>::infinity());
+  ASSERT_EQ(hw.write(t, dt), return_type::OK);
+  EXPECT_EQ(hw.read(t, dt), return_type::ERROR);
+  EXPECT_EQ(hw.positions()[0], 0.3);
+  commands[0].set_value(0.0);
+  hw.write(t, dt);
+  EXPECT_EQ(hw.read(t, dt), return_type::OK);  // a good command runs again
+  EXPECT_LT(std::abs(hw.positions()[0]), 0.3);  // the pendulum swings back under gravity
+}
+
+}  // namespace
