@@ -32,6 +32,8 @@ ROSDEP = {
     "trajectory_msgs": "trajectory_msgs",
     "robot_dynamics_interfaces": "robot_dynamics_interfaces",
     "control_msgs": "control_msgs",  # imported only where installed (the FollowJointTrajectory action)
+    "launch": "launch",  # the control-loop bench's launch service (ros/loop_latency_run.py)
+    "launch_ros": "launch_ros",
     "pinocchio": "pinocchio",  # the optional comparison of `robot-dynamics bench`; a test_depend
 }
 # no rosdep key: installed with pip beside ROS (the README's install line and the workflow)

@@ -17,9 +17,14 @@ def register(sub: Any, parents: CommonOptions) -> None:
         help="the URDF with a <ros2_control> block (effort commands; position, velocity, effort states) "
              "and the controller manager's YAML",
     )
-    p.add_argument("--hardware", default="topic",
-                   help="topic (a simulator through topic_based_ros2_control/TopicBasedSystem; default), "
+    p.add_argument("--hardware", default="sim",
+                   help="sim (the arm's dynamics in-process: robot_dynamics_control/SimulatedSystem; default), "
+                        "topic (a simulator through topic_based_ros2_control/TopicBasedSystem), "
                         "mock (mock_components/GenericSystem) or a vendor's plugin as package/Class")
+    p.add_argument("--control", default="in_loop",
+                   help="in_loop (robot_dynamics_control's computed-torque controller in the controller manager, "
+                        "joint_trajectory_controller chained in front; default) or node (our Python controller "
+                        "node commanding a JointGroupEffortController)")
     p.add_argument("--hardware-param", action="append", default=[], metavar="NAME=VALUE",
                    help="a <param> of the hardware (repeatable)")
     p.add_argument("--q", help="initial positions of the position state interfaces (comma list, joint order)")
@@ -45,10 +50,12 @@ def run_ros2_control(args: argparse.Namespace) -> int:
     if m.description is None:
         raise ModelError(f"robot {m.name!r} has no URDF description")
     q0 = state_vector(args, "q", m) if args.q else None
+    drivetrain = _drivetrain_path(args)
     block = ros2_control_block(m, args.hardware, initial_positions=q0,
-                               hardware_params=_pairs(args.hardware_param, "=", "--hardware-param", "NAME=VALUE"))
+                               hardware_params=_pairs(args.hardware_param, "=", "--hardware-param", "NAME=VALUE"),
+                               drivetrain=drivetrain if args.hardware == "sim" else "")
     urdf = with_ros2_control(m.description, block)
-    controllers = controllers_yaml(m, args.update_rate)
+    controllers = controllers_yaml(m, args.update_rate, control=args.control, description=urdf, drivetrain=drivetrain)
     files = None
     if args.out:
         folder = output_dir(args)
@@ -62,6 +69,23 @@ def run_ros2_control(args: argparse.Namespace) -> int:
     else:
         print(block if args.block_only else controllers if args.controllers else urdf, end="" if args.controllers else "\n")
     return 0
+
+
+def _drivetrain_path(args: argparse.Namespace) -> str:
+    """The drive-train YAML the plugins load beside the URDF: --drivetrain, else a bundled
+    robot's own (absolute, as the controller manager runs elsewhere), else none."""
+    from pathlib import Path
+
+    from ..model.registry import robot_files
+
+    if getattr(args, "drivetrain", None):
+        return str(Path(args.drivetrain).resolve())
+    if getattr(args, "urdf", None):
+        return ""
+    from ..model import DEFAULT_ROBOT
+
+    sidecar = robot_files(getattr(args, "robot", None) or DEFAULT_ROBOT)[1]
+    return "" if sidecar is None else str(Path(sidecar).resolve())
 
 
 def run_engine_model(args: argparse.Namespace) -> int:

@@ -6,11 +6,17 @@ one-point trajectory_msgs/JointTrajectory, as the trajectory node's ``~/referenc
 order (``joints``) of ros2_control's effort forward-command controller
 (effort_controllers/JointGroupEffortController listens on ``/<controller name>/commands``).
 
-Every callback is one call into :class:`robot_dynamics.ros.motion.ControlLoop`.
+Every callback is one call into :class:`robot_dynamics.ros.motion.ControlLoop`. With
+``command_log`` set, each command published is also recorded (the stamp of the joint state it
+was computed from, when that state arrived, when the command left, the efforts:
+:class:`robot_dynamics.ros.loop_latency.CommandRecorder`) and the file written when the node
+stops; ``bench/bench_control_loop.py`` traces the delay from a hardware read to the effort
+written for it with it.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -19,7 +25,9 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
+from ..errors import InputError
 from .logic import load_model_from_parameters
+from .loop_latency import CommandRecorder
 from .motion import ControlLoop, build_controller, controller_options
 from .node_common import declare_parameters, run, seconds
 
@@ -40,6 +48,12 @@ class ControllerNode(Node):
         )
         self.loop = ControlLoop(model, controller, p["joints"], state_timeout=p["state_timeout"],
                                 hold_on_start=p["hold_on_start"], command_space=p["command_space"])
+        self.command_log = p["command_log"]
+        folder = os.path.dirname(os.path.abspath(self.command_log)) if self.command_log else ""
+        if folder and not os.access(folder, os.W_OK):
+            raise InputError(f"command_log: cannot write into {folder!r}")
+        self.recorder = (CommandRecorder(p["command_log_cycles"], self.loop.command_joints)
+                         if self.command_log else None)
         self.command_pub = self.create_publisher(Float64MultiArray, p["command_topic"], 10)
         self.create_subscription(JointState, p["joint_states_topic"], self._on_joint_state, 10)
         self.create_subscription(JointTrajectory, p["reference_topic"], self._on_reference, 10)
@@ -51,7 +65,11 @@ class ControllerNode(Node):
         )
 
     def _on_joint_state(self, msg: JointState) -> None:
+        received = time.monotonic_ns()
         ok, status = self.loop.on_joint_state(msg, seconds(self))
+        if ok and self.recorder is not None:
+            stamp = msg.header.stamp
+            self.recorder.on_state(stamp.sec * 1_000_000_000 + stamp.nanosec, received)
         if not ok:
             self.get_logger().warning(f"joint state ignored: {status}", throttle_duration_sec=2.0)
 
@@ -71,7 +89,20 @@ class ControllerNode(Node):
             return
         msg = Float64MultiArray()
         msg.data = [float(v) for v in effort]
+        if self.recorder is not None:
+            self.recorder.on_command(time.monotonic_ns(), msg.data)
         self.command_pub.publish(msg)
+
+    def destroy_node(self) -> None:
+        """Write the command log (when on), then destroy the node."""
+        if self.recorder is not None and self.recorder.count:
+            try:
+                rows = self.recorder.write_csv(self.command_log)
+                self.get_logger().info(f"command log: {rows} commands written to {self.command_log}")
+            except OSError as exc:
+                self.get_logger().error(f"command log: cannot write {self.command_log!r}: {exc}")
+            self.recorder = None
+        super().destroy_node()
 
 
 def main(args: list[str] | None = None) -> None:

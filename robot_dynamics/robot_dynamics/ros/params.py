@@ -167,6 +167,11 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
         ParamSpec("command_space", "string", "joint", "joint: joint efforts in the order of 'joints' (what "
                   "JointGroupEffortController takes); actuator: motor efforts of a geared robot (drive-train inputs)",
                   choices=("joint", "actuator")),
+        ParamSpec("command_log", "string", "", "CSV file of the commands published (per command: the stamp of "
+                  "the joint state it was computed from, when that state arrived and when the command left "
+                  "[steady clock, ns], the efforts), written at shutdown; empty = off"),
+        ParamSpec("command_log_cycles", "integer", 1048576, "Commands the command log keeps (the last ones; "
+                  "preallocated at start)", minimum=1, maximum=100000000),
     ),
     "simulator": ROBOT_SOURCE
     + (
