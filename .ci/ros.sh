@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # The packages on a real ROS 2, Humble or Jazzy, as a ROS user builds them:
 #   bash .ci/ros.sh humble|jazzy
-# 1. ROS 2 built from source (../shared/ros2-<distro>, cached in ~/.cache: Humble about 20 min
-#    on 2 cores the first time plus about 40 min for its C++ stack from ../shared/ros2-humble-cpp,
-#    Jazzy about 6 min, seconds afterwards). Jazzy is built against numpy 2 (the numpy line of
-#    .ci/constraints-jazzy.txt), Humble against numpy 1.
+# 1. ROS 2 built from source with its C++ stack (rclcpp, robot_state_publisher, ros2_control with
+#    joint_state_broadcaster, the effort controllers and joint_trajectory_controller,
+#    topic_based_ros2_control, rviz2): ../shared/ros2-<distro>-cpp, which builds the minimal
+#    ../shared/ros2-<distro> first, cached in ~/.cache (Humble about 20 min on 2 cores the first
+#    time plus about 40 min for its C++ stack, Jazzy about 6 min plus about 23 min; a prebuilt pack
+#    in ../shared/ros2-prebuilt is unpacked instead when one matches; seconds afterwards). Jazzy is
+#    built against numpy 2 (the numpy line of .ci/constraints-jazzy.txt), Humble against numpy 1.
+#    RVIZ=0 leaves rviz2 out of either (test_rviz.py then skips, naming rviz2).
 # 2. The Python dependencies pip-installed into its environment under the distribution's
 #    constraints file, .ci/constraints-<distro>.txt (numpy, pyarrow, pin, pytest bounds).
 # 3. A workspace as a user makes it: the repository copied whole into src/ (its tracked and
 #    untracked-but-not-ignored files, what a clone of the work tree holds), nothing beside it.
-# 4. `colcon build` of both packages and `colcon test` of both: the whole pytest suite with real
-#    rclpy, the rclpy node tests, the launch_testing tests of sim.launch.py and arm.launch.py
-#    (ros2_control), robot_state_publisher's /tf and rviz2's screenshot (Humble, with its C++ stack).
-# Fails on any test failure; prints the time of each stage, the counts and every skip reason.
+# 4. `colcon build` and `colcon test` of every package of the repository (robot_dynamics_interfaces,
+#    robot_dynamics and, where the repository has it, robot_dynamics_control): the whole pytest
+#    suite with real rclpy, the rclpy node tests, the launch_testing tests of sim.launch.py and
+#    arm.launch.py (ros2_control), robot_state_publisher's /tf, rviz2's screenshot and the C++
+#    packages' ctest tests (gtest and pytest).
+# Fails on any test failure; prints the time of each stage, the counts (per package: pytest's
+# build/<pkg>/pytest.xml and ctest's build/<pkg>/test_results/<pkg>/*.xml) and every skip reason.
 # RESULTS=<folder> also writes <folder>/skipped-<distro>.txt (test id<TAB>reason) for .ci/run.
 set -euo pipefail
 distro=${1:-}
@@ -27,16 +34,18 @@ constraints=$repo/.ci/constraints-$distro.txt
 DISTRO=$(echo "$distro" | tr '[:lower:]' '[:upper:]')
 sources_var=ROS2_${DISTRO}_SOURCES
 sources=${!sources_var:-$repo/../shared/ros2-$distro}
-# Humble with its C++ stack (rclcpp, robot_state_publisher, ros2_control, topic_based_ros2_control,
-# rviz2): ../shared/ros2-humble-cpp builds the minimal Humble first, then adds it into the same
-# install (about 40 min the first time on 2 cores, cached afterwards). Jazzy stays minimal.
-if [ "$distro" = humble ] && [ -z "${ROS2_HUMBLE_SOURCES:-}" ] && [ -f "$repo/../shared/ros2-humble-cpp/build.sh" ]; then
-  sources=$repo/../shared/ros2-humble-cpp
-  # RVIZ=0 leaves rviz2 and rviz_default_plugins out (test_rviz.py then skips, naming rviz2).
+# The distribution with its C++ stack (rclcpp, robot_state_publisher, ros2_control,
+# topic_based_ros2_control, rviz2): ../shared/ros2-<distro>-cpp builds the minimal distribution
+# first, then adds the stack into the same install (cached afterwards). ROS2_<DISTRO>_SOURCES
+# names another source folder (its build.sh is run the same way).
+if [ -z "${!sources_var:-}" ] && [ -f "$repo/../shared/ros2-$distro-cpp/build.sh" ]; then
+  sources=$repo/../shared/ros2-$distro-cpp
+  # RVIZ=0 leaves rviz2 and rviz_default_plugins out (test_rviz.py then skips, naming rviz2); the
+  # rest is the C++ build scripts' default list.
   if [ "${RVIZ:-1}" = 0 ]; then
     export TARGETS="robot_state_publisher rclcpp_components rclcpp_lifecycle rclcpp_action tf2_ros \
       controller_manager joint_state_broadcaster forward_command_controller effort_controllers \
-      ros2controlcli topic_based_ros2_control"
+      ros2controlcli topic_based_ros2_control joint_trajectory_controller"
   fi
 fi
 stages=()
@@ -71,6 +80,13 @@ if [ -d "$cache/install/share/rviz2" ] && ! { command -v xvfb-run && command -v 
     xvfb xauth libgl1-mesa-dri imagemagick > /dev/null
 fi
 
+# gtest for robot_dynamics_control's C++ tests (ament_cmake_gtest finds Debian's; the ROS builds
+# here have no gtest_vendor). Its CMake fails rather than skip them when gtest is missing.
+if ! dpkg -s libgtest-dev > /dev/null 2>&1; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libgtest-dev > /dev/null
+fi
+
 set +u  # the ROS setup scripts read unset variables
 # shellcheck disable=SC1090,SC1091
 source "$cache/env.sh"
@@ -103,7 +119,12 @@ else
   cp -r "$repo/." "$ws/src/robot_dynamics_repo/"
 fi
 cd "$ws"
-colcon build --packages-up-to robot_dynamics --event-handlers console_cohesion- summary+ > build.log 2>&1 \
+# every package of the repository (colcon finds them under src/: robot_dynamics_interfaces,
+# robot_dynamics, robot_dynamics_control where the repository has it), in dependency order
+packages=$(colcon list --names-only | tr '\n' ' ')
+echo "packages: $packages"
+export MAKEFLAGS=${MAKEFLAGS:--j2}
+colcon build --event-handlers console_cohesion- summary+ > build.log 2>&1 \
   || { cat build.log; exit 1; }
 tail -n 2 build.log
 stage_done "colcon build"
@@ -112,38 +133,60 @@ set +u
 # shellcheck disable=SC1091
 source install/setup.bash
 set -u
-colcon test --packages-select robot_dynamics_interfaces robot_dynamics --event-handlers console_direct- \
-  --pytest-args -q -p no:cacheprovider > test.log 2>&1 || true
+# --pytest-args reach the ament_python package's pytest; the ament_cmake packages run ctest
+# (their gtest and ament_add_pytest_test tests write build/<pkg>/test_results/<pkg>/*.xml)
+colcon test --event-handlers console_direct- --pytest-args -q -p no:cacheprovider > test.log 2>&1 || true
 stage_done "colcon test"
 # colcon test-result exits 1 on a failure: keep going (set -e, pipefail) to name the failures
 { colcon test-result --all || true; } | tail -n 3
 status=0
 colcon test-result > /dev/null 2>&1 || status=1
-python3 - "$distro" "${RESULTS:-}" build/*/pytest.xml <<'PY'
+python3 - "$distro" "${RESULTS:-}" build <<'PY'
+"""Counts and skip reasons from the test result files of every package: pytest's junit XML of
+an ament_python package (build/<pkg>/pytest.xml) and what ctest's tests of an ament_cmake package
+write (build/<pkg>/test_results/<pkg>/*.xml: gtest's XML, ament_add_pytest_test's junit XML)."""
 import collections
+import glob
 import os
 import sys
 import xml.etree.ElementTree as ET
 
-distro, results, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+distro, results, build = sys.argv[1:4]
+paths = sorted(glob.glob(os.path.join(build, "*", "pytest.xml"))
+               + glob.glob(os.path.join(build, "*", "test_results", "**", "*.xml"), recursive=True))
+if not paths:
+    sys.exit(f"no test results under {build}/ (colcon test wrote none)")
 counts = collections.Counter()
+per_package = collections.defaultdict(collections.Counter)
 skipped = []
 for path in paths:
+    package = os.path.relpath(path, build).split(os.sep)[0]
+    kind = "pytest" if os.path.basename(path) == "pytest.xml" or path.endswith(".xunit.xml") else "gtest"
     for case in ET.parse(path).getroot().iter("testcase"):
         name = f"{case.get('classname')}::{case.get('name')}"
         bad = case.findall("failure") + case.findall("error")
         skip = case.find("skipped")
+        # gtest: GTEST_SKIP gives result="skipped" (and a <skipped> element from 1.11 on), a
+        # DISABLED_ test status="notrun"
+        gtest_skip = case.get("result") in ("skipped", "suppressed") or case.get("status") == "notrun"
         if bad:
-            counts["failed"] += 1
-            print(f"FAILED {name}")
+            outcome = "failed"
+            print(f"FAILED {package}: {name}")
             print((bad[0].text or bad[0].get("message") or "")[-4000:])
-        elif skip is not None:
-            counts["skipped"] += 1
-            skipped.append((name, (skip.get("message") or "").splitlines()[0] if skip.get("message") else ""))
+        elif skip is not None or gtest_skip:
+            outcome = "skipped"
+            message = (skip.get("message") or skip.text or "") if skip is not None else ""
+            if not message and gtest_skip:
+                message = "disabled (DISABLED_ prefix)" if case.get("status") == "notrun" else "GTEST_SKIP"
+            skipped.append((name, message.strip().splitlines()[0] if message.strip() else ""))
         else:
-            counts["passed"] += 1
+            outcome = "passed"
+        counts[outcome] += 1
+        per_package[f"{package} ({kind})"][outcome] += 1
 print(f"{distro}: {sum(counts.values())} tests, {counts['passed']} passed, {counts['failed']} failed, "
       f"{counts['skipped']} skipped")
+for what, c in sorted(per_package.items()):
+    print(f"  {what}: {sum(c.values())} tests, {c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped")
 for reason, n in collections.Counter(r for _, r in skipped).most_common():
     print(f"  skipped {n:3d}: {reason}")
 if results:
