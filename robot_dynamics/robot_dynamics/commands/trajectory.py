@@ -32,12 +32,15 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         "(--cartesian, --rotation). Limits default from the URDF (velocity) and effort / max inertia "
         "(acceleration). Writes trajectory.csv and trajectory.png into --out.",
     )
-    p.add_argument("--profile", "-p", default="trapezoidal", choices=[*PROFILES, *SPLINES], help="time law (default trapezoidal)")
+    p.add_argument("--profile", "-p", default="trapezoidal", choices=[*PROFILES, *SPLINES], help="time law (default trapezoidal: the minimum-time law under the velocity and acceleration "
+                        "limits, the job of this command; `simulate` follows a quintic of a given --move-time)")
     p.add_argument("--start", help="start joint positions, comma list (default zeros, inside the limits)")
     p.add_argument("--goal", help="goal joint positions (default: start + 0.5, -0.4, 0.3, 0.8, -0.6, 1.0, ... rad, inside the limits)")
     p.add_argument("--via", action="append", default=[], help="via point for the splines, comma list; repeat in order")
     p.add_argument("--velocity", help="joint velocity limits kv, one value or a comma list (default URDF)")
-    p.add_argument("--acceleration", help="joint acceleration limits ka (default effort / max inertia)")
+    p.add_argument("--acceleration", help="joint acceleration limits ka (default: Khalil's estimate of what the "
+                                          "motors can give, effort / max inertia, often far above a data sheet's; "
+                                          "the torque scaling then keeps the efforts within limits)")
     p.add_argument("--jerk", help=f"joint jerk limits for double_s (default {DEFAULT_JERK_PER_ACCELERATION:g} x ka)")
     p.add_argument("--duration", type=float, help="total time [s] instead of the minimum time")
     p.add_argument("--rate", type=float, default=100.0, help="sampling rate of the table [Hz] (default 100)")
