@@ -13,9 +13,11 @@ from robot_dynamics.cli import main
     (["simulate", "--move-time", "1e9"], "more than 20,000; shorten the time or lower the rate (or raise --max-ticks"),
     (["simulate", "--rate", "1e12"], "more than 20,000;"),
     (["simulate", "--rate", "1e6", "--move-time", "0.05", "--settle", "0"], "5e+04 steps, more than 20,000;"),  # ran 30 s under load
-    (["simulate", "--move-time", "1e5", "--max-ticks", "1000000000"], "1e+08 steps, more than 20,000,000;"),  # the ceiling holds
-    (["simulate", "--move-time", "1e9", "--max-ticks", "30000000"], "more than 20,000,000; shorten the time"),
-    (["simulate", "--max-ticks", "0"], "--max-ticks: expected an integer >= 1"),
+    # one limit on ticks, the simulation's own (MAX_TICKS), named in the help and in the errors
+    (["simulate", "--move-time", "1e5", "--max-ticks", "1000000000"], "--max-ticks: expected an integer from 1 to 5,000,000"),
+    (["simulate", "--move-time", "1e4", "--max-ticks", "5000000"], "1e+07 steps, more than 5,000,000; shorten the time"),
+    (["simulate", "--move-time", "30"], "more than 20,000; shorten the time or lower the rate (or raise --max-ticks, at most 5,000,000)"),
+    (["simulate", "--max-ticks", "0"], "--max-ticks: expected an integer from 1 to 5,000,000"),
     (["simulate", "--tf-every", "0"], "--tf-every"),
     (["trajectory", "--duration", "1", "--rate", "1e6"], "more than the table's 200,000; lower --rate"),  # took 29 s
     (["quadruped-yaw", "--duration", "1e6"], "more than 20,000,000"),
@@ -48,3 +50,17 @@ def test_max_ticks_lifts_the_default_bound(capsys, tmp_path, monkeypatch):
     assert "2.1e+04 steps, more than 20,000" in capsys.readouterr().err
     assert main([*argv, "--max-ticks", "21001"]) == 0
     assert "21001 ticks" in capsys.readouterr().out
+
+
+def test_the_tick_limit_is_one_number_in_the_cli_and_the_simulation():
+    """The command accepts what the simulation accepts: --max-ticks reaches Logging.max_ticks,
+    and both refuse past MAX_TICKS, naming the option."""
+    from robot_dynamics.cli import build_parser
+    from robot_dynamics.errors import InputError
+    from robot_dynamics.simulation import MAX_TICKS, Logging
+
+    sub = build_parser()._subparsers._group_actions[0].choices["simulate"]  # noqa: SLF001
+    assert f"at most {MAX_TICKS:,}" in " ".join(sub.format_help().split())
+    assert Logging(max_ticks=MAX_TICKS).max_ticks == MAX_TICKS
+    with pytest.raises(InputError, match=f"from 1 to {MAX_TICKS:,}"):
+        Logging(max_ticks=MAX_TICKS + 1)

@@ -107,13 +107,14 @@ def task_start_pose(model: RobotModel) -> np.ndarray:
 MAX_STEPS = 20_000_000
 
 
-def check_steps(duration: float, step: float, what: str, limit: int = MAX_STEPS, lift: str = "") -> int:
-    """``duration / step`` steps, refused above ``limit`` (at most :data:`MAX_STEPS`) with the
-    options named; ``lift`` names the option that raises ``limit`` when there is one."""
+def check_steps(duration: float, step: float, what: str, limit: int = MAX_STEPS, lift: str = "",
+                most: int = MAX_STEPS) -> int:
+    """``duration / step`` steps, refused above ``limit`` (at most ``most``, :data:`MAX_STEPS` by
+    default) with the options named; ``lift`` names the option that raises ``limit`` when there is one."""
     n = duration / step
-    if not np.isfinite(n) or n > min(limit, MAX_STEPS):
-        hint = f" (or raise {lift}, at most {MAX_STEPS:,})" if lift and limit < MAX_STEPS else ""
-        raise InputError(f"{what}: {n:.3g} steps, more than {min(limit, MAX_STEPS):,}; "
+    if not np.isfinite(n) or n > min(limit, most):
+        hint = f" (or raise {lift}, at most {most:,})" if lift and limit < most else ""
+        raise InputError(f"{what}: {n:.3g} steps, more than {min(limit, most):,}; "
                          f"shorten the time or lower the rate{hint}")
     return int(np.ceil(n))
 

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ._common import MAX_STEPS, check_steps, default_displacement, emit, format_table, load_model, output_dir, parse_vector, task_start_pose
+from ..simulation.options import MAX_TICKS
+from ._common import check_steps, default_displacement, emit, format_table, load_model, output_dir, parse_vector, task_start_pose
 
 #: --controller choices.
 CONTROLLERS = (
@@ -68,7 +69,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     g.add_argument("--rate", type=float, default=1000.0, help="controller rate [Hz] (default 1000)")
     g.add_argument("--max-ticks", type=int, default=DEFAULT_MAX_TICKS,
                    help=f"most controller ticks a run may take, a bound before any work (default {DEFAULT_MAX_TICKS:,}: "
-                        f"{DEFAULT_MAX_TICKS // 1000} s at 1 kHz, a few seconds of computing; at most {MAX_STEPS:,})")
+                        f"{DEFAULT_MAX_TICKS // 1000} s at 1 kHz, a few seconds of computing; at most {MAX_TICKS:,}, "
+                        "the simulation's own limit)")
     g.add_argument("--lqr-q", metavar="Q", help="LQR state weights, the diagonal of Q: nq position then nq velocity "
                    "weights, comma list (default: the bandwidth design from --omega and --xi)")
     g.add_argument("--lqr-r", metavar="R", help="LQR torque weights, the diagonal of R: nq values, comma list "
@@ -174,10 +176,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--offset: expected an initial error with |offset| <= pi (half a turn) [rad or m], got {args.offset!r}")
     if not args.relinearize_period >= 0:  # NaN too; inf: the first gain is kept
         raise InputError(f"--relinearize-period: expected a period >= 0 [s], got {args.relinearize_period!r}")
-    if args.max_ticks < 1:
-        raise InputError(f"--max-ticks: expected an integer >= 1, got {args.max_ticks}")
+    if not 1 <= args.max_ticks <= MAX_TICKS:
+        raise InputError(f"--max-ticks: expected an integer from 1 to {MAX_TICKS:,}, got {args.max_ticks}")
     check_steps(args.move_time + args.settle, 1.0 / args.rate, "--move-time + --settle at --rate",
-                limit=args.max_ticks, lift="--max-ticks")
+                limit=args.max_ticks, lift="--max-ticks", most=MAX_TICKS)
     if args.tf_every is None:
         args.tf_every = max(1, int(round(args.rate / TF_RATE)))
     if args.tf_every < 1:
@@ -199,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
     wall = time.perf_counter()
     options = SimulationOptions(integration=Integration(rate=args.rate, integrator=args.integrator),
                                 noise=Noise(position=args.noise, disturbance=disturbance),
-                                logging=Logging(progress=None))  # a bar for a long run, on a terminal
+                                logging=Logging(progress=None, max_ticks=args.max_ticks))  # a bar: a long run, on a terminal
     sim = Simulation(model, controller, reference, args.move_time + args.settle, options)
     sim.reset(q0)
     result = sim.run()

@@ -19,7 +19,7 @@ from ..control.base import ControllerBase, Reference, actuator_to_joint
 from ..errors import InputError
 from ..model.robot_model import RobotModel
 from .compiled import BLOCK, compiled_loop
-from .options import SimulationOptions
+from .options import MAX_TICKS, SimulationOptions
 from .plant import Plant
 from .reference import reference_function, sample_reference
 from .result import RunContext, SimulationLog, SimulationResult, make_result
@@ -137,7 +137,8 @@ class Simulation:
         limit = self.options.logging.max_ticks
         if not ticks <= limit:
             raise InputError(
-                f"duration * control_rate: {ticks:.3g} ticks, more than {limit:,}; shorten the duration or lower the rate"
+                f"duration * control_rate: {ticks:.3g} ticks, more than {limit:,} (Logging.max_ticks, at most "
+                f"{MAX_TICKS:,}); shorten the duration or lower the rate"
             )
         return float(duration)
 

@@ -139,8 +139,8 @@ class Logging:
     max_ticks: int = MAX_TICKS
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_ticks, bool) or int(self.max_ticks) != self.max_ticks or self.max_ticks < 1:
-            raise InputError(f"max_ticks: expected an integer >= 1, got {self.max_ticks!r}")
+        if isinstance(self.max_ticks, bool) or int(self.max_ticks) != self.max_ticks or not 1 <= self.max_ticks <= MAX_TICKS:
+            raise InputError(f"max_ticks: expected an integer from 1 to {MAX_TICKS:,}, got {self.max_ticks!r}")
 
 
 @dataclass(frozen=True)
