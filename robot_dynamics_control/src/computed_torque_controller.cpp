@@ -1,8 +1,9 @@
 #include "robot_dynamics_control/computed_torque_controller.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <exception>
 #include <limits>
+#include <string>
 
 #include "pluginlib/class_list_macros.hpp"
 
@@ -16,28 +17,6 @@ namespace
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char * const kReferenceKinds[3] = {"position", "velocity", "acceleration"};
 }  // namespace
-
-CallbackReturn ComputedTorqueController::on_init()
-{
-  try {
-    param_listener_ = std::make_shared<computed_torque_controller::ParamListener>(get_node());
-    params_ = param_listener_->get_params();
-  } catch (const std::exception & e) {
-    RCLCPP_ERROR(get_node()->get_logger(), "parameters: %s", e.what());
-    return CallbackReturn::ERROR;
-  }
-  return CallbackReturn::SUCCESS;
-}
-
-controller_interface::InterfaceConfiguration ComputedTorqueController::command_interface_configuration() const
-{
-  return {controller_interface::interface_configuration_type::INDIVIDUAL, core_.command_interface_names()};
-}
-
-controller_interface::InterfaceConfiguration ComputedTorqueController::state_interface_configuration() const
-{
-  return {controller_interface::interface_configuration_type::INDIVIDUAL, core_.state_interface_names()};
-}
 
 bool ComputedTorqueController::apply_gains() noexcept
 {
@@ -55,17 +34,8 @@ bool ComputedTorqueController::apply_gains() noexcept
   return true;
 }
 
-CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::State &)
+CallbackReturn ComputedTorqueController::configure_law()
 {
-  try {
-    params_ = param_listener_->get_params();
-    core_.configure(
-      robot_description_of(*this, params_.robot_description), params_.drivetrain, params_.joints,
-      params_.effort_limits);
-  } catch (const std::exception & e) {
-    RCLCPP_ERROR(get_node()->get_logger(), "%s", e.what());
-    return CallbackReturn::ERROR;
-  }
   const auto n = static_cast<size_t>(core_.n());
   for (auto * v : {&kp_, &kd_, &omega_, &xi_, &qr_, &qdr_, &qddr_, &q0_, &qd0_, &qdd0_, &hold_}) {
     v->assign(n, 0.0);
@@ -96,18 +66,16 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
     trajectory_.initRT(incoming_);
   }
   active_ = 0;
-  subscription_ = get_node()->create_subscription<trajectory_msgs::msg::JointTrajectory>(
-    "~/joint_trajectory", rclcpp::SystemDefaultsQoS(),
-    [this](const trajectory_msgs::msg::JointTrajectory::SharedPtr msg) {
-      const std::string reason = set_trajectory(*msg);
-      if (!reason.empty()) {
-        RCLCPP_WARN(get_node()->get_logger(), "~/joint_trajectory rejected: %s", reason.c_str());
-      }
-    });
-  RCLCPP_INFO(
-    get_node()->get_logger(), "computed torque (%s scheme, friction at the %s velocity) of '%s' on %d joints",
-    params_.scheme.c_str(), params_.friction_velocity.c_str(), core_.engine().robot_name().c_str(), core_.n());
+  subscribe_reference("~/joint_trajectory", [this](const trajectory_msgs::msg::JointTrajectory & msg) {
+    return set_trajectory(msg);
+  });
   return CallbackReturn::SUCCESS;
+}
+
+std::string ComputedTorqueController::law_name() const
+{
+  return "computed torque (" + params_.scheme + " scheme, friction at the " + params_.friction_velocity +
+         " velocity)";
 }
 
 std::vector<hardware_interface::CommandInterface> ComputedTorqueController::on_export_reference_interfaces()
@@ -141,14 +109,8 @@ std::string ComputedTorqueController::set_trajectory(const trajectory_msgs::msg:
   return "";
 }
 
-CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::State &)
+void ComputedTorqueController::activate_reference()
 {
-  try {
-    core_.bind(command_interfaces_, state_interfaces_);
-  } catch (const std::exception & e) {
-    RCLCPP_ERROR(get_node()->get_logger(), "%s", e.what());
-    return CallbackReturn::ERROR;
-  }
   // hold the position at activation until a reference arrives: no trajectory, NaN references
   core_.read(state_interfaces_);
   hold_ = core_.q;
@@ -163,15 +125,6 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
     incoming_.sequence = ++received_;
     trajectory_.writeFromNonRT(incoming_);
   }
-  return CallbackReturn::SUCCESS;
-}
-
-CallbackReturn ComputedTorqueController::on_deactivate(const rclcpp_lifecycle::State &)
-{
-  for (auto & command : command_interfaces_) {
-    command.set_value(0.0);
-  }
-  return CallbackReturn::SUCCESS;
 }
 
 #if CONTROLLER_INTERFACE_VERSION_MAJOR >= 4
@@ -231,14 +184,11 @@ controller_interface::return_type ComputedTorqueController::update_and_write_com
   } else {
     sample_subscribed(time.seconds());
   }
-  int status = RD_BAD_INPUT;
-  if (core_.read(state_interfaces_)) {
-    status = rd_computed_torque(
+  return tick([this] {
+    return rd_computed_torque(
       &core_.model(), &options_, core_.q.data(), core_.qd.data(), qr_.data(), qdr_.data(), qddr_.data(),
       core_.tau.data(), &core_.work());
-  }
-  core_.finish(status, command_interfaces_);
-  return controller_interface::return_type::OK;
+  });
 }
 
 }  // namespace robot_dynamics_control

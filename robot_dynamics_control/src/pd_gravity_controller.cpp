@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 
 #include "pluginlib/class_list_macros.hpp"
 
@@ -11,44 +10,13 @@ namespace robot_dynamics_control
 
 using controller_interface::CallbackReturn;
 
-CallbackReturn PdGravityController::on_init()
-{
-  try {
-    param_listener_ = std::make_shared<pd_gravity_controller::ParamListener>(get_node());
-    params_ = param_listener_->get_params();
-  } catch (const std::exception & e) {
-    RCLCPP_ERROR(get_node()->get_logger(), "parameters: %s", e.what());
-    return CallbackReturn::ERROR;
-  }
-  return CallbackReturn::SUCCESS;
-}
-
-controller_interface::InterfaceConfiguration PdGravityController::command_interface_configuration() const
-{
-  return {controller_interface::interface_configuration_type::INDIVIDUAL, core_.command_interface_names()};
-}
-
-controller_interface::InterfaceConfiguration PdGravityController::state_interface_configuration() const
-{
-  return {controller_interface::interface_configuration_type::INDIVIDUAL, core_.state_interface_names()};
-}
-
 bool PdGravityController::apply_gains() noexcept
 {
   return core_.to_model_order(params_.kp, kp_) && core_.to_model_order(params_.kd, kd_);
 }
 
-CallbackReturn PdGravityController::on_configure(const rclcpp_lifecycle::State &)
+CallbackReturn PdGravityController::configure_law()
 {
-  try {
-    params_ = param_listener_->get_params();
-    core_.configure(
-      robot_description_of(*this, params_.robot_description), params_.drivetrain, params_.joints,
-      params_.effort_limits);
-  } catch (const std::exception & e) {
-    RCLCPP_ERROR(get_node()->get_logger(), "%s", e.what());
-    return CallbackReturn::ERROR;
-  }
   const auto n = static_cast<size_t>(core_.n());
   kp_.assign(n, 0.0);
   kd_.assign(n, 0.0);
@@ -61,17 +29,9 @@ CallbackReturn PdGravityController::on_configure(const rclcpp_lifecycle::State &
   incoming_.q.assign(n, 0.0);
   incoming_.qd.assign(n, 0.0);
   goal_.initRT(incoming_);
-  subscription_ = get_node()->create_subscription<trajectory_msgs::msg::JointTrajectory>(
-    "~/reference", rclcpp::SystemDefaultsQoS(),
-    [this](const trajectory_msgs::msg::JointTrajectory::SharedPtr msg) {
-      const std::string reason = set_reference(*msg);
-      if (!reason.empty()) {
-        RCLCPP_WARN(get_node()->get_logger(), "~/reference rejected: %s", reason.c_str());
-      }
-    });
-  RCLCPP_INFO(
-    get_node()->get_logger(), "PD + gravity compensation of '%s' on %d joints",
-    core_.engine().robot_name().c_str(), core_.n());
+  subscribe_reference("~/reference", [this](const trajectory_msgs::msg::JointTrajectory & msg) {
+    return set_reference(msg);
+  });
   return CallbackReturn::SUCCESS;
 }
 
@@ -120,29 +80,14 @@ std::string PdGravityController::set_reference(const trajectory_msgs::msg::Joint
   return "";
 }
 
-CallbackReturn PdGravityController::on_activate(const rclcpp_lifecycle::State &)
+void PdGravityController::activate_reference()
 {
-  try {
-    core_.bind(command_interfaces_, state_interfaces_);
-  } catch (const std::exception & e) {
-    RCLCPP_ERROR(get_node()->get_logger(), "%s", e.what());
-    return CallbackReturn::ERROR;
-  }
   // hold the position at activation until a reference arrives
   Goal hold;
   hold.qd.assign(static_cast<size_t>(core_.n()), 0.0);
   core_.read(state_interfaces_);
   hold.q = core_.q;
   goal_.writeFromNonRT(hold);
-  return CallbackReturn::SUCCESS;
-}
-
-CallbackReturn PdGravityController::on_deactivate(const rclcpp_lifecycle::State &)
-{
-  for (auto & command : command_interfaces_) {
-    command.set_value(0.0);
-  }
-  return CallbackReturn::SUCCESS;
 }
 
 controller_interface::return_type PdGravityController::update(const rclcpp::Time &, const rclcpp::Duration &)
@@ -153,9 +98,8 @@ controller_interface::return_type PdGravityController::update(const rclcpp::Time
     apply_gains();
   }
   const Goal & goal = *goal_.readFromRT();
-  int status = RD_BAD_INPUT;
-  if (core_.read(state_interfaces_)) {
-    status = rd_pd_gravity(
+  return tick([this, &goal] {
+    const int status = rd_pd_gravity(
       &core_.model(), kp_.data(), kd_.data(), core_.q.data(), core_.qd.data(), goal.q.data(), goal.qd.data(),
       core_.tau.data(), &core_.work());
     if (status == RD_OK && params_.friction_feedforward) {
@@ -163,9 +107,8 @@ controller_interface::return_type PdGravityController::update(const rclcpp::Time
         core_.tau[static_cast<size_t>(k)] += rd_friction(&core_.model(), k, goal.qd[static_cast<size_t>(k)], 0.0);
       }
     }
-  }
-  core_.finish(status, command_interfaces_);
-  return controller_interface::return_type::OK;
+    return status;
+  });
 }
 
 }  // namespace robot_dynamics_control

@@ -1,97 +1,29 @@
 // update() of every controller allocates and frees nothing: malloc, calloc, realloc, free and the
-// aligned allocators are interposed here and counted on this thread around update() calls only.
+// aligned allocators are interposed (allocation_counter.hpp) and counted on this thread around
+// update() calls only.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstddef>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "controller_harness.hpp"
 #include "robot_dynamics_control/computed_torque_controller.hpp"
 #include "robot_dynamics_control/gravity_compensation_controller.hpp"
 #include "robot_dynamics_control/pd_gravity_controller.hpp"
 #include "test_files.hpp"
 
-// -- the interposed allocator (glibc's entry points underneath) -----------------------------------
-extern "C" {
-void * __libc_malloc(size_t);
-void * __libc_calloc(size_t, size_t);
-void * __libc_realloc(void *, size_t);
-void __libc_free(void *);
-void * __libc_memalign(size_t, size_t);
-}
-
-namespace
-{
-thread_local bool counting = false;
-thread_local long allocations = 0;  // allocation and free calls while counting
-}  // namespace
-
-extern "C" {
-void * malloc(size_t size)
-{
-  allocations += counting;
-  return __libc_malloc(size);
-}
-void * calloc(size_t n, size_t size)
-{
-  allocations += counting;
-  return __libc_calloc(n, size);
-}
-void * realloc(void * p, size_t size)
-{
-  allocations += counting;
-  return __libc_realloc(p, size);
-}
-void free(void * p)
-{
-  allocations += counting && p != nullptr;
-  __libc_free(p);
-}
-void * memalign(size_t alignment, size_t size)
-{
-  allocations += counting;
-  return __libc_memalign(alignment, size);
-}
-void * aligned_alloc(size_t alignment, size_t size)
-{
-  allocations += counting;
-  return __libc_memalign(alignment, size);
-}
-int posix_memalign(void ** out, size_t alignment, size_t size)
-{
-  allocations += counting;
-  void * p = __libc_memalign(alignment, size);
-  if (p == nullptr) {
-    return ENOMEM;
-  }
-  *out = p;
-  return 0;
-}
-}
-
 namespace
 {
 
+using robot_dynamics_control::test::count_allocations;
 using robot_dynamics_control::test::Harness;
 using robot_dynamics_control::test::ParamsFile;
 using robot_dynamics_control::test::read_text;
 using robot_dynamics_control::test::robot_file;
-
-/// Allocations made by `f` on this thread.
-template<typename F>
-long count_allocations(F && f)
-{
-  allocations = 0;
-  counting = true;
-  f();
-  counting = false;
-  return allocations;
-}
 
 class NoAllocation : public ::testing::Test
 {

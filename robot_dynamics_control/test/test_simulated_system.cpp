@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "hardware_interface/component_parser.hpp"
 #include "hardware_interface/types/hardware_interface_return_values.hpp"
 #include "rclcpp_lifecycle/state.hpp"
@@ -22,48 +23,13 @@
 #include "robot_dynamics_control/simulated_system.hpp"
 #include "test_files.hpp"
 
-// -- allocations counted on this thread while `counting` (glibc's entry points underneath) -------
-extern "C" {
-void * __libc_malloc(size_t);
-void * __libc_calloc(size_t, size_t);
-void * __libc_realloc(void *, size_t);
-void __libc_free(void *);
-}
-
-namespace
-{
-thread_local bool counting = false;
-thread_local long allocations = 0;
-}  // namespace
-
-extern "C" {
-void * malloc(size_t size)
-{
-  allocations += counting;
-  return __libc_malloc(size);
-}
-void * calloc(size_t n, size_t size)
-{
-  allocations += counting;
-  return __libc_calloc(n, size);
-}
-void * realloc(void * p, size_t size)
-{
-  allocations += counting;
-  return __libc_realloc(p, size);
-}
-void free(void * p)
-{
-  allocations += counting && p != nullptr;
-  __libc_free(p);
-}
-}
-
 namespace
 {
 using hardware_interface::return_type;
 using robot_dynamics_control::EngineModel;
 using robot_dynamics_control::SimulatedSystem;
+using robot_dynamics_control::test::allocations;
+using robot_dynamics_control::test::counting;
 using robot_dynamics_control::test::read_text;
 using robot_dynamics_control::test::robot_file;
 using CallbackReturn = SimulatedSystem::CallbackReturn;

@@ -3,7 +3,6 @@
 #define ROBOT_DYNAMICS_CONTROL__COMPUTED_TORQUE_CONTROLLER_HPP_
 
 #include <cstdint>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -11,7 +10,7 @@
 #include "controller_interface/chainable_controller_interface.hpp"
 #include "controller_interface/version.h"
 #include "realtime_tools/realtime_buffer.h"
-#include "robot_dynamics_control/controller_core.hpp"
+#include "robot_dynamics_control/joint_space_controller.hpp"
 #include "robot_dynamics_control/trajectory_sampler.hpp"
 #include "trajectory_msgs/msg/joint_trajectory.hpp"
 // generate_parameter_library puts the header under the package's name (0.7, Humble) or alone (0.3, Jazzy)
@@ -36,21 +35,16 @@ namespace robot_dynamics_control
 /// acceleration]. Otherwise the trajectory_msgs/JointTrajectory of ~/joint_trajectory, sampled by
 /// Hermite interpolation from the reference at its arrival (the header stamp's time, or at once when
 /// 0); before any, the position at activation.
-class ComputedTorqueController : public controller_interface::ChainableControllerInterface
+class ComputedTorqueController
+: public JointSpaceController<
+    controller_interface::ChainableControllerInterface, computed_torque_controller::ParamListener,
+    computed_torque_controller::Params>
 {
 public:
-  controller_interface::CallbackReturn on_init() override;
-  controller_interface::InterfaceConfiguration command_interface_configuration() const override;
-  controller_interface::InterfaceConfiguration state_interface_configuration() const override;
-  controller_interface::CallbackReturn on_configure(const rclcpp_lifecycle::State & previous_state) override;
-  controller_interface::CallbackReturn on_activate(const rclcpp_lifecycle::State & previous_state) override;
-  controller_interface::CallbackReturn on_deactivate(const rclcpp_lifecycle::State & previous_state) override;
-
   /// Sets the trajectory to track (what ~/joint_trajectory does). Outside the real-time loop.
   /// Returns "" or the reason the message is rejected (the trajectory is then unchanged).
   std::string set_trajectory(const trajectory_msgs::msg::JointTrajectory & msg);
 
-  const JointSpaceCore & core() const { return core_; }
   /// The reference of the last tick in `joints` order: positions, velocities, accelerations (3 n).
   const std::vector<double> & reference() const { return reference_interfaces_; }
   /// The gains in model order.
@@ -58,6 +52,12 @@ public:
   const std::vector<double> & kd() const { return kd_; }
 
 protected:
+  /// The gains, the law's options and the reference's buffers; subscribes to ~/joint_trajectory.
+  controller_interface::CallbackReturn configure_law() override;
+  std::string law_name() const override;
+  /// The reference becomes the position at activation (hold): no trajectory, NaN reference interfaces.
+  void activate_reference() override;
+
   std::vector<hardware_interface::CommandInterface> on_export_reference_interfaces() override;
   bool on_set_chained_mode(bool chained_mode) override;
 #if CONTROLLER_INTERFACE_VERSION_MAJOR >= 4
@@ -75,9 +75,6 @@ private:
   /// Samples the trajectory (or the hold) into qr_, qdr_, qddr_ at `now` [s].
   void sample_subscribed(double now) noexcept;
 
-  std::shared_ptr<computed_torque_controller::ParamListener> param_listener_;
-  computed_torque_controller::Params params_;
-  JointSpaceCore core_;
   rd_computed_torque_options options_{};
   std::vector<double> kp_, kd_, omega_, xi_;
   std::vector<double> qr_, qdr_, qddr_;     // the reference, model order
@@ -89,7 +86,6 @@ private:
   uint64_t received_ = 0;                   // sequence of the last trajectory received
   uint64_t active_ = 0;                     // sequence of the trajectory being sampled
   double start_ = 0.0;                      // its start time [s]
-  rclcpp::Subscription<trajectory_msgs::msg::JointTrajectory>::SharedPtr subscription_;
 };
 
 }  // namespace robot_dynamics_control

@@ -2,10 +2,10 @@
 #ifndef ROBOT_DYNAMICS_CONTROL__GRAVITY_COMPENSATION_CONTROLLER_HPP_
 #define ROBOT_DYNAMICS_CONTROL__GRAVITY_COMPENSATION_CONTROLLER_HPP_
 
-#include <memory>
+#include <string>
 
 #include "controller_interface/controller_interface.hpp"
-#include "robot_dynamics_control/controller_core.hpp"
+#include "robot_dynamics_control/joint_space_controller.hpp"
 // generate_parameter_library puts the header under the package's name (0.7, Humble) or alone (0.3, Jazzy)
 #if __has_include("robot_dynamics_control/gravity_compensation_controller_parameters.hpp")
 #include "robot_dynamics_control/gravity_compensation_controller_parameters.hpp"
@@ -19,24 +19,16 @@ namespace robot_dynamics_control
 /// effort = rd_gravity_compensation(q, qd, friction_feedforward): the inverse dynamics at rest
 /// (Khalil [9.12]'s Q(q)) plus, when friction_feedforward is set, the joint friction (Khalil [7.26])
 /// at the measured velocity; clipped to the effort limits.
-class GravityCompensationController : public controller_interface::ControllerInterface
+class GravityCompensationController
+: public JointSpaceController<
+    controller_interface::ControllerInterface, gravity_compensation_controller::ParamListener,
+    gravity_compensation_controller::Params>
 {
 public:
-  controller_interface::CallbackReturn on_init() override;
-  controller_interface::InterfaceConfiguration command_interface_configuration() const override;
-  controller_interface::InterfaceConfiguration state_interface_configuration() const override;
-  controller_interface::CallbackReturn on_configure(const rclcpp_lifecycle::State & previous_state) override;
-  controller_interface::CallbackReturn on_activate(const rclcpp_lifecycle::State & previous_state) override;
-  controller_interface::CallbackReturn on_deactivate(const rclcpp_lifecycle::State & previous_state) override;
   controller_interface::return_type update(const rclcpp::Time & time, const rclcpp::Duration & period) override;
 
-  /// The model, buffers and the last tick's status (TickStatus flags).
-  const JointSpaceCore & core() const { return core_; }
-
-private:
-  std::shared_ptr<gravity_compensation_controller::ParamListener> param_listener_;
-  gravity_compensation_controller::Params params_;
-  JointSpaceCore core_;
+protected:
+  std::string law_name() const override { return "gravity compensation"; }
 };
 
 }  // namespace robot_dynamics_control

@@ -2,13 +2,12 @@
 #ifndef ROBOT_DYNAMICS_CONTROL__PD_GRAVITY_CONTROLLER_HPP_
 #define ROBOT_DYNAMICS_CONTROL__PD_GRAVITY_CONTROLLER_HPP_
 
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "controller_interface/controller_interface.hpp"
 #include "realtime_tools/realtime_buffer.h"
-#include "robot_dynamics_control/controller_core.hpp"
+#include "robot_dynamics_control/joint_space_controller.hpp"
 #include "trajectory_msgs/msg/joint_trajectory.hpp"
 // generate_parameter_library puts the header under the package's name (0.7, Humble) or alone (0.3, Jazzy)
 #if __has_include("robot_dynamics_control/pd_gravity_controller_parameters.hpp")
@@ -25,22 +24,16 @@ namespace robot_dynamics_control
 /// to the effort limits. The goal (q_r, qd_r) is the last point of the trajectory_msgs/JointTrajectory
 /// on ~/reference (joints matched by name; positions required, velocities optional: zero); from
 /// activation until one arrives, the position at activation (hold).
-class PdGravityController : public controller_interface::ControllerInterface
+class PdGravityController
+: public JointSpaceController<
+    controller_interface::ControllerInterface, pd_gravity_controller::ParamListener, pd_gravity_controller::Params>
 {
 public:
-  controller_interface::CallbackReturn on_init() override;
-  controller_interface::InterfaceConfiguration command_interface_configuration() const override;
-  controller_interface::InterfaceConfiguration state_interface_configuration() const override;
-  controller_interface::CallbackReturn on_configure(const rclcpp_lifecycle::State & previous_state) override;
-  controller_interface::CallbackReturn on_activate(const rclcpp_lifecycle::State & previous_state) override;
-  controller_interface::CallbackReturn on_deactivate(const rclcpp_lifecycle::State & previous_state) override;
   controller_interface::return_type update(const rclcpp::Time & time, const rclcpp::Duration & period) override;
 
   /// Sets the goal from the last point of `msg` (what ~/reference does). Outside the real-time loop.
   /// Returns "" or the reason the message is rejected (the goal is then unchanged).
   std::string set_reference(const trajectory_msgs::msg::JointTrajectory & msg);
-
-  const JointSpaceCore & core() const { return core_; }
 
   /// A goal in model order, (nq) each.
   struct Goal
@@ -48,17 +41,20 @@ public:
     std::vector<double> q, qd;
   };
 
+protected:
+  /// The gains (kp, kd) and the goal's buffers; subscribes to ~/reference.
+  controller_interface::CallbackReturn configure_law() override;
+  std::string law_name() const override { return "PD + gravity compensation"; }
+  /// The goal becomes the position at activation (hold) until a reference arrives.
+  void activate_reference() override;
+
 private:
   /// Gains from the parameters into kp_, kd_ (model order); false when a size is wrong.
   bool apply_gains() noexcept;
 
-  std::shared_ptr<pd_gravity_controller::ParamListener> param_listener_;
-  pd_gravity_controller::Params params_;
-  JointSpaceCore core_;
   std::vector<double> kp_, kd_;
   realtime_tools::RealtimeBuffer<Goal> goal_;
   Goal incoming_;  // the conversion's buffer (subscription thread)
-  rclcpp::Subscription<trajectory_msgs::msg::JointTrajectory>::SharedPtr subscription_;
 };
 
 }  // namespace robot_dynamics_control
