@@ -55,6 +55,10 @@ START_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 120.0
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Processes:
     """Every process the bench starts, each in its own process group; stop() ends them all."""
 
@@ -62,7 +66,10 @@ class Processes:
         self.procs: list[subprocess.Popen] = []
 
     def start(self, cmd: list[str], **kw) -> subprocess.Popen:
-        p = subprocess.Popen(cmd, start_new_session=True, **kw)
+        # SIGINT back to its default in the child: a bench started in the background of a script
+        # (no job control) inherits SIGINT ignored (POSIX), and so would the launch and its nodes,
+        # which then never stop to write their logs
+        p = subprocess.Popen(cmd, start_new_session=True, preexec_fn=_default_sigint, **kw)
         self.procs.append(p)
         return p
 

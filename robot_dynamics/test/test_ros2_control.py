@@ -152,13 +152,19 @@ def test_cli_prints_the_block_the_yaml_and_writes_both(tmp_path):
                               capture_output=True, text=True, cwd=tmp_path)
 
     model = rd.load_robot("planar2")
-    out = cli("--robot", "planar2")
+    out = cli("--robot", "planar2", "--hardware", "topic")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == with_ros2_control(model.description, ros2_control_block(model)).strip()
+    # the defaults are arm.launch.py's: the simulated arm in-process, the law in the loop
+    out = cli("--robot", "planar2")
+    full = with_ros2_control(model.description, ros2_control_block(model, "sim"))
+    assert out.stdout.strip() == full.strip()
     out = cli("--robot", "planar2", "--block-only", "--hardware", "mock", "--q", "0.1,0.2")
     assert out.stdout.strip() == ros2_control_block(model, "mock", initial_positions=[0.1, 0.2])
-    out = cli("-r", "planar2", "--controllers", "--update-rate", "100")
+    out = cli("-r", "planar2", "--controllers", "--update-rate", "100", "--control", "node")
     assert out.stdout == controllers_yaml(model, 100)
+    out = cli("-r", "planar2", "--controllers", "--update-rate", "100")
+    assert out.stdout == controllers_yaml(model, 100, control="in_loop", description=full)
     out = cli("-r", "planar2", "--json", "--hardware-param", "robot_ip=10.0.0.2", "--hardware", "drv/Arm")
     data = json.loads(out.stdout)
     assert "<param name=\"robot_ip\">10.0.0.2</param>" in data["ros2_control"] and data["files"] is None
