@@ -23,6 +23,22 @@ def share(subdir: str, pattern: str = "*") -> tuple[str, list[str]]:
     return (f"share/{PACKAGE}/{subdir}", files)
 
 
+def long_description() -> str:
+    """The repository's README, above this folder; an sdist has no folder above it, but its
+    PKG-INFO holds the README it was made with (the metadata's body), so a wheel built from
+    the sdist keeps the project's description."""
+    readme = HERE.parent / "README.md"
+    if readme.is_file():
+        return readme.read_text(encoding="utf-8")
+    pkg_info = HERE / "PKG-INFO"
+    if pkg_info.is_file():
+        from email.parser import Parser
+
+        body = Parser().parsestr(pkg_info.read_text(encoding="utf-8")).get_payload()
+        return body if isinstance(body, str) else ""
+    return ""
+
+
 class BuildEngine(build_ext):
     """Builds the engine (plain C99): with OpenMP for the batches when the compiler has it
     (gcc's -fopenmp, libgomp), serial batches otherwise, rather than failing."""
@@ -71,9 +87,7 @@ setup(
     version="0.1.0",
     description="Robot dynamics from URDF + YAML: inverse/direct dynamics, drive trains, "
     "trajectories, controllers, ROS 2 nodes",
-    long_description=(HERE.parent / "README.md").read_text(encoding="utf-8")
-    if (HERE.parent / "README.md").exists()
-    else "",
+    long_description=long_description(),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.10",
@@ -105,22 +119,25 @@ setup(
         "studies": ["dask[distributed]>=2024.1", "pyarrow>=14"],
         # closed forms: the gear train's M_s and C_s, Khalil's grouping rules, operation counts
         "symbolic": ["sympy>=1.12"],
+        # what the test suite imports, each for the tests named; every optional module is here
+        # too, so that CI (pip install "./robot_dynamics[test]") runs every test instead of
+        # skipping those of an extra (test_package_manifest.py checks it)
         "test": [
-            "dask[distributed]>=2024.1",
-            "pyarrow>=14",
-            "sympy>=1.12",
+            "dask[distributed]>=2024.1",  # test_study.py: studies on a local Dask cluster
+            "pyarrow>=14",  # test_study.py: the Parquet datasets
+            "sympy>=1.12",  # test_drivetrain_symbolic, test_base_parameters, test_stewart_opcount/_lagrange
             "pytest>=7.4",
-            "hypothesis>=6.90",
-            "pin>=3.0",
-            "mcap-ros2-support>=0.5",
-            "example-robot-data>=4.0",
-            "numba>=0.59",  # the generated customised model's compiled paths are tested too
+            "hypothesis>=6.90",  # test_fuzz.py, test_spatial.py, the property tests
+            "pin>=3.0",  # Pinocchio, the peer library of every cross-check (peer.py)
+            "mcap-ros2-support>=0.5",  # test_io.py: the MCAP recordings decoded independently of rosbags
+            "example-robot-data>=4.0",  # test_zoo.py, test_fuzz.py: published URDFs
+            "numba>=0.59",  # test_codegen.py: the generated model's compiled paths (skipped without it)
         ],
-        # the documentation site (bash docs/build.sh) and its browser test (docs/test_site.py)
+        # the documentation site (bash docs/build.sh: the tutorials run, t07 on a Dask cluster)
+        # and its browser test (docs/test_site.py)
         "docs": [
             "dask[distributed]>=2024.1",
             "pyarrow>=14",
-            "sympy>=1.12",
             "sphinx>=7.2",
             "furo>=2024.1",
             "sphinx-gallery>=0.16",

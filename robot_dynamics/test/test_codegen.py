@@ -130,6 +130,7 @@ def test_tape_folds_constants_and_shares_subexpressions():
     assert (counts.multiplications, counts.additions) == (1, 1)
 
 
+@pytest.mark.slow
 def test_khalil_counts_reported():
     """Our exact counts beside Khalil's Table 7.5 (92n-127 / 81n-117) and Table 7.6 (RX-90).
 
@@ -214,6 +215,7 @@ def _cli(argv, capsys):
     return code, out.out, out.err
 
 
+@pytest.mark.slow
 def test_cli_codegen_counts_and_cache(capsys, cache):
     import json
 

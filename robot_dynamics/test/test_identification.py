@@ -33,6 +33,8 @@ from robot_dynamics.identification.example import perturbed_arm, record_simulate
 from robot_dynamics.identification.output import write_identified
 
 
+# An excitation designed, two recordings simulated, one identification: over 5 s on a 2-core
+# machine, so every test that uses it is marked slow (pytest -m "not slow" leaves them out).
 @pytest.fixture(scope="module")
 def arm(tmp_path_factory):
     nominal = rd.load_robot("puma560")
@@ -51,6 +53,7 @@ def arm(tmp_path_factory):
             "est": est, "validation": validation, "folder": folder}
 
 
+@pytest.mark.slow
 def test_well_determined_parameters_and_all_friction_match_the_true_arm(arm):
     est, true = arm["est"], arm["true"]
     nb = est.n_base
@@ -73,6 +76,7 @@ def test_well_determined_parameters_and_all_friction_match_the_true_arm(arm):
     assert np.all(est.residual_rms <= 1.05 * rms_true)
 
 
+@pytest.mark.slow
 def test_validation_efforts_are_predicted_at_the_noise_floor(arm):
     nominal, true, est = arm["nominal"], arm["true"], arm["est"]
     check = prepare(nominal, read_recording(arm["vbag"], nominal), cutoff=arm["data"].cutoff)
@@ -89,6 +93,7 @@ def test_validation_efforts_are_predicted_at_the_noise_floor(arm):
     assert np.all(nom >= 2.5 * ident), (nom, ident)
 
 
+@pytest.mark.slow
 def test_excitation_beats_a_random_fourier_motion_and_keeps_every_limit(arm):
     nominal, design = arm["nominal"], arm["design"]
     assert design.condition < 0.2 * design.initial_condition
@@ -111,6 +116,7 @@ def test_excitation_beats_a_random_fourier_motion_and_keeps_every_limit(arm):
     np.testing.assert_allclose((traj.sample(1.3 + h)[1] - traj.sample(1.3 - h)[1]) / (2 * h), traj.sample(1.3)[2], atol=1e-5)
 
 
+@pytest.mark.slow
 def test_consistent_estimate_loads_and_tracks_better_than_the_nominal_model(arm, tmp_path):
     from robot_dynamics.control import ComputedTorque
     from robot_dynamics.simulation import simulate
@@ -139,6 +145,7 @@ def test_consistent_estimate_loads_and_tracks_better_than_the_nominal_model(arm,
     assert errors["identified"] < 0.3 * errors["nominal"], errors
 
 
+@pytest.mark.slow
 def test_essential_parameters_drop_what_the_data_cannot_see(arm):
     est = identify(arm["nominal"], arm["data"], essential=20.0)
     assert est.removed and all(n not in est.removed for n in ("ZZR2", "MXR2", "FC1", "FV2"))
@@ -150,6 +157,7 @@ def _csv(path, model, t, q, tau):
     return write_csv(path, model.joint_names, t, q, tau=tau)
 
 
+@pytest.mark.slow
 def test_bad_recordings_give_one_clear_line(arm, tmp_path):
     m = arm["nominal"]
     rec = read_recording(arm["bag"], m)
@@ -191,6 +199,7 @@ def test_bad_recordings_give_one_clear_line(arm, tmp_path):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.slow
 def test_csv_recordings_with_duplicates_unsorted_and_pauses_are_read(arm, tmp_path):
     m = arm["nominal"]
     rec = read_recording(arm["bag"], m)
@@ -208,6 +217,7 @@ def test_csv_recordings_with_duplicates_unsorted_and_pauses_are_read(arm, tmp_pa
     np.testing.assert_allclose(back.q, q, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_cli_identify_and_excite(arm, tmp_path, capsys):
     from robot_dynamics.cli import main
 
@@ -252,6 +262,7 @@ def test_cli_identify_and_excite(arm, tmp_path, capsys):
     assert len(err) == 1 and "recording not found" in err[0]
 
 
+@pytest.mark.slow
 def test_iiwa14_with_essential_parameters_predicts_a_new_motion_at_the_noise_floor(tmp_path):
     """Seven joints, a URDF without friction or rotor inertia: the true arm has both."""
     nominal = rd.load_robot("iiwa14")
@@ -287,6 +298,7 @@ def test_iiwa14_with_essential_parameters_predicts_a_new_motion_at_the_noise_flo
     assert np.all(nom > ident) and np.linalg.norm(nom) >= 2.0 * np.linalg.norm(ident), (nom, ident)
 
 
+@pytest.mark.slow
 def test_static_friction_and_its_stribeck_decay_are_identified(arm, tmp_path):
     """Khalil [7.26]: Fst - Fc is linear for a given B; B is chosen per joint from a grid."""
     from robot_dynamics.identification.output import identified_sidecar
@@ -341,6 +353,7 @@ def _sqlite3_bag(path, names, t, q, tau):
     return path
 
 
+@pytest.mark.slow
 def test_sqlite3_bags_in_another_joint_order_are_matched_by_name_and_concatenated(arm, tmp_path):
     from robot_dynamics.identification import concatenate
 
@@ -365,6 +378,7 @@ def test_sqlite3_bags_in_another_joint_order_are_matched_by_name_and_concatenate
     np.testing.assert_allclose(both.q, rec.q[: 2 * n], atol=1e-12)
 
 
+@pytest.mark.slow
 def test_rows_near_a_saturated_effort_are_rejected(arm):
     """A drive at its effort limit does not deliver tau = W pi: those rows (and the filters'
     reach around them) are left out, and their number is reported."""
