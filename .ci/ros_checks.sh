@@ -125,6 +125,11 @@ follow_imports = normal
 [mypy-rclpy.*,common_interfaces.*,builtin_interfaces.*,std_msgs.*,sensor_msgs.*,trajectory_msgs.*,geometry_msgs.*]
 ignore_errors = True
 
+[mypy-launch,launch.*,launch_ros,launch_ros.*]
+# launch is not installed here, and MYPYPATH's robot_dynamics/ holds our launch/ folder: skip it
+follow_imports = skip
+ignore_missing_imports = True
+
 [mypy-rclpy.impl.implementation_singleton,rclpy._rclpy_pybind11,rcl_interfaces.srv,rosgraph_msgs.*,ament_index_python.*,scipy.*,yaml.*,xacro.*,matplotlib.*,tqdm.*,sympy.*,rosbags.*,numba.*,mcap.*,mcap_ros2.*]
 ignore_missing_imports = True
 INI

@@ -26,6 +26,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from ..errors import InputError
+from .conversion import stamp_nanoseconds
 from .logic import load_model_from_parameters
 from .loop_latency import CommandRecorder
 from .motion import ControlLoop, build_controller, controller_options
@@ -68,8 +69,7 @@ class ControllerNode(Node):
         received = time.monotonic_ns()
         ok, status = self.loop.on_joint_state(msg, seconds(self))
         if ok and self.recorder is not None:
-            stamp = msg.header.stamp
-            self.recorder.on_state(stamp.sec * 1_000_000_000 + stamp.nanosec, received)
+            self.recorder.on_state(stamp_nanoseconds(msg.header.stamp), received)
         if not ok:
             self.get_logger().warning(f"joint state ignored: {status}", throttle_duration_sec=2.0)
 

@@ -31,6 +31,7 @@ __all__ = [
     "fill_joint_state",
     "request_vector",
     "duration_to_seconds",
+    "stamp_nanoseconds",
     "seconds_to_duration",
     "fill_duration",
     "float64_multi_array_to_vector",
@@ -210,6 +211,11 @@ def request_vector(
         return arr
     index = match_joints(model_joints, names, allow_extra=False)
     return ordered_values(values, len(names), index, what, empty_is_zero=empty_is_zero)
+
+
+def stamp_nanoseconds(stamp: Any) -> int:
+    """builtin_interfaces/Time (sec, nanosec) to integer nanoseconds (exact, unlike a double)."""
+    return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
 
 
 def duration_to_seconds(d: Any) -> float:
