@@ -1,4 +1,4 @@
-"""Optional dependencies, grouped as the package's extras (``pip install "robot_dynamics[NAME]"``).
+"""Optional dependencies, grouped as the package's extras (from a clone: ``pip install "./robot_dynamics[NAME]"``).
 
 The core, the command line's main job and the ROS nodes need numpy, scipy, PyYAML,
 xacro, matplotlib, rosbags and tqdm only. Studies on Dask and the symbolic derivations need
@@ -39,4 +39,4 @@ def require(extra: str, feature: str) -> None:
     if missing:
         raise MissingDependencyError(
             f"{feature}: the '{extra}' extra is not installed (missing {', '.join(missing)}); "
-            f"pip install \"robot_dynamics[{extra}]\"")
+            f"from a clone: pip install \"./robot_dynamics[{extra}]\"")

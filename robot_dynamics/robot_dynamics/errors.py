@@ -28,7 +28,7 @@ class InputError(RobotDynamicsError, ValueError):
 
 class MissingDependencyError(RobotDynamicsError, ImportError):
     """A feature needs an optional dependency that is not installed; the message names the
-    extra that installs it: ``pip install "robot_dynamics[studies]"``."""
+    extra that installs it: ``pip install "./robot_dynamics[studies]"`` from a clone."""
 
 
 class SingularityError(RobotDynamicsError):

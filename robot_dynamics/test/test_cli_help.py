@@ -44,3 +44,20 @@ def test_did_you_mean_only_when_a_name_is_near():
     assert "did you mean" not in str(UnknownNameError("joint", "gripper", ["shoulder", "elbow"]))
     with pytest.raises(UnknownNameError, match="did you mean 'joint2'"):
         rd.load_robot("puma560").joint_index("joint_2")
+
+
+def test_the_docs_table_names_every_subcommand():
+    """docs/library.md's table of subcommands lists each one --help lists (the README's old table
+    omitted four)."""
+    import re
+
+    from repo_files import repository_path
+
+    page = repository_path("docs", "library.md")
+    if page is None or not page.is_file():
+        pytest.skip("the package without its repository: no docs/")
+    text = page.read_text(encoding="utf-8")
+    table = text[text.index("| subcommand | what it does |"):]
+    table = table[: table.index("\n\n")]
+    named = set(re.findall(r"`([a-z0-9-]+)`", "\n".join(line.split("|")[1] for line in table.splitlines()[2:])))
+    assert named == set(COMMAND_ORDER)

@@ -31,7 +31,7 @@ def test_require_names_the_extra_and_the_missing_modules(monkeypatch):
         require("studies", "studies")
     message = str(exc.value)
     assert "'studies' extra" in message and "missing pyarrow" in message
-    assert 'pip install "robot_dynamics[studies]"' in message
+    assert 'pip install "./robot_dynamics[studies]"' in message
     assert isinstance(exc.value, ImportError) and isinstance(exc.value, rd.RobotDynamicsError)
 
 
@@ -63,7 +63,7 @@ def test_the_cli_says_it_in_one_line(monkeypatch, capsys):
     assert main(["drivetrain", "--symbolic"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
-    assert err.startswith("robot-dynamics drivetrain: error:") and 'pip install "robot_dynamics[symbolic]"' in err
+    assert err.startswith("robot-dynamics drivetrain: error:") and 'pip install "./robot_dynamics[symbolic]"' in err
 
 
 def test_the_main_job_runs_without_any_extra(tmp_path):

@@ -230,7 +230,7 @@ def generate(
     require_rigid_tree(model)  # coupled gear trains: ModelError (the caller falls back to rnea)
     want_numba = numba_available() if compiled is None else bool(compiled)
     if want_numba and not numba_available():
-        raise InputError("compiled=True needs numba (pip install 'robot_dynamics[fast]')")
+        raise InputError("compiled=True needs numba (from a clone: pip install './robot_dynamics[fast]')")
     key = model_key(model, base=base, numba=want_numba)
     read_cache = cache if read_cache is None else (read_cache and cache)
     folder = cache_dir() / f"{_safe(model.name)}-{key}"
