@@ -203,24 +203,39 @@ def test_a_malformed_robot_description_leaves_the_dynamics_node_waiting(ros):
     assert _spin_until(executor, lambda: node.services_ is not None, 10.0)
 
 
-def test_trajectory_node_sends_nothing_before_a_controller_listens(ros):
-    executor, _ = ros
+def _trajectory_node_sending(ros):
+    """A trajectory node with an initial goal, its ~/joint_trajectory messages recorded as it sends
+    them (not by subscribing: a subscriber of that topic is a consumer), and a /joint_states feed."""
     common = [Parameter("robot", value="planar2")]
-    _add(ros, TrajectoryNode(parameter_overrides=common + [Parameter("initial_goal", value=[0.3, 0.2]),
-                                                           Parameter("initial_goal_delay", value=0.2)]))
+    node = _add(ros, TrajectoryNode(parameter_overrides=common + [Parameter("initial_goal", value=[0.3, 0.2]),
+                                                                  Parameter("initial_goal_delay", value=0.2)]))
+    sent = []
+    publish = node.trajectory_pub.publish
+    node.trajectory_pub.publish = lambda msg: (sent.append(msg), publish(msg))[1]
     probe = _add(ros, rclpy.create_node("probe"))
     pub = probe.create_publisher(JointState, "/joint_states", 10)
-    plans = []
-    probe.create_subscription(__import__("trajectory_msgs.msg", fromlist=["JointTrajectory"]).JointTrajectory,
-                              "/trajectory/joint_trajectory", plans.append, 10)
     state = JointState(name=["shoulder", "elbow"], position=[0.0, 0.0], velocity=[0.0, 0.0])
+    return common, probe, sent, lambda: pub.publish(state)
+
+
+@pytest.mark.parametrize("consumer", ["controller node on ~/reference", "trajectory controller on ~/joint_trajectory"])
+def test_trajectory_node_sends_nothing_before_a_controller_listens(ros, consumer):
+    """The initial goal waits for its consumer: our controller node (~/reference), or a
+    trajectory-following controller such as joint_trajectory_controller (~/joint_trajectory)."""
+    executor, _ = ros
+    common, probe, sent, feed = _trajectory_node_sending(ros)
     end = time.monotonic() + 1.5
     while time.monotonic() < end:
-        pub.publish(state)
+        feed()
         executor.spin_once(timeout_sec=0.02)
-    assert not plans, "the initial goal was planned with nobody listening to ~/reference"
-    _add(ros, ControllerNode(parameter_overrides=common))  # subscribes ~/reference
-    assert _spin_until(executor, lambda: (pub.publish(state), bool(plans))[1], 10.0)
+    assert not sent, "the initial goal was planned with nobody listening"
+    if consumer.startswith("controller node"):
+        _add(ros, ControllerNode(parameter_overrides=common))  # subscribes ~/reference
+    else:
+        from trajectory_msgs.msg import JointTrajectory
+
+        probe.create_subscription(JointTrajectory, "/trajectory/joint_trajectory", lambda _msg: None, 10)
+    assert _spin_until(executor, lambda: (feed(), bool(sent))[1], 10.0)
 
 
 def test_trajectory_node_executes_a_whole_joint_trajectory(ros):
