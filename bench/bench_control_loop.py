@@ -48,66 +48,12 @@ from pathlib import Path
 
 from robot_dynamics.errors import RobotDynamicsError
 from robot_dynamics.ros.loop_latency import PATHS, analyze, format_table, read_command_log, read_timing_log
+from _processes import Processes
 from _results import write_results
 
 HERE = Path(__file__).resolve().parent
 START_TIMEOUT_S = 180.0
 STOP_TIMEOUT_S = 120.0
-
-
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-class Processes:
-    """Every process the bench starts, each in its own process group; stop() ends them all."""
-
-    def __init__(self) -> None:
-        self.procs: list[subprocess.Popen] = []
-
-    def start(self, cmd: list[str], **kw) -> subprocess.Popen:
-        # SIGINT back to its default in the child: a bench started in the background of a script
-        # (no job control) inherits SIGINT ignored (POSIX), and so would the launch and its nodes,
-        # which then never stop to write their logs
-        p = subprocess.Popen(cmd, start_new_session=True, preexec_fn=_default_sigint, **kw)
-        self.procs.append(p)
-        return p
-
-    def stop(self, p: subprocess.Popen, timeout: float, sig: int = signal.SIGINT) -> int:
-        """Signal ``p`` alone (a launch forwards it to its processes), SIGKILL its group after ``timeout`` s."""
-        if p.poll() is None:
-            try:
-                os.kill(p.pid, sig)
-            except ProcessLookupError:
-                pass
-        try:
-            p.wait(timeout)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            p.wait()
-        return p.returncode
-
-    def stop_all(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                try:
-                    os.killpg(p.pid, signal.SIGINT)
-                except ProcessLookupError:
-                    pass
-        deadline = time.monotonic() + 20.0
-        for p in self.procs:
-            try:
-                p.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                p.wait()
-        self.procs.clear()
 
 
 class StartFailed(RuntimeError):

@@ -42,38 +42,8 @@ import time
 import numpy as np
 
 from robot_dynamics.ros.service_load import SERVICE, TIMEOUT_S, client_main, probe_main  # noqa: E402
+from _processes import Processes
 from _results import write_results
-
-
-class Processes:
-    """Every process the bench starts, each in its own process group; stop() ends them all."""
-
-    def __init__(self) -> None:
-        self.procs: list[subprocess.Popen] = []
-
-    def start(self, cmd: list[str], **kw) -> subprocess.Popen:
-        p = subprocess.Popen(cmd, start_new_session=True, text=True, **kw)
-        self.procs.append(p)
-        return p
-
-    def stop(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                try:
-                    os.killpg(p.pid, signal.SIGINT)
-                except ProcessLookupError:
-                    pass
-        deadline = time.monotonic() + 10.0
-        for p in self.procs:
-            try:
-                p.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                p.wait()
-        self.procs.clear()
 
 
 def _read_line(p: subprocess.Popen, timeout: float, what: str, node: subprocess.Popen | None = None, log=None) -> str:
@@ -111,9 +81,9 @@ def one_run(args: argparse.Namespace, run: int) -> dict:
     try:
         t_start = time.monotonic()
         node_log = tempfile.TemporaryFile("w+")
-        node = procs.start(node_cmd, stdout=subprocess.DEVNULL, stderr=node_log)
+        node = procs.start(node_cmd, stdout=subprocess.DEVNULL, stderr=node_log, text=True)
         probe = procs.start(me + ["--role", "probe", "--calls", "1", "--seed", "999"], stdout=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, text=True)
         first = json.loads(_read_line(probe, 130.0, "first-answer probe", node, node_log))
         if "error" in first:
             raise RuntimeError(f"first-answer probe: {first['error']}")
@@ -122,7 +92,7 @@ def one_run(args: argparse.Namespace, run: int) -> dict:
         print(f"run {run}: node up, first answer {first_s:.2f} s after its start (service discovered at "
               f"{discovered_s:.2f} s; {first['unanswered']} request(s) unanswered before it)", flush=True)
         clients = [procs.start(me + ["--role", "client", "--calls", str(args.calls), "--seed", str(100 * run + k)],
-                               stdout=subprocess.PIPE, stdin=subprocess.PIPE) for k in range(args.clients)]
+                               stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True) for k in range(args.clients)]
         for k, c in enumerate(clients):
             line = _read_line(c, 150.0, f"client {k}", node, node_log)
             if line != "ready":
@@ -138,7 +108,7 @@ def one_run(args: argparse.Namespace, run: int) -> dict:
             except subprocess.TimeoutExpired:
                 pass
     finally:
-        procs.stop()
+        procs.stop_all(grace=10.0)
     node_log.seek(0)
     warnings = [line for line in node_log.read().splitlines() if "failed to send response" in line]
     node_log.close()
