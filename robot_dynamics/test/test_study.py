@@ -89,10 +89,13 @@ def test_a_stopped_study_resumes_without_missing_or_duplicated_rows(tmp_path):
     study = load_study(STUDY)
     part = run_study(study, tmp_path, scheduler="inprocess", progress=False, stop_after_chunks=2)
     assert 0 < part.table.num_rows < 12
+    half = tmp_path / study.name / "parts" / ".part-000005.parquet.x1y2z3"  # as a kill mid-write leaves it
+    half.write_bytes(b"PAR1 half")
     rest = run_study(study, tmp_path, scheduler="inprocess", progress=False)
     assert rest.skipped_points == part.table.num_rows and rest.computed_points == 12 - part.table.num_rows
     ids = [r["point"] for r in rest.table.to_pylist()]
     assert ids == list(range(12))
+    assert not half.exists()
     full = run_study(study, tmp_path / "full", scheduler="inprocess", progress=False)
     assert _rows(rest.table) == _rows(full.table)
 

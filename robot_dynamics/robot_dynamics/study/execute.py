@@ -141,6 +141,8 @@ def run_study(
     all_points = points(study)
     chunk = _manifest(folder, study, chunk_size_for(len(all_points), workers), restart)
     chunks = [all_points[i : i + chunk] for i in range(0, len(all_points), chunk)]
+    for stale in (folder / "parts").glob(".part-*.parquet.*"):
+        stale.unlink(missing_ok=True)  # a part's temporary file, left by a run killed while writing it
     done = {int(p.stem.split("-")[1]) for p in (folder / "parts").glob("part-*.parquet")}
     todo = [k for k in range(len(chunks)) if k not in done]
     skipped = sum(len(chunks[k]) for k in done if k < len(chunks))
