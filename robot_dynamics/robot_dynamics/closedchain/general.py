@@ -73,6 +73,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._batch import as_batch, broadcast_batch
+from .._rk4 import rk4_step
 from ..dynamics import bias_torques, crba, kinetic_energy, potential_energy, rnea
 from ..errors import InputError, ModelError, SingularityError, UnknownNameError
 from ..kinematics import frame_poses, jacobian, jacobian_dot_qdot
@@ -971,6 +972,10 @@ def simulate(
         u = np.asarray(control(tk, qk, qdk), dtype=float).reshape(mech.na)
         return qdk, constrained_accelerations(mech, qk, qdk, u, baumgarte=baumgarte).qdd, u
 
+    def xdot(tk: float, x: Array) -> Array:
+        qdk, qddk, _ = f(tk, x[: mech.nq], x[mech.nq :])
+        return np.concatenate([qdk, qddk])
+
     ok, msg = True, "integrated"
     for k in range(nT):
         _, qdd, u = f(times[k], q, qd)
@@ -978,13 +983,8 @@ def simulate(
         ERR[k] = np.abs(_residual_flat(mech, q[None])).max(initial=0.0)
         if k == nT - 1:
             break
-        dt = times[k + 1] - times[k]
-        k1 = (qd, qdd)
-        k2 = f(times[k] + dt / 2, q + dt / 2 * k1[0], qd + dt / 2 * k1[1])
-        k3 = f(times[k] + dt / 2, q + dt / 2 * k2[0], qd + dt / 2 * k2[1])
-        k4 = f(times[k] + dt, q + dt * k3[0], qd + dt * k3[1])
-        q = q + dt / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
-        qd = qd + dt / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
+        x = rk4_step(xdot, np.concatenate([q, qd]), times[k + 1] - times[k], np.concatenate([qd, qdd]), t=times[k])
+        q, qd = x[: mech.nq], x[mech.nq :]
         if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
             ok, msg = False, f"non-finite state at t = {times[k + 1]:.4g} s"
             break

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._rk4 import rk4_step
 from ..errors import InputError, SingularityError
 from .quadruped import (
     _COND_MAX,
@@ -42,6 +43,12 @@ __all__ = [
 ]
 
 Array = NDArray[np.float64]
+
+
+class _StageError(Exception):
+    """An RK4 stage reached a state the model cannot take (its message says which)."""
+
+
 TorqueLaw = Callable[[float, Array, Array], tuple[Array, Array]]
 
 
@@ -137,6 +144,12 @@ def simulate(
             return x, nuk, ta, tp, "non-finite acceleration"
         return np.concatenate([qdk, nud, [power]]), nud, ta, tp, None
 
+    def stage(t: float, x: Array) -> Array:
+        f, *_, err = deriv(t, x)
+        if err is not None:
+            raise _StageError(err)
+        return f
+
     T = np.full(n, np.nan)
     Q, NU, NUD = np.full((n, 8), np.nan), np.full((n, 8), np.nan), np.full((n, 8), np.nan)
     TA, TP = np.full((n, 8), np.nan), np.full((n, 6), np.nan)
@@ -152,14 +165,11 @@ def simulate(
         T[k], Q[k], NU[k], NUD[k], TA[k], TP[k], W[k] = t, x[:8], x[8:16], nud, ta, tp, x[16]
         if k == n - 1:
             break
-        f2, *_, e2 = deriv(t + dt / 2, x + dt / 2 * f1)
-        f3, *_, e3 = deriv(t + dt / 2, x + dt / 2 * f2)
-        f4, *_, e4 = deriv(t + dt, x + dt * f3)
-        bad = e2 or e3 or e4
-        if bad is not None:
-            ok, message, last = False, f"stopped at t = {t + dt:.4g} s: {bad}", k
+        try:
+            x = rk4_step(stage, x, dt, f1, t=t)
+        except _StageError as exc:
+            ok, message, last = False, f"stopped at t = {t + dt:.4g} s: {exc}", k
             break
-        x = x + dt / 6.0 * (f1 + 2 * f2 + 2 * f3 + f4)
     m = last + 1
     Qm, NUm = Q[:m], NU[:m]
     if m:

@@ -7,12 +7,12 @@ The input u is the joint torque (nq,) [N m or N] held over a step (zero-order ho
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._rk4 import rk4_step
 from ..dynamics import aba
 from ..dynamics._common import joint_friction
 from ..errors import InputError
@@ -27,13 +27,6 @@ Array = NDArray[np.float64]
 DIVERGED = 1e150
 
 
-def rk4_step(f: Callable[[Array], Array], x: Array, h: float, k1: Array | None = None) -> Array:
-    """One classical Runge-Kutta step of ``xdot = f(x)`` over ``h`` (``k1 = f(x)`` if known)."""
-    k1 = f(x) if k1 is None else k1
-    k2 = f(x + 0.5 * h * k1)
-    k3 = f(x + 0.5 * h * k2)
-    k4 = f(x + h * k3)
-    return x + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
 
 
 
