@@ -35,6 +35,9 @@ from collections.abc import Iterator
 from robot_dynamics.study import evaluate_point, load_study, points, run_study
 from _results import write_results
 
+#: The efficiency asked of a LocalCluster of one worker per core (speed-up / workers).
+GOAL_EFFICIENCY = 0.8
+
 
 @contextlib.contextmanager
 def cli_cluster(workers: int, folder: str) -> Iterator[str]:
@@ -136,11 +139,13 @@ def _cli_cluster_row(study, pts, out: str, loop: float, workers: int) -> dict:
 
 def _print(rows: list[dict], n: int, args) -> None:
     print(f"{n} points of {args.duration:g} s simulated at 500 Hz (computed torque, puma560), on {os.cpu_count()} cores")
-    print(f"{'how':45} {'points/s':>9} {'speed-up':>9} {'efficiency':>10} {'overhead/pt':>12} {'start-up':>9}")
+    print(f"{'how':45} {'points/s':>9} {'speed-up':>9} {'efficiency':>10} {'overhead/pt':>12} {'start-up':>9}"
+          f"  (goal: efficiency >= {GOAL_EFFICIENCY} at {os.cpu_count()} workers)")
     for r in rows:
         if "speedup" in r:
+            mark = ("  met" if r["efficiency"] >= GOAL_EFFICIENCY else "  missed") if r["workers"] == os.cpu_count() else ""
             print(f"{r['how']:45} {r['points_per_s']:9.1f} {r['speedup']:8.2f}x {r['efficiency']:10.2f} "
-                  f"{r['overhead_ms_per_point']:9.1f} ms {r['startup_s']:7.1f} s")
+                  f"{r['overhead_ms_per_point']:9.1f} ms {r['startup_s']:7.1f} s{mark}")
         else:
             print(f"{r['how']:45} {r['points_per_s']:9.1f}")
     print("speed-up and efficiency against the plain loop with the compiled loop; overhead/pt: worker time "

@@ -70,15 +70,15 @@ class BuildEngine(build_ext):
 
 
 #: The engine's C library (everything but the Python module), as robot_dynamics_control builds it too.
-ENGINE_LIBRARY = ("algorithms", "model", "control", "plant", "simulate")
+ENGINE_LIBRARY = ("algorithms", "derivatives", "model", "control", "plant", "simulate")
 
 # The engine: a top-level private module installed beside the package, so that the package is
 # importable from its source tree (the test suite's pythonpath) with the installed engine.
 ENGINE = Extension(
     "_robot_dynamics_engine",
     # one source for the Python extension and the C library of robot_dynamics_control (CMake)
-    sources=["src/engine/module.c", *(f"src/engine/{name}.c" for name in ENGINE_LIBRARY)],
-    depends=["src/engine/engine.h"],
+    sources=["src/engine/module.c", "src/engine/module_batch.c", *(f"src/engine/{name}.c" for name in ENGINE_LIBRARY)],
+    depends=[f"src/engine/{name}.h" for name in ("engine", "internal", "recursions", "module")],
     extra_compile_args=["-std=c99", "-O3", "-fno-math-errno", "-ffp-contract=fast"],
 )
 

@@ -55,22 +55,23 @@ class CompiledLoop:
         n = sim.model.nq
         self.sim = sim
         self.names = list(sim.model.joint_names)
-        self.models = (engine_model(c.model), engine_model(sim.model))
-        self.flags = np.array([opt.integration.substeps, sim.K - 1, c.scheme == "position", c.predictive,
-                               c.friction_velocity == "desired", opt.plant.friction], dtype=np.int64)
-        self.scalars = np.array([opt.integration.period / opt.integration.substeps,
-                                 opt.plant.coulomb_smoothing if opt.plant.friction else 0.0])
-        limit = None if c.actuator_limit is None else np.ascontiguousarray(c.actuator_limit, float)
-        self.params = (np.ascontiguousarray(c.kp, float), np.ascontiguousarray(c.kd, float),
-                       np.ascontiguousarray(c.effort_limit, float), limit, _matrix(c.model.drivetrain, "A_inv"),
-                       _matrix(sim.model.drivetrain, "A"), gravity_vector(sim.model, opt.plant.gravity),
-                       sim._pos_std, sim._vel_std)
-        self.inputs = (log.q_ref, log.qd_ref, log.qdd_ref, sim._zq, sim._zqd, log.disturbance)
         self.clip = np.zeros(sim.K, dtype=np.int64)
-        self.outputs = (log.q, log.qd, log.qdd, log.tau, log.effort, log.status, self.clip)
+        limit = None if c.actuator_limit is None else np.ascontiguousarray(c.actuator_limit, float)
+        # the engine's rd_sim and rd_sim_log, field by field (engine.h)
+        self.call = dict(
+            ctrl=engine_model(c.model), plant=engine_model(sim.model),
+            substeps=opt.integration.substeps, last=sim.K - 1, position=c.scheme == "position",
+            predictive=c.predictive, desired_friction=c.friction_velocity == "desired", plant_friction=opt.plant.friction,
+            h=opt.integration.period / opt.integration.substeps,
+            smooth=opt.plant.coulomb_smoothing if opt.plant.friction else 0.0,
+            kp=np.ascontiguousarray(c.kp, float), kd=np.ascontiguousarray(c.kd, float),
+            limit=np.ascontiguousarray(c.effort_limit, float), actuator_limit=limit,
+            ctrl_A_inv=_matrix(c.model.drivetrain, "A_inv"), plant_A=_matrix(sim.model.drivetrain, "A"),
+            g_plant=gravity_vector(sim.model, opt.plant.gravity), pos_std=sim._pos_std, vel_std=sim._vel_std,
+            QR=log.q_ref, QDR=log.qd_ref, QDDR=log.qdd_ref, ZQ=sim._zq, ZQD=sim._zqd, DIST=log.disturbance,
+            Q=log.q, QD=log.qd, QDD=log.qdd, TAU=log.tau, EFF=log.effort, STATUS=log.status, CLIP=self.clip,
+        )
         self._texts: dict[int, str] = {0: ""}
-        for a in self.inputs + self.outputs:
-            assert a is None or (a.flags.c_contiguous and a.dtype in (np.float64, np.int64)), "compiled loop: array layout"
         self.n = n
 
     def run(self, end: int) -> None:
@@ -78,8 +79,7 @@ class CompiledLoop:
         sim = self.sim
         k0 = sim.tick
         x = np.ascontiguousarray(sim._x, dtype=float).copy()
-        _, done = engine().simulate(*self.models, self.flags, self.scalars, *self.params, *self.inputs,
-                                    *self.outputs, x, k0, end)
+        _, done = engine().simulate(**self.call, x=x, k0=k0, k1=end)
         sim._x = x
         sim.tick = sim.log.ticks = done
         if done > k0:

@@ -27,11 +27,9 @@ Array = NDArray[np.float64]
 DIVERGED = 1e150
 
 
-
-
-
 class _OverBudget(Exception):
     """An adaptive solver used up its evaluations of one period (Integration.max_evaluations)."""
+
 
 class Plant:
     """The state equation ``xdot = f(x, u)`` of a robot and its integration over one period.

@@ -190,7 +190,8 @@ int rd_joint_index(const rd_model *m, const char *name);
     X(oP, double, 6 * nb)                                                                          \
     X(oQ, double, 6 * nb)                                                                          \
     X(oG, double, 12 * nb)           /* per body j: G_j and H_j (the ancestors' entries)           */ \
-    X(oW, double, 18 * nb)           /* per body j: alpha_j, dv_j, beta_j                          */
+    X(oW, double, 18 * nb)           /* per body j: alpha_j, dv_j, beta_j                          */ \
+    X(x4, double, 4 * (80 * nb + 12 + nq)) /* four states' recursion, lane by lane (rd_rnea4, rd_aba4) */
 
 typedef struct {
 #define RD_WORK_FIELD(name, type, count) type *name;
@@ -208,6 +209,23 @@ enum { RD_WRENCH = 10 };
 int rd_rnea(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
             const double *fx, int nfx, int friction, double smooth, double *tau, rd_work *w);
 int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w);
+
+/* Four states at once, each in one lane of a vector register where the compiler has them (GCC,
+ * Clang): RD_LANES 4, else 1 (and no rd_rnea4). The batches take four rows a call. */
+#if defined(__GNUC__) && !defined(RD_NO_LANES) && !defined(__cplusplus)
+#define RD_LANES 4
+#else
+#define RD_LANES 1
+#endif
+
+/* rd_rnea of four states (rows of nq values: q[l * nq + k]; no external wrenches), each lane's
+ * operations those of one rd_rnea call, in the same order: the same doubles. status: RD_OK or
+ * RD_BAD_OUTPUT per state. */
+void rd_rnea4(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
+              int friction, double smooth, double *tau, int status[4], rd_work *w);
+/* rd_aba of four states of a tree (m->tree; no external wrenches), the same way. */
+void rd_aba4(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+             int friction, double smooth, double *qdd, int status[4], rd_work *w);
 int rd_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
            const double *fx, int nfx, int friction, double smooth, double *qdd, rd_work *w);
 int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,

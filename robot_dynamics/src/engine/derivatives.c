@@ -1,0 +1,512 @@
+/* The derivatives of inverse and direct dynamics, one state each (engine.h's rd_rnea_derivatives,
+ * rd_aba_derivatives): the recursion's tangents along each coordinate (any model), and for trees
+ * the base-frame formulas of Carpentier & Mansard (2018), derived again here.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* 1: every derivative by the tangents of the recursion (rnea_tangent), the base-frame formulas
+ * of rnea_derivatives_tree off: a test switch, to compare the two derivations. */
+int rd_tangent_derivatives = 0;
+
+/* -- derivatives of the dynamics ------------------------------------------------------------------- */
+
+/* y += s (x x S_b): the motion cross product with body b's joint axis (Featherstone 2.31),
+ * [w; u] x [e; 0] = [w x e; u x e] and [w; u] x [0; e] = [0; w x e]. */
+static inline void cross_axis_add(const rd_body *b, const double *x, double s, double *y)
+{
+    const double ex = b->axis[0] * s, ey = b->axis[1] * s, ez = b->axis[2] * s;
+    if (b->type == RD_REVOLUTE) {
+        y[0] += x[1] * ez - x[2] * ey, y[1] += x[2] * ex - x[0] * ez, y[2] += x[0] * ey - x[1] * ex;
+        y[3] += x[4] * ez - x[5] * ey, y[4] += x[5] * ex - x[3] * ez, y[5] += x[3] * ey - x[4] * ex;
+    } else {
+        y[3] += x[1] * ez - x[2] * ey, y[4] += x[2] * ex - x[0] * ez, y[5] += x[0] * ey - x[1] * ex;
+    }
+}
+
+/* y += s (S_b x* f) (Featherstone 2.32): [e; 0] x* [n; f] = [e x n; e x f], [0; e] x* [n; f] = [e x f; 0]. */
+static inline void axis_cross_force_add(const rd_body *b, const double *f, double s, double *y)
+{
+    const double ex = b->axis[0] * s, ey = b->axis[1] * s, ez = b->axis[2] * s;
+    if (b->type == RD_REVOLUTE) {
+        y[0] += ey * f[2] - ez * f[1], y[1] += ez * f[0] - ex * f[2], y[2] += ex * f[1] - ey * f[0];
+        y[3] += ey * f[5] - ez * f[4], y[4] += ez * f[3] - ex * f[5], y[5] += ex * f[4] - ey * f[3];
+    } else {
+        y[0] += ey * f[5] - ez * f[4], y[1] += ez * f[3] - ex * f[5], y[2] += ex * f[4] - ey * f[3];
+    }
+}
+
+/* d Gamma_f / d qd of rd_friction: Fv + sg' (Fc + Fs e) - sg sign(qd) B Fs e, e = exp(-|qd| B);
+ * sg' = (1 - tanh^2) / v_s when smoothed, 0 off qd = 0 otherwise (the Coulomb step has no slope). */
+static double friction_slope(const rd_model *m, int k, double qd, double smooth)
+{
+    const rd_joint *j = &m->joint[k];
+    const double sign = (qd > 0.0) - (qd < 0.0);
+    double sg = sign, dsg = 0.0;
+    if (smooth > 0.0) {
+        sg = tanh(qd / smooth);
+        dsg = (1.0 - sg * sg) / smooth;
+    }
+    double d = j->Fv + dsg * j->Fc;
+    if (j->Fs != 0.0) {
+        const double e = exp(-fabs(qd) * j->B);
+        d += j->Fs * e * (dsg - sg * sign * j->B);
+    }
+    return d;
+}
+
+/* w->dtau = d tau / d q_k (wrt_qd = 0) or d tau / d qd_k (wrt_qd = 1), after rd_rnea(q, qd, qdd)
+ * left its state in w (E, r, v, a, c, the subtree forces f, and R when there are wrenches).
+ * Each line of the recursion differentiated (the derivatives of Carpentier & Mansard, RSS 2018,
+ * written in body coordinates): with d(X_i y)/d theta_i = (X_i y) x S_i (Featherstone 2.29 for
+ * a joint transform) and dth_i = mult_i for a body that joint k drives (mimic: several), else 0,
+ *   dv_i = X_i dv_p + dth_i (v_i x S_i) + dthd_i S_i
+ *   da_i = X_i da_p + dth_i ((X_i a_p) x S_i) + thd_i (dv_i x S_i) + dthd_i (v_i x S_i)
+ *   df_i = I_i da_i + dv_i x* I_i v_i + v_i x* I_i dv_i     (+ wrenches, secondary links)
+ *   dtau_i = S_i . df_i,   df_p += X_i^T (df_i + dth_i S_i x* f_i).
+ * Only the bodies the coordinate moves are visited forward ("moved"); the backward pass visits
+ * them and their ancestors. */
+static void rnea_tangent(const rd_model *m, const double *qd, const double *qdd, const double *fx, int nfx, int k,
+                         int wrt_qd, int friction, double smooth, rd_work *w)
+{
+    const int nb = m->nb, nq = m->nq;
+    double *dv = w->dv, *da = w->da, *df = w->df, *dr = w->drho, *dtau = w->dtau;
+    int *moved = w->moved;
+    for (int x = 0; x < 6; ++x)
+        dv[6 * nb + x] = 0.0, da[6 * nb + x] = 0.0;
+    dr[3 * nb] = dr[3 * nb + 1] = dr[3 * nb + 2] = 0.0;
+    for (int j = 0; j < nq; ++j)
+        dtau[j] = 0.0;
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        double *dvi = dv + 6 * i, *dai = da + 6 * i, *dfi = df + 6 * i, *dri = dr + 3 * i;
+        const int own = b->joint == k;
+        moved[i] = own || (b->parent >= 0 && moved[b->parent]);
+        if (!moved[i]) {
+            for (int x = 0; x < 6; ++x)
+                dvi[x] = 0.0, dai[x] = 0.0, dfi[x] = 0.0;
+            dri[0] = dri[1] = dri[2] = 0.0;
+            continue;
+        }
+        const int p = b->parent < 0 ? nb : b->parent;
+        const double *E = w->E + 9 * i, *r = w->r + 3 * i, *v = w->v + 6 * i;
+        const double s = own ? b->mult : 0.0, thd = b->mult * qd[b->joint];
+        const double *drp = dr + 3 * p;
+        x_motion(E, r, dv + 6 * p, dvi);
+        x_motion(E, r, da + 6 * p, dai);
+        for (int x = 0; x < 3; ++x) /* the frame's rotation: drho_i = E_i drho_p + dth_i a_i (revolute) */
+            dri[x] = E[3 * x] * drp[0] + E[3 * x + 1] * drp[1] + E[3 * x + 2] * drp[2];
+        if (own) {
+            if (wrt_qd) {
+                double *sv = b->type == RD_REVOLUTE ? dvi : dvi + 3;
+                sv[0] += b->axis[0] * s, sv[1] += b->axis[1] * s, sv[2] += b->axis[2] * s;
+                cross_axis_add(b, v, s, dai);
+            } else {
+                /* X_i a_p = a_i - c_i - S_i thdd_i */
+                const double *a = w->a + 6 * i, *c = w->c + 6 * i, thdd = b->mult * qdd[b->joint];
+                double xa[6];
+                for (int x = 0; x < 6; ++x)
+                    xa[x] = a[x] - c[x];
+                double *sa = b->type == RD_REVOLUTE ? xa : xa + 3;
+                sa[0] -= b->axis[0] * thdd, sa[1] -= b->axis[1] * thdd, sa[2] -= b->axis[2] * thdd;
+                cross_axis_add(b, v, s, dvi);
+                cross_axis_add(b, xa, s, dai);
+                if (b->type == RD_REVOLUTE)
+                    dri[0] += b->axis[0] * s, dri[1] += b->axis[1] * s, dri[2] += b->axis[2] * s;
+            }
+        }
+        cross_axis_add(b, dvi, thd, dai);
+        const rd_inertia *I = &b->inertia;
+        double Iv[6], Idv[6];
+        inertia_times(I, dai, dfi);
+        inertia_times(I, v, Iv);
+        inertia_times(I, dvi, Idv);
+        cross_force_add(dvi, Iv, dfi);
+        cross_force_add(v, Idv, dfi);
+    }
+    /* A wrench fixed in base axes at a point of the body turns with the body in its axes:
+     * d(R^T x) = -drho x R^T x, for the force and the moment (add_wrenches) */
+    for (int n = 0; n < nfx && !wrt_qd; ++n) {
+        const double *row = fx + RD_WRENCH * n;
+        const int b = (int)row[0];
+        if (!moved[b])
+            continue;
+        const double *R = w->R + 9 * b, *pt = row + 1, *force = row + 4, *moment = row + 7, *rho = dr + 3 * b;
+        double F[3], M[3], dF[3], dM[3];
+        for (int x = 0; x < 3; ++x) {
+            F[x] = R[x] * force[0] + R[3 + x] * force[1] + R[6 + x] * force[2];
+            M[x] = R[x] * moment[0] + R[3 + x] * moment[1] + R[6 + x] * moment[2];
+        }
+        dF[0] = F[1] * rho[2] - F[2] * rho[1], dF[1] = F[2] * rho[0] - F[0] * rho[2], dF[2] = F[0] * rho[1] - F[1] * rho[0];
+        dM[0] = M[1] * rho[2] - M[2] * rho[1], dM[1] = M[2] * rho[0] - M[0] * rho[2], dM[2] = M[0] * rho[1] - M[1] * rho[0];
+        double *f = df + 6 * b;
+        f[0] += dM[0] + pt[1] * dF[2] - pt[2] * dF[1];
+        f[1] += dM[1] + pt[2] * dF[0] - pt[0] * dF[2];
+        f[2] += dM[2] + pt[0] * dF[1] - pt[1] * dF[0];
+        f[3] += dF[0], f[4] += dF[1], f[5] += dF[2];
+    }
+    /* Secondary links (rd_rnea): n_s = I_s (e_s betadd + w_c x e_s betad) on the carrier and
+     * I_s e_s . alpha_c along beta: their tangents through w_c, alpha_c and betad = b . qd */
+    for (int s = 0; s < m->nr; ++s) {
+        const rd_secondary *sl = &m->secondary[s];
+        const int c = sl->carrier;
+        const double dbd = wrt_qd ? sl->b[k] : 0.0;
+        if (c < 0 || (!moved[c] && dbd == 0.0))
+            continue;
+        double bd = 0.0;
+        for (int j = 0; j < nq; ++j)
+            bd += sl->b[j] * qd[j];
+        const double hx = sl->inertia * sl->axis[0], hy = sl->inertia * sl->axis[1], hz = sl->inertia * sl->axis[2];
+        const double *v = w->v + 6 * c, *dw = dv + 6 * c, *dal = da + 6 * c;
+        double *f = df + 6 * c;
+        f[0] += (dw[1] * hz - dw[2] * hy) * bd + (v[1] * hz - v[2] * hy) * dbd;
+        f[1] += (dw[2] * hx - dw[0] * hz) * bd + (v[2] * hx - v[0] * hz) * dbd;
+        f[2] += (dw[0] * hy - dw[1] * hx) * bd + (v[0] * hy - v[1] * hx) * dbd;
+        moved[c] = 1;
+        const double dts = hx * dal[0] + hy * dal[1] + hz * dal[2];
+        for (int j = 0; j < nq; ++j)
+            dtau[j] += sl->b[j] * dts;
+    }
+    /* Backward: dtau_i = S_i . df_i, df_p += X_i^T (df_i + dth_i S_i x* f_i) */
+    for (int i = nb - 1; i >= 0; --i) {
+        if (!moved[i])
+            continue;
+        const rd_body *b = &m->body[i];
+        double *dfi = df + 6 * i;
+        dtau[b->joint] += b->mult * s_dot(b, dfi);
+        if (b->parent < 0)
+            continue;
+        if (!wrt_qd && b->joint == k)
+            axis_cross_force_add(b, w->f + 6 * i, b->mult, dfi);
+        xt_force(w->E + 9 * i, w->r + 3 * i, dfi, df + 6 * b->parent, 1);
+        moved[b->parent] = 1;
+    }
+    if (wrt_qd && friction)
+        dtau[k] += friction_slope(m, k, qd[k], smooth);
+}
+
+/* y = v x x, the motion cross product (Featherstone 2.31): [w x xw; w x xu + u x xw]. */
+static inline void cross_motion(const double *v, const double *x, double *y)
+{
+    const double wx = v[0], wy = v[1], wz = v[2], ux = v[3], uy = v[4], uz = v[5];
+    y[0] = wy * x[2] - wz * x[1], y[1] = wz * x[0] - wx * x[2], y[2] = wx * x[1] - wy * x[0];
+    y[3] = wy * x[5] - wz * x[4] + uy * x[2] - uz * x[1];
+    y[4] = wz * x[3] - wx * x[5] + uz * x[0] - ux * x[2];
+    y[5] = wx * x[4] - wy * x[3] + ux * x[1] - uy * x[0];
+}
+
+static inline double dot6(const double *x, const double *y)
+{
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
+}
+
+/* B += v x* Y - Y v x, the rate of a base-frame spatial inertia Y = [[Io, [h]x], [[h]x^T, m 1]]
+ * carried with velocity v = [w; u] (Featherstone 2.64), 6x6 row-major. By blocks, with
+ * [a]x [b]x = b a^T - (a . b) 1: [[ [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1, [w x h + m u]x ],
+ * [ -[w x h + m u]x, 0 ]]. */
+static void inertia_rate_add(const rd_inertia *I, const double *v, double *B)
+{
+    const double *w = v, *u = v + 3, *h = I->h, *Io = I->Io;
+    const double uh = u[0] * h[0] + u[1] * h[1] + u[2] * h[2];
+    const double c[3] = {w[1] * h[2] - w[2] * h[1] + I->m * u[0], w[2] * h[0] - w[0] * h[2] + I->m * u[1],
+                         w[0] * h[1] - w[1] * h[0] + I->m * u[2]};
+    const double C[9] = {0.0, -c[2], c[1], c[2], 0.0, -c[0], -c[1], c[0], 0.0};
+    for (int x = 0; x < 3; ++x) {
+        /* row x of [w]x Io: (w x Io e_y)_x, and of Io [w]x */
+        const int x1 = (x + 1) % 3, x2 = (x + 2) % 3;
+        for (int y = 0; y < 3; ++y) {
+            const int y1 = (y + 1) % 3, y2 = (y + 2) % 3;
+            const double wI = w[x1] * Io[3 * x2 + y] - w[x2] * Io[3 * x1 + y];
+            const double Iw = Io[3 * x + y1] * w[y2] - Io[3 * x + y2] * w[y1];
+            B[6 * x + y] += wI - Iw - h[x] * u[y] - u[x] * h[y] + (x == y ? 2.0 * uh : 0.0);
+            B[6 * x + 3 + y] += C[3 * x + y];
+            B[6 * (3 + x) + y] -= C[3 * x + y];
+        }
+    }
+}
+
+/* The derivatives of rd_rnea for a tree without wrenches or secondary links, in the base frame
+ * (Carpentier & Mansard 2018's formulation, derived again here): moving joint j turns its subtree
+ * by the screw s_j = oS_j, so a base-frame quantity of the subtree varies as the screw's action
+ * (s x m, s x* f, s x* Y - Y s x) plus the change of the subtree's motion not explained by it:
+ *   d ov_i / d q_j  = s x ov_i + dv_j,            dv_j = -(s_j x ov_l)         (l: j's parent)
+ *   d oa_i / d q_j  = s x oa_i + alpha_j + dv_j x ov_i,   alpha_j = -(s_j x oa_l) - dv_j x ov_l
+ *   d ov_i / d qd_j = s_j,   d oa_i / d qd_j = s_j x ov_i + beta_j,   beta_j = -2 s_j x ov_l.
+ * The screw's action cancels in tau_i = oS_i . oF_i for i in j's subtree, which leaves, with the
+ * subtree's composite inertia Yc_i, momentum hc_i = sum Y ov and inertia rate Bc_i = sum (ov x* Y - Y ov x):
+ *   d tau_i / d q_j  = alpha_j . P_i + dv_j . Q_i,   d tau_i / d qd_j = beta_j . P_i + s_j . Q_i,
+ *   P_i = Yc_i oS_i,   Q_i = Bc_i^T oS_i - oS_i x* hc_i;
+ * and for i an ancestor of j, d tau_i / d q_j = oS_i . G_j, d tau_i / d qd_j = oS_i . H_j with
+ *   G_j = s_j x* oF_j + Yc_j alpha_j + dv_j x* hc_j + Bc_j dv_j,   H_j = Yc_j beta_j + s_j x* hc_j + Bc_j s_j.
+ * Mimic joints fold in by the chain rule (theta = mult q + offset). A second derivation of
+ * rnea_tangent's numbers (test_derivatives compares the two). Stages: tree_motion (after
+ * rd_body_poses), tree_composites, tree_rows, tree_fill. */
+
+/* Base-frame axes oS, velocities ov, accelerations oa (qdd NULL: zero), each body's inertia oY,
+ * momentum oh and force of, from the body poses in w. With inertias = 0 only oa and of are
+ * recomputed (a new qdd on the same q, qd). */
+static void tree_motion(const rd_model *m, const double *qd, const double *qdd, const double *g, int inertias, rd_work *w)
+{
+    const int nb = m->nb;
+    double *ov = w->ov, *oa = w->oa;
+    for (int x = 0; x < 6; ++x)
+        ov[6 * nb + x] = 0.0, oa[6 * nb + x] = 0.0;
+    oa[6 * nb + 3] = -g[0], oa[6 * nb + 4] = -g[1], oa[6 * nb + 5] = -g[2];
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        const int p = b->parent < 0 ? nb : b->parent;
+        double *S = w->oS + 6 * i, *v = ov + 6 * i, *a = oa + 6 * i;
+        const double thd = b->mult * qd[b->joint], thdd = qdd ? b->mult * qdd[b->joint] : 0.0;
+        if (inertias) {
+            const double *R = w->R + 9 * i, *pos = w->p + 3 * i;
+            double z[3];
+            for (int x = 0; x < 3; ++x)
+                z[x] = R[3 * x] * b->axis[0] + R[3 * x + 1] * b->axis[1] + R[3 * x + 2] * b->axis[2];
+            if (b->type == RD_REVOLUTE) {
+                S[0] = z[0], S[1] = z[1], S[2] = z[2];
+                S[3] = pos[1] * z[2] - pos[2] * z[1], S[4] = pos[2] * z[0] - pos[0] * z[2], S[5] = pos[0] * z[1] - pos[1] * z[0];
+            } else {
+                S[0] = S[1] = S[2] = 0.0, S[3] = z[0], S[4] = z[1], S[5] = z[2];
+            }
+            for (int x = 0; x < 6; ++x)
+                v[x] = ov[6 * p + x] + S[x] * thd;
+            /* Y_i in the base frame: inertia_to_parent with E = R^T, r = p */
+            double RT[9];
+            for (int x = 0; x < 3; ++x)
+                for (int y = 0; y < 3; ++y)
+                    RT[3 * x + y] = R[3 * y + x];
+            memset(&w->oY[i], 0, sizeof(rd_inertia));
+            rd_inertia_to_parent(RT, pos, &b->inertia, &w->oY[i]);
+            inertia_times(&w->oY[i], v, w->oh + 6 * i);
+        }
+        double vS[6];
+        cross_motion(v, S, vS);
+        for (int x = 0; x < 6; ++x)
+            a[x] = oa[6 * p + x] + S[x] * thdd + vS[x] * thd;
+        double *F = w->of + 6 * i;
+        inertia_times(&w->oY[i], a, F);
+        cross_force_add(v, w->oh + 6 * i, F);
+    }
+}
+
+/* The subtrees' composites (one frame: no transform): inertias, rates, momenta (inertias = 1)
+ * and forces. */
+static void tree_composites(const rd_model *m, int inertias, rd_work *w)
+{
+    const int nb = m->nb;
+    memcpy(w->oFc, w->of, sizeof(double) * 6 * nb);
+    if (inertias) {
+        memcpy(w->oYc, w->oY, sizeof(rd_inertia) * nb);
+        memcpy(w->ohc, w->oh, sizeof(double) * 6 * nb);
+        memset(w->oBc, 0, sizeof(double) * 36 * nb);
+        for (int i = 0; i < nb; ++i)
+            inertia_rate_add(&w->oY[i], w->ov + 6 * i, w->oBc + 36 * i);
+    }
+    for (int i = nb - 1; i >= 0; --i) {
+        const int p = m->body[i].parent;
+        if (p < 0)
+            continue;
+        for (int x = 0; x < 6; ++x)
+            w->oFc[6 * p + x] += w->oFc[6 * i + x];
+        if (!inertias)
+            continue;
+        rd_inertia *Yp = &w->oYc[p];
+        const rd_inertia *Yi = &w->oYc[i];
+        Yp->m += Yi->m;
+        for (int x = 0; x < 3; ++x)
+            Yp->h[x] += Yi->h[x];
+        for (int x = 0; x < 9; ++x)
+            Yp->Io[x] += Yi->Io[x];
+        for (int x = 0; x < 36; ++x)
+            w->oBc[36 * p + x] += w->oBc[36 * i + x];
+        for (int x = 0; x < 6; ++x)
+            w->ohc[6 * p + x] += w->ohc[6 * i + x];
+    }
+}
+
+/* M = A(q) from the composites: A_ij = oS_j . Yc_i oS_i = oS_j . P_i (P_i computed here), j an
+ * ancestor of i (Featherstone 6.2 in one frame), folded by the mimic multipliers; rotors added. */
+static void tree_mass_matrix(const rd_model *m, double *M, rd_work *w)
+{
+    const int nb = m->nb, nq = m->nq;
+    for (int k = 0; k < nq * nq; ++k)
+        M[k] = 0.0;
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *bi = &m->body[i];
+        double *P = w->oP + 6 * i;
+        inertia_times(&w->oYc[i], w->oS + 6 * i, P);
+        for (int j = i; j >= 0; j = m->body[j].parent) {
+            const rd_body *bj = &m->body[j];
+            const double mij = bi->mult * bj->mult * dot6(w->oS + 6 * j, P);
+            M[bi->joint * nq + bj->joint] += mij;
+            if (j != i)
+                M[bj->joint * nq + bi->joint] += mij;
+        }
+    }
+    for (int k = 0; k < nq; ++k)
+        M[k * nq + k] += m->joint[k].Ia;
+}
+
+/* dq, dqd from the composites (P from tree_mass_matrix): Q_i, alpha_j, dv_j, beta_j, G_j, H_j,
+ * then each body i with each of its ancestors j (and itself). */
+static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
+{
+    const int nb = m->nb, nq = m->nq;
+    const double *ov = w->ov, *oa = w->oa;
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        const int l = b->parent < 0 ? nb : b->parent;
+        const double *S = w->oS + 6 * i, *B = w->oBc + 36 * i, *hc = w->ohc + 6 * i;
+        double *Q = w->oQ + 6 * i;
+        /* Q_i = Bc_i^T S_i - S_i x* hc_i */
+        for (int x = 0; x < 6; ++x)
+            Q[x] = B[x] * S[0] + B[6 + x] * S[1] + B[12 + x] * S[2] + B[18 + x] * S[3] + B[24 + x] * S[4] + B[30 + x] * S[5];
+        double Sh[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        cross_force_add(S, hc, Sh);
+        for (int x = 0; x < 6; ++x)
+            Q[x] -= Sh[x];
+        double *alpha = w->oW + 18 * i, *dv = alpha + 6, *beta = alpha + 12, t[6];
+        cross_motion(ov + 6 * l, S, dv);    /* dv = -(s x ov_l) = ov_l x s */
+        cross_motion(oa + 6 * l, S, alpha); /* -(s x oa_l) */
+        cross_motion(dv, ov + 6 * l, t);
+        for (int x = 0; x < 6; ++x)
+            alpha[x] -= t[x], beta[x] = 2.0 * dv[x];
+        double *G = w->oG + 12 * i, *H = G + 6;
+        inertia_times(&w->oYc[i], alpha, G);
+        cross_force_add(S, w->oFc + 6 * i, G);
+        cross_force_add(dv, hc, G);
+        inertia_times(&w->oYc[i], beta, H);
+        cross_force_add(S, hc, H);
+        for (int x = 0; x < 6; ++x) {
+            double gx = 0.0, hx = 0.0;
+            for (int y = 0; y < 6; ++y)
+                gx += B[6 * x + y] * dv[y], hx += B[6 * x + y] * S[y];
+            G[x] += gx, H[x] += hx;
+        }
+    }
+    for (int k = 0; k < nq * nq; ++k)
+        dq[k] = 0.0, dqd[k] = 0.0;
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *bi = &m->body[i];
+        const double *P = w->oP + 6 * i, *Q = w->oQ + 6 * i, *G = w->oG + 12 * i, *H = G + 6;
+        for (int j = i; j >= 0; j = m->body[j].parent) {
+            const rd_body *bj = &m->body[j];
+            const double *W = w->oW + 18 * j, *S = w->oS + 6 * j;
+            const double mm = bi->mult * bj->mult;
+            dq[bi->joint * nq + bj->joint] += mm * (dot6(W, P) + dot6(W + 6, Q));
+            dqd[bi->joint * nq + bj->joint] += mm * (dot6(W + 12, P) + dot6(S, Q));
+            if (j != i) {
+                dq[bj->joint * nq + bi->joint] += mm * dot6(S, G);
+                dqd[bj->joint * nq + bi->joint] += mm * dot6(S, H);
+            }
+        }
+    }
+}
+
+/* Whether the base-frame formulas apply: no wrench, no secondary link, the test switch off. */
+static int tree_derivatives(const rd_model *m, int nfx) { return nfx == 0 && m->nr == 0 && !rd_tangent_derivatives; }
+
+/* The tree's stages up to A(q) into M (and P): poses, motion at qdd (NULL: zero), composites. */
+static void tree_start(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
+                       double *M, rd_work *w)
+{
+    rd_body_poses(m, q, w);
+    tree_motion(m, qd, qdd, g, 1, w);
+    tree_composites(m, 1, w);
+    tree_mass_matrix(m, M, w);
+}
+
+/* The tree's derivatives from its composites, friction's slope on the diagonal of d/dqd. */
+static void tree_finish(const rd_model *m, const double *qd, int friction, double smooth, double *dq, double *dqd,
+                        rd_work *w)
+{
+    tree_fill(m, dq, dqd, w);
+    for (int k = 0; k < m->nq && friction; ++k)
+        dqd[k * m->nq + k] += friction_slope(m, k, qd[k], smooth);
+}
+
+/* dtau/dq and dtau/dqd (nq x nq, row-major: [j, k] = d tau_j / d q_k) of rd_rnea at (q, qd, qdd),
+ * friction and wrenches as there, and M = A(q) (rd_crba) when M is not NULL. */
+int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
+                        const double *fx, int nfx, int friction, double smooth, double *dtau_dq, double *dtau_dqd,
+                        double *M, rd_work *w)
+{
+    const int nq = m->nq;
+    int st;
+    if (tree_derivatives(m, nfx)) {
+        tree_start(m, q, qd, qdd, g, M ? M : w->L, w);
+        tree_finish(m, qd, friction, smooth, dtau_dq, dtau_dqd, w);
+        if (M && !rd_finite(M, nq * nq))
+            return RD_BAD_OUTPUT;
+    } else {
+        if ((st = rd_rnea(m, q, qd, qdd, g, fx, nfx, friction, smooth, w->dtau, w)) != RD_OK)
+            return st;
+        for (int k = 0; k < nq; ++k)
+            for (int wrt_qd = 0; wrt_qd < 2; ++wrt_qd) {
+                double *out = wrt_qd ? dtau_dqd : dtau_dq;
+                rnea_tangent(m, qd, qdd, fx, nfx, k, wrt_qd, friction, smooth, w);
+                for (int j = 0; j < nq; ++j)
+                    out[j * nq + k] = w->dtau[j];
+            }
+        if (M && (st = rd_crba(m, q, M, w)) != RD_OK)
+            return st;
+    }
+    return rd_finite(dtau_dq, nq * nq) && rd_finite(dtau_dqd, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
+}
+
+/* dqdd/dq, dqdd/dqd and A^-1 of rd_aba at (q, qd, tau): qdd = A^-1 (tau - h(q, qd) - ...), so
+ * dqdd/dx = -A^-1 dtau/dx evaluated at the motion's own qdd (the inverse dynamics identity,
+ * as Carpentier & Mansard's ABA derivatives), A^-1 from the Cholesky factor of A (rd_crba). */
+int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+                       const double *fx, int nfx, int friction, double smooth, double *dqdd_dq, double *dqdd_dqd,
+                       double *Minv, rd_work *w)
+{
+    const int nq = m->nq;
+    int st;
+    if (tree_derivatives(m, nfx)) {
+        /* qdd = A^-1 (tau - h - Gamma_f) from the same composites (the bias h_i = oS_i . oFc_i at
+         * qdd = 0), then the accelerations and forces again at that qdd for the derivatives */
+        tree_start(m, q, qd, NULL, g, w->L, w);
+        double *acc = w->acc;
+        for (int k = 0; k < nq; ++k)
+            acc[k] = tau[k] - (friction ? rd_friction(m, k, qd[k], smooth) : 0.0);
+        for (int i = 0; i < m->nb; ++i)
+            acc[m->body[i].joint] -= m->body[i].mult * dot6(w->oS + 6 * i, w->oFc + 6 * i);
+        if (rd_cholesky(w->L, nq) != RD_OK) /* rd_aba words which joint moves no inertia */
+            return (st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w)) != RD_OK ? st : RD_NOT_POSITIVE_DEFINITE;
+        rd_cholesky_solve(w->L, nq, acc);
+        if (!rd_finite(acc, nq))
+            return RD_BAD_OUTPUT;
+        tree_motion(m, qd, acc, g, 0, w);
+        tree_composites(m, 0, w);
+        tree_finish(m, qd, friction, smooth, dqdd_dq, dqdd_dqd, w);
+    } else {
+        if ((st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w)) != RD_OK)
+            return st;
+        st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dqdd_dq, dqdd_dqd, w->L, w);
+        if (st != RD_OK)
+            return st;
+        if (rd_cholesky(w->L, nq) != RD_OK)
+            return RD_NOT_POSITIVE_DEFINITE;
+    }
+    double *x = w->dtau;
+    for (int k = 0; k < nq; ++k) {
+        for (int j = 0; j < nq; ++j)
+            x[j] = j == k;
+        rd_cholesky_solve(w->L, nq, x);
+        for (int j = 0; j < nq; ++j)
+            Minv[j * nq + k] = x[j];
+        for (int pass = 0; pass < 2; ++pass) {
+            double *D = pass ? dqdd_dqd : dqdd_dq;
+            for (int j = 0; j < nq; ++j)
+                x[j] = D[j * nq + k];
+            rd_cholesky_solve(w->L, nq, x);
+            for (int j = 0; j < nq; ++j)
+                D[j * nq + k] = -x[j];
+        }
+    }
+    return rd_finite(dqdd_dq, nq * nq) && rd_finite(dqdd_dqd, nq * nq) && rd_finite(Minv, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
+}
+

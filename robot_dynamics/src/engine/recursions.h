@@ -1,0 +1,362 @@
+/* The spatial algebra and the recursions of rnea and aba (trees), written once over a scalar type.
+ *
+ * algorithms.c includes this file twice: with RD_REAL = double for one state (every algorithm's
+ * spatial algebra, the forward recursion, rnea, aba), and with RD_REAL = rd_x4, four doubles in one
+ * vector register, for four states at once (the batches): each lane performs the one-state
+ * operations in the same order, so a batch equals a loop of one-state calls bit for bit.
+ *
+ * Before including it, define RD_REAL (the scalar), RD_NAME(x) (the instance's names), RD_LOAD(x, j)
+ * and RD_STORE(x, j, value) (joint j of the state x: rows of m->nq values, one per lane; `nq` in
+ * scope), RD_SPLAT(c) (a model constant in every lane), RD_SINCOS(x, s, c), RD_FRICTION(m, k, qd,
+ * smooth) (joint k's friction at each lane's velocity) and RD_ALL_POSITIVE(x) (every lane > 0);
+ * the file undefines them at its end. Arrays hold RD_REAL elements: E (9), r (3),
+ * motion and force vectors (6) per body, as engine.h's rd_work describes them.
+ */
+
+/* Joint transform of body b at the state q (nq joints): E (9) and r (3). */
+static RD_INLINE void RD_NAME(joint_transform)(const rd_body *b, const double *q, int nq, RD_REAL *E, RD_REAL *r)
+{
+    const RD_REAL qb = b->mult * RD_LOAD(q, b->joint) + b->offset; /* mimic joints: q_body = mult q[k] + offset */
+    (void)nq;
+    if (b->type == RD_REVOLUTE) {
+        /* E = R(a, qb)^T E0 = c E0 - s [a]x E0 + (1 - c) a a^T E0 (Rodrigues) */
+        RD_REAL c, s;
+        RD_SINCOS(qb, s, c);
+        const RD_REAL c1 = 1.0 - c;
+        for (int k = 0; k < 9; ++k)
+            E[k] = c * b->E0[k] - s * b->KE0[k] + c1 * b->AE0[k];
+        for (int k = 0; k < 3; ++k)
+            r[k] = RD_SPLAT(b->r0[k]);
+    } else {
+        /* prismatic: the origin slides along d = E0^T a in parent coordinates */
+        for (int k = 0; k < 9; ++k)
+            E[k] = RD_SPLAT(b->E0[k]);
+        for (int k = 0; k < 3; ++k)
+            r[k] = b->r0[k] + qb * b->d[k];
+    }
+}
+
+/* y = X x: a motion vector from parent to body coordinates, [E w; E (v - r x w)]. */
+static RD_INLINE void RD_NAME(x_motion)(const RD_REAL *E, const RD_REAL *r, const RD_REAL *x, RD_REAL *y)
+{
+    const RD_REAL wx = x[0], wy = x[1], wz = x[2];
+    const RD_REAL ux = x[3] - (r[1] * wz - r[2] * wy);
+    const RD_REAL uy = x[4] - (r[2] * wx - r[0] * wz);
+    const RD_REAL uz = x[5] - (r[0] * wy - r[1] * wx);
+    y[0] = E[0] * wx + E[1] * wy + E[2] * wz;
+    y[1] = E[3] * wx + E[4] * wy + E[5] * wz;
+    y[2] = E[6] * wx + E[7] * wy + E[8] * wz;
+    y[3] = E[0] * ux + E[1] * uy + E[2] * uz;
+    y[4] = E[3] * ux + E[4] * uy + E[5] * uz;
+    y[5] = E[6] * ux + E[7] * uy + E[8] * uz;
+}
+
+/* y (+)= X^T x: a force from body to parent coordinates, [E^T n + r x E^T f; E^T f]. */
+static RD_INLINE void RD_NAME(xt_force)(const RD_REAL *E, const RD_REAL *r, const RD_REAL *x, RD_REAL *y, int accumulate)
+{
+    const RD_REAL fx = E[0] * x[3] + E[3] * x[4] + E[6] * x[5];
+    const RD_REAL fy = E[1] * x[3] + E[4] * x[4] + E[7] * x[5];
+    const RD_REAL fz = E[2] * x[3] + E[5] * x[4] + E[8] * x[5];
+    const RD_REAL nx = E[0] * x[0] + E[3] * x[1] + E[6] * x[2] + r[1] * fz - r[2] * fy;
+    const RD_REAL ny = E[1] * x[0] + E[4] * x[1] + E[7] * x[2] + r[2] * fx - r[0] * fz;
+    const RD_REAL nz = E[2] * x[0] + E[5] * x[1] + E[8] * x[2] + r[0] * fy - r[1] * fx;
+    if (accumulate) {
+        y[0] += nx, y[1] += ny, y[2] += nz, y[3] += fx, y[4] += fy, y[5] += fz;
+    } else {
+        y[0] = nx, y[1] = ny, y[2] = nz, y[3] = fx, y[4] = fy, y[5] = fz;
+    }
+}
+
+/* y = I x for a rigid-body inertia (Featherstone 2.63): [Io w + h x l; m l - h x w]. */
+static RD_INLINE void RD_NAME(inertia_times)(const rd_inertia *I, const RD_REAL *x, RD_REAL *y)
+{
+    const RD_REAL ax = x[0], ay = x[1], az = x[2], lx = x[3], ly = x[4], lz = x[5];
+    const double hx = I->h[0], hy = I->h[1], hz = I->h[2];
+    const double *Io = I->Io;
+    y[0] = Io[0] * ax + Io[1] * ay + Io[2] * az + hy * lz - hz * ly;
+    y[1] = Io[3] * ax + Io[4] * ay + Io[5] * az + hz * lx - hx * lz;
+    y[2] = Io[6] * ax + Io[7] * ay + Io[8] * az + hx * ly - hy * lx;
+    y[3] = I->m * lx - (hy * az - hz * ay);
+    y[4] = I->m * ly - (hz * ax - hx * az);
+    y[5] = I->m * lz - (hx * ay - hy * ax);
+}
+
+/* y += v x* F = [w x n + vl x f; w x f] (Featherstone 2.32). */
+static RD_INLINE void RD_NAME(cross_force_add)(const RD_REAL *v, const RD_REAL *F, RD_REAL *y)
+{
+    const RD_REAL wx = v[0], wy = v[1], wz = v[2], vx = v[3], vy = v[4], vz = v[5];
+    const RD_REAL nx = F[0], ny = F[1], nz = F[2], fx = F[3], fy = F[4], fz = F[5];
+    y[0] += wy * nz - wz * ny + vy * fz - vz * fy;
+    y[1] += wz * nx - wx * nz + vz * fx - vx * fz;
+    y[2] += wx * ny - wy * nx + vx * fy - vy * fx;
+    y[3] += wy * fz - wz * fy;
+    y[4] += wz * fx - wx * fz;
+    y[5] += wx * fy - wy * fx;
+}
+
+/* S_i . F: the component of a force along body i's joint (S = [a; 0] or [0; a]). */
+static RD_INLINE RD_REAL RD_NAME(s_dot)(const rd_body *b, const RD_REAL *F)
+{
+    const RD_REAL *x = b->type == RD_REVOLUTE ? F : F + 3;
+    return b->axis[0] * x[0] + b->axis[1] * x[1] + b->axis[2] * x[2];
+}
+
+/* Joint transforms E, r, body velocities v, velocity products c and (with qdd) accelerations a
+ * (Khalil [7.43]-[7.45]); v and a have nb + 1 rows, the last the base's. Gravity enters as the
+ * base acceleration a_0 = [0; -g]. */
+static RD_INLINE void RD_NAME(forward)(const rd_model *m, const double *q, const double *qd, const double *qdd,
+                                       const double *g, RD_REAL *Es, RD_REAL *rs, RD_REAL *vs, RD_REAL *as, RD_REAL *cs)
+{
+    const int nb = m->nb, nq = m->nq;
+    RD_REAL *v0 = vs + 6 * nb, *a0 = as + 6 * nb;
+    (void)nq;
+    for (int k = 0; k < 6; ++k)
+        v0[k] = RD_SPLAT(0.0), a0[k] = RD_SPLAT(0.0);
+    a0[3] = RD_SPLAT(-g[0]), a0[4] = RD_SPLAT(-g[1]), a0[5] = RD_SPLAT(-g[2]);
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        RD_REAL *E = Es + 9 * i, *r = rs + 3 * i, *v = vs + 6 * i, *a = as + 6 * i, *c = cs + 6 * i;
+        const int p = b->parent < 0 ? nb : b->parent;
+        RD_NAME(joint_transform)(b, q, nq, E, r);
+        const RD_REAL qdi = b->mult * RD_LOAD(qd, b->joint);
+        const RD_REAL sx = b->axis[0] * qdi, sy = b->axis[1] * qdi, sz = b->axis[2] * qdi;
+        RD_NAME(x_motion)(E, r, vs + 6 * p, v); /* v_i = X_i v_p + S_i qd_i                          [7.43] */
+        if (b->type == RD_REVOLUTE) {
+            v[0] += sx, v[1] += sy, v[2] += sz;
+            /* c_i = v_i x S_i qd_i = [w x s; vl x s]                                                   [7.45] */
+            c[0] = v[1] * sz - v[2] * sy, c[1] = v[2] * sx - v[0] * sz, c[2] = v[0] * sy - v[1] * sx;
+            c[3] = v[4] * sz - v[5] * sy, c[4] = v[5] * sx - v[3] * sz, c[5] = v[3] * sy - v[4] * sx;
+        } else {
+            v[3] += sx, v[4] += sy, v[5] += sz;
+            /* v x [0; s] = [0; w x s] */
+            c[0] = RD_SPLAT(0.0), c[1] = RD_SPLAT(0.0), c[2] = RD_SPLAT(0.0);
+            c[3] = v[1] * sz - v[2] * sy, c[4] = v[2] * sx - v[0] * sz, c[5] = v[0] * sy - v[1] * sx;
+        }
+        if (qdd) {
+            const RD_REAL qddi = b->mult * RD_LOAD(qdd, b->joint);
+            RD_NAME(x_motion)(E, r, as + 6 * p, a); /* a_i = X_i a_p + S_i qdd_i + c_i              [7.44] */
+            for (int k = 0; k < 6; ++k)
+                a[k] += c[k];
+            RD_REAL *s = b->type == RD_REVOLUTE ? a : a + 3;
+            s[0] += b->axis[0] * qddi, s[1] += b->axis[1] * qddi, s[2] += b->axis[2] * qddi;
+        }
+    }
+}
+
+/* Newton-Euler equations of each body: f_i = I_i a_i + v_i x* I_i v_i              [7.46]-[7.47] */
+static RD_INLINE void RD_NAME(body_forces)(const rd_model *m, const RD_REAL *vs, const RD_REAL *as, RD_REAL *fs)
+{
+    for (int i = 0; i < m->nb; ++i) {
+        RD_REAL Iv[6];
+        const RD_REAL *v = vs + 6 * i;
+        RD_REAL *f = fs + 6 * i;
+        RD_NAME(inertia_times)(&m->body[i].inertia, v, Iv);
+        RD_NAME(inertia_times)(&m->body[i].inertia, as + 6 * i, f);
+        RD_NAME(cross_force_add)(v, Iv, f);
+    }
+}
+
+/* The joint torques of the body forces f (changed: the backward recursion accumulates them),
+ * the secondary links and the rotor inertia, into tau (nq); friction is the caller's. */
+static RD_INLINE void RD_NAME(joint_torques)(const rd_model *m, const double *qd, const double *qdd, const RD_REAL *Es,
+                                             const RD_REAL *rs, const RD_REAL *vs, const RD_REAL *as, RD_REAL *fs,
+                                             RD_REAL *tau)
+{
+    const int nb = m->nb, nq = m->nq;
+    for (int k = 0; k < nq; ++k)
+        tau[k] = RD_SPLAT(0.0);
+    /* Secondary links (Chen & Wang eqs. 14-21): the spin beta_s = b_s . theta of a gear or rotor
+     * about its carrier adds the couple n_s = I_s (e_s betadd_s + w_c x e_s betad_s) to the
+     * carrier, and I_s (e_s . alpha_c + betadd_s) along its own coordinate, which reaches the
+     * joints as b_s^T times it (virtual work). */
+    for (int s = 0; s < m->nr; ++s) {
+        const rd_secondary *sl = &m->secondary[s];
+        RD_REAL bd = RD_SPLAT(0.0), bdd = RD_SPLAT(0.0);
+        for (int k = 0; k < nq; ++k)
+            bd += sl->b[k] * RD_LOAD(qd, k), bdd += sl->b[k] * RD_LOAD(qdd, k);
+        const double hx = sl->inertia * sl->axis[0], hy = sl->inertia * sl->axis[1], hz = sl->inertia * sl->axis[2];
+        RD_REAL ts = sl->inertia * bdd;
+        if (sl->carrier >= 0) {
+            const RD_REAL *v = vs + 6 * sl->carrier, *a = as + 6 * sl->carrier;
+            RD_REAL *f = fs + 6 * sl->carrier;
+            f[0] += hx * bdd + (v[1] * hz - v[2] * hy) * bd;
+            f[1] += hy * bdd + (v[2] * hx - v[0] * hz) * bd;
+            f[2] += hz * bdd + (v[0] * hy - v[1] * hx) * bd;
+            ts += hx * a[0] + hy * a[1] + hz * a[2];
+        }
+        for (int k = 0; k < nq; ++k)
+            tau[k] += sl->b[k] * ts;
+    }
+    /* Backward recursion: tau_i = S_i . f_i, f_p += X_i^T f_i                   [7.48]-[7.49] */
+    for (int i = nb - 1; i >= 0; --i) {
+        const rd_body *b = &m->body[i];
+        tau[b->joint] += b->mult * RD_NAME(s_dot)(b, fs + 6 * i);
+        if (b->parent >= 0)
+            RD_NAME(xt_force)(Es + 9 * i, rs + 3 * i, fs + 6 * i, fs + 6 * b->parent, 1);
+    }
+    /* Rotor inertia Ia qdd (Khalil [7.29]) */
+    for (int k = 0; k < nq; ++k)
+        tau[k] += m->joint[k].Ia * RD_LOAD(qdd, k);
+}
+
+/* The articulated-body inertias IA_i = I_i and bias forces pA_i = v_i x* I_i v_i of each body, before
+ * the backward recursion (Featherstone 7.3). */
+static RD_INLINE void RD_NAME(articulated_init)(const rd_model *m, const RD_REAL *vs, RD_REAL *IAs, RD_REAL *pAs)
+{
+    for (int i = 0; i < m->nb; ++i) {
+        const rd_inertia *I = &m->body[i].inertia;
+        RD_REAL *IA = IAs + 36 * i, Iv[6];
+        /* IA_i = I_i = [[Io, [h]x], [[h]x^T, m 1]] (Featherstone 2.62, [angular; linear] order) */
+        const double h0 = I->h[0], h1 = I->h[1], h2 = I->h[2];
+        for (int x = 0; x < 3; ++x)
+            for (int y = 0; y < 3; ++y) {
+                IA[6 * x + y] = RD_SPLAT(I->Io[3 * x + y]);
+                IA[6 * (3 + x) + 3 + y] = RD_SPLAT(x == y ? I->m : 0.0);
+            }
+        const double hx[9] = {0.0, -h2, h1, h2, 0.0, -h0, -h1, h0, 0.0};
+        for (int x = 0; x < 3; ++x)
+            for (int y = 0; y < 3; ++y)
+                IA[6 * x + 3 + y] = RD_SPLAT(hx[3 * x + y]), IA[6 * (3 + y) + x] = RD_SPLAT(hx[3 * x + y]);
+        /* pA_i = v_i x* I_i v_i */
+        RD_REAL *pA = pAs + 6 * i;
+        RD_NAME(inertia_times)(I, vs + 6 * i, Iv);
+        for (int k = 0; k < 6; ++k)
+            pA[k] = RD_SPLAT(0.0);
+        RD_NAME(cross_force_add)(vs + 6 * i, Iv, pA);
+    }
+}
+
+/* IA_p += X^T Ia X (Featherstone 7.3: the articulated inertia moved to the parent) for a symmetric
+ * 6x6 Ia, by its 3x3 blocks: E^T A E, E^T B E, E^T C E, then the translation by r. */
+static RD_INLINE void RD_NAME(articulated_to_parent)(const RD_REAL *E, const RD_REAL *r, const RD_REAL *Ia, RD_REAL *IAp)
+{
+    RD_REAL A[9], B[9], C[9], T[9];
+    /* T = P E, then E^T T, for P = A, B, C (rows 0-2 / 3-5 and columns 0-2 / 3-5 of Ia) */
+    for (int blk = 0; blk < 3; ++blk) {
+        const RD_REAL *P = Ia + (blk == 2 ? 21 : 0) + (blk == 1 ? 3 : 0);
+        RD_REAL *out = blk == 0 ? A : (blk == 1 ? B : C);
+        for (int x = 0; x < 3; ++x)
+            for (int y = 0; y < 3; ++y)
+                T[3 * x + y] = P[6 * x] * E[y] + P[6 * x + 1] * E[3 + y] + P[6 * x + 2] * E[6 + y];
+        for (int x = 0; x < 3; ++x)
+            for (int y = (blk == 1 ? 0 : x); y < 3; ++y)
+                out[3 * x + y] = E[x] * T[y] + E[3 + x] * T[3 + y] + E[6 + x] * T[6 + y];
+    }
+    C[3] = C[1], C[6] = C[2], C[7] = C[5];
+    const RD_REAL r0 = r[0], r1 = r[1], r2 = r[2];
+    /* RC = [r]x C', BR = B' [r]x */
+    RD_REAL RC[9], BR[9];
+    for (int y = 0; y < 3; ++y) {
+        RC[y] = r1 * C[6 + y] - r2 * C[3 + y];
+        RC[3 + y] = r2 * C[y] - r0 * C[6 + y];
+        RC[6 + y] = r0 * C[3 + y] - r1 * C[y];
+    }
+    for (int x = 0; x < 3; ++x) {
+        const RD_REAL b0 = B[3 * x], b1 = B[3 * x + 1], b2 = B[3 * x + 2];
+        BR[3 * x] = b1 * r2 - b2 * r1;
+        BR[3 * x + 1] = b2 * r0 - b0 * r2;
+        BR[3 * x + 2] = b0 * r1 - b1 * r0;
+    }
+    for (int x = 0; x < 3; ++x) {
+        for (int y = 0; y < 3; ++y) {
+            const RD_REAL top = B[3 * x + y] + RC[3 * x + y]; /* B' + [r]x C' */
+            IAp[6 * x + 3 + y] += top;
+            IAp[6 * (3 + y) + x] += top;
+        }
+        for (int y = x; y < 3; ++y) {
+            /* RCR = [r]x C' [r]x = RC [r]x */
+            const RD_REAL *rc = RC + 3 * x;
+            const RD_REAL rcr = y == 0 ? rc[1] * r2 - rc[2] * r1 : (y == 1 ? rc[2] * r0 - rc[0] * r2 : rc[0] * r1 - rc[1] * r0);
+            const RD_REAL ang = A[3 * x + y] - BR[3 * x + y] - BR[3 * y + x] - rcr; /* [r]x B'^T = -(B' [r]x)^T */
+            const RD_REAL lin = C[3 * x + y];
+            IAp[6 * x + y] += ang;
+            IAp[6 * (3 + x) + 3 + y] += lin;
+            if (y != x) {
+                IAp[6 * y + x] += ang;
+                IAp[6 * (3 + y) + 3 + x] += lin;
+            }
+        }
+    }
+}
+
+/* The articulated body algorithm's backward and forward recursions (Featherstone 7.3, Khalil 7.6.2,
+ * [7.67]-[7.68]) after the forward recursion (E, r, v, c) and articulated_init (and any wrenches in
+ * pA): qdd (nq). Returns -1, or the first body (from the leaves) whose D_i <= 0 in some lane (qdd
+ * then unset). */
+static RD_INLINE int RD_NAME(articulated_solve)(const rd_model *m, const double *qd, const double *tau, int friction,
+                                                double smooth, const RD_REAL *Es, const RD_REAL *rs, RD_REAL *as,
+                                                const RD_REAL *cs, RD_REAL *IAs, RD_REAL *pAs, RD_REAL *Us,
+                                                RD_REAL *Ds, RD_REAL *us, double *qdd)
+{
+    const int nb = m->nb, nq = m->nq;
+    (void)nq;
+    for (int i = nb - 1; i >= 0; --i) {
+        const rd_body *b = &m->body[i];
+        const int k = b->joint, col = b->type == RD_REVOLUTE ? 0 : 3;
+        const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2];
+        RD_REAL *IA = IAs + 36 * i, *U = Us + 6 * i, *pA = pAs + 6 * i;
+        /* U_i = IA_i S_i, D_i = S_i^T U_i + Ia (the rotor's inertia about its own axis) */
+        for (int x = 0; x < 6; ++x)
+            U[x] = IA[6 * x + col] * ex + IA[6 * x + col + 1] * ey + IA[6 * x + col + 2] * ez;
+        const RD_REAL D = U[col] * ex + U[col + 1] * ey + U[col + 2] * ez + m->joint[k].Ia;
+        Ds[i] = D;
+        if (!RD_ALL_POSITIVE(D))
+            return i;
+        /* u_i = tau_i - Gamma_f - S_i^T pA_i */
+        RD_REAL tk = RD_LOAD(tau, k);
+        if (friction)
+            tk -= RD_FRICTION(m, k, qd, smooth);
+        const RD_REAL u = tk - RD_NAME(s_dot)(b, pA);
+        us[i] = u;
+        if (b->parent < 0)
+            continue;
+        /* Ia = IA - U U^T / D, pa = pA + Ia c + U u / D; then IA_p += X^T Ia X, pA_p += X^T pa */
+        const RD_REAL inv = 1.0 / D;
+        const RD_REAL *c = cs + 6 * i;
+        RD_REAL Ia[36], pa[6];
+        for (int x = 0; x < 6; ++x) {
+            const RD_REAL ux = U[x] * inv;
+            for (int y = x; y < 6; ++y)
+                Ia[6 * x + y] = Ia[6 * y + x] = IA[6 * x + y] - ux * U[y];
+        }
+        for (int x = 0; x < 6; ++x) {
+            RD_REAL acc = pA[x] + U[x] * u * inv;
+            for (int y = 0; y < 6; ++y)
+                acc += Ia[6 * x + y] * c[y];
+            pa[x] = acc;
+        }
+        const RD_REAL *E = Es + 9 * i, *r = rs + 3 * i;
+        RD_NAME(xt_force)(E, r, pa, pAs + 6 * b->parent, 1);
+        RD_NAME(articulated_to_parent)(E, r, Ia, IAs + 36 * b->parent);
+    }
+    /* Forward recursion: accelerations from a_0 = [0; -g] (gravity as the base acceleration) */
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        const int p = b->parent < 0 ? nb : b->parent;
+        RD_REAL *a = as + 6 * i;
+        const RD_REAL *c = cs + 6 * i, *U = Us + 6 * i;
+        /* a'_i = X_i a_p + c_i; qdd_i = (u_i - U_i^T a'_i) / D_i; a_i = a'_i + S_i qdd_i */
+        RD_NAME(x_motion)(Es + 9 * i, rs + 3 * i, as + 6 * p, a);
+        RD_REAL s = RD_SPLAT(0.0);
+        for (int x = 0; x < 6; ++x) {
+            a[x] += c[x];
+            s += U[x] * a[x];
+        }
+        const RD_REAL qi = (us[i] - s) / Ds[i];
+        RD_STORE(qdd, b->joint, qi);
+        RD_REAL *sa = b->type == RD_REVOLUTE ? a : a + 3;
+        sa[0] += b->axis[0] * qi, sa[1] += b->axis[1] * qi, sa[2] += b->axis[2] * qi;
+    }
+    return -1;
+}
+
+/* The parameters are this instance's only. */
+#undef RD_INLINE
+#undef RD_REAL
+#undef RD_NAME
+#undef RD_LOAD
+#undef RD_STORE
+#undef RD_SPLAT
+#undef RD_SINCOS
+#undef RD_FRICTION
+#undef RD_ALL_POSITIVE

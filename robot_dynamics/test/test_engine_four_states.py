@@ -1,0 +1,71 @@
+"""Batches four states a call (engine.h's rd_rnea4, rd_aba4): the same doubles as one-state calls.
+
+The engine compiles its recursions twice from one source (recursions.h), for one state and for
+four states in the lanes of a vector; each lane performs the one-state operations in the same
+order. These tests hold the batch to a loop of one-state calls with ``array_equal``: bit for bit,
+on every bundled robot, random trees with prismatic and massless links, friction on and off,
+batch sizes that leave one to three states for the one-state path, and one and two threads.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import robot_dynamics as rd
+from robot_dynamics.kernels import engine
+from robot_dynamics.testing import random_tree_urdf
+
+ROBOTS = ["puma560", "iiwa14", "rx90", "planar2", "three_dof_geared"]
+
+
+def _models():
+    for name in ROBOTS:
+        yield name, rd.load_robot(name)
+    for seed in (3, 8):
+        yield f"random tree {seed}", rd.load_urdf(random_tree_urdf(np.random.default_rng(seed), 9))
+
+
+MODELS = list(_models())
+
+
+@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
+def threads(request):
+    before = rd.get_num_threads()
+    rd.set_num_threads(request.param)
+    yield request.param
+    rd.set_num_threads(before)
+
+
+@pytest.mark.parametrize("name, model", MODELS, ids=[n for n, _ in MODELS])
+@pytest.mark.parametrize("friction", [False, True])
+def test_batches_equal_one_state_calls_bit_for_bit(name, model, friction, threads):
+    rng = np.random.default_rng(len(name))
+    for N in (4, 7, 203):  # 203 > SERIAL_BELOW: chunks over the threads, each ending on a remainder
+        Q, QD, X = rng.uniform(-1.5, 1.5, (3, N, model.nq))
+        tau = rd.rnea(model, Q, QD, X, friction=friction)
+        qdd = rd.aba(model, Q, QD, X, friction=friction)
+        one_tau = np.array([rd.rnea(model, Q[n], QD[n], X[n], friction=friction) for n in range(N)])
+        one_qdd = np.array([rd.aba(model, Q[n], QD[n], X[n], friction=friction) for n in range(N)])
+        assert np.array_equal(tau, one_tau), f"{name}: rnea batch of {N} differs from one-state calls"
+        assert np.array_equal(qdd, one_qdd), f"{name}: aba batch of {N} differs from one-state calls"
+        # and the physics: aba undoes rnea
+        np.testing.assert_allclose(rd.aba(model, Q, QD, tau, friction=friction), X, rtol=1e-8, atol=1e-8)
+
+
+def test_the_engine_takes_four_states_a_call_where_the_compiler_has_vectors():
+    # the tests above would pass with the one-state path alone: the build must have the four-state
+    # one (GCC and Clang, the compilers of pip and colcon on Linux)
+    assert engine().LANES == 4 if sys.platform.startswith("linux") else engine().LANES in (1, 4)
+
+
+def test_a_bad_state_in_a_lane_is_named_by_its_sample():
+    model = rd.load_robot("puma560")
+    Q = np.zeros((9, 6))
+    QD = np.zeros((9, 6))
+    QD[6] = 1e200  # the result overflows in lane 2 of the second four-state call
+    for f in (rd.rnea, rd.aba):
+        with pytest.raises(rd.InputError, match=r"not finite \(sample 6 of the batch\)"):
+            f(model, Q, QD, Q)
