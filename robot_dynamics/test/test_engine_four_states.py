@@ -69,3 +69,22 @@ def test_a_bad_state_in_a_lane_is_named_by_its_sample():
     for f in (rd.rnea, rd.aba):
         with pytest.raises(rd.InputError, match=r"not finite \(sample 6 of the batch\)"):
             f(model, Q, QD, Q)
+
+
+def test_the_joint_transforms_sine_and_cosine_are_within_one_and_a_half_ulp():
+    # one revolute joint about z at the origin: the frame's rotation is [[c, -s, 0], [s, c, 0], [0, 0, 1]]
+    # exactly (Rodrigues' products by 0 and 1), so the pose shows the engine's sin and cos themselves
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.prec = 120
+    urdf = """<robot name="r"><link name="base"/>
+      <link name="a"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+      <joint name="j" type="continuous"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/></joint></robot>"""
+    model = rd.load_urdf(urdf)
+    rng = np.random.default_rng(4)
+    q = np.concatenate([rng.uniform(-1, 1, 300), rng.uniform(-100, 100, 300), rng.uniform(-2e4, 2e4, 300),
+                        np.pi / 2 * np.arange(-40, 41), [0.0, 1e-300, -1e-8]])
+    T = rd.frame_pose(model, q[:, None], "a")
+    for got, exact in ((T[:, 0, 0], mpmath.cos), (T[:, 1, 0], mpmath.sin)):
+        err = [float(abs(exact(mpmath.mpf(float(x))) - v) / np.spacing(abs(v))) if v != 0 else 0.0 for x, v in zip(q, got)]
+        assert max(err) <= 1.5, f"{exact.__name__}: {max(err):.2f} ulp at q = {q[int(np.argmax(err))]!r}"
+    assert np.all(np.abs(T[:, 0, 0] ** 2 + T[:, 1, 0] ** 2 - 1) <= 4.5e-16)

@@ -67,9 +67,8 @@ typedef double rd_x4 __attribute__((vector_size(32)));
 #define RD_NAME(x) x##_x4
 #define RD_LOAD(x, j) ((rd_x4){(x)[j], (x)[nq + (j)], (x)[2 * nq + (j)], (x)[3 * nq + (j)]})
 #define RD_SPLAT(c) ((rd_x4){(c), (c), (c), (c)})
-#define RD_SINCOS(x, s, c)                                                   \
-    ((c) = (rd_x4){cos((x)[0]), cos((x)[1]), cos((x)[2]), cos((x)[3])},      \
-     (s) = (rd_x4){sin((x)[0]), sin((x)[1]), sin((x)[2]), sin((x)[3])})
+#define RD_WIDTH 4
+#define RD_AT(x, l) ((x)[l])
 #define RD_STORE(x, j, value) \
     ((x)[j] = (value)[0], (x)[nq + (j)] = (value)[1], (x)[2 * nq + (j)] = (value)[2], (x)[3 * nq + (j)] = (value)[3])
 #define RD_FRICTION(m, k, qd, smooth)                                                         \

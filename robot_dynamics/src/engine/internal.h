@@ -12,7 +12,8 @@
 #define RD_NAME(x) x
 #define RD_LOAD(x, j) ((x)[j])
 #define RD_SPLAT(c) (c)
-#define RD_SINCOS(x, s, c) ((c) = cos(x), (s) = sin(x))
+#define RD_WIDTH 1
+#define RD_AT(x, l) (x)
 #define RD_STORE(x, j, value) ((x)[j] = (value))
 #define RD_FRICTION(m, k, qd, smooth) rd_friction(m, k, (qd)[k], smooth)
 #define RD_ALL_POSITIVE(x) ((x) > 0.0)
