@@ -272,6 +272,83 @@ static int bad_shape_value(const char *what, const char *why)
     return -1;
 }
 
+/* A model argument into slot; the first one binds the model's sizes. */
+static int parse_model(const arg_spec *a, PyObject *v, void *slot, const rd_model **model, npy_intp *sym)
+{
+    EngineModel *em = model_arg(v);
+    if (!em)
+        return -1;
+    if (*model && em->m.nq != (*model)->nq)
+        return bad_shape_value(a->name, "its joints differ from the first model's");
+    if (!*model) {
+        const rd_model *m = *model = &em->m;
+        sym[SYM(S_NQ)] = m->nq, sym[SYM(S_NB)] = m->nb, sym[SYM(S_NB1)] = m->nb + 1;
+        sym[SYM(S_NQ2)] = (npy_intp)m->nq * m->nq, sym[SYM(S_2NQ)] = 2 * (npy_intp)m->nq;
+    }
+    *(const rd_model **)slot = &em->m;
+    return 0;
+}
+
+/* A bool, int, frame index or double argument into slot. */
+static int parse_scalar(const arg_spec *a, PyObject *v, void *slot, const rd_model *model)
+{
+    if (a->kind == A_BOOL) {
+        const int t = PyObject_IsTrue(v);
+        if (t < 0)
+            return -1;
+        *(int *)slot = t;
+    } else if (a->kind == A_DOUBLE) {
+        const double x = PyFloat_AsDouble(v);
+        if (x == -1.0 && PyErr_Occurred())
+            return -1;
+        *(double *)slot = x;
+    } else {
+        const long x = PyLong_AsLong(v);
+        if (x == -1 && PyErr_Occurred())
+            return -1;
+        if (a->kind == A_FRAME && (x < 0 || x >= model->nf)) {
+            PyErr_Format(PyExc_ValueError, "frame index %ld out of range (%d frames)", x, model->nf);
+            return -1;
+        }
+        if (x < INT_MIN || x > INT_MAX)
+            return bad_shape_value(a->name, "out of range");
+        *(int *)slot = (int)x;
+    }
+    return 0;
+}
+
+/* An array argument's data pointer into slot: its type and shape checked (binding the sizes it
+ * is the first to have), a wrench row's body and a frame index checked against the model. */
+static int parse_array(const arg_spec *a, PyObject *v, void *slot, const rd_model *model, npy_intp *sym)
+{
+    const int type = a->kind == A_STATUS || a->kind == A_FRAMES ? NPY_INT64 : NPY_DOUBLE;
+    npy_intp shape[4];
+    for (int d = 0; d < a->ndim; ++d)
+        shape[d] = a->shape[d] >= 0 ? a->shape[d] : sym[SYM(a->shape[d])];
+    if (check_array(v, a->name, type, a->ndim, shape, a->kind == A_OUT || a->kind == A_STATUS))
+        return -1;
+    const npy_intp *dims = PyArray_DIMS((PyArrayObject *)v);
+    for (int d = 0; d < a->ndim; ++d)
+        if (a->shape[d] < 0)
+            sym[SYM(a->shape[d])] = dims[d];
+    const npy_intp size = PyArray_SIZE((PyArrayObject *)v);
+    if (a->kind == A_WRENCH)
+        for (npy_intp r = 0; r < size; r += RD_WRENCH) {
+            const double body = DATA(v)[r];
+            if (!(body >= 0 && body < model->nb))
+                return bad_shape_value(a->name, "a wrench row names no body");
+        }
+    if (a->kind == A_FRAMES)
+        for (npy_intp r = 0; r < size; ++r)
+            if (IDATA(v)[r] < 0 || IDATA(v)[r] >= model->nf) {
+                PyErr_Format(PyExc_ValueError, "frame index %lld out of range (%d frames)", (long long)IDATA(v)[r],
+                             model->nf);
+                return -1;
+            }
+    *(void **)slot = PyArray_DATA((PyArrayObject *)v);
+    return 0;
+}
+
 /* Fills `out` from positional `args` and keyword `kwargs` by the table; sym: the bound sizes. */
 static int parse_args(const arg_spec *spec, int count, PyObject *args, PyObject *kwargs, char *out, npy_intp sym[S_COUNT])
 {
@@ -293,68 +370,17 @@ static int parse_args(const arg_spec *spec, int count, PyObject *args, PyObject 
             PyErr_Format(PyExc_TypeError, "%s: required", a->name);
             return -1;
         }
-        if (a->kind == A_MODEL) {
-            EngineModel *em = model_arg(v);
-            if (!em)
-                return -1;
-            if (model && em->m.nq != model->nq)
-                return bad_shape_value(a->name, "its joints differ from the first model's");
-            if (!model) {
-                model = &em->m;
-                sym[SYM(S_NQ)] = model->nq, sym[SYM(S_NB)] = model->nb, sym[SYM(S_NB1)] = model->nb + 1;
-                sym[SYM(S_NQ2)] = (npy_intp)model->nq * model->nq, sym[SYM(S_2NQ)] = 2 * (npy_intp)model->nq;
-            }
-            *(const rd_model **)slot = &em->m;
-        } else if (a->kind == A_BOOL) {
-            const int t = PyObject_IsTrue(v);
-            if (t < 0)
-                return -1;
-            *(int *)slot = t;
-        } else if (a->kind == A_INT || a->kind == A_FRAME) {
-            const long x = PyLong_AsLong(v);
-            if (x == -1 && PyErr_Occurred())
-                return -1;
-            if (a->kind == A_FRAME && (x < 0 || x >= model->nf)) {
-                PyErr_Format(PyExc_ValueError, "frame index %ld out of range (%d frames)", x, model->nf);
-                return -1;
-            }
-            if (x < INT_MIN || x > INT_MAX)
-                return bad_shape_value(a->name, "out of range");
-            *(int *)slot = (int)x;
-        } else if (a->kind == A_DOUBLE) {
-            const double x = PyFloat_AsDouble(v);
-            if (x == -1.0 && PyErr_Occurred())
-                return -1;
-            *(double *)slot = x;
-        } else if (v == Py_None && a->optional) {
-            *(void **)slot = NULL;
-        } else {
-            const int type = a->kind == A_STATUS || a->kind == A_FRAMES ? NPY_INT64 : NPY_DOUBLE;
-            npy_intp shape[4];
-            for (int d = 0; d < a->ndim; ++d)
-                shape[d] = a->shape[d] >= 0 ? a->shape[d] : sym[SYM(a->shape[d])];
-            if (check_array(v, a->name, type, a->ndim, shape, a->kind == A_OUT || a->kind == A_STATUS))
-                return -1;
-            const npy_intp *dims = PyArray_DIMS((PyArrayObject *)v);
-            for (int d = 0; d < a->ndim; ++d)
-                if (a->shape[d] < 0)
-                    sym[SYM(a->shape[d])] = dims[d];
-            const npy_intp size = PyArray_SIZE((PyArrayObject *)v);
-            if (a->kind == A_WRENCH)
-                for (npy_intp r = 0; r < size; r += RD_WRENCH) {
-                    const double body = DATA(v)[r];
-                    if (!(body >= 0 && body < model->nb))
-                        return bad_shape_value(a->name, "a wrench row names no body");
-                }
-            if (a->kind == A_FRAMES)
-                for (npy_intp r = 0; r < size; ++r)
-                    if (IDATA(v)[r] < 0 || IDATA(v)[r] >= model->nf) {
-                        PyErr_Format(PyExc_ValueError, "frame index %lld out of range (%d frames)",
-                                     (long long)IDATA(v)[r], model->nf);
-                        return -1;
-                    }
-            *(void **)slot = PyArray_DATA((PyArrayObject *)v);
-        }
+        int st;
+        if (a->kind == A_MODEL)
+            st = parse_model(a, v, slot, &model, sym);
+        else if (a->kind == A_BOOL || a->kind == A_INT || a->kind == A_FRAME || a->kind == A_DOUBLE)
+            st = parse_scalar(a, v, slot, model);
+        else if (v == Py_None && a->optional)
+            *(void **)slot = NULL, st = 0;
+        else
+            st = parse_array(a, v, slot, model, sym);
+        if (st)
+            return -1;
     }
     if (kwargs && PyDict_Size(kwargs) != used) {
         PyErr_SetString(PyExc_TypeError, "an unknown or repeated keyword argument");
