@@ -369,23 +369,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def write_results(path: str, pin_version: str, cores: int, tables: list[dict]) -> None:
-    """The printed tables as JSON (written atomically), for the documentation's performance page."""
-    import json
-    import platform
+    """The printed tables as JSON (written atomically), for the documentation's performance page;
+    the command recorded is the running bench's (bench_core.py or bench_derivatives.py)."""
+    from _results import write_results as write
 
-    data = {
-        "command": "python bench/bench_core.py " + " ".join(sys.argv[1:]),
-        "date": time.strftime("%Y-%m-%d", time.gmtime()),
-        "machine": f"{cores} cores, {platform.machine()}, Python {platform.python_version()}",
-        "pinocchio": pin_version,
-        "tables": tables,
-    }
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
+    write(path, os.path.basename(sys.argv[0]), None, pinocchio=pin_version, tables=tables)
 
 
 if __name__ == "__main__":
