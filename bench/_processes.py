@@ -32,36 +32,33 @@ class Processes:
     def stop(self, p: subprocess.Popen, timeout: float, sig: int = signal.SIGINT) -> int:
         """Signal ``p`` alone (a launch forwards it to its processes), SIGKILL its group after ``timeout`` s."""
         if p.poll() is None:
-            try:
-                os.kill(p.pid, sig)
-            except ProcessLookupError:
-                pass
-        try:
-            p.wait(timeout)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            p.wait()
-        return p.returncode
+            _signal(os.kill, p.pid, sig)
+        return _wait_or_kill(p, timeout)
 
     def stop_all(self, grace: float = 20.0) -> None:
         """SIGINT to every group still running, SIGKILL to those left after ``grace`` s."""
         for p in self.procs:
             if p.poll() is None:
-                try:
-                    os.killpg(p.pid, signal.SIGINT)
-                except ProcessLookupError:
-                    pass
+                _signal(os.killpg, p.pid, signal.SIGINT)
         deadline = time.monotonic() + grace
         for p in self.procs:
-            try:
-                p.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                p.wait()
+            _wait_or_kill(p, max(0.1, deadline - time.monotonic()))
         self.procs.clear()
+
+
+def _signal(send, pid: int, sig: int) -> None:
+    """``send(pid, sig)`` (os.kill or os.killpg), nothing when the process has already gone."""
+    try:
+        send(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _wait_or_kill(p: subprocess.Popen, timeout: float) -> int:
+    """Wait ``timeout`` s for ``p``, then SIGKILL its process group; its exit code."""
+    try:
+        p.wait(timeout)
+    except subprocess.TimeoutExpired:
+        _signal(os.killpg, p.pid, signal.SIGKILL)
+        p.wait()
+    return p.returncode

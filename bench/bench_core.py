@@ -42,6 +42,7 @@ from collections.abc import Callable
 import numpy as np
 
 import robot_dynamics as rd
+from _results import write_results
 
 GOALS = {"one": 0.8, "geared": 1.2, "rnea_batch": 0.25, "aba_batch": 0.4, "crba_batch": 0.5, "rtf": 20.0}
 
@@ -364,16 +365,8 @@ def main(argv: list[str] | None = None) -> int:
         tables.append({"title": f"Memory: an rnea batch of {n} states", "columns": ["output [MiB]", "peak RSS growth [MiB]", "ratio"],
                        "rows": [[f"{out / 2**20:.1f}", f"{(peak - base) / 2**20:.1f}", f"{(peak - base) / out:.2f}"]]})
     if args.results:
-        write_results(args.results, pin.__version__, cores, tables)
+        write_results(args.results, "bench_core.py", None, pinocchio=pin.__version__, tables=tables)
     return 0
-
-
-def write_results(path: str, pin_version: str, cores: int, tables: list[dict]) -> None:
-    """The printed tables as JSON (written atomically), for the documentation's performance page;
-    the command recorded is the running bench's (bench_core.py or bench_derivatives.py)."""
-    from _results import write_results as write
-
-    write(path, os.path.basename(sys.argv[0]), None, pinocchio=pin_version, tables=tables)
 
 
 if __name__ == "__main__":

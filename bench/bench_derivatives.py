@@ -29,7 +29,8 @@ import numpy as np
 import robot_dynamics as rd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_core import _frictionless, _pinocchio, best_time, write_results  # noqa: E402
+from _results import write_results  # noqa: E402
+from bench_core import _frictionless, _pinocchio, best_time  # noqa: E402
 
 GOALS = {"pinocchio": 0.5, "fd_speedup": 5.0, "batch": 0.5}
 
@@ -163,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
                        "columns": ["robot", "algorithm", "threads", "states", "ours", "Pinocchio (loop)", "ratio"],
                        "rows": table})
     if args.results:
-        write_results(args.results, pin.__version__ if pin else "none", cores, tables)
+        write_results(args.results, "bench_derivatives.py", None, pinocchio=pin.__version__ if pin else "none",
+                      tables=tables)
     return 0
 
 
