@@ -76,9 +76,26 @@ from .._batch import as_batch, broadcast_batch
 from .._rk4 import rk4_step
 from ..dynamics import bias_torques, crba, kinetic_energy, potential_energy, rnea
 from ..errors import InputError, ModelError, SingularityError, UnknownNameError
-from ..kinematics import frame_poses, jacobian, jacobian_dot_qdot
 from ..model.robot_model import JointSpec, LinkSpec, RobotModel
-from ..spatial import cross, skew
+from .loop_kinematics import (
+    _RANK_RTOL,
+    PositionSolution,
+    _bias_flat,
+    _dependent_indices,
+    _flat_pair,
+    _flat_q,
+    _jacobian_flat,
+    _residual_flat,
+    _solve_dependent,
+    complete_state,
+    constraint_bias,
+    constraint_jacobian,
+    constraint_residual,
+    null_space,
+    solve_accelerations,
+    solve_positions,
+    solve_velocities,
+)
 
 __all__ = [
     "CONSTRAINT_KINDS",
@@ -115,9 +132,6 @@ Array = NDArray[np.float64]
 
 #: Kinds of loop-closure constraint.
 CONSTRAINT_KINDS = ("point", "universal")
-
-# Relative tolerance on singular values when deciding ranks.
-_RANK_RTOL = 1e-9
 
 
 @dataclass(frozen=True)
@@ -391,332 +405,6 @@ class ClosedChainModel:
                 f"actuated={list(self.actuator_names)}, independent={list(self.coordinate_names)})")
 
 
-# -- constraint kinematics ---------------------------------------------------------------------
-class _PointKin(NamedTuple):
-    p: Array  # (N, 3) world position
-    J: Array  # (N, 3, nq) linear Jacobian of the point
-    Jw: Array  # (N, 3, nq) angular Jacobian of the frame
-    R: Array  # (N, 3, 3) frame orientation
-
-
-def _frame_cache(mech: ClosedChainModel, qf: Array) -> tuple[Array, dict[str, Array]]:
-    T = frame_poses(mech.tree, qf)
-    frames = {c.frame_a for c in mech.constraints} | {c.frame_b for c in mech.constraints if c.frame_b is not None}
-    J = {f: jacobian(mech.tree, qf, f) for f in frames}
-    return T, J
-
-
-def _point(mech: ClosedChainModel, T: Array, J: dict[str, Array], frame: str | None, point: Array, N: int) -> _PointKin:
-    nq = mech.nq
-    if frame is None:
-        z = np.zeros((N, 3, nq))
-        return _PointKin(np.broadcast_to(point, (N, 3)), z, z, np.broadcast_to(np.eye(3), (N, 3, 3)))
-    k = mech.tree.frame_index(frame)
-    R = T[:, k, :3, :3]
-    r = R @ point  # lever arm from the frame origin, base axes
-    Jf = J[frame]
-    # v_p = v_o + w x r = v_o - [r]x w
-    Jp = Jf[:, :3] - skew(r) @ Jf[:, 3:]
-    return _PointKin(T[:, k, :3, 3] + r, Jp, Jf[:, 3:], R)
-
-
-def _flat_q(mech: ClosedChainModel, q: ArrayLike) -> tuple[Array, tuple[int, ...]]:
-    return as_batch(q, mech.nq, "q", mech.tree.joint_names)
-
-
-def _residual_flat(mech: ClosedChainModel, qf: Array) -> Array:
-    N = qf.shape[0]
-    T, J = _frame_cache(mech, qf)
-    rows = []
-    for c in mech.constraints:
-        a = _point(mech, T, J, c.frame_a, c.point_a, N)
-        b = _point(mech, T, J, c.frame_b, c.point_b, N)
-        rows.append((a.p - b.p) @ c.directions.T)
-        if c.kind == "universal":
-            ua, ub = a.R @ c.axis_a, b.R @ c.axis_b
-            rows.append(np.einsum("nk,nk->n", ua, ub)[:, None])
-    return np.concatenate(rows, axis=1) if rows else np.zeros((N, 0))
-
-
-def _jacobian_flat(mech: ClosedChainModel, qf: Array) -> Array:
-    N = qf.shape[0]
-    T, J = _frame_cache(mech, qf)
-    rows = []
-    for c in mech.constraints:
-        a = _point(mech, T, J, c.frame_a, c.point_a, N)
-        b = _point(mech, T, J, c.frame_b, c.point_b, N)
-        rows.append(c.directions @ (a.J - b.J))
-        if c.kind == "universal":
-            ua, ub = a.R @ c.axis_a, b.R @ c.axis_b
-            # d(ua . ub)/dt = (ua x ub) . (w_a - w_b)
-            n = cross(ua, ub)
-            rows.append(np.einsum("nk,nkj->nj", n, a.Jw - b.Jw)[:, None, :])
-    return np.concatenate(rows, axis=1) if rows else np.zeros((N, 0, mech.nq))
-
-
-def _bias_flat(mech: ClosedChainModel, qf: Array, qdf: Array) -> Array:
-    """Kdot qd: the constraints' second derivative at qdd = 0."""
-    N = qf.shape[0]
-    T, J = _frame_cache(mech, qf)
-    acc: dict[str, Array] = {}
-    rows = []
-
-    def point_acc(frame: str | None, point: Array) -> tuple[Array, Array, Array, Array]:
-        if frame is None:
-            z = np.zeros((N, 3))
-            return z, z, z, z
-        if frame not in acc:
-            acc[frame] = jacobian_dot_qdot(mech.tree, qf, qdf, frame)
-        k = mech.tree.frame_index(frame)
-        R = T[:, k, :3, :3]
-        r = R @ point
-        w = np.einsum("nij,nj->ni", J[frame][:, 3:], qdf)
-        a0, alpha = acc[frame][:, :3], acc[frame][:, 3:]
-        # classical acceleration of a body point: a_o + alpha x r + w x (w x r)
-        return a0 + cross(alpha, r) + cross(w, cross(w, r)), w, alpha, R
-
-    for c in mech.constraints:
-        aa, wa, ala, Ra = point_acc(c.frame_a, c.point_a)
-        ab, wb, alb, Rb = point_acc(c.frame_b, c.point_b)
-        rows.append((aa - ab) @ c.directions.T)
-        if c.kind == "universal":
-            ua = Ra @ c.axis_a if c.frame_a is not None else np.broadcast_to(c.axis_a, (N, 3))
-            ub = Rb @ c.axis_b if c.frame_b is not None else np.broadcast_to(c.axis_b, (N, 3))
-            n = cross(ua, ub)
-            ndot = cross(cross(wa, ua), ub) + cross(ua, cross(wb, ub))
-            val = np.einsum("nk,nk->n", ndot, wa - wb) + np.einsum("nk,nk->n", n, ala - alb)
-            rows.append(val[:, None])
-    return np.concatenate(rows, axis=1) if rows else np.zeros((N, 0))
-
-
-def constraint_residual(mech: ClosedChainModel, q: ArrayLike) -> Array:
-    """phi(q): loop-closure errors, (..., nc) [m for points, cosine for universal axes]."""
-    qf, batch = _flat_q(mech, q)
-    return _residual_flat(mech, qf).reshape(batch + (mech.nc,))
-
-
-def constraint_jacobian(mech: ClosedChainModel, q: ArrayLike) -> Array:
-    """K = d phi / d q, (..., nc, nq); the constraint velocities are ``K qd``."""
-    qf, batch = _flat_q(mech, q)
-    return _jacobian_flat(mech, qf).reshape(batch + (mech.nc, mech.nq))
-
-
-def constraint_bias(mech: ClosedChainModel, q: ArrayLike, qd: ArrayLike) -> Array:
-    """Kdot qd, (..., nc): the constraint accelerations are ``K qdd + Kdot qd``."""
-    (qf, qdf), batch = _flat_pair(mech, q, qd)
-    return _bias_flat(mech, qf, qdf).reshape(batch + (mech.nc,))
-
-
-def _flat_pair(mech: ClosedChainModel, *arrays: ArrayLike) -> tuple[list[Array], tuple[int, ...]]:
-    what = ("q", "qd", "qdd")
-    parts = [as_batch(a, mech.nq, what[k], mech.tree.joint_names) for k, a in enumerate(arrays)]
-    return broadcast_batch(parts)
-
-
-def null_space(K: Array) -> tuple[Array, int]:
-    """Orthonormal basis G of the null space of K (nc, nq) and the rank of K (SVD)."""
-    nq = K.shape[-1]
-    if K.shape[0] == 0:
-        return np.eye(nq), 0
-    _, s, Vt = np.linalg.svd(K)
-    rank = int(np.sum(s > _RANK_RTOL * max(s[0], 1.0)))
-    return Vt[rank:].T, rank
-
-
-# -- position, velocity and acceleration of the loops -----------------------------------------
-class PositionSolution(NamedTuple):
-    """Result of :func:`solve_positions`.
-
-    Attributes:
-        q: tree configuration, (..., nq).
-        success: True where every loop closes within tolerance, (...).
-        residual: largest |phi| at ``q``, (...).
-        iterations: Newton iterations used, (...).
-        message: a one-line report (the worst constraint when a solve failed).
-    """
-
-    q: Array
-    success: Array
-    residual: Array
-    iterations: Array
-    message: str
-
-
-def _dependent_indices(mech: ClosedChainModel, independent: Sequence[int] | None) -> tuple[list[int], list[int]]:
-    ind = list(mech.independent if independent is None else independent)
-    dep = [i for i in range(mech.nq) if i not in set(ind)]
-    return ind, dep
-
-
-def _constraint_rows(mech: ClosedChainModel) -> list[str]:
-    rows = []
-    for c in mech.constraints:
-        rows += [f"{c.name}[{k}]" for k in range(len(c.directions))]
-        if c.kind == "universal":
-            rows.append(f"{c.name}[axes]")
-    return rows
-
-
-def solve_positions(
-    mech: ClosedChainModel,
-    q_guess: ArrayLike,
-    independent: Sequence[int] | None = None,
-    *,
-    tolerance: float = 1e-12,
-    max_iterations: int = 50,
-    raise_on_failure: bool = False,
-) -> PositionSolution:
-    """Close the loops: Newton iterations on the dependent coordinates, independent ones held.
-
-    ``K_d dq_d = -phi`` (least squares when the constraints are redundant), with the step
-    halved while it does not reduce |phi|.
-
-    Args:
-        q_guess: starting configuration, (..., nq); its independent entries are kept.
-        independent: indices held fixed (default ``mech.independent``).
-        tolerance: on max |phi| [m].
-        raise_on_failure: raise SingularityError instead of returning ``success=False``.
-    """
-    qf, batch = _flat_q(mech, q_guess)
-    ind, dep = _dependent_indices(mech, independent)
-    q = qf.copy()
-    N = q.shape[0]
-    iters = np.zeros(N, dtype=int)
-    res = np.abs(_residual_flat(mech, q)).max(axis=1, initial=0.0)
-    for _ in range(max_iterations):
-        active = res > tolerance
-        if not np.any(active):
-            break
-        qa = q[active]
-        phi = _residual_flat(mech, qa)
-        K = _jacobian_flat(mech, qa)[:, :, dep]
-        step = np.stack([np.linalg.lstsq(K[n], -phi[n], rcond=None)[0] for n in range(len(qa))])
-        r0 = np.abs(phi).max(axis=1)
-        scale = np.ones(len(qa))
-        for _h in range(8):  # backtracking: accept the first step that reduces the error
-            trial = qa.copy()
-            trial[:, dep] += scale[:, None] * step
-            r1 = np.abs(_residual_flat(mech, trial)).max(axis=1)
-            bad = r1 >= r0
-            if not np.any(bad) or _h == 7:
-                break
-            scale[bad] *= 0.5
-        q[active] = trial
-        iters[active] += 1
-        res[active] = r1
-    ok = res <= tolerance
-    rows = _constraint_rows(mech)
-    if np.all(ok):
-        msg = f"loops closed (max |phi| {res.max(initial=0.0):.2e})"
-    else:
-        n = int(np.argmax(res))
-        phi = _residual_flat(mech, q[n : n + 1])[0]
-        msg = (f"loop closure failed at sample {n}: |phi| = {res[n]:.3g} after {iters[n]} Newton iterations, "
-               f"worst constraint {rows[int(np.argmax(np.abs(phi)))]}: unreachable configuration or singular loop")
-        if raise_on_failure:
-            raise SingularityError(msg)
-    return PositionSolution(q.reshape(batch + (mech.nq,)), ok.reshape(batch), res.reshape(batch),
-                            iters.reshape(batch), msg)
-
-
-def _solve_dependent(K: Array, rhs: Array, dep: list[int], what: str) -> Array:
-    """Solve K[:, dep] x = rhs per sample; SingularityError when K_d loses rank."""
-    out = np.empty((K.shape[0], len(dep)))
-    for n in range(K.shape[0]):
-        Kd = K[n][:, dep]
-        s = np.linalg.svd(Kd, compute_uv=False)
-        if len(dep) and (len(s) < len(dep) or s[len(dep) - 1] <= _RANK_RTOL * max(s[0], 1.0)):
-            raise SingularityError(
-                f"{what}: the dependent coordinates are not determined by the independent ones "
-                f"(constraint Jacobian of the dependent joints has rank < {len(dep)}): singular configuration"
-            )
-        out[n] = np.linalg.lstsq(Kd, rhs[n], rcond=None)[0]
-    return out
-
-
-def solve_velocities(mech: ClosedChainModel, q: ArrayLike, qd: ArrayLike, independent: Sequence[int] | None = None) -> Array:
-    """Tree velocities satisfying ``K qd = 0``, independent entries of ``qd`` kept, (..., nq)."""
-    (qf, qdf), batch = _flat_pair(mech, q, qd)
-    ind, dep = _dependent_indices(mech, independent)
-    K = _jacobian_flat(mech, qf)
-    out = qdf.copy()
-    out[:, dep] = _solve_dependent(K, -np.einsum("nij,nj->ni", K[:, :, ind], qdf[:, ind]), dep, "velocity solve")
-    return out.reshape(batch + (mech.nq,))
-
-
-def solve_accelerations(
-    mech: ClosedChainModel, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, independent: Sequence[int] | None = None
-) -> Array:
-    """Tree accelerations satisfying ``K qdd + Kdot qd = 0``, independent entries kept, (..., nq)."""
-    (qf, qdf, qddf), batch = _flat_pair(mech, q, qd, qdd)
-    ind, dep = _dependent_indices(mech, independent)
-    K = _jacobian_flat(mech, qf)
-    rhs = -_bias_flat(mech, qf, qdf) - np.einsum("nij,nj->ni", K[:, :, ind], qddf[:, ind])
-    out = qddf.copy()
-    out[:, dep] = _solve_dependent(K, rhs, dep, "acceleration solve")
-    return out.reshape(batch + (mech.nq,))
-
-
-def complete_state(
-    mech: ClosedChainModel,
-    q_ind: ArrayLike,
-    qd_ind: ArrayLike | None = None,
-    qdd_ind: ArrayLike | None = None,
-    q_guess: ArrayLike | None = None,
-    *,
-    check_limits: bool = True,
-) -> tuple[Array, Array, Array]:
-    """Tree q, qd, qdd from the independent coordinates and their derivatives.
-
-    Args:
-        q_ind, qd_ind, qdd_ind: independent coordinates and derivatives, (..., n); qd/qdd
-            default to zeros.
-        q_guess: start of the position solve, (..., nq); default ``mech.q_reference``.
-        check_limits: reject configurations with a tree joint outside its position limits
-            (e.g. a leg beyond its stroke).
-
-    Returns:
-        (q, qd, qdd), each (..., nq).
-
-    Raises:
-        SingularityError: the loops cannot be closed (the report names the worst constraint),
-            a joint is out of its limits, or the dependent coordinates are not determined.
-    """
-    n = len(mech.independent)
-    names = mech.coordinate_names
-    parts = [as_batch(q_ind, n, "q", names)]
-    parts.append(as_batch(np.zeros(n) if qd_ind is None else qd_ind, n, "qd", names))
-    parts.append(as_batch(np.zeros(n) if qdd_ind is None else qdd_ind, n, "qdd", names))
-    (qi, qdi, qddi), batch = broadcast_batch(parts)
-    N = qi.shape[0]
-    ind = list(mech.independent)
-    guess = mech.q_reference if q_guess is None else q_guess
-    q0 = np.broadcast_to(_flat_q(mech, guess)[0].reshape(-1, mech.nq), (N, mech.nq)).copy()
-    q0[:, ind] = qi
-    q = solve_positions(mech, q0, raise_on_failure=True).q
-    if check_limits:
-        _check_limits(mech, q)
-    qd0 = np.zeros((N, mech.nq))
-    qd0[:, ind] = qdi
-    qd = solve_velocities(mech, q, qd0)
-    qdd0 = np.zeros((N, mech.nq))
-    qdd0[:, ind] = qddi
-    qdd = solve_accelerations(mech, q, qd, qdd0)
-    shape = batch + (mech.nq,)
-    return q.reshape(shape), qd.reshape(shape), qdd.reshape(shape)
-
-
-def _check_limits(mech: ClosedChainModel, q: Array, tol: float = 1e-9) -> None:
-    lo, hi = mech.tree.lower, mech.tree.upper
-    bad = (q < lo - tol) | (q > hi + tol)
-    if np.any(bad):
-        n, j = (int(v[0]) for v in np.nonzero(bad))
-        raise SingularityError(
-            f"sample {n}: joint {mech.tree.joint_names[j]!r} at {q[n, j]:.6g} is outside its limits "
-            f"[{lo[j]:.6g}, {hi[j]:.6g}]: unreachable configuration"
-        )
-
-
 # -- dynamics ----------------------------------------------------------------------------------
 class ActuatorForces(NamedTuple):
     """Result of :func:`actuator_forces` (inverse dynamics).
@@ -733,6 +421,28 @@ class ActuatorForces(NamedTuple):
     multipliers: Array
     tau_tree: Array
     residual: Array
+
+
+def _prescribed_forces(
+    names: tuple[str, ...], prescribed: Mapping[str, ArrayLike] | None, N: int
+) -> tuple[list[int], Array]:
+    """Indices (in ``names``) of the prescribed actuators and their forces, (N, k) [N or N m].
+
+    Raises:
+        UnknownNameError: a prescribed name that is not in ``names``.
+    """
+    fixed_idx: list[int] = []
+    fixed_val = np.zeros((N, 0))
+    if prescribed:
+        vals = []
+        for name, val in prescribed.items():
+            if name not in names:
+                raise UnknownNameError("actuated joint", name, names)
+            fixed_idx.append(names.index(name))
+            vals.append(np.broadcast_to(np.asarray(val, dtype=float).reshape(-1), (N,)) if np.size(val) in (1, N)
+                        else np.asarray(val, dtype=float).reshape(N))
+        fixed_val = np.stack(vals, axis=1)
+    return fixed_idx, fixed_val
 
 
 def actuator_forces(
@@ -772,17 +482,7 @@ def actuator_forces(
     K = _jacobian_flat(mech, qf)
     S = mech.selection()
     names = mech.actuator_names
-    fixed_idx: list[int] = []
-    fixed_val = np.zeros((N, 0))
-    if prescribed:
-        vals = []
-        for name, val in prescribed.items():
-            if name not in names:
-                raise UnknownNameError("actuated joint", name, names)
-            fixed_idx.append(names.index(name))
-            vals.append(np.broadcast_to(np.asarray(val, dtype=float).reshape(-1), (N,)) if np.size(val) in (1, N)
-                        else np.asarray(val, dtype=float).reshape(N))
-        fixed_val = np.stack(vals, axis=1)
+    fixed_idx, fixed_val = _prescribed_forces(names, prescribed, N)
     free = [k for k in range(mech.na) if k not in fixed_idx]
     tau = np.zeros((N, mech.na))
     lam = np.zeros((N, mech.nc))
