@@ -310,27 +310,9 @@ def _transform_inertia(T: Array, link: LinkSpec) -> tuple[float, Array, Array]:
     return link.mass, R @ link.com + p, R @ link.inertia @ R.T
 
 
-def build_model(
-    name: str,
-    links: list[LinkSpec],
-    joints: list[JointSpec],
-    *,
-    description: str | None = None,
-    gravity: tuple[float, float, float] | Array = GRAVITY,
-    strict: bool = False,
-) -> RobotModel:
-    """Build a :class:`RobotModel` from link and joint specs (shared by every loader).
-
-    Inertias are checked after the links a fixed joint carries are lumped into their moving
-    body (:func:`check_body_inertias`): round-off of CAD exports (iCub's -2.4e-35, a lumped
-    antenna's -3.5e-8 on TIAGo's base) is accepted with one warning naming the link, a
-    genuinely indefinite moving body is refused. ``strict=True`` refuses any link whose own
-    inertia tensor has a negative principal moment beyond 1e-9 of its own scale.
-
-    Raises:
-        ModelError: unknown link names, a link with two parents, a cycle, several roots,
-            an unsupported joint type, a bad mimic reference, or a non-physical inertia.
-    """
+def _links_by_name(links: list[LinkSpec], strict: bool) -> dict[str, LinkSpec]:
+    """The links keyed by name, each inertia checked (:func:`_check_inertia`); refuses a name
+    defined twice and an empty robot."""
     link_by_name: dict[str, LinkSpec] = {}
     for link in links:
         if link.name in link_by_name:
@@ -339,6 +321,14 @@ def build_model(
         link_by_name[link.name] = link
     if not link_by_name:
         raise ModelError("The robot has no links")
+    return link_by_name
+
+
+def _joint_graph(
+    joints: list[JointSpec], link_by_name: dict[str, LinkSpec]
+) -> tuple[dict[str, list[JointSpec]], dict[str, JointSpec]]:
+    """``(children, parent_joint)``: the joints leaving each link (document order) and the joint
+    carrying each child link, after checking names, types, axes and that no link has two parents."""
     joint_names_all = [j.name for j in joints]
     if len(set(joint_names_all)) != len(joint_names_all):
         dup = sorted({n for n in joint_names_all if joint_names_all.count(n) > 1})
@@ -368,23 +358,47 @@ def build_model(
             n = float(np.linalg.norm(j.axis))
             if not np.isfinite(n) or n < 1e-12:
                 raise ModelError(f"Joint {j.name!r} has a zero or non-finite axis {list(j.axis)}")
+    return children, parent_joint
 
+
+def _root_link(link_by_name: dict[str, LinkSpec], parent_joint: dict[str, JointSpec]) -> str:
+    """The one link that is no joint's child (the base)."""
     roots = [n for n in link_by_name if n not in parent_joint]
     if len(roots) != 1:
         raise ModelError(
             f"A robot needs exactly one root link (a link that is no joint's child); found {roots or 'none (a cycle)'}"
         )
-    base = roots[0]
+    return roots[0]
 
-    # Depth-first walk in document order: bodies get parent[i] < i.
-    body_names: list[str] = []
-    body_joints: list[JointSpec] = []
-    parent_idx: list[int] = []
-    E_tree, r_tree = [], []
-    inertia: list[tuple[float, Array, Array]] = []
-    frame_names: list[str] = [base]
-    frame_body: list[int] = [-1]
-    frame_T: list[Array] = [np.eye(4)]
+
+@dataclass
+class _Tree:
+    """The bodies and frames of a depth-first walk, bodies in ``parent[i] < i`` order.
+
+    Attributes:
+        body_names, body_joints, parent_idx: per body (nb,).
+        E_tree, r_tree: joint_R_parent (3, 3) and joint origin in the parent body (3,) [m] per body.
+        inertia: (mass [kg], com (3,) [m], inertia about the com (3, 3)) per body, fixed
+            children merged, in the body frame.
+        frame_names, frame_body, frame_T: every link, the body carrying it (-1: base) and
+            T_body_frame (4, 4).
+    """
+
+    body_names: list[str] = field(default_factory=list)
+    body_joints: list[JointSpec] = field(default_factory=list)
+    parent_idx: list[int] = field(default_factory=list)
+    E_tree: list[Array] = field(default_factory=list)
+    r_tree: list[Array] = field(default_factory=list)
+    inertia: list[tuple[float, Array, Array]] = field(default_factory=list)
+    frame_names: list[str] = field(default_factory=list)
+    frame_body: list[int] = field(default_factory=list)
+    frame_T: list[Array] = field(default_factory=list)
+
+
+def _walk_tree(base: str, link_by_name: dict[str, LinkSpec], children: dict[str, list[JointSpec]]) -> _Tree:
+    """Depth-first walk in document order from ``base``: bodies get parent[i] < i, fixed joints
+    merge their link's inertia into the moving body that carries it."""
+    tree = _Tree(frame_names=[base], frame_body=[-1], frame_T=[np.eye(4)])
     base_inertia = _transform_inertia(np.eye(4), link_by_name[base])
 
     visited = {base}
@@ -401,33 +415,35 @@ def build_model(
             body, T_body_child = pbody, T_pb_c
             m, c, Ic = _transform_inertia(T_body_child, child)
             if body >= 0:
-                inertia[body] = _merge_inertia(*inertia[body], m, c, Ic)
+                tree.inertia[body] = _merge_inertia(*tree.inertia[body], m, c, Ic)
             else:
                 base_inertia = _merge_inertia(*base_inertia, m, c, Ic)
         else:
-            body = len(body_names)
-            body_names.append(j.child)
-            body_joints.append(j)
-            parent_idx.append(pbody)
-            E_tree.append(T_pb_c[:3, :3].T)
-            r_tree.append(T_pb_c[:3, 3].copy())
-            inertia.append(_transform_inertia(np.eye(4), child))
+            body = len(tree.body_names)
+            tree.body_names.append(j.child)
+            tree.body_joints.append(j)
+            tree.parent_idx.append(pbody)
+            tree.E_tree.append(T_pb_c[:3, :3].T)
+            tree.r_tree.append(T_pb_c[:3, 3].copy())
+            tree.inertia.append(_transform_inertia(np.eye(4), child))
             T_body_child = np.eye(4)
-        frame_names.append(j.child)
-        frame_body.append(body)
-        frame_T.append(T_body_child)
+        tree.frame_names.append(j.child)
+        tree.frame_body.append(body)
+        tree.frame_T.append(T_body_child)
         for cj in reversed(children[j.child]):
             stack.append((cj, body, T_body_child))
 
     unreached = sorted(set(link_by_name) - visited)
     if unreached:
         raise ModelError(f"Links not connected to the root {base!r}: {unreached}")
+    return tree
 
-    # Independent coordinates and mimic map.
+
+def _mimic_map(body_joints: list[JointSpec], joint_names: tuple[str, ...]) -> tuple[Array, Array]:
+    """``(G, offset)`` with q_body = G q + offset, (nb, nq) and (nb,): each body's coordinate
+    as an affine function of the independent joint its mimic chain ends at."""
     by_name = {j.name: j for j in body_joints}
-    independent = [j for j in body_joints if j.mimic is None]
-    joint_names = tuple(j.name for j in independent)
-    nq, nb = len(independent), len(body_joints)
+    nq, nb = len(joint_names), len(body_joints)
     G = np.zeros((nb, nq))
     offset = np.zeros(nb)
     for i, j in enumerate(body_joints):
@@ -448,27 +464,68 @@ def build_model(
             cur = by_name[target]
         G[i, joint_names.index(cur.name)] = mult
         offset[i] = off
+    return G, offset
+
+
+def _stack_inertias(inertia: list[tuple[float, Array, Array]], nb: int) -> tuple[Array, Array, Array]:
+    """The per-body (mass, com, inertia about the com) tuples as arrays (nb,), (nb, 3), (nb, 3, 3)."""
+    masses = np.array([m for m, _, _ in inertia], dtype=float).reshape(nb)
+    coms = np.array([c for _, c, _ in inertia], dtype=float).reshape(nb, 3)
+    inert = np.array([I for _, _, I in inertia], dtype=float).reshape(nb, 3, 3)
+    return masses, coms, inert
+
+
+def build_model(
+    name: str,
+    links: list[LinkSpec],
+    joints: list[JointSpec],
+    *,
+    description: str | None = None,
+    gravity: tuple[float, float, float] | Array = GRAVITY,
+    strict: bool = False,
+) -> RobotModel:
+    """Build a :class:`RobotModel` from link and joint specs (shared by every loader).
+
+    Inertias are checked after the links a fixed joint carries are lumped into their moving
+    body (:func:`check_body_inertias`): round-off of CAD exports (iCub's -2.4e-35, a lumped
+    antenna's -3.5e-8 on TIAGo's base) is accepted with one warning naming the link, a
+    genuinely indefinite moving body is refused. ``strict=True`` refuses any link whose own
+    inertia tensor has a negative principal moment beyond 1e-9 of its own scale.
+
+    Raises:
+        ModelError: unknown link names, a link with two parents, a cycle, several roots,
+            an unsupported joint type, a bad mimic reference, or a non-physical inertia.
+    """
+    link_by_name = _links_by_name(links, strict)
+    children, parent_joint = _joint_graph(joints, link_by_name)
+    base = _root_link(link_by_name, parent_joint)
+    tree = _walk_tree(base, link_by_name, children)
+    body_joints = tree.body_joints
+
+    # Independent coordinates and mimic map.
+    independent = [j for j in body_joints if j.mimic is None]
+    joint_names = tuple(j.name for j in independent)
+    nq, nb = len(independent), len(body_joints)
+    G, offset = _mimic_map(body_joints, joint_names)
 
     def prop(attr: str) -> Array:
         return np.array([getattr(j, attr) for j in independent], dtype=float)
 
-    masses = np.array([m for m, _, _ in inertia], dtype=float).reshape(nb)
-    coms = np.array([c for _, c, _ in inertia], dtype=float).reshape(nb, 3)
-    inert = np.array([I for _, _, I in inertia], dtype=float).reshape(nb, 3, 3)
-    check_body_inertias(body_names, masses, inert)
+    masses, coms, inert = _stack_inertias(tree.inertia, nb)
+    check_body_inertias(tree.body_names, masses, inert)
     axes = np.array([np.asarray(j.axis, float) / np.linalg.norm(j.axis) for j in body_joints]).reshape(nb, 3)
 
     return RobotModel(
         name=name,
         base_link=base,
         joint_names=joint_names,
-        body_names=tuple(body_names),
+        body_names=tuple(tree.body_names),
         body_joint_names=tuple(j.name for j in body_joints),
-        parent=np.array(parent_idx, dtype=int),
+        parent=np.array(tree.parent_idx, dtype=int),
         joint_type=tuple("prismatic" if j.type == "prismatic" else "revolute" for j in body_joints),
         axis=axes,
-        E_tree=np.array(E_tree, dtype=float).reshape(nb, 3, 3),
-        r_tree=np.array(r_tree, dtype=float).reshape(nb, 3),
+        E_tree=np.array(tree.E_tree, dtype=float).reshape(nb, 3, 3),
+        r_tree=np.array(tree.r_tree, dtype=float).reshape(nb, 3),
         mass=masses,
         com=coms,
         inertia_com=inert,
@@ -482,9 +539,9 @@ def build_model(
         coulomb=prop("friction"),
         rotor_inertia=np.zeros(nq),
         continuous=np.array([j.type == "continuous" for j in independent], dtype=bool),
-        frame_names=tuple(frame_names),
-        frame_body=np.array(frame_body, dtype=int),
-        frame_placement=np.array(frame_T, dtype=float),
+        frame_names=tuple(tree.frame_names),
+        frame_body=np.array(tree.frame_body, dtype=int),
+        frame_placement=np.array(tree.frame_T, dtype=float),
         gravity=np.asarray(gravity, dtype=float),
         description=description,
     )
