@@ -141,8 +141,8 @@ def _urdf_name(value: Any, where: str) -> str:
     return text
 
 
-def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]]:
-    """Turn a parsed DH YAML document into (name, links, joints) specs."""
+def _dh_header(data: dict[str, Any]) -> tuple[str, str, str, list[Any]]:
+    """``(convention, name, base_link, rows)`` of a DH document, its top-level keys checked."""
     unknown_top = sorted(str(k) for k in set(data) - _TOP_KEYS)
     if unknown_top:
         raise ModelError(f"unknown top-level keys {unknown_top}. Valid keys: {sorted(_TOP_KEYS)}")
@@ -154,72 +154,79 @@ def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]
     entries = data.get("links")
     if not isinstance(entries, list) or not entries:
         raise ModelError("links: expected a non-empty list of DH rows")
-    links = [LinkSpec(base)]
-    joints: list[JointSpec] = []
-    prev = base
-    # For standard DH the body frame is the joint frame (frame i-1 moved by q); the constant
-    # part of row i becomes the origin of the next joint, and the inertia is carried over.
-    pending = np.eye(4)
-    for k, entry in enumerate(entries):
-        where = f"links[{k}]"
-        if not isinstance(entry, dict):
-            raise ModelError(f"{where}: expected a mapping")
-        unknown = set(entry) - _LINK_KEYS
-        if unknown:
-            raise ModelError(f"{where}: unknown keys {sorted(unknown)}. Valid keys: {sorted(_LINK_KEYS)}")
-        lname = _urdf_name(entry.get("name", f"link{k + 1}"), f"{where}.name")
-        jname = _urdf_name(entry.get("joint", f"joint{k + 1}"), f"{where}.joint")
-        jtype = entry.get("type", "revolute")
-        if jtype not in ("revolute", "continuous", "prismatic"):
-            raise ModelError(f"{where}.type: {jtype!r} is not valid. Valid types: ['revolute', 'continuous', 'prismatic']")
-        mass, com, I_c = _link_inertia(entry, where)
-        if convention == "modified":
-            origin = modified_dh_transform(
-                _num(entry, "alpha", where), _num(entry, "d", where), _num(entry, "theta", where), _num(entry, "r", where)
-            )
-            T_body_dh = np.eye(4)
-        else:
-            origin = pending
-            T_body_dh = standard_dh_transform(
-                _num(entry, "theta", where), _num(entry, "d", where), _num(entry, "a", where), _num(entry, "alpha", where)
-            )
-            pending = T_body_dh
-        R, p = T_body_dh[:3, :3], T_body_dh[:3, 3]
-        links.append(LinkSpec(lname, mass, R @ com + p, R @ I_c @ R.T))
-        spec = JointSpec(jname, jtype, prev, lname, origin, _Z.copy())
-        limits = entry.get("limits") or {}
-        if not isinstance(limits, dict):
-            raise ModelError(f"{where}.limits: expected a mapping of lower, upper, velocity, effort")
-        unknown_limits = set(limits) - {"lower", "upper", "velocity", "effort"}
-        if unknown_limits:
-            raise ModelError(f"{where}.limits: unknown keys {sorted(unknown_limits)}. Valid keys: "
-                             "['effort', 'lower', 'upper', 'velocity']")
-        for key in ("lower", "upper", "velocity", "effort"):
-            if key in limits:
-                setattr(spec, key, _num(limits, key, f"{where}.limits"))
-        for key in ("velocity", "effort"):
-            if key in limits and not getattr(spec, key) > 0.0:
-                raise ModelError(f"{where}.limits.{key}: must be > 0 (leave it out for no limit), got {limits[key]}")
-        if ("lower" in limits) != ("upper" in limits):
-            raise ModelError(f"{where}.limits: give both lower and upper, or neither (a revolute joint without them "
-                             "is continuous)")
-        if "lower" in limits and jtype == "continuous":
-            raise ModelError(f"{where}: a continuous joint has no position limits (URDF ignores them); "
-                             "remove limits.lower and limits.upper, or make it type: revolute")
-        if "lower" in limits and spec.lower > spec.upper:
-            raise ModelError(f"{where}.limits: lower {spec.lower} is above upper {spec.upper}")
-        if "lower" not in limits:
-            if jtype == "prismatic":
-                raise ModelError(f"{where}.limits: a prismatic joint needs lower and upper [m] (a URDF has no "
-                                 "unlimited prismatic joint)")
-            spec.type = "continuous"  # what its URDF says too: no position limits
-            spec.lower, spec.upper = -np.inf, np.inf
-        spec.damping = _num(entry, "damping", where)
-        spec.friction = _num(entry, "friction", where)
-        joints.append(spec)
-        prev = lname
-    tool = data.get("tool")
-    flange = pending if convention == "standard" else np.eye(4)
+    return convention, name, base, entries
+
+
+def _row_names(entry: Any, k: int, where: str) -> tuple[str, str, str]:
+    """``(link name, joint name, joint type)`` of DH row ``k``, its keys checked."""
+    if not isinstance(entry, dict):
+        raise ModelError(f"{where}: expected a mapping")
+    unknown = set(entry) - _LINK_KEYS
+    if unknown:
+        raise ModelError(f"{where}: unknown keys {sorted(unknown)}. Valid keys: {sorted(_LINK_KEYS)}")
+    lname = _urdf_name(entry.get("name", f"link{k + 1}"), f"{where}.name")
+    jname = _urdf_name(entry.get("joint", f"joint{k + 1}"), f"{where}.joint")
+    jtype = entry.get("type", "revolute")
+    if jtype not in ("revolute", "continuous", "prismatic"):
+        raise ModelError(f"{where}.type: {jtype!r} is not valid. Valid types: ['revolute', 'continuous', 'prismatic']")
+    return lname, jname, jtype
+
+
+def _row_transforms(
+    entry: dict[str, Any], where: str, convention: str, pending: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(origin, T_body_dh)`` of a DH row, each (4, 4): the joint origin in the previous body
+    and the row's DH frame in the body frame.
+
+    Modified DH: the row's transform is the joint origin, the body frame is the DH frame.
+    Standard DH: the origin is ``pending`` (the previous row's constant transform) and the
+    row's transform places the DH frame in the body (joint) frame.
+    """
+    if convention == "modified":
+        origin = modified_dh_transform(
+            _num(entry, "alpha", where), _num(entry, "d", where), _num(entry, "theta", where), _num(entry, "r", where)
+        )
+        return origin, np.eye(4)
+    T_body_dh = standard_dh_transform(
+        _num(entry, "theta", where), _num(entry, "d", where), _num(entry, "a", where), _num(entry, "alpha", where)
+    )
+    return pending, T_body_dh
+
+
+def _apply_limits(spec: JointSpec, limits: Any, where: str, jtype: str) -> None:
+    """Set the row's ``limits`` mapping on ``spec`` [rad or m, /s, N m or N]; a revolute joint
+    without lower and upper becomes continuous."""
+    if not isinstance(limits, dict):
+        raise ModelError(f"{where}.limits: expected a mapping of lower, upper, velocity, effort")
+    unknown_limits = set(limits) - {"lower", "upper", "velocity", "effort"}
+    if unknown_limits:
+        raise ModelError(f"{where}.limits: unknown keys {sorted(unknown_limits)}. Valid keys: "
+                         "['effort', 'lower', 'upper', 'velocity']")
+    for key in ("lower", "upper", "velocity", "effort"):
+        if key in limits:
+            setattr(spec, key, _num(limits, key, f"{where}.limits"))
+    for key in ("velocity", "effort"):
+        if key in limits and not getattr(spec, key) > 0.0:
+            raise ModelError(f"{where}.limits.{key}: must be > 0 (leave it out for no limit), got {limits[key]}")
+    if ("lower" in limits) != ("upper" in limits):
+        raise ModelError(f"{where}.limits: give both lower and upper, or neither (a revolute joint without them "
+                         "is continuous)")
+    if "lower" in limits and jtype == "continuous":
+        raise ModelError(f"{where}: a continuous joint has no position limits (URDF ignores them); "
+                         "remove limits.lower and limits.upper, or make it type: revolute")
+    if "lower" in limits and spec.lower > spec.upper:
+        raise ModelError(f"{where}.limits: lower {spec.lower} is above upper {spec.upper}")
+    if "lower" not in limits:
+        if jtype == "prismatic":
+            raise ModelError(f"{where}.limits: a prismatic joint needs lower and upper [m] (a URDF has no "
+                             "unlimited prismatic joint)")
+        spec.type = "continuous"  # what its URDF says too: no position limits
+        spec.lower, spec.upper = -np.inf, np.inf
+
+
+def _tool_frame(tool: Any, flange: np.ndarray, prev: str, convention: str) -> tuple[LinkSpec, JointSpec] | None:
+    """The fixed frame after the last row: the ``tool`` entry placed from ``flange`` (4, 4),
+    else for standard DH the last DH frame as ``flange``; None for modified DH without a tool."""
     if tool is not None:
         if not isinstance(tool, dict):
             raise ModelError("tool: expected a mapping with name, xyz, rpy")
@@ -232,12 +239,42 @@ def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]
         rpy = _vec(tool, "rpy", 3, "tool")
         T_tool = flange @ origin_matrix(np.zeros(3) if xyz is None else xyz, np.zeros(3) if rpy is None else rpy)
         tname = _urdf_name(tool.get("name", "tool0"), "tool.name")
-        links.append(LinkSpec(tname))
-        joints.append(JointSpec(f"{tname}_joint", "fixed", prev, tname, T_tool))
-    elif convention == "standard":
+        return LinkSpec(tname), JointSpec(f"{tname}_joint", "fixed", prev, tname, T_tool)
+    if convention == "standard":
         # keep the last DH frame (the flange) reachable as a frame
-        links.append(LinkSpec("flange"))
-        joints.append(JointSpec("flange_joint", "fixed", prev, "flange", flange))
+        return LinkSpec("flange"), JointSpec("flange_joint", "fixed", prev, "flange", flange)
+    return None
+
+
+def dh_specs(data: dict[str, Any]) -> tuple[str, list[LinkSpec], list[JointSpec]]:
+    """Turn a parsed DH YAML document into (name, links, joints) specs."""
+    convention, name, base, entries = _dh_header(data)
+    links = [LinkSpec(base)]
+    joints: list[JointSpec] = []
+    prev = base
+    # For standard DH the body frame is the joint frame (frame i-1 moved by q); the constant
+    # part of row i becomes the origin of the next joint, and the inertia is carried over.
+    pending = np.eye(4)
+    for k, entry in enumerate(entries):
+        where = f"links[{k}]"
+        lname, jname, jtype = _row_names(entry, k, where)
+        mass, com, I_c = _link_inertia(entry, where)
+        origin, T_body_dh = _row_transforms(entry, where, convention, pending)
+        if convention == "standard":
+            pending = T_body_dh
+        R, p = T_body_dh[:3, :3], T_body_dh[:3, 3]
+        links.append(LinkSpec(lname, mass, R @ com + p, R @ I_c @ R.T))
+        spec = JointSpec(jname, jtype, prev, lname, origin, _Z.copy())
+        _apply_limits(spec, entry.get("limits") or {}, where, jtype)
+        spec.damping = _num(entry, "damping", where)
+        spec.friction = _num(entry, "friction", where)
+        joints.append(spec)
+        prev = lname
+    flange = pending if convention == "standard" else np.eye(4)
+    frame = _tool_frame(data.get("tool"), flange, prev, convention)
+    if frame is not None:
+        links.append(frame[0])
+        joints.append(frame[1])
     return name, links, joints
 
 
