@@ -102,20 +102,10 @@ def _number(value: Any, where: str, *, minimum: float | None = None, finite: boo
     return v
 
 
-def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, Any]) -> RobotModel:
-    """Return a new model with the sidecar's joint properties (and other sections) applied.
-
-    Raises:
-        ModelError: unknown section, unknown joint, unknown key, wrong type or sign; the message
-            names the field and the valid choices.
-    """
-    data = read_yaml(source, "drive-train YAML")
-    valid_sections = ["joints", *SECTION_HANDLERS]
-    for key in data:
-        if key not in valid_sections:
-            raise ModelError(f"Unknown section {key!r} in the drive-train YAML. Valid sections: {valid_sections}")
-
-    arrays = {
+def _property_arrays(model: RobotModel) -> dict[str, np.ndarray]:
+    """Writable copies of the model's per-joint properties that a sidecar may set, each (nq,),
+    keyed as the sidecar names them."""
+    return {
         "viscous": model.viscous.copy(),
         "coulomb": model.coulomb.copy(),
         # Khalil [7.26]; NaN: not given here (the model's value, else Fst = Fc, B = 0 below)
@@ -129,6 +119,82 @@ def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, 
         "velocity": model.velocity_limit.copy(),
         "effort": model.effort_limit.copy(),
     }
+
+
+def _apply_friction(arrays: dict[str, np.ndarray], i: int, props: dict[str, Any], where: str) -> None:
+    """Joint i's viscous Fv, Coulomb Fc and static Fst + Stribeck B friction (Khalil [7.26], [7.27])."""
+    if "viscous" in props:
+        arrays["viscous"][i] = _number(props["viscous"], f"{where}.viscous", minimum=0.0)
+    if "coulomb" in props:
+        arrays["coulomb"][i] = _number(props["coulomb"], f"{where}.coulomb", minimum=0.0)
+    if ("static_friction" in props) != ("stribeck" in props):
+        raise ModelError(f"{where}: give 'static_friction' (Fst) and 'stribeck' (B) together (Khalil [7.26])")
+    if "static_friction" in props:
+        fst = _number(props["static_friction"], f"{where}.static_friction", minimum=0.0)
+        if fst < arrays["coulomb"][i]:
+            raise ModelError(f"{where}.static_friction: must be >= coulomb ({arrays['coulomb'][i]}), got {fst}")
+        arrays["static_friction"][i] = fst
+        arrays["stribeck"][i] = _number(props["stribeck"], f"{where}.stribeck", minimum=0.0)
+
+
+def _apply_rotor_inertia(arrays: dict[str, np.ndarray], i: int, props: dict[str, Any], where: str) -> None:
+    """Joint i's rotor inertia Ia [kg m^2 or kg]: the armature, or N^2 Jm from the motor side."""
+    if "armature" in props and ("rotor_inertia" in props or "gear_ratio" in props):
+        raise ModelError(f"{where}: give either 'armature' or 'rotor_inertia' (+ 'gear_ratio'), not both")
+    if "armature" in props:
+        arrays["rotor_inertia"][i] = _number(props["armature"], f"{where}.armature", minimum=0.0)
+    elif "rotor_inertia" in props or "gear_ratio" in props:
+        jm = _number(props.get("rotor_inertia", 0.0), f"{where}.rotor_inertia", minimum=0.0)
+        ratio = _number(props.get("gear_ratio", 1.0), f"{where}.gear_ratio")
+        if ratio == 0.0:
+            raise ModelError(f"{where}.gear_ratio: must be non-zero")
+        arrays["rotor_inertia"][i] = ratio**2 * jm  # Khalil [7.29]: Ia = N^2 Jm
+
+
+def _apply_limits(arrays: dict[str, np.ndarray], i: int, props: dict[str, Any], where: str) -> None:
+    """Joint i's position [rad or m], velocity and effort limits; .inf for no limit."""
+    limits = props.get("limits") or {}
+    if not isinstance(limits, dict):
+        raise ModelError(f"{where}.limits: expected a mapping of {list(LIMIT_KEYS)}")
+    for lk, lv in limits.items():
+        if lk not in LIMIT_KEYS:
+            raise ModelError(f"{where}.limits.{lk}: unknown key. Valid keys: {list(LIMIT_KEYS)}")
+        value = _number(lv, f"{where}.limits.{lk}", finite=False)
+        if lk in ("velocity", "effort") and not value > 0.0:
+            raise ModelError(f"{where}.limits.{lk}: must be > 0 (.inf for no limit), got {value}")
+        if (lk == "lower" and value == np.inf) or (lk == "upper" and value == -np.inf):
+            raise ModelError(f"{where}.limits.{lk}: {value} leaves the joint no position; expected a number, "
+                             f"or {'-' if lk == 'lower' else ''}.inf for no limit")
+        arrays[lk][i] = value
+    if arrays["lower"][i] > arrays["upper"][i]:
+        raise ModelError(f"{where}.limits: lower {arrays['lower'][i]} is above upper {arrays['upper'][i]}")
+
+
+def _static_friction(arrays: dict[str, np.ndarray]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``(static_friction, stribeck)`` of the model, each (nq,), or None when no joint has [7.26]."""
+    static, stribeck = None, None
+    if np.any(np.isfinite(arrays["static_friction"])):
+        # joints without [7.26] keep [7.27]: Fst = Fc makes the static excess vanish
+        given = np.isfinite(arrays["static_friction"])
+        static = np.where(given, arrays["static_friction"], arrays["coulomb"])
+        stribeck = np.where(given, arrays["stribeck"], 0.0)
+    return static, stribeck
+
+
+def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, Any]) -> RobotModel:
+    """Return a new model with the sidecar's joint properties (and other sections) applied.
+
+    Raises:
+        ModelError: unknown section, unknown joint, unknown key, wrong type or sign; the message
+            names the field and the valid choices.
+    """
+    data = read_yaml(source, "drive-train YAML")
+    valid_sections = ["joints", *SECTION_HANDLERS]
+    for key in data:
+        if key not in valid_sections:
+            raise ModelError(f"Unknown section {key!r} in the drive-train YAML. Valid sections: {valid_sections}")
+
+    arrays = _property_arrays(model)
     joints = data.get("joints") or {}
     if not isinstance(joints, dict):
         raise ModelError("Section 'joints' must map joint names to their properties")
@@ -144,50 +210,11 @@ def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, 
             if key not in JOINT_KEYS:
                 raise ModelError(f"joints.{jname}.{key}: unknown key. Valid keys: {list(JOINT_KEYS)}")
         where = f"joints.{jname}"
-        if "viscous" in props:
-            arrays["viscous"][i] = _number(props["viscous"], f"{where}.viscous", minimum=0.0)
-        if "coulomb" in props:
-            arrays["coulomb"][i] = _number(props["coulomb"], f"{where}.coulomb", minimum=0.0)
-        if ("static_friction" in props) != ("stribeck" in props):
-            raise ModelError(f"{where}: give 'static_friction' (Fst) and 'stribeck' (B) together (Khalil [7.26])")
-        if "static_friction" in props:
-            fst = _number(props["static_friction"], f"{where}.static_friction", minimum=0.0)
-            if fst < arrays["coulomb"][i]:
-                raise ModelError(f"{where}.static_friction: must be >= coulomb ({arrays['coulomb'][i]}), got {fst}")
-            arrays["static_friction"][i] = fst
-            arrays["stribeck"][i] = _number(props["stribeck"], f"{where}.stribeck", minimum=0.0)
-        if "armature" in props and ("rotor_inertia" in props or "gear_ratio" in props):
-            raise ModelError(f"{where}: give either 'armature' or 'rotor_inertia' (+ 'gear_ratio'), not both")
-        if "armature" in props:
-            arrays["rotor_inertia"][i] = _number(props["armature"], f"{where}.armature", minimum=0.0)
-        elif "rotor_inertia" in props or "gear_ratio" in props:
-            jm = _number(props.get("rotor_inertia", 0.0), f"{where}.rotor_inertia", minimum=0.0)
-            ratio = _number(props.get("gear_ratio", 1.0), f"{where}.gear_ratio")
-            if ratio == 0.0:
-                raise ModelError(f"{where}.gear_ratio: must be non-zero")
-            arrays["rotor_inertia"][i] = ratio**2 * jm  # Khalil [7.29]: Ia = N^2 Jm
-        limits = props.get("limits") or {}
-        if not isinstance(limits, dict):
-            raise ModelError(f"{where}.limits: expected a mapping of {list(LIMIT_KEYS)}")
-        for lk, lv in limits.items():
-            if lk not in LIMIT_KEYS:
-                raise ModelError(f"{where}.limits.{lk}: unknown key. Valid keys: {list(LIMIT_KEYS)}")
-            value = _number(lv, f"{where}.limits.{lk}", finite=False)
-            if lk in ("velocity", "effort") and not value > 0.0:
-                raise ModelError(f"{where}.limits.{lk}: must be > 0 (.inf for no limit), got {value}")
-            if (lk == "lower" and value == np.inf) or (lk == "upper" and value == -np.inf):
-                raise ModelError(f"{where}.limits.{lk}: {value} leaves the joint no position; expected a number, "
-                                 f"or {'-' if lk == 'lower' else ''}.inf for no limit")
-            arrays[lk][i] = value
-        if arrays["lower"][i] > arrays["upper"][i]:
-            raise ModelError(f"{where}.limits: lower {arrays['lower'][i]} is above upper {arrays['upper'][i]}")
+        _apply_friction(arrays, i, props, where)
+        _apply_rotor_inertia(arrays, i, props, where)
+        _apply_limits(arrays, i, props, where)
 
-    static, stribeck = None, None
-    if np.any(np.isfinite(arrays["static_friction"])):
-        # joints without [7.26] keep [7.27]: Fst = Fc makes the static excess vanish
-        given = np.isfinite(arrays["static_friction"])
-        static = np.where(given, arrays["static_friction"], arrays["coulomb"])
-        stribeck = np.where(given, arrays["stribeck"], 0.0)
+    static, stribeck = _static_friction(arrays)
     new = model.replace(
         viscous=arrays["viscous"],
         coulomb=arrays["coulomb"],
