@@ -19,6 +19,7 @@ others. Two ways are given here:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -246,6 +247,62 @@ def _sym_skew(v: object) -> object:
     return sympy.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])  # type: ignore[index]
 
 
+def _symbolic_inertias(model: RobotModel, sym: list[Any]) -> tuple[list[Any], list[Any], list[Any]]:
+    """Per body: J (3x3 symmetric, about the body origin), h = MS (3,) and m, as sympy objects
+    initialised to the standard-parameter symbols ``sym`` (10 per body)."""
+    import sympy
+
+    Js, hs, ms = [], [], []
+    for b in range(model.nb):
+        s = sym[10 * b : 10 * b + 10]
+        Js.append(sympy.Matrix([[s[0], s[1], s[2]], [s[1], s[3], s[4]], [s[2], s[4], s[5]]]))
+        hs.append(sympy.Matrix(s[6:9]))
+        ms.append(s[9])
+    return Js, hs, ms
+
+
+def _group_tip_to_base(model: RobotModel, Js: list[Any], hs: list[Any], ms: list[Any]) -> list[str]:
+    """Apply the grouping rules from the tip to the base, updating ``Js, hs, ms`` in place;
+    returns the names of the grouped (eliminated) parameters."""
+    import sympy
+
+    grouped: list[str] = []
+    for j in range(model.nb - 1, -1, -1):
+        parent = int(model.parent[j])
+        R = model.E_tree[j].T  # parent_R_body at q = 0
+        p = model.r_tree[j]
+        ax = model.axis[j]
+        k = int(np.argmax(np.abs(ax)))
+        if not np.isclose(abs(ax[k]), 1.0, atol=1e-12):
+            continue  # oblique axis: no rule
+        if model.is_prismatic[j]:
+            if parent < 0:
+                continue
+            Jp = sympy.Matrix(R) * Js[j] * sympy.Matrix(R).T
+            Js[parent] = Js[parent] + Jp
+            Js[j] = sympy.zeros(3, 3)
+            grouped += [INERTIAL_NAMES[c] + str(j + 1) for c in range(6)]
+            continue
+        u, w = (k + 1) % 3, (k + 2) % 3  # the two axes across the joint axis
+        Iww = Js[j][w, w]
+        inv_J = sympy.zeros(3, 3)
+        inv_J[u, u] = Iww
+        inv_J[w, w] = Iww
+        inv_h = sympy.zeros(3, 1)
+        inv_h[k] = hs[j][k]
+        inv_m = ms[j]
+        if parent >= 0:
+            Jp, hp = _inertia_in_parent(R, p, inv_J, inv_h, inv_m)
+            Js[parent] = Js[parent] + Jp
+            hs[parent] = hs[parent] + hp
+            ms[parent] = ms[parent] + inv_m
+        Js[j] = Js[j] - inv_J
+        hs[j] = hs[j] - inv_h
+        ms[j] = 0
+        grouped += [_entry_name(w, w, j), ["MX", "MY", "MZ"][k] + str(j + 1), f"M{j + 1}"]
+    return grouped
+
+
 def grouping_rules(model: RobotModel) -> tuple[dict[str, object], list[str]]:
     """Khalil's grouping rules applied symbolically from the tip to the base.
 
@@ -274,48 +331,10 @@ def grouping_rules(model: RobotModel) -> tuple[dict[str, object], list[str]]:
 
     names = standard_parameter_names(model)
     sym = [sympy.Symbol(n) for n in names]
-    # Per body: J (3x3 symmetric), h (3,), m, as sympy objects initialised to the symbols.
-    Js, hs, ms = [], [], []
-    for b in range(model.nb):
-        s = sym[10 * b : 10 * b + 10]
-        Js.append(sympy.Matrix([[s[0], s[1], s[2]], [s[1], s[3], s[4]], [s[2], s[4], s[5]]]))
-        hs.append(sympy.Matrix(s[6:9]))
-        ms.append(s[9])
+    Js, hs, ms = _symbolic_inertias(model, sym)
     grouped: list[str] = []
     if not model.has_mimic:
-        for j in range(model.nb - 1, -1, -1):
-            parent = int(model.parent[j])
-            R = model.E_tree[j].T  # parent_R_body at q = 0
-            p = model.r_tree[j]
-            ax = model.axis[j]
-            k = int(np.argmax(np.abs(ax)))
-            if not np.isclose(abs(ax[k]), 1.0, atol=1e-12):
-                continue  # oblique axis: no rule
-            if model.is_prismatic[j]:
-                if parent < 0:
-                    continue
-                Jp = sympy.Matrix(R) * Js[j] * sympy.Matrix(R).T
-                Js[parent] = Js[parent] + Jp
-                Js[j] = sympy.zeros(3, 3)
-                grouped += [INERTIAL_NAMES[c] + str(j + 1) for c in range(6)]
-                continue
-            u, w = (k + 1) % 3, (k + 2) % 3  # the two axes across the joint axis
-            Iww = Js[j][w, w]
-            inv_J = sympy.zeros(3, 3)
-            inv_J[u, u] = Iww
-            inv_J[w, w] = Iww
-            inv_h = sympy.zeros(3, 1)
-            inv_h[k] = hs[j][k]
-            inv_m = ms[j]
-            if parent >= 0:
-                Jp, hp = _inertia_in_parent(R, p, inv_J, inv_h, inv_m)
-                Js[parent] = Js[parent] + Jp
-                hs[parent] = hs[parent] + hp
-                ms[parent] = ms[parent] + inv_m
-            Js[j] = Js[j] - inv_J
-            hs[j] = hs[j] - inv_h
-            ms[j] = 0
-            grouped += [_entry_name(w, w, j), ["MX", "MY", "MZ"][k] + str(j + 1), f"M{j + 1}"]
+        grouped = _group_tip_to_base(model, Js, hs, ms)
     exprs: dict[str, object] = {}
     for b in range(model.nb):
         vals = [Js[b][r, c] for r, c in ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))]
