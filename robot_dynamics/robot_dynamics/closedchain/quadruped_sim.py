@@ -21,15 +21,14 @@ from numpy.typing import ArrayLike, NDArray
 from .._rk4 import rk4_step
 from ..errors import InputError, SingularityError
 from .quadruped import (
-    _COND_MAX,
+    _energy_flat,
     _forward_flat,
-    _kinematics_flat,
     _mass_flat,
-    _potential_flat,
     inverse_dynamics,
     rpy_rate_matrix,
     velocity_from_rates,
 )
+from .quadruped_kinematics import _COND_MAX, _kinematics_flat
 from .quadruped_params import QuadrupedParams
 
 __all__ = [
@@ -93,6 +92,54 @@ def _q_dot(q: Array, nu: Array) -> Array | None:
     return qd
 
 
+def _initial_state(q0: ArrayLike, nu0: ArrayLike, duration: float, dt: float) -> tuple[Array, Array, int]:
+    """The initial coordinates and twist, each (8,), and the number of samples of the run.
+
+    Raises:
+        InputError: non-finite initial state, non-positive duration or step.
+    """
+    q = np.asarray(q0, dtype=float).reshape(8).copy()
+    nu = np.asarray(nu0, dtype=float).reshape(8).copy()
+    if not (np.all(np.isfinite(q)) and np.all(np.isfinite(nu))):
+        raise InputError("q0 and nu0 must be 8 finite numbers each")
+    if not (duration > 0 and dt > 0 and np.isfinite(duration) and np.isfinite(dt)):
+        raise InputError(f"duration and dt must be positive, got {duration}, {dt}")
+    return q, nu, int(round(duration / dt)) + 1
+
+
+def _state_derivative(
+    params: QuadrupedParams, torques: TorqueLaw, t: float, x: Array
+) -> tuple[Array, Array, Array, Array, str | None]:
+    """Derivative of the state ``x = [q, nu, W]`` (17,) at time t [s] (W: the actuators' work [J]).
+
+    Returns:
+        (x_dot (17,), nu_dot (8,), tau_a (8,), tau_p (6,), error): ``error`` is None, or the
+        reason the state cannot be integrated (then x_dot is meaningless).
+    """
+    qk, nuk = x[:8], x[8:16]
+    kin = _kinematics_flat(params, qk[None])
+    if not kin.ok[0]:
+        return x, nuk, np.zeros(8), np.zeros(6), kin.message
+    qdk = _q_dot(qk, nuk)
+    if qdk is None:
+        return x, nuk, np.zeros(8), np.zeros(6), "phi_y reached +-pi/2 (roll-pitch-yaw singularity)"
+    ta, tp = torques(t, qk, nuk)
+    ta, tp = np.asarray(ta, dtype=float).reshape(8), np.asarray(tp, dtype=float).reshape(6)
+    nud = _forward_flat(params, kin, nuk[None], ta[None], tp[None])[0]
+    # power of the actuators, F . nu (eq. 46): tau_a . q_a_dot + tau_p . q_p_dot
+    power = ta @ (kin.J_tau_a[0] @ nuk) + tp @ (kin.J_tau_p[0] @ nuk)
+    if not np.all(np.isfinite(nud)):
+        return x, nuk, ta, tp, "non-finite acceleration"
+    return np.concatenate([qdk, nud, [power]]), nud, ta, tp, None
+
+
+def _energies(params: QuadrupedParams, Q: Array, NU: Array) -> tuple[Array, Array]:
+    """Kinetic and potential energy [J], each (m,), along the states Q, NU (m, 8) of a run."""
+    if len(Q):
+        return _energy_flat(params, _kinematics_flat(params, Q), NU)
+    return np.zeros(0), np.zeros(0)
+
+
 def simulate(
     params: QuadrupedParams,
     q0: ArrayLike,
@@ -116,36 +163,13 @@ def simulate(
         InputError: non-finite initial state, non-positive duration or step.
         SingularityError: the initial configuration is unreachable or singular.
     """
-    q = np.asarray(q0, dtype=float).reshape(8).copy()
-    nu = np.asarray(nu0, dtype=float).reshape(8).copy()
-    if not (np.all(np.isfinite(q)) and np.all(np.isfinite(nu))):
-        raise InputError("q0 and nu0 must be 8 finite numbers each")
-    if not (duration > 0 and dt > 0 and np.isfinite(duration) and np.isfinite(dt)):
-        raise InputError(f"duration and dt must be positive, got {duration}, {dt}")
-    n = int(round(duration / dt)) + 1
+    q, nu, n = _initial_state(q0, nu0, duration, dt)
     kin0 = _kinematics_flat(params, q[None])
     if not kin0.ok[0]:
         raise SingularityError(f"initial configuration: {kin0.message}")
 
-    def deriv(t: float, x: Array) -> tuple[Array, Array, Array, Array, str | None]:
-        qk, nuk = x[:8], x[8:16]
-        kin = _kinematics_flat(params, qk[None])
-        if not kin.ok[0]:
-            return x, nuk, np.zeros(8), np.zeros(6), kin.message
-        qdk = _q_dot(qk, nuk)
-        if qdk is None:
-            return x, nuk, np.zeros(8), np.zeros(6), "phi_y reached +-pi/2 (roll-pitch-yaw singularity)"
-        ta, tp = torques(t, qk, nuk)
-        ta, tp = np.asarray(ta, dtype=float).reshape(8), np.asarray(tp, dtype=float).reshape(6)
-        nud = _forward_flat(params, kin, nuk[None], ta[None], tp[None])[0]
-        # power of the actuators, F . nu (eq. 46): tau_a . q_a_dot + tau_p . q_p_dot
-        power = ta @ (kin.J_tau_a[0] @ nuk) + tp @ (kin.J_tau_p[0] @ nuk)
-        if not np.all(np.isfinite(nud)):
-            return x, nuk, ta, tp, "non-finite acceleration"
-        return np.concatenate([qdk, nud, [power]]), nud, ta, tp, None
-
     def stage(t: float, x: Array) -> Array:
-        f, *_, err = deriv(t, x)
+        f, *_, err = _state_derivative(params, torques, t, x)
         if err is not None:
             raise _StageError(err)
         return f
@@ -158,7 +182,7 @@ def simulate(
     ok, message, last = True, f"integrated {duration:g} s with RK4, dt = {dt:g} s", n - 1
     for k in range(n):
         t = k * dt
-        f1, nud, ta, tp, err = deriv(t, x)
+        f1, nud, ta, tp, err = _state_derivative(params, torques, t, x)
         if err is not None:
             ok, message, last = False, f"stopped at t = {t:.4g} s: {err}", k - 1
             break
@@ -171,14 +195,8 @@ def simulate(
             ok, message, last = False, f"stopped at t = {t + dt:.4g} s: {exc}", k
             break
     m = last + 1
-    Qm, NUm = Q[:m], NU[:m]
-    if m:
-        kin = _kinematics_flat(params, Qm)
-        kinetic = 0.5 * np.einsum("ni,nij,nj->n", NUm, _mass_flat(params, kin), NUm)
-        potential = _potential_flat(params, kin)
-    else:
-        kinetic = potential = np.zeros(0)
-    return QuadrupedSimulation(T[:m], Qm, NUm, NUD[:m], TA[:m], TP[:m], kinetic, potential, W[:m], ok, message)
+    kinetic, potential = _energies(params, Q[:m], NU[:m])
+    return QuadrupedSimulation(T[:m], Q[:m], NU[:m], NUD[:m], TA[:m], TP[:m], kinetic, potential, W[:m], ok, message)
 
 
 # -- section 4.1 --------------------------------------------------------------------------------
