@@ -39,6 +39,7 @@ Array = NDArray[np.float64]
 __all__ = ["plan", "model_limits", "DEFAULT_JERK_PER_ACCELERATION"]
 
 _POLY = {"linear": LinearProfile, "cubic": CubicProfile, "quintic": QuinticProfile, "bang_bang": BangBangProfile}
+_TRAPEZOIDS = {"trapezoidal": TrapezoidalProfile, "continuous_acceleration": ContinuousAccelerationProfile}
 
 # Shape of a law when only its duration is given (no limits): unit limits on r', r'', r'''
 # whose minimum-time law is then stretched to the duration. The trapezoids get tau = tf / 3
@@ -135,6 +136,107 @@ def _evaluates_finite(traj: PointToPoint) -> bool:
     return bool(np.all(np.isfinite(q)) and np.all(np.isfinite(qd)) and np.all(np.isfinite(qdd)))
 
 
+def _limits_from_model(
+    model: RobotModel, profile: str, kv: Array | None, ka: Array | None, kj: Array | None
+) -> tuple[Array | None, Array | None, Array | None]:
+    """(kv, ka, kj) with the limits not given taken from ``model``: :func:`model_limits`, and
+    kj = :data:`DEFAULT_JERK_PER_ACCELERATION` ka for the double S."""
+    if kv is None or ka is None:
+        kv_m, ka_m = model_limits(model)
+        kv = kv_m if kv is None else kv
+        ka = ka_m if ka is None else ka
+    if kj is None and profile == "double_s":
+        kj = DEFAULT_JERK_PER_ACCELERATION * ka
+    return kv, ka, kj
+
+
+def _check_goal_inside(model: RobotModel, qg: Array) -> None:
+    """Refuse a goal (n,) [rad or m] outside the model's joint limits (naming the first joint)."""
+    outside = (qg < model.lower - 1e-9) | (qg > model.upper + 1e-9)
+    if np.any(outside):
+        j = int(np.flatnonzero(outside)[0])
+        raise InputError(
+            f"q_goal: joint {model.joint_names[j]!r} = {qg[j]:.6g} is outside its limits "
+            f"[{model.lower[j]:.6g}, {model.upper[j]:.6g}]"
+        )
+
+
+def _as_duration(duration: Any) -> float | None:
+    """``duration`` as a finite time >= 0 [s], or None."""
+    if duration is None:
+        return None
+    try:
+        duration = float(duration)
+    except (TypeError, ValueError, OverflowError):  # text, a 400-digit integer
+        raise InputError(f"duration: expected a finite time >= 0 s, got {str(duration)[:40]}") from None
+    if not np.isfinite(duration) or duration < 0.0:
+        raise InputError(f"duration: expected a finite time >= 0 s, got {duration}")
+    return duration
+
+
+def _at_rest(profile: str, qs: Array, qg: Array, n: int) -> PointToPoint:
+    """The zero-length trajectory of ``profile`` (no joint moves), duration 0."""
+    if profile == "double_s":
+        z = np.zeros(n)
+        return DoubleSProfile(qs, qg, DoubleSTiming(z, z, z, z, z, z))
+    if profile in _TRAPEZOIDS:
+        return _TRAPEZOIDS[profile](qs, qg, 0.0, 0.0)
+    return _POLY[profile](qs, qg, 0.0)
+
+
+def _polynomial_law(
+    profile: str, qs: Array, qg: Array, V: Array, A: Array, moving: Array, duration: float | None
+) -> PointToPoint:
+    """Linear, cubic, quintic or bang-bang law under unit limits V, A (Khalil Table 8.1)."""
+    n = qs.size
+    t_min = polynomial_minimum_time(profile, V, np.full(n, np.inf) if profile == "linear" else A)
+    bounded = np.all(t_min[moving] > 0)
+    if not bounded:
+        if duration is None:
+            raise InputError(_unbounded_message(profile, "velocity_limit or acceleration_limit"))
+        return _POLY[profile](qs, qg, duration)
+    c = _stretch(duration, t_min, moving, profile)
+    return _POLY[profile](qs, qg, t_min * c)
+
+
+def _trapezoid_law(
+    profile: str, qs: Array, qg: Array, V: Array, A: Array, moving: Array, duration: float | None
+) -> PointToPoint:
+    """Trapezoidal ([8.14]-[8.22]) or continuous-acceleration law under unit limits V, A; a
+    fixed shape stretched to ``duration`` when A bounds no moving joint."""
+    law_timing = trapezoid_timing if profile == "trapezoidal" else continuous_acceleration_timing
+    cls = _TRAPEZOIDS[profile]
+    tau, t_min, _ = law_timing(V, A)
+    if not np.all(np.isfinite(A[moving])):
+        if duration is None:
+            raise InputError(_unbounded_message(profile, "acceleration_limit"))
+        shape_a = _SHAPE_A_TRAP if profile == "trapezoidal" else _SHAPE_A_CONT
+        tau1, tf1, _ = law_timing(np.array(_SHAPE_V), np.array(shape_a))
+        return cls(qs, qg, float(tau1) * duration / float(tf1), duration)
+    c = _stretch(duration, t_min, moving, profile)
+    return cls(qs, qg, tau * c, t_min * c)
+
+
+def _double_s_law(
+    profile: str, qs: Array, qg: Array, V: Array, A: Array, J: Array, moving: Array, duration: float | None
+) -> PointToPoint:
+    """Double-S law under unit limits V, A, J; a fixed shape stretched to ``duration`` when J
+    bounds no moving joint."""
+    n = qs.size
+    if not np.all(np.isfinite(J[moving])):
+        if duration is None:
+            raise InputError(_unbounded_message(profile, "jerk_limit"))
+        unit = double_s_timing(np.array(_SHAPE_V), np.array(_SHAPE_A_S), np.array(_SHAPE_J_S))
+        c = np.full(n, duration / float(unit.duration))
+        unit = DoubleSTiming(*(np.full(n, float(x)) for x in unit))
+    else:
+        unit = double_s_timing(V, A, J)
+        c = _stretch(duration, unit.duration, moving, profile)
+    # time scaling by c: durations * c, jerk / c^3, peak velocity / c
+    timing = DoubleSTiming(unit.Tj * c, unit.Ta * c, unit.Tv * c, unit.duration * c, unit.jerk / c**3, unit.v_peak / c)
+    return DoubleSProfile(qs, qg, timing)
+
+
 @_finite_rates
 def plan(
     profile: str,
@@ -188,79 +290,24 @@ def plan(
     ka = as_limits(acceleration_limit, n, "acceleration_limit")
     kj = as_limits(jerk_limit, n, "jerk_limit")
     if model is not None:
-        if kv is None or ka is None:
-            kv_m, ka_m = model_limits(model)
-            kv = kv_m if kv is None else kv
-            ka = ka_m if ka is None else ka
-        if kj is None and profile == "double_s":
-            kj = DEFAULT_JERK_PER_ACCELERATION * ka
-        outside = (qg < model.lower - 1e-9) | (qg > model.upper + 1e-9)
-        if np.any(outside):
-            j = int(np.flatnonzero(outside)[0])
-            raise InputError(
-                f"q_goal: joint {model.joint_names[j]!r} = {qg[j]:.6g} is outside its limits "
-                f"[{model.lower[j]:.6g}, {model.upper[j]:.6g}]"
-            )
-    if duration is not None:
-        try:
-            duration = float(duration)
-        except (TypeError, ValueError, OverflowError):  # text, a 400-digit integer
-            raise InputError(f"duration: expected a finite time >= 0 s, got {str(duration)[:40]}") from None
-        if not np.isfinite(duration) or duration < 0.0:
-            raise InputError(f"duration: expected a finite time >= 0 s, got {duration}")
+        kv, ka, kj = _limits_from_model(model, profile, kv, ka, kj)
+        _check_goal_inside(model, qg)
+    duration = _as_duration(duration)
     D = qg - qs
     moving = D != 0.0
     if not np.any(moving):  # nothing to do: a zero-length trajectory
-        if profile == "double_s":
-            z = np.zeros(n)
-            return DoubleSProfile(qs, qg, DoubleSTiming(z, z, z, z, z, z))
-        if profile in ("trapezoidal", "continuous_acceleration"):
-            cls = TrapezoidalProfile if profile == "trapezoidal" else ContinuousAccelerationProfile
-            return cls(qs, qg, 0.0, 0.0)
-        return _POLY[profile](qs, qg, 0.0)
+        return _at_rest(profile, qs, qg, n)
     if duration == 0.0:
         raise InputError("duration: a motion needs a duration > 0 s")
 
     V = unit_limits(D, kv, synchronize)
     A = unit_limits(D, ka, synchronize)
     J = unit_limits(D, kj, synchronize)
-
     if profile in POLYNOMIAL_PEAKS:
-        t_min = polynomial_minimum_time(profile, V, np.full(n, np.inf) if profile == "linear" else A)
-        bounded = np.all(t_min[moving] > 0)
-        if not bounded:
-            if duration is None:
-                raise InputError(_unbounded_message(profile, "velocity_limit or acceleration_limit"))
-            return _POLY[profile](qs, qg, duration)
-        c = _stretch(duration, t_min, moving, profile)
-        return _POLY[profile](qs, qg, t_min * c)
-
-    if profile in ("trapezoidal", "continuous_acceleration"):
-        law_timing = trapezoid_timing if profile == "trapezoidal" else continuous_acceleration_timing
-        cls = TrapezoidalProfile if profile == "trapezoidal" else ContinuousAccelerationProfile
-        tau, t_min, _ = law_timing(V, A)
-        if not np.all(np.isfinite(A[moving])):
-            if duration is None:
-                raise InputError(_unbounded_message(profile, "acceleration_limit"))
-            shape_a = _SHAPE_A_TRAP if profile == "trapezoidal" else _SHAPE_A_CONT
-            tau1, tf1, _ = law_timing(np.array(_SHAPE_V), np.array(shape_a))
-            return cls(qs, qg, float(tau1) * duration / float(tf1), duration)
-        c = _stretch(duration, t_min, moving, profile)
-        return cls(qs, qg, tau * c, t_min * c)
-
-    # double S
-    if not np.all(np.isfinite(J[moving])):
-        if duration is None:
-            raise InputError(_unbounded_message(profile, "jerk_limit"))
-        unit = double_s_timing(np.array(_SHAPE_V), np.array(_SHAPE_A_S), np.array(_SHAPE_J_S))
-        c = np.full(n, duration / float(unit.duration))
-        unit = DoubleSTiming(*(np.full(n, float(x)) for x in unit))
-    else:
-        unit = double_s_timing(V, A, J)
-        c = _stretch(duration, unit.duration, moving, profile)
-    # time scaling by c: durations * c, jerk / c^3, peak velocity / c
-    timing = DoubleSTiming(unit.Tj * c, unit.Ta * c, unit.Tv * c, unit.duration * c, unit.jerk / c**3, unit.v_peak / c)
-    return DoubleSProfile(qs, qg, timing)
+        return _polynomial_law(profile, qs, qg, V, A, moving, duration)
+    if profile in _TRAPEZOIDS:
+        return _trapezoid_law(profile, qs, qg, V, A, moving, duration)
+    return _double_s_law(profile, qs, qg, V, A, J, moving, duration)
 
 
 def _unbounded_message(profile: str, what: str) -> str:
