@@ -47,12 +47,14 @@ joint's elementary rotation, free for a constant signed permutation) and
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import InputError
 from ..model.robot_model import RobotModel
-from .newton_euler import _cross, _Rotation, _snap, _vadd
+from .newton_euler import _cross, _inputs, _origin_in_parent, _Rotation, _snap, _snapped_parameters, _vadd
 from .tape import OpCount, Tape, Value
 
 __all__ = ["DirectDynamicsProgram", "build_direct_program", "direct_operation_counts", "direct_program"]
@@ -155,6 +157,152 @@ def _transform_inertia(t: Tape, E: Mat, P: Vec, K: Mat) -> Mat:
     return out
 
 
+class _FirstForward(NamedTuple):
+    """What the first forward recursion leaves for the two others, one entry per body."""
+
+    rots: list[_Rotation]  # jR_{j-1} as factors
+    Es: list[Mat]  # jR_{j-1} as a 3x3 matrix
+    Ps: list[Vec]  # j-1P_j [m]
+    axes: list[list[float]]  # a_j, 6-vector [7.23b]
+    w: list[Vec]  # w_j [rad/s]
+    gamma: list[Vec]  # gamma_j, 6-vector [7.68]
+    beta: list[Vec]  # beta_j, 6-vector [7.70]
+    Jsp: list[Mat]  # jJ_j, 6x6
+
+
+def _check_direct_model(model: RobotModel, pi: Array) -> Array:
+    """``pi`` as a float array, shape (10 nb + 3 nq,), once the model is checked for the direct model.
+
+    Raises:
+        InputError: the model has mimic joints, or ``pi`` has the wrong size.
+    """
+    nq, nb = model.nq, model.nb
+    if nb != nq or not np.array_equal(model.mimic_matrix, np.eye(nq)) or np.any(model.mimic_offset):
+        raise InputError(
+            f"the recursive direct model needs one joint per body and no mimic joints; "
+            f"{model.name} has {nq} joints for {nb} bodies"
+        )
+    pi = np.asarray(pi, dtype=float)
+    if pi.shape != (10 * nb + 3 * nq,):
+        raise InputError(f"pi: expected shape ({10 * nb + 3 * nq},) (10 nb + 3 nq), got {pi.shape}")
+    return pi
+
+
+def _first_forward(t: Tape, model: RobotModel, par: list[float], q: Vec, qd: Vec) -> _FirstForward:
+    """i) first forward recursion, j = 1..n: velocities, ``gamma_j`` and ``beta_j`` ([7.52]-[7.70])."""
+    zero: Vec = [0.0, 0.0, 0.0]
+    fw = _FirstForward([], [], [], [], [], [], [], [])
+    for j in range(model.nb):
+        p = int(model.parent[j])
+        prismatic = bool(model.is_prismatic[j])
+        a = [_snap(x) for x in model.axis[j]]
+        rot = _Rotation(t, model, j, None if prismatic else q[j])
+        P = _origin_in_parent(t, model, j, q[j])
+        w_p = zero if p < 0 else fw.w[p]
+        jw_p = rot.apply(w_p)  # [7.51]
+        qda = [t.mul(qd[j], x) for x in a]
+        rot_lin = rot.apply(_cross(t, w_p, _cross(t, w_p, P)))
+        cor = _cross(t, jw_p, qda)
+        if prismatic:
+            wj = jw_p
+            g6 = [t.add(rot_lin[i], t.mul(cor[i], 2.0)) for i in range(3)] + [0.0, 0.0, 0.0]
+        else:
+            wj = _vadd(t, jw_p, qda)  # [7.52]
+            g6 = rot_lin + cor  # [7.68], revolute
+        J6 = _spatial_inertia(par[10 * j : 10 * j + 10])
+        MS: Vec = list(par[10 * j + 6 : 10 * j + 9])
+        Jin = [row[3:] for row in J6[3:]]
+        lin = _cross(t, wj, _cross(t, wj, MS))
+        ang = _cross(t, wj, _matvec(t, Jin, wj))
+        fw.beta.append([t.neg(x) for x in lin + ang])  # [7.70], f_ej = 0
+        fw.rots.append(rot)
+        fw.Es.append(_rotation_matrix(rot))
+        fw.Ps.append(P)
+        fw.axes.append([x if prismatic else 0.0 for x in a] + [0.0 if prismatic else x for x in a])
+        fw.w.append(wj)
+        fw.gamma.append(g6)
+        fw.Jsp.append(J6)
+    return fw
+
+
+def _joint_torque(t: Tape, par: list[float], base: int, j: int, Gam: Vec, qd: Vec, friction: bool) -> Value:
+    """``tau_j = Gamma_j - Fc_j sign(qd_j) - Fv_j qd_j`` [7.82] (``Gamma_j`` alone without friction)."""
+    tau = Gam[j]
+    if friction:  # [7.82]
+        tau = t.sub(tau, t.mul(qd[j], par[base + 3 * j + 1]))
+        if par[base + 3 * j + 2] != 0.0:
+            tau = t.sub(tau, t.mul(t.func("sign", qd[j]), par[base + 3 * j + 2]))
+    return tau
+
+
+def _backward(
+    t: Tape, model: RobotModel, par: list[float], qd: Vec, Gam: Vec, fw: _FirstForward, friction: bool
+) -> tuple[list[Vec], list[Value], list[Value]]:
+    """ii) backward recursion, j = n..1 ([7.71]-[7.75]).
+
+    Returns:
+        ``(u, invH, e)`` per body: ``u_j = J*_j a_j`` (6-vector), ``H_j^-1`` and
+        ``e_j = tau_j + a_j^T beta*_j``, what the second forward recursion needs.
+    """
+    nb = model.nb
+    base = 10 * nb
+    Jstar = [[row[:] for row in J6] for J6 in fw.Jsp]
+    bstar = [list(b) for b in fw.beta]
+    u: list[Vec] = [[]] * nb
+    invH: list[Value] = [0.0] * nb
+    e: list[Value] = [0.0] * nb
+    for j in range(nb - 1, -1, -1):
+        a6 = fw.axes[j]
+        Js = Jstar[j]
+        uj = _matvec(t, Js, a6)  # J*_j a_j
+        H = t.add(t.dot(a6, uj), par[base + 3 * j])  # [7.71]
+        iH = t.div(1.0, H)
+        tau = _joint_torque(t, par, base, j, Gam, qd, friction)
+        ej = t.add(tau, t.dot(a6, bstar[j]))
+        u[j], invH[j], e[j] = uj, iH, ej
+        p = int(model.parent[j])
+        if p < 0:
+            continue
+        wv = [t.mul(x, iH) for x in uj]  # J*_j a_j H_j^-1
+        K: Mat = _sym(6)
+        for i in range(6):
+            for k in range(i, 6):
+                K[i][k] = t.sub(Js[i][k], t.mul(wv[i], uj[k]))  # [7.72]
+                K[k][i] = K[i][k]
+        Kg = _matvec(t, K, fw.gamma[j])
+        alpha = [t.sub(t.add(Kg[i], t.mul(wv[i], ej)), bstar[j][i]) for i in range(6)]  # [7.73]
+        f_p, m_p = fw.rots[j].wrench_to_parent(alpha[:3], alpha[3:], fw.Ps[j])  # jT_{j-1}^T alpha_j
+        bstar[p] = [t.sub(bstar[p][i], x) for i, x in enumerate(f_p + m_p)]  # [7.74]
+        TKT = _transform_inertia(t, fw.Es[j], fw.Ps[j], K)
+        for i in range(6):
+            for k in range(i, 6):
+                Jstar[p][i][k] = t.add(Jstar[p][i][k], TKT[i][k])  # [7.75]
+                Jstar[p][k][i] = Jstar[p][i][k]
+    return u, invH, e
+
+
+def _second_forward(
+    t: Tape, model: RobotModel, fw: _FirstForward, u: list[Vec], invH: list[Value], e: list[Value]
+) -> list[Value]:
+    """iii) second forward recursion, j = 1..n, from ``dV_0 = [-g; 0]``: the accelerations qdd ([7.76]-[7.79])."""
+    zero: Vec = [0.0, 0.0, 0.0]
+    g = [_snap(-x) for x in model.gravity]
+    dV: list[Vec] = []
+    qdd: list[Value] = [0.0] * model.nq
+    for j in range(model.nb):
+        p = int(model.parent[j])
+        if p < 0:
+            lin_p, ang_p = g, zero
+        else:
+            lin_p, ang_p = dV[p][:3], dV[p][3:]
+        # jT_{j-1} dV_{j-1} = [E (dV + dw x P); E dw]  [7.76]
+        dVpj = fw.rots[j].apply(_vadd(t, lin_p, _cross(t, ang_p, fw.Ps[j]))) + fw.rots[j].apply(ang_p)
+        s = _vadd(t, dVpj, fw.gamma[j])
+        qdd[j] = t.mul(invH[j], t.sub(e[j], t.dot(u[j], s)))  # [7.77]
+        dV.append([t.add(s[i], t.mul(fw.axes[j][i], qdd[j])) for i in range(6)])  # [7.79]
+    return qdd
+
+
 def build_direct_program(model: RobotModel, pi: Array, *, friction: bool = True) -> DirectDynamicsProgram:
     """Record Khalil's recursive direct dynamic model of ``model`` (7.6.2) with parameters ``pi``.
 
@@ -171,120 +319,14 @@ def build_direct_program(model: RobotModel, pi: Array, *, friction: bool = True)
     Raises:
         InputError: the model has mimic joints, or ``pi`` has the wrong size.
     """
-    nq, nb = model.nq, model.nb
-    if nb != nq or not np.array_equal(model.mimic_matrix, np.eye(nq)) or np.any(model.mimic_offset):
-        raise InputError(
-            f"the recursive direct model needs one joint per body and no mimic joints; "
-            f"{model.name} has {nq} joints for {nb} bodies"
-        )
-    pi = np.asarray(pi, dtype=float)
-    if pi.shape != (10 * nb + 3 * nq,):
-        raise InputError(f"pi: expected shape ({10 * nb + 3 * nq},) (10 nb + 3 nq), got {pi.shape}")
+    nq = model.nq
+    pi = _check_direct_model(model, pi)
     t = Tape()
-    scale = float(np.max(np.abs(pi))) if pi.size else 1.0
-    par = [_snap(x, scale) for x in pi]
-    q = [t.input(f"q{k}") for k in range(nq)]
-    qd = [t.input(f"qd{k}") for k in range(nq)]
-    Gam = [t.input(f"tau{k}") for k in range(nq)]
-    zero: Vec = [0.0, 0.0, 0.0]
-
-    # i) first forward recursion
-    rots: list[_Rotation] = []
-    Es: list[Mat] = []
-    Ps: list[Vec] = []
-    axes: list[list[float]] = []
-    w: list[Vec] = []
-    gamma: list[Vec] = []
-    beta: list[Vec] = []
-    Jsp: list[Mat] = []
-    for j in range(nb):
-        p = int(model.parent[j])
-        prismatic = bool(model.is_prismatic[j])
-        a = [_snap(x) for x in model.axis[j]]
-        rot = _Rotation(t, model, j, None if prismatic else q[j])
-        P = [_snap(x) for x in model.r_tree[j]]
-        if prismatic:  # j-1P_j = r_tree + q E^T a
-            ap = np.asarray(model.E_tree[j]).T @ np.asarray(model.axis[j])
-            P = [t.add(P[i], t.mul(q[j], _snap(ap[i]))) for i in range(3)]
-        w_p = zero if p < 0 else w[p]
-        jw_p = rot.apply(w_p)  # [7.51]
-        qda = [t.mul(qd[j], x) for x in a]
-        rot_lin = rot.apply(_cross(t, w_p, _cross(t, w_p, P)))
-        cor = _cross(t, jw_p, qda)
-        if prismatic:
-            wj = jw_p
-            g6 = [t.add(rot_lin[i], t.mul(cor[i], 2.0)) for i in range(3)] + [0.0, 0.0, 0.0]
-        else:
-            wj = _vadd(t, jw_p, qda)  # [7.52]
-            g6 = rot_lin + cor  # [7.68], revolute
-        J6 = _spatial_inertia(par[10 * j : 10 * j + 10])
-        MS: Vec = list(par[10 * j + 6 : 10 * j + 9])
-        Jin = [row[3:] for row in J6[3:]]
-        lin = _cross(t, wj, _cross(t, wj, MS))
-        ang = _cross(t, wj, _matvec(t, Jin, wj))
-        beta.append([t.neg(x) for x in lin + ang])  # [7.70], f_ej = 0
-        rots.append(rot)
-        Es.append(_rotation_matrix(rot))
-        Ps.append(P)
-        axes.append([x if prismatic else 0.0 for x in a] + [0.0 if prismatic else x for x in a])
-        w.append(wj)
-        gamma.append(g6)
-        Jsp.append(J6)
-
-    # ii) backward recursion
-    base = 10 * nb
-    Jstar = [[row[:] for row in J6] for J6 in Jsp]
-    bstar = [list(b) for b in beta]
-    u: list[Vec] = [[]] * nb
-    invH: list[Value] = [0.0] * nb
-    e: list[Value] = [0.0] * nb
-    for j in range(nb - 1, -1, -1):
-        a6 = axes[j]
-        Js = Jstar[j]
-        uj = _matvec(t, Js, a6)  # J*_j a_j
-        H = t.add(t.dot(a6, uj), par[base + 3 * j])  # [7.71]
-        iH = t.div(1.0, H)
-        tau = Gam[j]
-        if friction:  # [7.82]
-            tau = t.sub(tau, t.mul(qd[j], par[base + 3 * j + 1]))
-            if par[base + 3 * j + 2] != 0.0:
-                tau = t.sub(tau, t.mul(t.func("sign", qd[j]), par[base + 3 * j + 2]))
-        ej = t.add(tau, t.dot(a6, bstar[j]))
-        u[j], invH[j], e[j] = uj, iH, ej
-        p = int(model.parent[j])
-        if p < 0:
-            continue
-        wv = [t.mul(x, iH) for x in uj]  # J*_j a_j H_j^-1
-        K: Mat = _sym(6)
-        for i in range(6):
-            for k in range(i, 6):
-                K[i][k] = t.sub(Js[i][k], t.mul(wv[i], uj[k]))  # [7.72]
-                K[k][i] = K[i][k]
-        Kg = _matvec(t, K, gamma[j])
-        alpha = [t.sub(t.add(Kg[i], t.mul(wv[i], ej)), bstar[j][i]) for i in range(6)]  # [7.73]
-        f_p, m_p = rots[j].wrench_to_parent(alpha[:3], alpha[3:], Ps[j])  # jT_{j-1}^T alpha_j
-        bstar[p] = [t.sub(bstar[p][i], x) for i, x in enumerate(f_p + m_p)]  # [7.74]
-        TKT = _transform_inertia(t, Es[j], Ps[j], K)
-        for i in range(6):
-            for k in range(i, 6):
-                Jstar[p][i][k] = t.add(Jstar[p][i][k], TKT[i][k])  # [7.75]
-                Jstar[p][k][i] = Jstar[p][i][k]
-
-    # iii) second forward recursion
-    g = [_snap(-x) for x in model.gravity]
-    dV: list[Vec] = []
-    qdd: list[Value] = [0.0] * nq
-    for j in range(nb):
-        p = int(model.parent[j])
-        if p < 0:
-            lin_p, ang_p = g, zero
-        else:
-            lin_p, ang_p = dV[p][:3], dV[p][3:]
-        # jT_{j-1} dV_{j-1} = [E (dV + dw x P); E dw]  [7.76]
-        dVpj = rots[j].apply(_vadd(t, lin_p, _cross(t, ang_p, Ps[j]))) + rots[j].apply(ang_p)
-        s = _vadd(t, dVpj, gamma[j])
-        qdd[j] = t.mul(invH[j], t.sub(e[j], t.dot(u[j], s)))  # [7.77]
-        dV.append([t.add(s[i], t.mul(axes[j][i], qdd[j])) for i in range(6)])  # [7.79]
+    par = _snapped_parameters(pi)
+    q, qd, Gam = _inputs(t, ("q", "qd", "tau"), nq)
+    fw = _first_forward(t, model, par, q, qd)
+    u, invH, e = _backward(t, model, par, qd, Gam, fw, friction)
+    qdd = _second_forward(t, model, fw, u, invH, e)
     return DirectDynamicsProgram(t, nq, qdd)
 
 

@@ -26,6 +26,7 @@ full rotation matrix.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -172,6 +173,15 @@ def _rot_k(k: int, angle: float) -> Array:
     return R
 
 
+def _origin_in_parent(t: Tape, model: RobotModel, j: int, qj: Value) -> Vec:
+    """``j-1P_j``: origin of body j's frame in its parent's [m], ``r_tree + q E^T a`` for a prismatic joint."""
+    P = [_snap(x) for x in model.r_tree[j]]
+    if model.is_prismatic[j]:
+        ap = np.asarray(model.E_tree[j]).T @ np.asarray(model.axis[j])
+        P = [t.add(P[i], t.mul(qj, _snap(ap[i]))) for i in range(3)]
+    return P
+
+
 class NewtonEulerProgram:
     """The recorded model: a tape, its inputs and its torque outputs."""
 
@@ -185,56 +195,67 @@ class NewtonEulerProgram:
         return self.tape.count(self.outputs)
 
 
-def build_program(
-    model: RobotModel, pi: Array, *, friction: bool = True, gyroscopic: list[bool] | None = None
-) -> NewtonEulerProgram:
-    """Record the customised Newton-Euler model of ``model`` with inertial parameters ``pi``.
-
-    Args:
-        model: the robot (gravity is ``model.gravity``, baked in).
-        pi: standard-size parameter vector (10 nb + 3 nq,), usually the base parameters
-            embedded by :meth:`BaseParameters.embedded`: its zeros cost nothing.
-        friction: include the viscous and Coulomb terms.
-        gyroscopic: per body, write ``J dw + w x (J w)`` on the entries of ``U_j`` (True) or
-            as matrix products and a cross product (False); default: True for every body.
-
-    Returns:
-        :class:`NewtonEulerProgram` with outputs tau_0..tau_{nq-1}.
-    """
-    t = Tape()
-    nq, nb = model.nq, model.nb
+def _snapped_parameters(pi: Array) -> list[float]:
+    """The parameters ``pi`` with zeros and units made exact relative to its largest entry (:func:`_snap`)."""
     scale = float(np.max(np.abs(pi))) if pi.size else 1.0
-    P = [_snap(x, scale) for x in pi]
-    q = [t.input(f"q{k}") for k in range(nq)]
-    qd = [t.input(f"qd{k}") for k in range(nq)]
-    qdd = [t.input(f"qdd{k}") for k in range(nq)]
+    return [_snap(x, scale) for x in pi]
 
-    def body_value(vals: list[Ref], b: int, offset: bool) -> Value:
-        acc: Value = _snap(model.mimic_offset[b]) if offset else 0.0
-        for k in np.nonzero(model.mimic_matrix[b])[0]:
-            acc = t.add(acc, t.mul(vals[int(k)], _snap(model.mimic_matrix[b, k])))
-        return acc
 
+def _inputs(t: Tape, names: tuple[str, ...], nq: int) -> list[list[Ref]]:
+    """Record the inputs ``{name}0`` .. ``{name}{nq-1}`` of each name in turn, one list per name."""
+    return [[t.input(f"{name}{k}") for k in range(nq)] for name in names]
+
+
+def _body_value(t: Tape, model: RobotModel, vals: list[Ref], b: int, offset: bool) -> Value:
+    """Body b's joint coordinate from the joint inputs ``vals``: ``G[b] vals`` (+ the mimic offset)."""
+    acc: Value = _snap(model.mimic_offset[b]) if offset else 0.0
+    for k in np.nonzero(model.mimic_matrix[b])[0]:
+        acc = t.add(acc, t.mul(vals[int(k)], _snap(model.mimic_matrix[b, k])))
+    return acc
+
+
+def _U_matrix(t: Tape, wj: Vec, dwj: Vec) -> list[Vec]:
+    """``U_j`` (3x3) of [7.57] from ``w_j`` [rad/s] and ``dw_j`` [rad/s^2]."""
+    # U_j = skew(dw) + skew(w) skew(w) [7.57]: off-diagonal w_i w_k, diagonal -(w_k^2 + w_l^2)
+    sq = [t.mul(wj[i], wj[i]) for i in range(3)]
+    Uj = [[0.0] * 3 for _ in range(3)]
+    for i in range(3):
+        for k in range(3):
+            if i == k:
+                Uj[i][k] = t.neg(t.add(sq[(i + 1) % 3], sq[(i + 2) % 3]))
+            else:
+                s_dw = _skew_entry(dwj, i, k)
+                Uj[i][k] = t.add(s_dw, t.mul(wj[i], wj[k]))
+    return Uj
+
+
+class _Kinematics(NamedTuple):
+    """The forward recursion's values, one entry per body, in body coordinates."""
+
+    w: list[Vec]  # w_j [rad/s]
+    dw: list[Vec]  # dw_j [rad/s^2]
+    dV: list[Vec]  # dV_j [m/s^2], gravity included
+    U: list[list[Vec] | None]  # U_j, 3x3 [7.57]
+    rots: list[_Rotation]  # jR_p
+    Pj: list[Vec]  # pP_j [m]
+
+
+def _forward(t: Tape, model: RobotModel, q: list[Ref], qd: list[Ref], qdd: list[Ref]) -> _Kinematics:
+    """Forward recursion [7.51]-[7.57] from the joint inputs, with ``dV_0 = -g``."""
     zero: Vec = [0.0, 0.0, 0.0]
     g = [_snap(-x) for x in model.gravity]  # dV_0 = -g, Khalil [7.47]
-    w: list[Vec] = []
-    dw: list[Vec] = []
-    dV: list[Vec] = []
-    U: list[list[Vec] | None] = []
-    rots: list[_Rotation] = []
-    Pj: list[Vec] = []
-    for j in range(nb):
+    kin = _Kinematics([], [], [], [], [], [])
+    w, dw, dV, U = kin.w, kin.dw, kin.dV, kin.U
+    for j in range(model.nb):
         p = int(model.parent[j])
         a = [_snap(x) for x in model.axis[j]]
-        qb, qdb, qddb = body_value(q, j, True), body_value(qd, j, False), body_value(qdd, j, False)
+        qb = _body_value(t, model, q, j, True)
+        qdb, qddb = _body_value(t, model, qd, j, False), _body_value(t, model, qdd, j, False)
         prismatic = bool(model.is_prismatic[j])
         rot = _Rotation(t, model, j, None if prismatic else qb)
-        rots.append(rot)
-        r = [_snap(x) for x in model.r_tree[j]]
-        if prismatic:
-            ap = np.asarray(model.E_tree[j]).T @ np.asarray(model.axis[j])
-            r = [t.add(r[i], t.mul(qb, _snap(ap[i]))) for i in range(3)]
-        Pj.append(r)
+        kin.rots.append(rot)
+        r = _origin_in_parent(t, model, j, qb)
+        kin.Pj.append(r)
         w_p, dw_p, dV_p = (zero, zero, g) if p < 0 else (w[p], dw[p], dV[p])
         jw_p = rot.apply(w_p)  # [7.51]
         qda = [t.mul(qdb, x) for x in a]
@@ -257,26 +278,22 @@ def build_program(
         w.append(wj)
         dw.append(dwj)
         dV.append(dVj)
-        # U_j = skew(dw) + skew(w) skew(w) [7.57]: off-diagonal w_i w_k, diagonal -(w_k^2 + w_l^2)
-        sq = [t.mul(wj[i], wj[i]) for i in range(3)]
-        Uj = [[0.0] * 3 for _ in range(3)]
-        for i in range(3):
-            for k in range(3):
-                if i == k:
-                    Uj[i][k] = t.neg(t.add(sq[(i + 1) % 3], sq[(i + 2) % 3]))
-                else:
-                    s_dw = _skew_entry(dwj, i, k)
-                    Uj[i][k] = t.add(s_dw, t.mul(wj[i], wj[k]))
-        U.append(Uj)
+        U.append(_U_matrix(t, wj, dwj))
+    return kin
 
-    # Newton-Euler wrenches [7.55]-[7.56] with the body's parameters.
+
+def _wrenches(
+    t: Tape, P: list[float], kin: _Kinematics, gyroscopic: list[bool] | None
+) -> tuple[list[Vec], list[Vec]]:
+    """Newton-Euler wrenches ``(F_j, M_j)`` [7.55]-[7.56] with the body's parameters, per body."""
+    w, dw, dV = kin.w, kin.dw, kin.dV
     f: list[Vec] = []
     n: list[Vec] = []
-    for j in range(nb):
+    for j in range(len(kin.U)):
         XX, XY, XZ, YY, YZ, ZZ, MX, MY, MZ, M = P[10 * j : 10 * j + 10]
         J = [[XX, XY, XZ], [XY, YY, YZ], [XZ, YZ, ZZ]]
         MS: Vec = [MX, MY, MZ]
-        Uj = U[j]
+        Uj = kin.U[j]
         assert Uj is not None
         F = [t.add(t.mul(dV[j][i], M), t.dot(Uj[i], MS)) for i in range(3)]
         if gyroscopic is None or gyroscopic[j]:
@@ -287,19 +304,31 @@ def build_program(
         Mj = _vadd(t, rot_moment, _cross(t, MS, dV[j]))
         f.append(F)
         n.append(Mj)
-    # Backward recursion [7.58]-[7.60]: children have larger indices.
-    tau_b: list[Value] = [0.0] * nb
-    for j in range(nb - 1, -1, -1):
+    return f, n
+
+
+def _body_torques(t: Tape, model: RobotModel, kin: _Kinematics, f: list[Vec], n: list[Vec]) -> list[Value]:
+    """Backward recursion [7.58]-[7.61]: each body's joint torque (f and n are summed in place)."""
+    # children have larger indices
+    tau_b: list[Value] = [0.0] * model.nb
+    for j in range(model.nb - 1, -1, -1):
         a = [_snap(x) for x in model.axis[j]]
         tau_b[j] = t.dot(f[j] if model.is_prismatic[j] else n[j], a)  # [7.61]
         p = int(model.parent[j])
         if p >= 0:
-            fp, np_ = rots[j].wrench_to_parent(f[j], n[j], Pj[j])
+            fp, np_ = kin.rots[j].wrench_to_parent(f[j], n[j], kin.Pj[j])
             f[p] = _vadd(t, f[p], fp)
             n[p] = _vadd(t, n[p], np_)
+    return tau_b
+
+
+def _joint_torques(
+    t: Tape, model: RobotModel, P: list[float], tau_b: list[Value], qd: list[Ref], qdd: list[Ref], friction: bool
+) -> list[Value]:
+    """Joint torques: the mimic fold ``G^T tau_b``, then rotor inertia and friction [7.28]-[7.29]."""
     out: list[Value] = []
-    base = 10 * nb
-    for k in range(nq):
+    base = 10 * model.nb
+    for k in range(model.nq):
         tau: Value = 0.0
         for b in np.nonzero(model.mimic_matrix[:, k])[0]:
             tau = t.add(tau, t.mul(tau_b[int(b)], _snap(model.mimic_matrix[b, k])))
@@ -310,7 +339,33 @@ def build_program(
             if FC != 0.0:
                 tau = t.add(tau, t.mul(t.func("sign", qd[k]), FC))
         out.append(tau)
-    return NewtonEulerProgram(t, nq, out)
+    return out
+
+
+def build_program(
+    model: RobotModel, pi: Array, *, friction: bool = True, gyroscopic: list[bool] | None = None
+) -> NewtonEulerProgram:
+    """Record the customised Newton-Euler model of ``model`` with inertial parameters ``pi``.
+
+    Args:
+        model: the robot (gravity is ``model.gravity``, baked in).
+        pi: standard-size parameter vector (10 nb + 3 nq,), usually the base parameters
+            embedded by :meth:`BaseParameters.embedded`: its zeros cost nothing.
+        friction: include the viscous and Coulomb terms.
+        gyroscopic: per body, write ``J dw + w x (J w)`` on the entries of ``U_j`` (True) or
+            as matrix products and a cross product (False); default: True for every body.
+
+    Returns:
+        :class:`NewtonEulerProgram` with outputs tau_0..tau_{nq-1}.
+    """
+    t = Tape()
+    nq = model.nq
+    P = _snapped_parameters(pi)
+    q, qd, qdd = _inputs(t, ("q", "qd", "qdd"), nq)
+    kin = _forward(t, model, q, qd, qdd)
+    f, n = _wrenches(t, P, kin, gyroscopic)
+    tau_b = _body_torques(t, model, kin, f, n)
+    return NewtonEulerProgram(t, nq, _joint_torques(t, model, P, tau_b, qd, qdd, friction))
 
 
 def _moment_on_U(t: Tape, J: list[list[float]], w: Vec, dw: Vec, U: list[list[Value]]) -> Vec:
