@@ -14,7 +14,7 @@ inverse-kinematics branches or leaves the joint limits.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -27,6 +27,7 @@ from .profiles import PointToPoint
 from .sampling import TabulatedTrajectory, sample_times
 
 if TYPE_CHECKING:
+    from ..kinematics import IKResult
     from ..model import RobotModel
 
 Array = NDArray[np.float64]
@@ -333,6 +334,107 @@ class JointPathReport(NamedTuple):
 MAX_TASK_SPACE_SAMPLES = 5_000
 
 
+def _checked_rate(motion: CartesianMotion | EulerCartesianMotion, rate: Any) -> float:
+    """``rate`` [Hz] as a float, refused (before any work) when the motion would take more than
+    :data:`MAX_TASK_SPACE_SAMPLES` samples; a rate <= 0 or not finite is left to ``sample_times``."""
+    try:
+        rate = float(rate)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"rate: expected a sampling rate > 0 Hz, got {rate!r}") from None
+    samples = float(motion.duration) * rate if np.isfinite(rate) and rate > 0 else 0.0  # else sample_times refuses
+    if not samples <= MAX_TASK_SPACE_SAMPLES:  # refused before any work: an inverse kinematics per sample
+        raise InputError(
+            f"rate: {float(rate):g} Hz over the motion's {motion.duration:g} s gives {samples:.3g} samples, more than "
+            f"{MAX_TASK_SPACE_SAMPLES:,} (each one an inverse kinematics, a few ms); lower the rate (the joint table it returns "
+            "interpolates in between) or shorten the motion"
+        )
+    return rate
+
+
+def _start_configuration(
+    model: RobotModel, T_start: Array, fname: str, q_start: ArrayLike | None, position_only: bool
+) -> Array:
+    """Joint positions (nq,) at the start pose T_start (4, 4): ``q_start`` checked to reach it
+    (within 1e-6), or solved by inverse kinematics inside the joint limits."""
+    from ..kinematics import frame_pose, inverse_kinematics
+
+    if q_start is None:
+        ik = inverse_kinematics(model, T_start, fname, position_only=position_only, respect_limits=True)
+        if not ik.success:
+            raise SingularityError(f"task space: the start pose is not reachable by {fname!r}")
+        return ik.q
+    q_prev = as_vector(q_start, model.nq, "q_start", model.joint_names)
+    T0 = frame_pose(model, q_prev, fname)
+    err = np.linalg.norm(T0[:3, 3] - T_start[:3, 3]) + (
+        0.0 if position_only else np.linalg.norm(log_so3(T_start[:3, :3] @ T0[:3, :3].T))
+    )
+    if err > 1e-6:
+        raise InputError(f"q_start: its pose of {fname!r} is {err:.3g} away from T_start")
+    return q_prev
+
+
+def _solve_sample(
+    model: RobotModel, target: Array, fname: str, guess: Array, position_only: bool, t_k: float
+) -> IKResult:
+    """Inverse kinematics of one sample's ``target`` (position (3,) or pose (4, 4)) from ``guess``;
+    refuses a pose not reached within 1e-9."""
+    from ..kinematics import inverse_kinematics
+
+    ik = inverse_kinematics(model, target, fname, guess, position_only=position_only, respect_limits=False, tolerance=1e-12)
+    if not ik.success and max(ik.position_error, ik.orientation_error) > 1e-9:
+        raise SingularityError(
+            f"task space: pose at t={t_k:.4g} s not reachable by {fname!r} (position error "
+            f"{ik.position_error:.3g} m, orientation error {ik.orientation_error:.3g} rad)"
+        )
+    return ik
+
+
+def _check_branch(model: RobotModel, qk: Array, q_prev: Array, t_k: float, max_joint_step: float) -> None:
+    """Refuse a joint step larger than ``max_joint_step`` [rad or m] between two samples."""
+    step = np.abs(qk - q_prev)
+    if np.max(step) > max_joint_step:
+        j = int(np.argmax(step))
+        raise SingularityError(
+            f"task space: joint {model.joint_names[j]!r} jumps by {step[j]:.3g} at t={t_k:.4g} s "
+            "(inverse-kinematics branch change near a singularity)"
+        )
+
+
+def _check_inside_limits(model: RobotModel, qk: Array, t_k: float) -> None:
+    """Refuse joint positions (nq,) outside [lower, upper] (1e-9 tolerance), naming the first joint."""
+    lo, hi = model.lower, model.upper
+    bad = (qk < lo - 1e-9) | (qk > hi + 1e-9)
+    if np.any(bad):
+        j = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"task space: joint {model.joint_names[j]!r} leaves its limits [{lo[j]:.4g}, {hi[j]:.4g}] "
+            f"at t={t_k:.4g} s (q={qk[j]:.4g})"
+        )
+
+
+def _joint_rates(
+    model: RobotModel, qk: Array, fname: str, rows: slice, twist_k: Array, accel_k: Array,
+    singular_threshold: float, t_k: float,
+) -> tuple[Array, Array, float]:
+    """``(qd, qdd, s_min)`` at ``qk``: qd = J^+ twist and qdd = J^+ (twist' - Jdot qd) (Khalil
+    [9.33]) on the Jacobian ``rows``, each (nq,), and the smallest singular value of J;
+    refuses a singular configuration."""
+    from ..kinematics import jacobian, jacobian_dot_qdot
+
+    J = jacobian(model, qk, fname)[rows]
+    sv = np.linalg.svd(J, compute_uv=False)
+    s_small = float(sv[-1])  # the min(rows, nq)-th singular value: rank lost if ~0
+    if s_small < singular_threshold:
+        raise SingularityError(
+            f"task space: singular configuration at t={t_k:.4g} s (smallest singular value of J "
+            f"{s_small:.3g} < {singular_threshold:g})"
+        )
+    qd_k = np.linalg.lstsq(J, twist_k[rows], rcond=None)[0]
+    bias = jacobian_dot_qdot(model, qk, qd_k, fname)[rows]
+    qdd_k = np.linalg.lstsq(J, accel_k[rows] - bias, rcond=None)[0]
+    return qd_k, qdd_k, s_small
+
+
 def task_space_to_joint(
     model: RobotModel,
     motion: CartesianMotion | EulerCartesianMotion,
@@ -367,80 +469,31 @@ def task_space_to_joint(
         InputError: a joint leaves its limits (with the time and the joint name), or more than
             :data:`MAX_TASK_SPACE_SAMPLES` samples (refused before any work).
     """
-    from ..kinematics import frame_pose, inverse_kinematics, jacobian, jacobian_dot_qdot
-
     fname = frame or model.end_effector
     model.frame_index(fname)
     rows = slice(0, 3) if position_only else slice(0, 6)
-    try:
-        rate = float(rate)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError(f"rate: expected a sampling rate > 0 Hz, got {rate!r}") from None
-    samples = float(motion.duration) * rate if np.isfinite(rate) and rate > 0 else 0.0  # else sample_times refuses
-    if not samples <= MAX_TASK_SPACE_SAMPLES:  # refused before any work: an inverse kinematics per sample
-        raise InputError(
-            f"rate: {float(rate):g} Hz over the motion's {motion.duration:g} s gives {samples:.3g} samples, more than "
-            f"{MAX_TASK_SPACE_SAMPLES:,} (each one an inverse kinematics, a few ms); lower the rate (the joint table it returns "
-            "interpolates in between) or shorten the motion"
-        )
+    rate = _checked_rate(motion, rate)
     t = sample_times(motion.duration, rate)
     T, twist, accel = motion.sample(t)
     N, n = t.size, model.nq
     q = np.zeros((N, n))
     qd = np.zeros((N, n))
     qdd = np.zeros((N, n))
-    if q_start is None:
-        ik = inverse_kinematics(model, T[0], fname, position_only=position_only, respect_limits=True)
-        if not ik.success:
-            raise SingularityError(f"task space: the start pose is not reachable by {fname!r}")
-        q_prev = ik.q
-    else:
-        q_prev = as_vector(q_start, n, "q_start", model.joint_names)
-        T0 = frame_pose(model, q_prev, fname)
-        err = np.linalg.norm(T0[:3, 3] - T[0, :3, 3]) + (0.0 if position_only else np.linalg.norm(log_so3(T[0, :3, :3] @ T0[:3, :3].T)))
-        if err > 1e-6:
-            raise InputError(f"q_start: its pose of {fname!r} is {err:.3g} away from T_start")
-    lo, hi = model.lower, model.upper
+    q_prev = _start_configuration(model, T[0], fname, q_start, position_only)
     smin = np.inf
     perr = oerr = 0.0
     for k in range(N):
         guess = q_prev if k == 0 else q_prev + qd[k - 1] * (t[k] - t[k - 1])
         target = T[k, :3, 3] if position_only else T[k]
-        ik = inverse_kinematics(model, target, fname, guess, position_only=position_only, respect_limits=False, tolerance=1e-12)
-        if not ik.success and max(ik.position_error, ik.orientation_error) > 1e-9:
-            raise SingularityError(
-                f"task space: pose at t={t[k]:.4g} s not reachable by {fname!r} (position error "
-                f"{ik.position_error:.3g} m, orientation error {ik.orientation_error:.3g} rad)"
-            )
+        ik = _solve_sample(model, target, fname, guess, position_only, t[k])
         perr, oerr = max(perr, ik.position_error), max(oerr, ik.orientation_error)
         qk = ik.q
-        step = np.abs(qk - q_prev)
-        if k > 0 and np.max(step) > max_joint_step:
-            j = int(np.argmax(step))
-            raise SingularityError(
-                f"task space: joint {model.joint_names[j]!r} jumps by {step[j]:.3g} at t={t[k]:.4g} s "
-                "(inverse-kinematics branch change near a singularity)"
-            )
+        if k > 0:
+            _check_branch(model, qk, q_prev, t[k], max_joint_step)
         if check_limits:
-            bad = (qk < lo - 1e-9) | (qk > hi + 1e-9)
-            if np.any(bad):
-                j = int(np.flatnonzero(bad)[0])
-                raise InputError(
-                    f"task space: joint {model.joint_names[j]!r} leaves its limits [{lo[j]:.4g}, {hi[j]:.4g}] "
-                    f"at t={t[k]:.4g} s (q={qk[j]:.4g})"
-                )
-        J = jacobian(model, qk, fname)[rows]
-        sv = np.linalg.svd(J, compute_uv=False)
-        s_small = float(sv[-1])  # the min(rows, nq)-th singular value: rank lost if ~0
+            _check_inside_limits(model, qk, t[k])
+        qd_k, qdd_k, s_small = _joint_rates(model, qk, fname, rows, twist[k], accel[k], singular_threshold, t[k])
         smin = min(smin, s_small)
-        if s_small < singular_threshold:
-            raise SingularityError(
-                f"task space: singular configuration at t={t[k]:.4g} s (smallest singular value of J "
-                f"{s_small:.3g} < {singular_threshold:g})"
-            )
-        qd_k = np.linalg.lstsq(J, twist[k, rows], rcond=None)[0]
-        bias = jacobian_dot_qdot(model, qk, qd_k, fname)[rows]
-        qdd_k = np.linalg.lstsq(J, accel[k, rows] - bias, rcond=None)[0]
         q[k], qd[k], qdd[k] = qk, qd_k, qdd_k
         q_prev = qk
     with np.errstate(divide="ignore", invalid="ignore"):
