@@ -53,9 +53,52 @@ def _default_points(model: Any) -> tuple[np.ndarray, np.ndarray]:
 def run(args: argparse.Namespace) -> int:
     from .. import rnea
     from ..drivetrain import diagonal_armature_model, virtual_chain_model
+    from ..trajectory import plan
+
+    model = _geared_model(args)
+    dt = model.drivetrain
+    if args.symbolic:
+        return _print_symbolic(args, model)
+    _check_motion_options(args)
+    start, goal = _default_points(model)
+    if args.start:
+        start = parse_vector(args.start, model.nq, "start", model.joint_names)
+    if args.goal:
+        goal = parse_vector(args.goal, model.nq, "goal", model.joint_names)
+
+    traj = plan("quintic", start, goal, duration=args.duration)
+    t = np.linspace(0.0, args.duration, args.samples)
+    q, qd, qdd = traj.sample(t)
+    variants = {"no_rotors": virtual_chain_model(model), "armature": diagonal_armature_model(model), "full": model}
+    G = {k: rnea(m, q, qd, qdd) for k, m in variants.items()}  # seed 000 eq. (23), friction included
+    xi = {k: g @ dt.A_inv.T for k, g in G.items()}  # xi = A^-1 G, eq. (22)
+
+    joints = _difference_stats(G, model.joint_names)
+    actuators = _difference_stats(xi, dt.inputs)
+    result: dict[str, Any] = {
+        "robot": model.name,
+        "duration": args.duration,
+        "start": start.tolist(),
+        "goal": goal.tolist(),
+        "models": {k: LABELS[k] for k in MODELS},
+        "structure_matrix": dt.A.tolist(),
+        "joints": joints,
+        "actuators": actuators,
+    }
+    out = output_dir(args)
+    files = [_write_csv(out / "drivetrain_comparison.csv", model, t, q, G, xi)]
+    if not args.no_plot:
+        files.append(str(_plot(out / "drivetrain_comparison.png", model, t, G, xi)))
+    result["files"] = files
+    emit(args, result, lambda: _report_text(model, args.duration, start, goal, joints, actuators, files))
+    return 0
+
+
+def _geared_model(args: argparse.Namespace) -> Any:
+    """The robot of --robot / --urdf (default :data:`DEFAULT_GEARED_ROBOT`); InputError unless
+    its gear train has rotor inertia coupled to the joints."""
     from ..errors import InputError
     from ..model import list_robots, load_robot
-    from ..trajectory import plan
     from ._common import load_model
 
     if getattr(args, "robot", None) or getattr(args, "urdf", None):
@@ -71,64 +114,58 @@ def run(args: argparse.Namespace) -> int:
             f"robot {model.name!r} has no gear train with rotor inertia to compare; give a drive-train YAML with "
             f"secondary_links (--drivetrain) or a geared robot: {geared}"
         )
-    if args.symbolic:
-        from ..drivetrain.symbolic import format_coupling, symbolic_coupling
+    return model
 
-        sc = symbolic_coupling(model)
-        n = model.nq
-        result_sym = {
-            "robot": model.name,
-            "joints": {f"q{i + 1}": name for i, name in enumerate(model.joint_names)},
-            "inertia": {str(s): v for s, v in sc.inertia.values()},
-            "M_s": [[str(sc.M_s[i, j]) for j in range(n)] for i in range(n)],
-            "C_s": [str(sc.C_s[i]) for i in range(n)],
-        }
-        emit(args, result_sym, lambda: format_coupling(model, sc))
-        return 0
+
+def _print_symbolic(args: argparse.Namespace, model: Any) -> int:
+    """--symbolic: print M_s(q) and C_s(q, qd) of the gear train in closed form (eq. 44)."""
+    from ..drivetrain.symbolic import format_coupling, symbolic_coupling
+
+    sc = symbolic_coupling(model)
+    n = model.nq
+    result_sym = {
+        "robot": model.name,
+        "joints": {f"q{i + 1}": name for i, name in enumerate(model.joint_names)},
+        "inertia": {str(s): v for s, v in sc.inertia.values()},
+        "M_s": [[str(sc.M_s[i, j]) for j in range(n)] for i in range(n)],
+        "C_s": [str(sc.C_s[i]) for i in range(n)],
+    }
+    emit(args, result_sym, lambda: format_coupling(model, sc))
+    return 0
+
+
+def _check_motion_options(args: argparse.Namespace) -> None:
+    """InputError for a --duration or --samples the comparison cannot take."""
+    from ..errors import InputError
+
     if not np.isfinite(args.duration) or args.duration <= 0:
         raise InputError(f"--duration must be > 0 s, got {args.duration}")
     if args.samples < 3:
         raise InputError(f"--samples must be >= 3, got {args.samples}")
     if args.samples > 100_000:
         raise InputError(f"--samples: at most 100,000 points along the motion, got {args.samples:,}")
-    start, goal = _default_points(model)
-    if args.start:
-        start = parse_vector(args.start, model.nq, "start", model.joint_names)
-    if args.goal:
-        goal = parse_vector(args.goal, model.nq, "goal", model.joint_names)
 
-    traj = plan("quintic", start, goal, duration=args.duration)
-    t = np.linspace(0.0, args.duration, args.samples)
-    q, qd, qdd = traj.sample(t)
-    variants = {"no_rotors": virtual_chain_model(model), "armature": diagonal_armature_model(model), "full": model}
-    G = {k: rnea(m, q, qd, qdd) for k, m in variants.items()}  # seed 000 eq. (23), friction included
-    xi = {k: g @ dt.A_inv.T for k, g in G.items()}  # xi = A^-1 G, eq. (22)
 
-    def stats(values: dict[str, np.ndarray], names: tuple[str, ...]) -> list[dict[str, Any]]:
-        out = []
-        for i, name in enumerate(names):
-            full = values["full"][:, i]
-            row: dict[str, Any] = {"name": name, "peak_full": float(np.abs(full).max())}
-            for k in ("no_rotors", "armature"):
-                d = values[k][:, i] - full
-                row[f"max_diff_{k}"] = float(np.abs(d).max())
-                row[f"rms_diff_{k}"] = float(np.sqrt(np.mean(d**2)))
-            out.append(row)
-        return out
+def _difference_stats(values: dict[str, np.ndarray], names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Per column of ``values[model]`` (shape (K, len(names)) [N m]): the peak |full| and the
+    max and rms difference of each simpler model from the full one."""
+    out = []
+    for i, name in enumerate(names):
+        full = values["full"][:, i]
+        row: dict[str, Any] = {"name": name, "peak_full": float(np.abs(full).max())}
+        for k in ("no_rotors", "armature"):
+            d = values[k][:, i] - full
+            row[f"max_diff_{k}"] = float(np.abs(d).max())
+            row[f"rms_diff_{k}"] = float(np.sqrt(np.mean(d**2)))
+        out.append(row)
+    return out
 
-    joints = stats(G, model.joint_names)
-    actuators = stats(xi, dt.inputs)
-    result: dict[str, Any] = {
-        "robot": model.name,
-        "duration": args.duration,
-        "start": start.tolist(),
-        "goal": goal.tolist(),
-        "models": {k: LABELS[k] for k in MODELS},
-        "structure_matrix": dt.A.tolist(),
-        "joints": joints,
-        "actuators": actuators,
-    }
-    out = output_dir(args)
+
+def _write_csv(path: Any, model: Any, t: np.ndarray, q: np.ndarray, G: dict[str, np.ndarray],
+               xi: dict[str, np.ndarray]) -> str:
+    """drivetrain_comparison.csv: t (K,) [s], q (K, nq), then per model G (K, nq) and xi (K, nq)
+    [N m]; the path written."""
+    dt = model.drivetrain
     header = ["t", *[f"q_{n}" for n in model.joint_names]]
     cols = [t[:, None], q]
     for k in MODELS:
@@ -136,35 +173,32 @@ def run(args: argparse.Namespace) -> int:
         cols += [G[k], xi[k]]
     table = np.column_stack(cols)
     lines = [",".join(header)] + [",".join(f"{v:.9g}" for v in row) for row in table]
-    files = [str(write_atomic(out / "drivetrain_comparison.csv", "\n".join(lines) + "\n"))]
-    if not args.no_plot:
-        files.append(str(_plot(out / "drivetrain_comparison.png", model, t, G, xi)))
-    result["files"] = files
+    return str(write_atomic(path, "\n".join(lines) + "\n"))
 
-    def text() -> str:
-        heads = ["", "peak |full| [N m]", "max |no rotors - full|", "rms", "max |armature - full|", "rms"]
 
-        def rows(stat: list[dict[str, Any]]) -> list[list[Any]]:
-            return [[r["name"], r["peak_full"], r["max_diff_no_rotors"], r["rms_diff_no_rotors"],
-                     r["max_diff_armature"], r["rms_diff_armature"]] for r in stat]
+def _report_text(model: Any, duration: float, start: np.ndarray, goal: np.ndarray, joints: list[dict[str, Any]],
+                 actuators: list[dict[str, Any]], files: list[str]) -> str:
+    """The text report: the motion, then the joint and the input torque differences."""
+    heads = ["", "peak |full| [N m]", "max |no rotors - full|", "rms", "max |armature - full|", "rms"]
 
-        return "\n".join([
-            f"{model.name}: quintic motion in {args.duration:g} s from {np.round(start, 3).tolist()} "
-            f"to {np.round(goal, 3).tolist()}",
-            "models: no rotors = virtual chain; armature = + diagonal sum_j I_j b_jk^2 (peer libraries); "
-            "full = + gear-train coupling M_s, C_s",
-            "",
-            "joint torques G [N m]",
-            format_table(["joint", *heads[1:]], rows(joints)),
-            "",
-            "input (motor) torques xi = A^-1 G [N m]",
-            format_table(["input", *heads[1:]], rows(actuators)),
-            "",
-            "wrote " + ", ".join(files),
-        ])
+    def rows(stat: list[dict[str, Any]]) -> list[list[Any]]:
+        return [[r["name"], r["peak_full"], r["max_diff_no_rotors"], r["rms_diff_no_rotors"],
+                 r["max_diff_armature"], r["rms_diff_armature"]] for r in stat]
 
-    emit(args, result, text)
-    return 0
+    return "\n".join([
+        f"{model.name}: quintic motion in {duration:g} s from {np.round(start, 3).tolist()} "
+        f"to {np.round(goal, 3).tolist()}",
+        "models: no rotors = virtual chain; armature = + diagonal sum_j I_j b_jk^2 (peer libraries); "
+        "full = + gear-train coupling M_s, C_s",
+        "",
+        "joint torques G [N m]",
+        format_table(["joint", *heads[1:]], rows(joints)),
+        "",
+        "input (motor) torques xi = A^-1 G [N m]",
+        format_table(["input", *heads[1:]], rows(actuators)),
+        "",
+        "wrote " + ", ".join(files),
+    ])
 
 
 def _plot(path: Any, model: Any, t: np.ndarray, G: dict[str, np.ndarray], xi: dict[str, np.ndarray]) -> Any:
