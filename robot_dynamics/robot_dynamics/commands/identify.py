@@ -120,19 +120,14 @@ def _example(model: Any, out: Any, seed: int, quiet: bool) -> tuple[list[str], l
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..control import ComputedTorque
     from ..dynamics.regressor import standard_parameters
     from ..errors import InputError
-    from ..identification import concatenate, identify, model_from_standard, prepare, read_recording, standard_from_base
+    from ..identification import concatenate, identify, prepare, read_recording, standard_from_base
     from ..identification.consistency import consistent_parameters
     from ..identification.output import write_identified
     from ..identification.report import effort_rms, parameter_rows, plot_efforts
-    from ..simulation import simulate
 
-    if args.cutoff is not None and not (np.isfinite(args.cutoff) and args.cutoff > 0):
-        raise InputError(f"--cutoff: expected a positive frequency [Hz], got {args.cutoff!r}")
-    if args.essential is not None and not (np.isfinite(args.essential) and args.essential > 0):
-        raise InputError(f"--essential: expected a positive %sigma threshold, got {args.essential!r}")
+    _check_options(args)
     model = load_model(args)
     out = output_dir(args)
     true = None
@@ -160,30 +155,13 @@ def run(args: argparse.Namespace) -> int:
     if validation:
         check = prepare(model, concatenate([read_recording(r, model) for r in validation]), cutoff=data.cutoff,
                         stribeck=grid)
-    predicted = {"identified": est.predict(check.W, check.stribeck)}
-    if fit is not None and est.stribeck_speed is None:
-        predicted["consistent"] = np.einsum("mjp,p->mj", check.W, fit.pi) + fit.offsets
-    predicted["nominal"] = np.einsum("mjp,p->mj", check.W, prior)
-    if true is not None:
-        predicted["true parameters"] = np.einsum("mjp,p->mj", check.W, standard_parameters(true))
+    predicted = _predicted_efforts(check, est, fit, prior, true)
     rms = {k: effort_rms(check.tau - v, check.valid) for k, v in predicted.items()}
     files.append(plot_efforts(check.t - check.t[0], check.tau, predicted, model.joint_names, out / "identification.png",
                               title=("validation recording" if validation else "identification recording")
                               + f": filtered at {data.cutoff:.2f} Hz", valid=check.valid))
 
-    tracking = None
-    if true is not None:
-        # Computed torque on the identified model against the nominal one, plant = the true arm,
-        # on the validation motion.
-        ident = model_from_standard(model, pi)
-        if est.stribeck_speed is not None and excess is not None:
-            ident = ident.replace(static_friction=ident.coulomb + np.maximum(excess, 0.0),
-                                  stribeck=np.asarray(est.stribeck_speed))
-        tracking = {}
-        for label, m in (("identified", ident), ("nominal", model)):
-            res = simulate(true, ComputedTorque(m, omega=20.0, friction_velocity="desired"), motion, settle=0.0,
-                           coulomb_smoothing=0.001, progress=False)
-            tracking[label] = float(np.sqrt(np.mean(res.metrics.rms_error**2)))
+    tracking = None if true is None else _tracking_rms_error(model, true, pi, est, excess, motion)
 
     data_out = {
         "robot": model.name,
@@ -207,3 +185,47 @@ def run(args: argparse.Namespace) -> int:
 
     emit(args, data_out, lambda: report_text(data_out))
     return 0
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """InputError for a --cutoff or --essential that is not a positive number."""
+    from ..errors import InputError
+
+    if args.cutoff is not None and not (np.isfinite(args.cutoff) and args.cutoff > 0):
+        raise InputError(f"--cutoff: expected a positive frequency [Hz], got {args.cutoff!r}")
+    if args.essential is not None and not (np.isfinite(args.essential) and args.essential > 0):
+        raise InputError(f"--essential: expected a positive %sigma threshold, got {args.essential!r}")
+
+
+def _predicted_efforts(check: Any, est: Any, fit: Any, prior: np.ndarray, true: Any) -> dict[str, np.ndarray]:
+    """Efforts predicted on the ``check`` recording, shape (m, nj) [N m or N], by the identified
+    parameters, the consistent estimate (without Stribeck friction), the nominal ones and,
+    when known, the true ones."""
+    from ..dynamics.regressor import standard_parameters
+
+    predicted = {"identified": est.predict(check.W, check.stribeck)}
+    if fit is not None and est.stribeck_speed is None:
+        predicted["consistent"] = np.einsum("mjp,p->mj", check.W, fit.pi) + fit.offsets
+    predicted["nominal"] = np.einsum("mjp,p->mj", check.W, prior)
+    if true is not None:
+        predicted["true parameters"] = np.einsum("mjp,p->mj", check.W, standard_parameters(true))
+    return predicted
+
+
+def _tracking_rms_error(model: Any, true: Any, pi: np.ndarray, est: Any, excess: Any, motion: Any) -> dict[str, float]:
+    """Computed torque on the identified model against the nominal one, plant = the true arm,
+    on the validation motion: the rms tracking error of each [rad]."""
+    from ..control import ComputedTorque
+    from ..identification import model_from_standard
+    from ..simulation import simulate
+
+    ident = model_from_standard(model, pi)
+    if est.stribeck_speed is not None and excess is not None:
+        ident = ident.replace(static_friction=ident.coulomb + np.maximum(excess, 0.0),
+                              stribeck=np.asarray(est.stribeck_speed))
+    tracking = {}
+    for label, m in (("identified", ident), ("nominal", model)):
+        res = simulate(true, ComputedTorque(m, omega=20.0, friction_velocity="desired"), motion, settle=0.0,
+                       coulomb_smoothing=0.001, progress=False)
+        tracking[label] = float(np.sqrt(np.mean(res.metrics.rms_error**2)))
+    return tracking
