@@ -154,12 +154,58 @@ def _task_error_rows(result: Any) -> list[list[Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..io import plot_simulation, write_rosbag, write_simulation_csv
-    from ..kinematics import frame_pose
-    from ..simulation import INTEGRATORS, Integration, Logging, Noise, Simulation, SimulationOptions
-    from ..trajectory import PROFILES, cartesian_motion, plan
+    from ..simulation import Integration, Logging, Noise, Simulation, SimulationOptions
 
     model = load_model(args)
+    _check_options(args)
+    frame = model.moving_frame(args.frame) if args.controller.startswith("task") else None
+    start, goal = _default_move(model, args.start, args.goal, task=args.controller.startswith("task"))
+    disturbance = None if args.disturbance is None else parse_vector(args.disturbance, model.nq, "disturbance", model.joint_names)
+
+    f = 1.0 + args.mass_error
+    ctrl_model = model if args.mass_error == 0 else model.replace(mass=model.mass * f, inertia_com=model.inertia_com * f)
+    controller = _controller(args, ctrl_model)
+    task = args.controller.startswith("task")
+    reference = _reference(args, model, start, goal, frame, task)
+    q0 = start + args.offset
+    wall = time.perf_counter()
+    options = SimulationOptions(integration=Integration(rate=args.rate, integrator=args.integrator),
+                                noise=Noise(position=args.noise, disturbance=disturbance),
+                                logging=Logging(progress=None, max_ticks=args.max_ticks))  # a bar: a long run, on a terminal
+    sim = Simulation(model, controller, reference, args.move_time + args.settle, options)
+    sim.reset(q0)
+    result = sim.run()
+    wall = time.perf_counter() - wall
+
+    files = _write_files(args, model, result, task)
+    m = result.metrics
+    data = {
+        "robot": model.name,
+        "controller": result.controller,
+        "profile": args.profile,
+        "control_rate": args.rate,
+        "integrator": args.integrator,
+        "duration": float(result.t[-1]),
+        "ticks": int(result.t.size),
+        "wall_time": wall,
+        "joint_names": list(model.joint_names),
+        "start": start,
+        "goal": goal,
+        "mass_error": args.mass_error,
+        "metrics": m.as_dict(),
+        "messages": [{"t": t, "message": msg} for t, msg in result.messages],
+        "files": files,
+    }
+    emit(args, data, lambda: _report_text(args, model, result, wall, files, task))
+    return 1 if m.diverged else 0
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """InputError for an option out of its range, before any work; --tf-every defaults to the
+    simulation rate over :data:`TF_RATE` (set on ``args``)."""
+    from ..simulation import INTEGRATORS
+    from ..trajectory import PROFILES
+
     if args.profile not in PROFILES:
         raise InputError(f"--profile: expected one of {list(PROFILES)}, got {args.profile!r}")
     if args.integrator not in INTEGRATORS:
@@ -184,28 +230,25 @@ def run(args: argparse.Namespace) -> int:
         args.tf_every = max(1, int(round(args.rate / TF_RATE)))
     if args.tf_every < 1:
         raise InputError(f"--tf-every: expected an integer >= 1, got {args.tf_every}")
-    frame = model.moving_frame(args.frame) if args.controller.startswith("task") else None
-    start, goal = _default_move(model, args.start, args.goal, task=args.controller.startswith("task"))
-    disturbance = None if args.disturbance is None else parse_vector(args.disturbance, model.nq, "disturbance", model.joint_names)
 
-    f = 1.0 + args.mass_error
-    ctrl_model = model if args.mass_error == 0 else model.replace(mass=model.mass * f, inertia_com=model.inertia_com * f)
-    controller = _controller(args, ctrl_model)
-    task = args.controller.startswith("task")
+
+def _reference(args: argparse.Namespace, model: Any, start: np.ndarray, goal: np.ndarray, frame: Any, task: bool) -> Any:
+    """The move from ``start`` to ``goal`` (joint positions, shape (nq,) [rad or m]) in
+    --move-time: a straight line of ``frame`` for a task-space law, else a joint-space plan."""
+    from ..kinematics import frame_pose
+    from ..trajectory import cartesian_motion, plan
+
     if task:
         reference: Any = cartesian_motion(frame_pose(model, start, frame), frame_pose(model, goal, frame),
                                           duration=args.move_time, profile=args.profile)
     else:
         reference = plan(args.profile, start, goal, duration=args.move_time)
-    q0 = start + args.offset
-    wall = time.perf_counter()
-    options = SimulationOptions(integration=Integration(rate=args.rate, integrator=args.integrator),
-                                noise=Noise(position=args.noise, disturbance=disturbance),
-                                logging=Logging(progress=None, max_ticks=args.max_ticks))  # a bar: a long run, on a terminal
-    sim = Simulation(model, controller, reference, args.move_time + args.settle, options)
-    sim.reset(q0)
-    result = sim.run()
-    wall = time.perf_counter() - wall
+    return reference
+
+
+def _write_files(args: argparse.Namespace, model: Any, result: Any, task: bool) -> dict[str, str]:
+    """The plot, the rosbag2 recording and the CSV asked for, into --out: kind -> path."""
+    from ..io import plot_simulation, write_rosbag, write_simulation_csv
 
     out = output_dir(args)
     files: dict[str, str] = {}
@@ -216,70 +259,60 @@ def run(args: argparse.Namespace) -> int:
         files["rosbag2"] = str(write_rosbag(result, model, out / stem, tf_every=args.tf_every))
     if args.csv:
         files["csv"] = str(write_simulation_csv(result, out / f"{stem}.csv"))
+    return files
 
+
+def _joint_rows(model: Any, m: Any, task: bool) -> tuple[list[str], list[list[Any]]]:
+    """(headers, rows) of the per-joint table: errors e = q^d - q [rad or m] (with Khalil
+    [9.28]'s predicted rms when known), peak torque [N m or N] and energy [J]."""
+    if task:
+        # a task reference has no joint path: the joints get their efforts, the frame its error
+        headers = ["joint", "peak torque", "energy [J]"]
+        rows: list[list[Any]] = [[n, float(m.peak_torque[i]), float(m.energy_per_joint[i])]
+                                 for i, n in enumerate(model.joint_names)]
+        return headers, rows
+    headers = ["joint", "rms error", "max error", "final error", "peak torque", "energy [J]"]
+    if m.predicted_rms_error is not None:
+        headers.insert(2, "[9.28] rms")
+    rows = []
+    for i, n in enumerate(model.joint_names):
+        row: list[Any] = [n, float(m.rms_error[i]), float(m.max_error[i]), float(m.final_error[i]), float(m.peak_torque[i]), float(m.energy_per_joint[i])]
+        if m.predicted_rms_error is not None:
+            row.insert(2, float(m.predicted_rms_error[i]))
+        rows.append(row)
+    return headers, rows
+
+
+def _report_text(args: argparse.Namespace, model: Any, result: Any, wall: float, files: dict[str, str], task: bool) -> str:
+    """The text report: the run, the task error (task-space laws), the joint table, energy and
+    faults, the first messages, the files written."""
     m = result.metrics
-    data = {
-        "robot": model.name,
-        "controller": result.controller,
-        "profile": args.profile,
-        "control_rate": args.rate,
-        "integrator": args.integrator,
-        "duration": float(result.t[-1]),
-        "ticks": int(result.t.size),
-        "wall_time": wall,
-        "joint_names": list(model.joint_names),
-        "start": start,
-        "goal": goal,
-        "mass_error": args.mass_error,
-        "metrics": m.as_dict(),
-        "messages": [{"t": t, "message": msg} for t, msg in result.messages],
-        "files": files,
-    }
-
-    def text() -> str:
-        if task:
-            # a task reference has no joint path: the joints get their efforts, the frame its error
-            headers = ["joint", "peak torque", "energy [J]"]
-            rows: list[list[Any]] = [[n, float(m.peak_torque[i]), float(m.energy_per_joint[i])]
-                                     for i, n in enumerate(model.joint_names)]
-        else:
-            headers = ["joint", "rms error", "max error", "final error", "peak torque", "energy [J]"]
-            if m.predicted_rms_error is not None:
-                headers.insert(2, "[9.28] rms")
-            rows = []
-            for i, n in enumerate(model.joint_names):
-                row: list[Any] = [n, float(m.rms_error[i]), float(m.max_error[i]), float(m.final_error[i]), float(m.peak_torque[i]), float(m.energy_per_joint[i])]
-                if m.predicted_rms_error is not None:
-                    row.insert(2, float(m.predicted_rms_error[i]))
-                rows.append(row)
-        lines = [
-            f"{model.name}: {result.controller} at {args.rate:g} Hz, {args.profile} move of {args.move_time:g} s + {args.settle:g} s, "
-            f"{result.t.size} ticks ({args.integrator}) in {wall:.2f} s",
-        ]
-        if args.mass_error:
-            lines.append(f"controller model: link masses and inertias x {f:g} (Khalil [9.28] predicts the error column)")
-        if task:
-            lines.append(f"task error of {result.frame}: rms {m.task_rms_error:.3g} m, max {m.task_max_error:.3g} m")
-            lines.append(format_table(["axis", "rms error [m]", "max error [m]", "final error [m]"], _task_error_rows(result)))
-            lines.append("torques [N m or N]")
-        else:
-            lines.append("errors e = q^d - q [rad or m], torques [N m or N]")
-        lines.append(format_table(headers, rows))
-        lines.append(
-            f"energy {m.energy:.4g} J, saturated {m.saturated_fraction:.1%} of ticks, fault ticks {m.fault_count}"
-            + (", PLANT DIVERGED" if m.diverged else "")
-        )
-        for t, msg in result.messages[:5]:
-            lines.append(f"  t = {t:.3f} s: {msg}")
-        if _friction_notes(model, args, task):
-            lines.append(f"the torque steps at t = 0 and {args.move_time:g} s are Coulomb friction (Khalil [7.26]) switching "
-                         "with the sign of the joint velocities as the joints start and stop")
-        for k, v in files.items():
-            lines.append(f"{k}: {v}")
-        return "\n".join(lines)
-
-    emit(args, data, text)
-    return 1 if m.diverged else 0
+    headers, rows = _joint_rows(model, m, task)
+    lines = [
+        f"{model.name}: {result.controller} at {args.rate:g} Hz, {args.profile} move of {args.move_time:g} s + {args.settle:g} s, "
+        f"{result.t.size} ticks ({args.integrator}) in {wall:.2f} s",
+    ]
+    if args.mass_error:
+        lines.append(f"controller model: link masses and inertias x {1.0 + args.mass_error:g} (Khalil [9.28] predicts the error column)")
+    if task:
+        lines.append(f"task error of {result.frame}: rms {m.task_rms_error:.3g} m, max {m.task_max_error:.3g} m")
+        lines.append(format_table(["axis", "rms error [m]", "max error [m]", "final error [m]"], _task_error_rows(result)))
+        lines.append("torques [N m or N]")
+    else:
+        lines.append("errors e = q^d - q [rad or m], torques [N m or N]")
+    lines.append(format_table(headers, rows))
+    lines.append(
+        f"energy {m.energy:.4g} J, saturated {m.saturated_fraction:.1%} of ticks, fault ticks {m.fault_count}"
+        + (", PLANT DIVERGED" if m.diverged else "")
+    )
+    for t, msg in result.messages[:5]:
+        lines.append(f"  t = {t:.3f} s: {msg}")
+    if _friction_notes(model, args, task):
+        lines.append(f"the torque steps at t = 0 and {args.move_time:g} s are Coulomb friction (Khalil [7.26]) switching "
+                     "with the sign of the joint velocities as the joints start and stop")
+    for k, v in files.items():
+        lines.append(f"{k}: {v}")
+    return "\n".join(lines)
 
 
 def _friction_notes(model: Any, args: argparse.Namespace, task: bool) -> list[tuple[float, str]]:
