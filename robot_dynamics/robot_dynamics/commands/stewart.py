@@ -37,26 +37,16 @@ def register(sub: Any, parents: CommonOptions) -> None:
     p.set_defaults(func=run)
 
 
+#: --p1 and --p2 units [mm, deg] to SI [m, rad]: x, y, z, psi, theta, phi.
+_TO_SI = np.array([1e-3] * 3 + [np.pi / 180] * 3)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..closedchain import stewart as st
-    from ..errors import InputError
     from ..trajectory.splines import trigonometric_spline
 
     params = st.load_stewart_parameters(args.params)
-    P1, P2, dur = st.test_motion_points(params)
-    to_si = np.array([1e-3] * 3 + [np.pi / 180] * 3)
-    if args.p1:
-        P1 = parse_vector(args.p1, 6, "p1") * to_si
-    if args.p2:
-        P2 = parse_vector(args.p2, 6, "p2") * to_si
-    if args.segment_duration is not None:
-        if not np.isfinite(args.segment_duration) or args.segment_duration <= 0:
-            raise InputError(f"--segment-duration must be > 0 s, got {args.segment_duration}")
-        dur = args.segment_duration
-    if args.samples < 2:
-        raise InputError(f"--samples must be >= 2, got {args.samples}")
-    if args.samples > 100_000:
-        raise InputError(f"--samples: at most 100,000 per half motion, got {args.samples:,}")
+    P1, P2, dur = _test_motion(args, params)
     spline = trigonometric_spline(np.stack([P1, P2, P1]), dur)
     t = np.linspace(0.0, 2.0 * dur, 2 * args.samples + 1)
     x, xd, xdd = spline.sample(t)
@@ -64,59 +54,23 @@ def run(args: argparse.Namespace) -> int:
     kin = st.stewart_kinematics(params, x, xd)
     l_ddot = np.gradient(kin.length_rates, t, axis=0, edge_order=2)
 
+    legs = _leg_summaries(d)
     result: dict[str, Any] = {
         "mechanism": params.name,
-        "P1": (P1 / to_si).tolist(),
-        "P2": (P2 / to_si).tolist(),
+        "P1": (P1 / _TO_SI).tolist(),
+        "P2": (P2 / _TO_SI).tolist(),
         "segment_duration": dur,
-        "legs": [],
+        "legs": legs,
     }
-    rows = []
-    for i, name in enumerate(st.ACTUATOR_NAMES):
-        leg = {
-            "leg": name,
-            "length_min": float(d.lengths[:, i].min()),
-            "length_max": float(d.lengths[:, i].max()),
-            "force_min": float(d.tau[:, i].min()),
-            "force_max": float(d.tau[:, i].max()),
-            "platform_peak": float(np.abs(d.tau_platform[:, i]).max()),
-            "cylinders_peak": float(np.abs(d.tau_cylinders[:, i]).max()),
-            "pistons_peak": float(np.abs(d.tau_pistons[:, i]).max()),
-        }
-        result["legs"].append(leg)
-        rows.append([name, *(leg[k] for k in list(leg)[1:])])
-
+    rows = [[leg["leg"], *(leg[k] for k in list(leg)[1:])] for leg in legs]
     if args.check:
-        from ..closedchain import actuator_forces, complete_state
-
-        mech = st.stewart_closed_chain(params)
-        sel = slice(None, None, 20)
-        q, qd, qdd = complete_state(mech, x[sel], xd[sel], xdd[sel], q_guess=st.tree_coordinates(mech, params, x[sel]))
-        tau_g = actuator_forces(mech, q, qd, qdd).tau
-        rel = float(np.abs(tau_g - d.tau[sel]).max() / np.abs(tau_g).max())
-        result["general_layer_max_relative_difference"] = rel
-
+        result["general_layer_max_relative_difference"] = _general_layer_difference(params, x, xd, xdd, d.tau)
+    counts = lagrange_counts = None
     if args.op_counts:
-        from ..closedchain.stewart_opcount import PAPER_TABLE1, format_counts, operation_counts
-
-        counts = operation_counts()
-        result["operation_counts"] = {k: {**c._asdict(), "paper": PAPER_TABLE1.get(k)} for k, c in counts.items()}
-        from ..closedchain.stewart_lagrange import FORMS, lagrange_operation_counts
-        from ..closedchain.stewart_opcount import PAPER_TABLE1_ALL
-
-        lagrange_counts = {f: lagrange_operation_counts(f) for f in FORMS}
-        result["operation_counts_lagrange"] = {
-            f: {k: {**c._asdict(), "paper": PAPER_TABLE1_ALL[f].get(k)} for k, c in rows.items()}
-            for f, rows in lagrange_counts.items()
-        }
+        counts, lagrange_counts = _operation_counts(result)
 
     out = output_dir(args)
-    header = ["t", *[f"x{k}" for k in range(6)], *[f"l{i}" for i in range(1, 7)], *[f"tau{i}" for i in range(1, 7)],
-              *[f"tau_platform{i}" for i in range(1, 7)], *[f"tau_cylinders{i}" for i in range(1, 7)],
-              *[f"tau_pistons{i}" for i in range(1, 7)]]
-    table = np.column_stack([t, x, d.lengths, d.tau, d.tau_platform, d.tau_cylinders, d.tau_pistons])
-    lines = [",".join(header)] + [",".join(f"{v:.9g}" for v in row) for row in table]
-    files = [str(write_atomic(out / "stewart.csv", "\n".join(lines) + "\n"))]
+    files = [_write_csv(out / "stewart.csv", t, x, d)]
     if not args.no_plot:
         files += _plots(out, t, d.lengths, kin.length_rates, l_ddot, d)
     result["files"] = files
@@ -128,17 +82,108 @@ def run(args: argparse.Namespace) -> int:
         if "general_layer_max_relative_difference" in result:
             s.append(f"general closed-chain layer: max relative difference {result['general_layer_max_relative_difference']:.2e}")
         if args.op_counts:
-            s.append("operations of the Coriolis/centripetal matrices (paper: Table 1, generalized momentum):")
-            s.append(format_counts(counts))
-            from ..closedchain.stewart_lagrange import format_lagrange_counts
-
-            s.append("the same matrices by Lagrange and Koditschek's form (paper: Table 1's other columns):")
-            s.append(format_lagrange_counts(lagrange_counts))
+            s += _operation_count_lines(counts, lagrange_counts)
         s.append("wrote " + ", ".join(files))
         return "\n".join(s)
 
     emit(args, result, text)
     return 0
+
+
+def _test_motion(args: argparse.Namespace, params: Any) -> tuple[np.ndarray, np.ndarray, float]:
+    """(P1, P2 [m, rad], shape (6,), segment duration [s]) of the test motion: the YAML's,
+    or --p1, --p2 and --segment-duration; InputError for bad options."""
+    from ..closedchain import stewart as st
+    from ..errors import InputError
+
+    P1, P2, dur = st.test_motion_points(params)
+    if args.p1:
+        P1 = parse_vector(args.p1, 6, "p1") * _TO_SI
+    if args.p2:
+        P2 = parse_vector(args.p2, 6, "p2") * _TO_SI
+    if args.segment_duration is not None:
+        if not np.isfinite(args.segment_duration) or args.segment_duration <= 0:
+            raise InputError(f"--segment-duration must be > 0 s, got {args.segment_duration}")
+        dur = args.segment_duration
+    if args.samples < 2:
+        raise InputError(f"--samples must be >= 2, got {args.samples}")
+    if args.samples > 100_000:
+        raise InputError(f"--samples: at most 100,000 per half motion, got {args.samples:,}")
+    return P1, P2, dur
+
+
+def _leg_summaries(d: Any) -> list[dict[str, Any]]:
+    """Per leg: its length range [m], force range [N] and the peak |.| of the platform,
+    cylinder and piston contributions to its force [N] (Lopes 2009, Figs. 4-6)."""
+    from ..closedchain import stewart as st
+
+    legs = []
+    for i, name in enumerate(st.ACTUATOR_NAMES):
+        legs.append({
+            "leg": name,
+            "length_min": float(d.lengths[:, i].min()),
+            "length_max": float(d.lengths[:, i].max()),
+            "force_min": float(d.tau[:, i].min()),
+            "force_max": float(d.tau[:, i].max()),
+            "platform_peak": float(np.abs(d.tau_platform[:, i]).max()),
+            "cylinders_peak": float(np.abs(d.tau_cylinders[:, i]).max()),
+            "pistons_peak": float(np.abs(d.tau_pistons[:, i]).max()),
+        })
+    return legs
+
+
+def _general_layer_difference(params: Any, x: np.ndarray, xd: np.ndarray, xdd: np.ndarray, tau: np.ndarray) -> float:
+    """Max relative difference of the actuator forces ``tau`` (shape (K, 6) [N]) from those of
+    the general closed-chain layer (RNEA on the U-P-S spanning tree), on every 20th sample."""
+    from ..closedchain import actuator_forces, complete_state
+    from ..closedchain import stewart as st
+
+    mech = st.stewart_closed_chain(params)
+    sel = slice(None, None, 20)
+    q, qd, qdd = complete_state(mech, x[sel], xd[sel], xdd[sel], q_guess=st.tree_coordinates(mech, params, x[sel]))
+    tau_g = actuator_forces(mech, q, qd, qdd).tau
+    return float(np.abs(tau_g - tau[sel]).max() / np.abs(tau_g).max())
+
+
+def _operation_counts(result: dict[str, Any]) -> tuple[Any, Any]:
+    """The operation counts of the Coriolis/centripetal matrices by the generalized momentum
+    approach and by Lagrange's forms, beside the paper's Table 1, put into ``result``;
+    (counts, Lagrange counts)."""
+    from ..closedchain.stewart_opcount import PAPER_TABLE1, operation_counts
+
+    counts = operation_counts()
+    result["operation_counts"] = {k: {**c._asdict(), "paper": PAPER_TABLE1.get(k)} for k, c in counts.items()}
+    from ..closedchain.stewart_lagrange import FORMS, lagrange_operation_counts
+    from ..closedchain.stewart_opcount import PAPER_TABLE1_ALL
+
+    lagrange_counts = {f: lagrange_operation_counts(f) for f in FORMS}
+    result["operation_counts_lagrange"] = {
+        f: {k: {**c._asdict(), "paper": PAPER_TABLE1_ALL[f].get(k)} for k, c in rows.items()}
+        for f, rows in lagrange_counts.items()
+    }
+    return counts, lagrange_counts
+
+
+def _operation_count_lines(counts: Any, lagrange_counts: Any) -> list[str]:
+    """The text of --op-counts: both tables of operations with their headings."""
+    from ..closedchain.stewart_lagrange import format_lagrange_counts
+    from ..closedchain.stewart_opcount import format_counts
+
+    return ["operations of the Coriolis/centripetal matrices (paper: Table 1, generalized momentum):",
+            format_counts(counts),
+            "the same matrices by Lagrange and Koditschek's form (paper: Table 1's other columns):",
+            format_lagrange_counts(lagrange_counts)]
+
+
+def _write_csv(path: Any, t: np.ndarray, x: np.ndarray, d: Any) -> str:
+    """stewart.csv: t (K,) [s], the pose x (K, 6) [m, rad], leg lengths (K, 6) [m], forces and
+    their three contributions (K, 6) each [N]; the path written."""
+    header = ["t", *[f"x{k}" for k in range(6)], *[f"l{i}" for i in range(1, 7)], *[f"tau{i}" for i in range(1, 7)],
+              *[f"tau_platform{i}" for i in range(1, 7)], *[f"tau_cylinders{i}" for i in range(1, 7)],
+              *[f"tau_pistons{i}" for i in range(1, 7)]]
+    table = np.column_stack([t, x, d.lengths, d.tau, d.tau_platform, d.tau_cylinders, d.tau_pistons])
+    lines = [",".join(header)] + [",".join(f"{v:.9g}" for v in row) for row in table]
+    return str(write_atomic(path, "\n".join(lines) + "\n"))
 
 
 def _plots(out: Any, t: np.ndarray, l: np.ndarray, ld: np.ndarray, ldd: np.ndarray, d: Any) -> list[str]:
