@@ -74,33 +74,13 @@ def _limits(text: str | None, n: int, what: str, default: np.ndarray) -> np.ndar
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import InputError, RobotDynamicsError
-    from ..kinematics import frame_pose
-    from ..spatial import rotation_about_axis
-    from ..trajectory import (
-        DEFAULT_JERK_PER_ACCELERATION,
-        Trajectory,
-        PROFILES,
-        cartesian_motion,
-        check_torques,
-        model_limits,
-        plan,
-        sample_table,
-        scale_to_torque_limits,
-        spline_through,
-        task_space_to_joint,
-    )
+    from ..errors import InputError
+    from ..trajectory import DEFAULT_JERK_PER_ACCELERATION, PROFILES, Trajectory, model_limits, plan, sample_table
 
     model = load_model(args)
     n, names = model.nq, model.joint_names
-    lo = np.where(np.isfinite(model.lower), model.lower, -np.inf)
-    hi = np.where(np.isfinite(model.upper), model.upper, np.inf)
     task = args.cartesian is not None or args.rotation is not None
-    if args.start is not None:
-        start = parse_vector(args.start, n, "start", names)
-    else:
-        start = task_start_pose(model) if task else np.clip(np.zeros(n), lo, hi)
-    goal = np.clip(start + default_displacement(n), lo, hi) if args.goal is None else parse_vector(args.goal, n, "goal", names)
+    start, goal = _start_goal(args, model, task)
     kv_m, ka_m = model_limits(model)
     kv = _limits(args.velocity, n, "velocity", kv_m)
     ka = _limits(args.acceleration, n, "acceleration", ka_m)
@@ -110,70 +90,16 @@ def run(args: argparse.Namespace) -> int:
     info: dict[str, Any] = {"robot": model.name, "profile": args.profile}
     traj: Trajectory
 
-    if args.cartesian is not None or args.rotation is not None:
-        frame = model.moving_frame(args.frame)
-        T0 = frame_pose(model, start, frame)
-        T1 = T0.copy()
-        if args.cartesian is not None:
-            T1[:3, 3] += parse_vector(args.cartesian, 3, "cartesian")
-        if args.rotation is not None:
-            r = parse_vector(args.rotation, 4, "rotation")
-            norm = np.linalg.norm(r[:3])
-            if norm == 0:
-                raise InputError("--rotation: the axis ux,uy,uz must not be zero")
-            T1[:3, :3] = T0[:3, :3] @ rotation_about_axis(r[:3] / norm, np.radians(r[3]))
-        if args.profile not in PROFILES:
-            raise InputError(f"--profile: task space uses a point-to-point profile, one of {list(PROFILES)}")
-        motion = cartesian_motion(
-            T0, T1, args.linear_velocity, args.linear_acceleration, args.angular_velocity, args.angular_acceleration,
-            profile=args.profile, duration=args.duration, orientation=args.orientation,
-        )
-        try:
-            report = task_space_to_joint(model, motion, start, frame=frame, rate=args.rate, position_only=model.nq < 6)
-        except RobotDynamicsError as exc:
-            if "singular" not in str(exc):
-                raise
-            bent = ",".join(f"{x:g}" for x in task_start_pose(model))
-            raise InputError(f"{exc}; start from a bent pose, e.g. --start {bent}") from None
-        traj = report.trajectory
-        info.update(
-            task_space={
-                "distance_m": motion.distance,
-                "orientation": args.orientation,
-                "axis": getattr(motion, "axis", None),
-                "angle_rad": getattr(motion, "angle", None),
-                "angle_increments_rad": getattr(motion, "increments", None),
-                "min_singular_value": report.min_singular_value,
-                "max_joint_velocity_ratio": report.max_velocity_ratio,
-            }
-        )
-        goal = report.q[-1]
+    if task:
+        traj, goal = _task_space_trajectory(args, model, start, info)
     elif args.profile in PROFILES:
         if args.via:
             raise InputError("--via: via points need a spline profile (cubic_spline, quintic_spline, trigonometric_spline)")
         traj = plan(args.profile, start, goal, kv, ka, kj, args.duration, synchronize=not args.no_sync, model=model)
     else:
-        vias = [parse_vector(v, n, "via", names) for v in args.via]
-        points = np.vstack([start, *vias, goal])
-        durations = None
-        if args.duration is not None:
-            chord = np.max(np.abs(np.diff(points, axis=0)) / kv, axis=1)
-            chord = np.where(chord > 0, chord, np.max(chord) if np.max(chord) > 0 else 1.0)
-            durations = args.duration * chord / np.sum(chord)
-        traj = spline_through(args.profile, points, durations, kv, ka)
-        info["via_points"] = points
+        traj = _spline_trajectory(args, model, start, goal, kv, ka, info)
 
-    # Khalil's remark after [8.3]: kinematic limits alone can ask for more torque than the
-    # actuators have; by default the command slows the motion until it is feasible.
-    scale = args.torque_scaling if args.torque_scaling is not None else args.duration is None
-    if scale:
-        traj, tcheck = scale_to_torque_limits(model, traj, rate=max(args.rate, 200.0))
-    else:
-        tcheck = check_torques(model, traj, rate=max(args.rate, 200.0))
-    rows = traj.duration * args.rate + 1.0
-    if not rows <= MAX_TABLE_ROWS:  # the CSV's rows are formatted in Python: about 75,000 a second
-        raise InputError(f"--rate: {rows:.3g} rows at {args.rate:g} Hz over {traj.duration:.4g} s, more than the table's "
-                         f"{MAX_TABLE_ROWS:,}; lower --rate or shorten --duration")
+    traj, tcheck = _torque_limited(args, model, traj)
     t, q, qd, qdd = sample_table(traj, args.rate)
     vpk, apk = np.max(np.abs(qd), axis=0), np.max(np.abs(qdd), axis=0)
     tau_pk = np.max(np.abs(tcheck.tau), axis=0)
@@ -182,17 +108,8 @@ def run(args: argparse.Namespace) -> int:
         for j in range(n)
     ]
     out = output_dir(args)
-    header = ["t"] + [f"q_{s}" for s in names] + [f"qd_{s}" for s in names] + [f"qdd_{s}" for s in names]
-    table = np.column_stack([t, q, qd, qdd]) + 0.0  # no "-0" in the file
-    row_format = "%.17g" + ",%.12g" * (table.shape[1] - 1)  # one %-format per row: half the time of f-strings
-    lines = [",".join(header)] + [row_format % row for row in map(tuple, table.tolist())]
-    csv_path = write_atomic(out / "trajectory.csv", "\n".join(lines) + "\n")
-    png_path = None
-    if not args.no_plot:
-        # the plot samples the trajectory finely, whatever the table's rate, so that steps of
-        # acceleration look like steps
-        tp = np.linspace(0.0, traj.duration, 2001) if traj.duration > 0 else np.zeros(1)
-        png_path = _plot(out / "trajectory.png", tp, *traj.sample(tp), names, f"{model.name}: {args.profile}, {traj.duration:.3f} s")
+    csv_path = _write_csv(out / "trajectory.csv", names, t, q, qd, qdd)
+    png_path = None if args.no_plot else _plot_fine(out / "trajectory.png", traj, names, f"{model.name}: {args.profile}")
     info.update(
         duration=traj.duration,
         samples=int(t.size),
@@ -220,6 +137,124 @@ def run(args: argparse.Namespace) -> int:
 
     emit(args, info, text)
     return 0
+
+
+def _start_goal(args: argparse.Namespace, model: Any, task: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Start and goal joint positions, shape (nq,) [rad or m]: --start (default zeros, or a
+    bent pose for a task-space move, inside the limits) and --goal (default start + the
+    default displacement, clipped to the limits)."""
+    n, names = model.nq, model.joint_names
+    lo = np.where(np.isfinite(model.lower), model.lower, -np.inf)
+    hi = np.where(np.isfinite(model.upper), model.upper, np.inf)
+    if args.start is not None:
+        start = parse_vector(args.start, n, "start", names)
+    else:
+        start = task_start_pose(model) if task else np.clip(np.zeros(n), lo, hi)
+    goal = np.clip(start + default_displacement(n), lo, hi) if args.goal is None else parse_vector(args.goal, n, "goal", names)
+    return start, goal
+
+
+def _task_space_trajectory(args: argparse.Namespace, model: Any, start: np.ndarray, info: dict[str, Any]) -> tuple[Any, np.ndarray]:
+    """A straight line of the frame plus a rotation about one axis from its pose at ``start``
+    (Khalil 8.4), turned into joint space; (trajectory, goal joint positions (nq,)).
+    The task-space figures go into ``info["task_space"]``."""
+    from ..errors import InputError, RobotDynamicsError
+    from ..kinematics import frame_pose
+    from ..spatial import rotation_about_axis
+    from ..trajectory import PROFILES, cartesian_motion, task_space_to_joint
+
+    frame = model.moving_frame(args.frame)
+    T0 = frame_pose(model, start, frame)
+    T1 = T0.copy()
+    if args.cartesian is not None:
+        T1[:3, 3] += parse_vector(args.cartesian, 3, "cartesian")
+    if args.rotation is not None:
+        r = parse_vector(args.rotation, 4, "rotation")
+        norm = np.linalg.norm(r[:3])
+        if norm == 0:
+            raise InputError("--rotation: the axis ux,uy,uz must not be zero")
+        T1[:3, :3] = T0[:3, :3] @ rotation_about_axis(r[:3] / norm, np.radians(r[3]))
+    if args.profile not in PROFILES:
+        raise InputError(f"--profile: task space uses a point-to-point profile, one of {list(PROFILES)}")
+    motion = cartesian_motion(
+        T0, T1, args.linear_velocity, args.linear_acceleration, args.angular_velocity, args.angular_acceleration,
+        profile=args.profile, duration=args.duration, orientation=args.orientation,
+    )
+    try:
+        report = task_space_to_joint(model, motion, start, frame=frame, rate=args.rate, position_only=model.nq < 6)
+    except RobotDynamicsError as exc:
+        if "singular" not in str(exc):
+            raise
+        bent = ",".join(f"{x:g}" for x in task_start_pose(model))
+        raise InputError(f"{exc}; start from a bent pose, e.g. --start {bent}") from None
+    info.update(
+        task_space={
+            "distance_m": motion.distance,
+            "orientation": args.orientation,
+            "axis": getattr(motion, "axis", None),
+            "angle_rad": getattr(motion, "angle", None),
+            "angle_increments_rad": getattr(motion, "increments", None),
+            "min_singular_value": report.min_singular_value,
+            "max_joint_velocity_ratio": report.max_velocity_ratio,
+        }
+    )
+    return report.trajectory, report.q[-1]
+
+
+def _spline_trajectory(args: argparse.Namespace, model: Any, start: np.ndarray, goal: np.ndarray, kv: np.ndarray,
+                       ka: np.ndarray, info: dict[str, Any]) -> Any:
+    """A spline from ``start`` through the --via points to ``goal`` (each shape (nq,)); with
+    --duration, each segment's share of it follows its longest joint chord over kv. The
+    points go into ``info["via_points"]``."""
+    from ..trajectory import spline_through
+
+    vias = [parse_vector(v, model.nq, "via", model.joint_names) for v in args.via]
+    points = np.vstack([start, *vias, goal])
+    durations = None
+    if args.duration is not None:
+        chord = np.max(np.abs(np.diff(points, axis=0)) / kv, axis=1)
+        chord = np.where(chord > 0, chord, np.max(chord) if np.max(chord) > 0 else 1.0)
+        durations = args.duration * chord / np.sum(chord)
+    traj = spline_through(args.profile, points, durations, kv, ka)
+    info["via_points"] = points
+    return traj
+
+
+def _torque_limited(args: argparse.Namespace, model: Any, traj: Any) -> tuple[Any, Any]:
+    """(trajectory, torque check): slowed to the effort limits by default (or checked only);
+    InputError when the table at --rate would pass :data:`MAX_TABLE_ROWS`."""
+    from ..errors import InputError
+    from ..trajectory import check_torques, scale_to_torque_limits
+
+    # Khalil's remark after [8.3]: kinematic limits alone can ask for more torque than the
+    # actuators have; by default the command slows the motion until it is feasible.
+    scale = args.torque_scaling if args.torque_scaling is not None else args.duration is None
+    if scale:
+        traj, tcheck = scale_to_torque_limits(model, traj, rate=max(args.rate, 200.0))
+    else:
+        tcheck = check_torques(model, traj, rate=max(args.rate, 200.0))
+    rows = traj.duration * args.rate + 1.0
+    if not rows <= MAX_TABLE_ROWS:  # the CSV's rows are formatted in Python: about 75,000 a second
+        raise InputError(f"--rate: {rows:.3g} rows at {args.rate:g} Hz over {traj.duration:.4g} s, more than the table's "
+                         f"{MAX_TABLE_ROWS:,}; lower --rate or shorten --duration")
+    return traj, tcheck
+
+
+def _write_csv(path: Any, names: Any, t: np.ndarray, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> Any:
+    """trajectory.csv: t (K,) [s], q, qd, qdd (K, nq) [rad, rad/s, rad/s^2 or m, ...]; the path written."""
+    header = ["t"] + [f"q_{s}" for s in names] + [f"qd_{s}" for s in names] + [f"qdd_{s}" for s in names]
+    table = np.column_stack([t, q, qd, qdd]) + 0.0  # no "-0" in the file
+    row_format = "%.17g" + ",%.12g" * (table.shape[1] - 1)  # one %-format per row: half the time of f-strings
+    lines = [",".join(header)] + [row_format % row for row in map(tuple, table.tolist())]
+    return write_atomic(path, "\n".join(lines) + "\n")
+
+
+def _plot_fine(path: Any, traj: Any, names: Any, title: str) -> Any:
+    """The PNG of ``traj``, titled ``title`` and its duration; the path written."""
+    # the plot samples the trajectory finely, whatever the table's rate, so that steps of
+    # acceleration look like steps
+    tp = np.linspace(0.0, traj.duration, 2001) if traj.duration > 0 else np.zeros(1)
+    return _plot(path, tp, *traj.sample(tp), names, f"{title}, {traj.duration:.3f} s")
 
 
 def _plot(path: Any, t: np.ndarray, q: np.ndarray, qd: np.ndarray, qdd: np.ndarray, names: Any, title: str) -> Any:
