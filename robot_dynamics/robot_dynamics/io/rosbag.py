@@ -27,7 +27,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -153,7 +153,6 @@ def write_rosbag(
     Returns:
         The bag folder.
     """
-    from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import Stores, get_typestore
 
@@ -162,65 +161,14 @@ def write_rosbag(
     if tuple(result.joint_names) != tuple(model.joint_names):
         raise InputError("write_rosbag: the result's joints do not match the model's")
     store = get_typestore(Stores.ROS2_JAZZY)
-    T = store.types
-    Time = T["builtin_interfaces/msg/Time"]
-    Duration = T["builtin_interfaces/msg/Duration"]
-    Header = T["std_msgs/msg/Header"]
-    JointState = T["sensor_msgs/msg/JointState"]
-    JointTrajectory = T["trajectory_msgs/msg/JointTrajectory"]
-    JointTrajectoryPoint = T["trajectory_msgs/msg/JointTrajectoryPoint"]
-    TFMessage = T["tf2_msgs/msg/TFMessage"]
-    TransformStamped = T["geometry_msgs/msg/TransformStamped"]
-    Transform = T["geometry_msgs/msg/Transform"]
-    Vector3 = T["geometry_msgs/msg/Vector3"]
-    Quaternion = T["geometry_msgs/msg/Quaternion"]
-    PoseStamped = T["geometry_msgs/msg/PoseStamped"]
-    Pose = T["geometry_msgs/msg/Pose"]
-    Point = T["geometry_msgs/msg/Point"]
-    String = T["std_msgs/msg/String"]
 
     t0_ns = int(round((time.time() if start_time is None else float(start_time)) * 1e9))
     stamps = t0_ns + np.round(np.asarray(result.t) * 1e9).astype(np.int64)
 
-    def stamp(ns: int) -> Any:
-        return Time(sec=int(ns // 1_000_000_000), nanosec=int(ns % 1_000_000_000))
-
-    zero_t = QosTime(sec=0, nsec=0)
-    latched = Qos(QosHistory.KEEP_LAST, 1, QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL, zero_t, zero_t, QosLiveliness.AUTOMATIC, zero_t, False)
-    volatile = Qos(QosHistory.KEEP_LAST, 100, QosReliability.RELIABLE, QosDurability.VOLATILE, zero_t, zero_t, QosLiveliness.AUTOMATIC, zero_t, False)
-
-    names = list(model.joint_names)
-    frame = list(model.frame_names)
     moving, static = tf_tree(model)
     Tf = frame_poses(model, result.q)  # (K, nf, 4, 4) T_base_frame
-
-    def relative(edges: list[tuple[int, int]], Tk: Array) -> tuple[Array, Array]:
-        if not edges:
-            return np.zeros(Tk.shape[:1] + (0, 4, 4)), np.zeros(Tk.shape[:1] + (0, 4))
-        par = [p for p, _ in edges]
-        chi = [c for _, c in edges]
-        T_pc = invert_homogeneous(Tk[:, par]) @ Tk[:, chi]  # T_parent_child = T_base_parent^-1 T_base_child
-        return T_pc, rotation_to_quaternion(T_pc[..., :3, :3])
-
-    T_moving, Q_moving = relative(moving, Tf)
-    T_static, Q_static = relative(static, Tf[:1])
-
-    def transforms(T_pc_all: Array, quats: Array, edges: list[tuple[int, int]], ns: int) -> list[Any]:
-        out = []
-        for e, (p, c) in enumerate(edges):
-            T_pc = T_pc_all[e]
-            qx, qy, qz, qw = quats[e]
-            out.append(
-                TransformStamped(
-                    header=Header(stamp=stamp(ns), frame_id=frame[p]),
-                    child_frame_id=frame[c],
-                    transform=Transform(
-                        translation=Vector3(x=float(T_pc[0, 3]), y=float(T_pc[1, 3]), z=float(T_pc[2, 3])),
-                        rotation=Quaternion(x=float(qx), y=float(qy), z=float(qz), w=float(qw)),
-                    ),
-                )
-            )
-        return out
+    tf_moving = _edge_transforms(moving, Tf)
+    tf_static = _edge_transforms(static, Tf[:1])
 
     final = Path(path)
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -229,56 +177,141 @@ def write_rosbag(
     tmp = tmp_root / final.name
     try:
         with Writer(tmp, version=8, storage_plugin=StoragePlugin.MCAP) as writer:
-            c_js = writer.add_connection("/joint_states", TOPICS["/joint_states"], typestore=store, offered_qos_profiles=[volatile])
-            c_ref = writer.add_connection("/reference", TOPICS["/reference"], typestore=store, offered_qos_profiles=[volatile])
-            c_tf = writer.add_connection("/tf", TOPICS["/tf"], typestore=store, offered_qos_profiles=[volatile])
-            c_static = writer.add_connection("/tf_static", TOPICS["/tf_static"], typestore=store, offered_qos_profiles=[latched])
-            c_desc = writer.add_connection("/robot_description", TOPICS["/robot_description"], typestore=store, offered_qos_profiles=[latched])
-            c_pose = None
-            if result.pose_ref is not None:
-                Q_ref = rotation_to_quaternion(result.pose_ref[:, :3, :3])
-                c_pose = writer.add_connection("/reference_pose", TOPICS["/reference_pose"], typestore=store, offered_qos_profiles=[volatile])
-
-            ns0 = int(stamps[0])
-            text = model.description or ""
-            writer.write(c_desc, ns0, store.serialize_cdr(String(data=text), TOPICS["/robot_description"]))
-            msg = TFMessage(transforms=transforms(T_static[0], Q_static[0], static, ns0))
-            writer.write(c_static, ns0, store.serialize_cdr(msg, TOPICS["/tf_static"]))
-            has_ref = not np.all(np.isnan(result.q_ref))
-            empty = np.zeros(0)
-            for k, ns in enumerate(stamps):
-                ns = int(ns)
-                header = Header(stamp=stamp(ns), frame_id="")
-                js = JointState(
-                    header=header,
-                    name=names,
-                    position=np.asarray(result.q[k], dtype=np.float64),
-                    velocity=np.asarray(result.qd[k], dtype=np.float64),
-                    effort=np.asarray(result.tau[k], dtype=np.float64),
-                )
-                writer.write(c_js, ns, store.serialize_cdr(js, TOPICS["/joint_states"]))
-                if has_ref:
-                    point = JointTrajectoryPoint(
-                        positions=np.asarray(result.q_ref[k], dtype=np.float64),
-                        velocities=np.asarray(result.qd_ref[k], dtype=np.float64),
-                        accelerations=np.asarray(result.qdd_ref[k], dtype=np.float64),
-                        effort=empty,
-                        time_from_start=Duration(sec=0, nanosec=0),
-                    )
-                    jt = JointTrajectory(header=header, joint_names=names, points=[point])
-                    writer.write(c_ref, ns, store.serialize_cdr(jt, TOPICS["/reference"]))
-                if c_pose is not None:
-                    x = result.pose_ref[k, :3, 3]
-                    qx, qy, qz, qw = Q_ref[k]
-                    ps = PoseStamped(
-                        header=Header(stamp=stamp(ns), frame_id=model.base_link),
-                        pose=Pose(position=Point(x=float(x[0]), y=float(x[1]), z=float(x[2])), orientation=Quaternion(x=float(qx), y=float(qy), z=float(qz), w=float(qw))),
-                    )
-                    writer.write(c_pose, ns, store.serialize_cdr(ps, TOPICS["/reference_pose"]))
-                if k % tf_every == 0:
-                    msg = TFMessage(transforms=transforms(T_moving[k], Q_moving[k], moving, ns))
-                    writer.write(c_tf, ns, store.serialize_cdr(msg, TOPICS["/tf"]))
+            _write_messages(writer, store, result, model, stamps, tf_every, tf_moving, tf_static)
         _replace_dir(tmp, final)
     finally:
         shutil.rmtree(tmp_root, ignore_errors=True)
     return final
+
+
+class _EdgeTransforms(NamedTuple):
+    """The transforms of tf edges at K instants; ne edges.
+
+    Attributes:
+        edges: (parent, child) frame indices of each edge.
+        T: T_parent_child, shape (K, ne, 4, 4) [m].
+        quaternion: their rotations as unit quaternions (x, y, z, w), shape (K, ne, 4).
+    """
+
+    edges: list[tuple[int, int]]
+    T: Array
+    quaternion: Array
+
+
+def _edge_transforms(edges: list[tuple[int, int]], Tk: Array) -> _EdgeTransforms:
+    """The transforms of ``edges`` from the frame poses ``Tk``, shape (K, nf, 4, 4) T_base_frame."""
+    if not edges:
+        return _EdgeTransforms(edges, np.zeros(Tk.shape[:1] + (0, 4, 4)), np.zeros(Tk.shape[:1] + (0, 4)))
+    par = [p for p, _ in edges]
+    chi = [c for _, c in edges]
+    T_pc = invert_homogeneous(Tk[:, par]) @ Tk[:, chi]  # T_parent_child = T_base_parent^-1 T_base_child
+    return _EdgeTransforms(edges, T_pc, rotation_to_quaternion(T_pc[..., :3, :3]))
+
+
+def _qos_profiles() -> tuple[Any, Any]:
+    """(latched, volatile) QoS offered by the connections: transient-local depth 1 for what a
+    late subscriber must still get, volatile depth 100 for the streams."""
+    from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+
+    zero_t = QosTime(sec=0, nsec=0)
+    latched = Qos(QosHistory.KEEP_LAST, 1, QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL, zero_t, zero_t, QosLiveliness.AUTOMATIC, zero_t, False)
+    volatile = Qos(QosHistory.KEEP_LAST, 100, QosReliability.RELIABLE, QosDurability.VOLATILE, zero_t, zero_t, QosLiveliness.AUTOMATIC, zero_t, False)
+    return latched, volatile
+
+
+def _add_connections(writer: Any, store: Any, with_pose: bool) -> dict[str, Any]:
+    """The writer's connection of each topic written (/reference_pose only ``with_pose``)."""
+    latched, volatile = _qos_profiles()
+    topics = ["/joint_states", "/reference", "/tf", "/tf_static", "/robot_description"]
+    if with_pose:
+        topics.append("/reference_pose")
+    return {topic: writer.add_connection(topic, TOPICS[topic], typestore=store,
+                                         offered_qos_profiles=[latched if topic in ("/tf_static", "/robot_description") else volatile])
+            for topic in topics}
+
+
+def _stamp(T: Any, ns: int) -> Any:
+    """A builtin_interfaces/Time of ``ns`` nanoseconds since the epoch."""
+    return T["builtin_interfaces/msg/Time"](sec=int(ns // 1_000_000_000), nanosec=int(ns % 1_000_000_000))
+
+
+def _tf_message(T: Any, frame: list[str], tf: _EdgeTransforms, k: int, ns: int) -> Any:
+    """The TFMessage of the edges of ``tf`` at instant ``k``, stamped ``ns``."""
+    out = []
+    for e, (p, c) in enumerate(tf.edges):
+        T_pc = tf.T[k, e]
+        qx, qy, qz, qw = tf.quaternion[k, e]
+        out.append(
+            T["geometry_msgs/msg/TransformStamped"](
+                header=T["std_msgs/msg/Header"](stamp=_stamp(T, ns), frame_id=frame[p]),
+                child_frame_id=frame[c],
+                transform=T["geometry_msgs/msg/Transform"](
+                    translation=T["geometry_msgs/msg/Vector3"](x=float(T_pc[0, 3]), y=float(T_pc[1, 3]), z=float(T_pc[2, 3])),
+                    rotation=T["geometry_msgs/msg/Quaternion"](x=float(qx), y=float(qy), z=float(qz), w=float(qw)),
+                ),
+            )
+        )
+    return T["tf2_msgs/msg/TFMessage"](transforms=out)
+
+
+def _joint_state(T: Any, header: Any, names: list[str], result: Any, k: int) -> Any:
+    """The JointState of tick ``k``: q, qd and the joint torques."""
+    return T["sensor_msgs/msg/JointState"](
+        header=header,
+        name=names,
+        position=np.asarray(result.q[k], dtype=np.float64),
+        velocity=np.asarray(result.qd[k], dtype=np.float64),
+        effort=np.asarray(result.tau[k], dtype=np.float64),
+    )
+
+
+def _joint_reference(T: Any, header: Any, names: list[str], result: Any, k: int) -> Any:
+    """The JointTrajectory of tick ``k``: one point, q^d, qd^d and qdd^d."""
+    point = T["trajectory_msgs/msg/JointTrajectoryPoint"](
+        positions=np.asarray(result.q_ref[k], dtype=np.float64),
+        velocities=np.asarray(result.qd_ref[k], dtype=np.float64),
+        accelerations=np.asarray(result.qdd_ref[k], dtype=np.float64),
+        effort=np.zeros(0),
+        time_from_start=T["builtin_interfaces/msg/Duration"](sec=0, nanosec=0),
+    )
+    return T["trajectory_msgs/msg/JointTrajectory"](header=header, joint_names=names, points=[point])
+
+
+def _pose_reference(T: Any, base_link: str, pose: Array, quaternion: Array, ns: int) -> Any:
+    """The PoseStamped of the task reference ``pose`` (4, 4) in the base link, stamped ``ns``."""
+    x = pose[:3, 3]
+    qx, qy, qz, qw = quaternion
+    return T["geometry_msgs/msg/PoseStamped"](
+        header=T["std_msgs/msg/Header"](stamp=_stamp(T, ns), frame_id=base_link),
+        pose=T["geometry_msgs/msg/Pose"](position=T["geometry_msgs/msg/Point"](x=float(x[0]), y=float(x[1]), z=float(x[2])),
+                                         orientation=T["geometry_msgs/msg/Quaternion"](x=float(qx), y=float(qy), z=float(qz), w=float(qw))),
+    )
+
+
+def _write_messages(writer: Any, store: Any, result: Any, model: RobotModel, stamps: NDArray[np.int64], tf_every: int,
+                    tf_moving: _EdgeTransforms, tf_static: _EdgeTransforms) -> None:
+    """Every message of the recording: the description and /tf_static once at the first stamp,
+    then per tick the joint states, the references and, every ``tf_every`` ticks, /tf."""
+    T = store.types
+    conn = _add_connections(writer, store, result.pose_ref is not None)
+    Q_ref = None if result.pose_ref is None else rotation_to_quaternion(result.pose_ref[:, :3, :3])
+
+    def write(topic: str, ns: int, msg: Any) -> None:
+        writer.write(conn[topic], ns, store.serialize_cdr(msg, TOPICS[topic]))
+
+    names = list(model.joint_names)
+    frame = list(model.frame_names)
+    ns0 = int(stamps[0])
+    write("/robot_description", ns0, T["std_msgs/msg/String"](data=model.description or ""))
+    write("/tf_static", ns0, _tf_message(T, frame, tf_static, 0, ns0))
+    has_ref = not np.all(np.isnan(result.q_ref))
+    for k, ns in enumerate(stamps):
+        ns = int(ns)
+        header = T["std_msgs/msg/Header"](stamp=_stamp(T, ns), frame_id="")
+        write("/joint_states", ns, _joint_state(T, header, names, result, k))
+        if has_ref:
+            write("/reference", ns, _joint_reference(T, header, names, result, k))
+        if Q_ref is not None:
+            write("/reference_pose", ns, _pose_reference(T, model.base_link, result.pose_ref[k], Q_ref[k], ns))
+        if k % tf_every == 0:
+            write("/tf", ns, _tf_message(T, frame, tf_moving, k, ns))
