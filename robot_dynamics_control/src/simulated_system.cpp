@@ -398,7 +398,7 @@ hardware_interface::return_type SimulatedSystem::read(const rclcpp::Time & time,
         }
       }
     }
-    const int st = rd_plant_step(&plant_, h, steps, x_.data(), u_.data(), &model_->work());
+    const int st = rd_plant_step(&plant_, h, steps, x_.data(), nullptr, u_.data(), &model_->work());
     if (st != RD_OK) {
       if (!reported_) {
         RCLCPP_ERROR(logger(), "'%s': the plant's step failed (%s, status %d) at t = %.6f s; the state is "

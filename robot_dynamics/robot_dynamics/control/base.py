@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._batch import real_array
 from ..dynamics.rnea import rnea
 from ..errors import InputError, ModelError
+from ..kernels import stages
 from ..model.robot_model import RobotModel
 
 __all__ = [
@@ -218,6 +219,7 @@ class ControllerBase(ABC):
         self._last_message = ""
         self._t_prev: float | None = None
         self._zeros = np.zeros(model.nq)
+        self._A_inv = None if dt is None else np.ascontiguousarray(dt.A_inv, dtype=float)
 
     def _rnea(self, q: Array, qd: Array, qdd: Array, *, friction: bool = True) -> Array:
         """rnea of the controller's model for one state (the core's compiled kernel, Khalil 7.5):
@@ -291,23 +293,17 @@ class ControllerBase(ABC):
             return self._fault(f"{type(exc).__name__}: {exc}")
 
     def _saturate(self, q: Array, tau: Array, status: Status, message: str) -> ControlOutput:
-        lim = self.effort_limit
-        tau_sat = np.minimum(np.maximum(tau, -lim), lim)
-        clipped = tau_sat != tau
-        xi = joint_to_actuator(self.model, q, tau_sat)
-        if self.actuator_limit is not None:
-            xi_sat = np.clip(xi, -self.actuator_limit, self.actuator_limit)
-            clipped_a = xi_sat != xi
-            if np.any(clipped_a):
-                xi = xi_sat
-                tau_sat = actuator_to_joint(self.model, q, xi)
-                clipped = clipped | clipped_a
-        self._integrator_feedback(clipped.astype(float))
+        """Joint torques clipped to the effort limits, mapped to the actuators and clipped to
+        theirs: the engine's stage, the one the compiled loop runs."""
+        tau_sat, xi, clipped, actuator = stages.saturate(self.model, self.effort_limit, self._A_inv, self.actuator_limit, tau)
+        if actuator:
+            tau_sat = actuator_to_joint(self.model, q, xi)
+        self._integrator_feedback(clipped)
         if clipped.any():
             status = status | Status.SATURATED
             names = [self.model.joint_names[i] for i in np.flatnonzero(clipped)]
             message = (message + "; " if message else "") + f"effort saturated on {names}"
-        return ControlOutput(xi, np.asarray(tau_sat, dtype=float), status, message)
+        return ControlOutput(xi, tau_sat, status, message)
 
     def _fault(self, reason: str) -> ControlOutput:
         """The safe output: hold the gravity torque at the last valid position, or zero."""

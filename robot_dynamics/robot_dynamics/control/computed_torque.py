@@ -13,8 +13,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..dynamics import crba, rnea
-from ..dynamics._common import joint_friction
 from ..errors import InputError
+from ..kernels import stages
 from ..model.robot_model import RobotModel
 from .base import ControllerBase, Reference, Status, gain_vector
 
@@ -121,14 +121,9 @@ class ComputedTorque(ControllerBase):
             self.name = "predictive"
 
     def _law(self, t: float, dt: float, q: Array, qd: Array, reference: Reference) -> tuple[Array, Status, str]:
-        e = reference.q - q
-        if self.scheme == "tracking":
-            w = reference.qdd + self.kd * (reference.qd - qd) + self.kp * e  # Khalil [9.24]
-        else:
-            w = self.kp * e - self.kd * qd  # Khalil [9.29]
-        qs, qds = (reference.q, reference.qd) if self.predictive else (q, qd)
-        if self.friction_velocity == "measured":
-            # Khalil [9.22] (or [9.31] on the desired state) by Newton-Euler (9.4.2.5)
-            return self._rnea(qs, qds, w), Status.OK, ""
-        tau = self._rnea(qs, qds, w, friction=False)
-        return tau + joint_friction(self.model, reference.qd), Status.OK, ""
+        # Khalil [9.24] or [9.29], then [9.22] (or [9.31] on the desired state) by Newton-Euler
+        # (9.4.2.5): the engine's stage, the one the compiled loop runs
+        tau = stages.computed_torque(self.model, self.kp, self.kd, position=self.scheme == "position",
+                                     predictive=self.predictive, desired_friction=self.friction_velocity == "desired",
+                                     q=q, qd=qd, qr=reference.q, qdr=reference.qd, qddr=reference.qdd)
+        return tau, Status.OK, ""

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..dynamics import rnea_derivatives
 from ..errors import InputError
+from ..kernels import stages
 from ..model.robot_model import RobotModel
 from .base import ControllerBase, Reference, Status, gain_vector
 from .pid import max_inertia_diagonal, sample_configurations
@@ -126,13 +127,11 @@ class PDGravity(ControllerBase):
         return cls(model, *bandwidth_gains(model, omega, xi, inertia), **kwargs)
 
     def _law(self, t: float, dt: float, q: Array, qd: Array, reference: Reference) -> tuple[Array, Status, str]:
+        if self.gravity == "current":  # Khalil [9.12] with Q(q): the engine's stage
+            return stages.pd_gravity(self.model, self.kp, self.kd, q, qd, reference.q, reference.qd), Status.OK, ""
+        if self._goal is None or not np.array_equal(self._goal, reference.q):
+            self._goal = reference.q.copy()
+            self._Q_goal = self._gravity(reference.q)
         e = reference.q - q
         ed = reference.qd - qd
-        if self.gravity == "current":
-            Q = self._gravity(q)
-        else:
-            if self._goal is None or not np.array_equal(self._goal, reference.q):
-                self._goal = reference.q.copy()
-                self._Q_goal = self._gravity(reference.q)
-            Q = self._Q_goal
-        return self.kp * e + self.kd * ed + Q, Status.OK, ""  # Khalil [9.12]
+        return self.kp * e + self.kd * ed + self._Q_goal, Status.OK, ""  # Khalil [9.12] with Q(q^d)

@@ -13,9 +13,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._rk4 import rk4_step
-from ..dynamics import aba
-from ..dynamics._common import joint_friction
 from ..errors import InputError
+from ..kernels import gravity_vector, stages
 from ..model.robot_model import RobotModel
 from .options import Integration, PlantOptions
 
@@ -49,6 +48,8 @@ class Plant:
         self.friction = options.friction
         self.smoothing = options.coulomb_smoothing
         self.smooth = options.friction and options.coulomb_smoothing > 0
+        self._g = gravity_vector(model, options.gravity)
+        self._smooth = options.coulomb_smoothing if self.smooth else 0.0
         el = getattr(model.drivetrain, "elastic", None) if model.drivetrain is not None else None
         self.elastic = el is not None and options.elastic_joints
         self.stiffness = np.asarray(el.stiffness, float) if self.elastic else None
@@ -76,12 +77,10 @@ class Plant:
         return np.concatenate([q, qd, qm, np.zeros(n) if qmd0 is None else np.asarray(qmd0, float).reshape(n)])
 
     def accel(self, q: Array, qd: Array, tau: Array) -> Array:
-        """Joint accelerations of the rigid plant under joint torques tau, (nq,)."""
-        if self.smooth:
-            # Khalil [7.26] with sign(qd) regularised to tanh(qd / v_s) (plant only).
-            tau_f = joint_friction(self.model, qd, smoothing=self.smoothing)
-            return aba(self.model, q, qd, tau - tau_f, gravity=self.gravity, friction=False)
-        return aba(self.model, q, qd, tau, gravity=self.gravity, friction=self.friction)
+        """Joint accelerations of the rigid plant under joint torques tau, (nq,): the engine's
+        direct dynamics, friction by Khalil [7.26] with sign(qd) regularised to tanh(qd / v_s)
+        when smoothed (plant only)."""
+        return stages.plant_accel(self.model, self._g, self.friction, self._smooth, q, qd, tau)
 
     def derivative(self, x: Array, u: Array) -> tuple[Array, Array]:
         """(xdot, qdd) at the state x under the held joint torque u (nq,)."""
@@ -102,6 +101,9 @@ class Plant:
         Raises FloatingPointError when the state leaves :data:`DIVERGED` or an adaptive solver fails.
         """
         dt = integration.period
+        if integration.integrator == "rk4" and not self.elastic:  # the engine's step, as the compiled loop's
+            return stages.plant_step(self.model, self._g, self.friction, self._smooth, dt / integration.substeps,
+                                     integration.substeps, x, k1, u)
         if integration.integrator == "rk4":
             h = dt / integration.substeps
             for s in range(integration.substeps):

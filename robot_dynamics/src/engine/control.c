@@ -3,7 +3,8 @@
  *
  * Each performs the operations of its Python controller in the same order, with no contraction
  * into fused multiply-adds, so that both give the same numbers: PDGravity._law (Khalil [9.12]),
- * ComputedTorque._law (Khalil 9.4.2: [9.24], [9.29], [9.31]) and ControllerBase._saturate.
+ * ComputedTorque._law (Khalil 9.4.2: [9.24], [9.29], [9.31]) and ControllerBase._saturate. The
+ * Python controllers call these (through robot_dynamics.kernels.stages), so both ticks are one code.
  */
 #pragma GCC optimize("fp-contract=off")
 
@@ -44,11 +45,9 @@ int rd_computed_torque(const rd_model *m, const rd_computed_torque_options *o, c
                        const double *qr, const double *qdr, const double *qddr, double *tau, rd_work *w)
 {
     const int n = m->nq;
-    if (n > RD_SIM_MAX_JOINTS)
-        return RD_BAD_SIZE;
     if (!rd_finite(qr, n) || !rd_finite(qdr, n) || !rd_finite(qddr, n) || !rd_finite(q, n) || !rd_finite(qd, n))
         return RD_BAD_INPUT;
-    double wv[RD_SIM_MAX_JOINTS];
+    double *wv = w->law;
     for (int j = 0; j < n; ++j) {
         const double e = qr[j] - q[j];
         wv[j] = o->position ? o->kp[j] * e - o->kd[j] * qd[j]                      /* Khalil [9.29] */
@@ -65,16 +64,54 @@ int rd_computed_torque(const rd_model *m, const rd_computed_torque_options *o, c
     return rd_finite(tau, n) ? RD_OK : RD_BAD_OUTPUT;
 }
 
+void rd_map(int n, const double *M, const double *x, double *y)
+{
+    if (!M) {
+        memcpy(y, x, sizeof(double) * n);
+        return;
+    }
+    for (int i = 0; i < n; ++i) {
+        double acc = 0.0;
+        for (int j = 0; j < n; ++j)
+            acc += M[i * n + j] * x[j];
+        y[i] = acc;
+    }
+}
+
+/* x clipped to [-limit, limit] as np.minimum(np.maximum(x, -limit), limit). */
+static inline double clamp(double x, double limit)
+{
+    const double t = x > -limit ? x : -limit;
+    return t < limit ? t : limit;
+}
+
 int64_t rd_saturate(int n, const double *limit, double *tau)
 {
     int64_t clip = 0;
     for (int j = 0; j < n; ++j) {
-        const double lo = -limit[j], hi = limit[j];
-        double t = tau[j] > lo ? tau[j] : lo; /* np.maximum, then np.minimum */
-        t = t < hi ? t : hi;
+        const double t = clamp(tau[j], limit[j]);
         if (t != tau[j])
             clip |= (int64_t)1 << (j < 62 ? j : 62);
         tau[j] = t;
     }
     return clip;
+}
+
+int rd_saturate_effort(int n, const double *limit, const double *A_inv, const double *actuator_limit, double *tau,
+                       double *xi, double *flags)
+{
+    for (int j = 0; j < n; ++j) {
+        const double t = clamp(tau[j], limit[j]);
+        flags[j] = t != tau[j];
+        tau[j] = t;
+    }
+    rd_map(n, A_inv, tau, xi); /* xi = A^-1 Gamma (Khalil [7.33]: Gamma = A xi) */
+    int actuator = 0;
+    for (int j = 0; actuator_limit && j < n; ++j) {
+        const double x = clamp(xi[j], actuator_limit[j]);
+        if (x != xi[j])
+            flags[j] = 1.0, actuator = 1;
+        xi[j] = x;
+    }
+    return actuator;
 }

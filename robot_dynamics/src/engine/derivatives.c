@@ -57,19 +57,9 @@ static double friction_slope(const rd_model *m, int k, double qd, double smooth)
     return d;
 }
 
-/* w->dtau = d tau / d q_k (wrt_qd = 0) or d tau / d qd_k (wrt_qd = 1), after rd_rnea(q, qd, qdd)
- * left its state in w (E, r, v, a, c, the subtree forces f, and R when there are wrenches).
- * Each line of the recursion differentiated (the derivatives of Carpentier & Mansard, RSS 2018,
- * written in body coordinates): with d(X_i y)/d theta_i = (X_i y) x S_i (Featherstone 2.29 for
- * a joint transform) and dth_i = mult_i for a body that joint k drives (mimic: several), else 0,
- *   dv_i = X_i dv_p + dth_i (v_i x S_i) + dthd_i S_i
- *   da_i = X_i da_p + dth_i ((X_i a_p) x S_i) + thd_i (dv_i x S_i) + dthd_i (v_i x S_i)
- *   df_i = I_i da_i + dv_i x* I_i v_i + v_i x* I_i dv_i     (+ wrenches, secondary links)
- *   dtau_i = S_i . df_i,   df_p += X_i^T (df_i + dth_i S_i x* f_i).
- * Only the bodies the coordinate moves are visited forward ("moved"); the backward pass visits
- * them and their ancestors. */
-static void rnea_tangent(const rd_model *m, const double *qd, const double *qdd, const double *fx, int nfx, int k,
-                         int wrt_qd, int friction, double smooth, rd_work *w)
+/* The forward pass of rnea_tangent: dv, da, df (and drho, the frames' rotation) of the bodies
+ * coordinate k moves, zero elsewhere; dtau cleared. */
+static void tangent_forward(const rd_model *m, const double *qd, const double *qdd, int k, int wrt_qd, rd_work *w)
 {
     const int nb = m->nb, nq = m->nq;
     double *dv = w->dv, *da = w->da, *df = w->df, *dr = w->drho, *dtau = w->dtau;
@@ -126,9 +116,16 @@ static void rnea_tangent(const rd_model *m, const double *qd, const double *qdd,
         cross_force_add(dvi, Iv, dfi);
         cross_force_add(v, Idv, dfi);
     }
+}
+
+/* rnea_tangent's external wrenches (wrt q only): each turns with its body. */
+static void tangent_wrenches(const rd_model *m, const double *fx, int nfx, rd_work *w)
+{
+    double *df = w->df, *dr = w->drho;
+    const int *moved = w->moved;
     /* A wrench fixed in base axes at a point of the body turns with the body in its axes:
      * d(R^T x) = -drho x R^T x, for the force and the moment (add_wrenches) */
-    for (int n = 0; n < nfx && !wrt_qd; ++n) {
+    for (int n = 0; n < nfx; ++n) {
         const double *row = fx + RD_WRENCH * n;
         const int b = (int)row[0];
         if (!moved[b])
@@ -147,6 +144,14 @@ static void rnea_tangent(const rd_model *m, const double *qd, const double *qdd,
         f[2] += dM[2] + pt[0] * dF[1] - pt[1] * dF[0];
         f[3] += dF[0], f[4] += dF[1], f[5] += dF[2];
     }
+}
+
+/* rnea_tangent's secondary links: their torques' tangents on the carriers and along beta. */
+static void tangent_secondary(const rd_model *m, const double *qd, int k, int wrt_qd, rd_work *w)
+{
+    const int nq = m->nq;
+    double *dv = w->dv, *da = w->da, *df = w->df, *dtau = w->dtau;
+    int *moved = w->moved;
     /* Secondary links (rd_rnea): n_s = I_s (e_s betadd + w_c x e_s betad) on the carrier and
      * I_s e_s . alpha_c along beta: their tangents through w_c, alpha_c and betad = b . qd */
     for (int s = 0; s < m->nr; ++s) {
@@ -169,6 +174,14 @@ static void rnea_tangent(const rd_model *m, const double *qd, const double *qdd,
         for (int j = 0; j < nq; ++j)
             dtau[j] += sl->b[j] * dts;
     }
+}
+
+/* rnea_tangent's backward pass over the moved bodies and their ancestors. */
+static void tangent_backward(const rd_model *m, int k, int wrt_qd, rd_work *w)
+{
+    const int nb = m->nb;
+    double *df = w->df, *dtau = w->dtau;
+    int *moved = w->moved;
     /* Backward: dtau_i = S_i . df_i, df_p += X_i^T (df_i + dth_i S_i x* f_i) */
     for (int i = nb - 1; i >= 0; --i) {
         if (!moved[i])
@@ -183,9 +196,31 @@ static void rnea_tangent(const rd_model *m, const double *qd, const double *qdd,
         xt_force(w->E + 9 * i, w->r + 3 * i, dfi, df + 6 * b->parent, 1);
         moved[b->parent] = 1;
     }
-    if (wrt_qd && friction)
-        dtau[k] += friction_slope(m, k, qd[k], smooth);
 }
+
+/* w->dtau = d tau / d q_k (wrt_qd = 0) or d tau / d qd_k (wrt_qd = 1), after rd_rnea(q, qd, qdd)
+ * left its state in w (E, r, v, a, c, the subtree forces f, and R when there are wrenches).
+ * Each line of the recursion differentiated (the derivatives of Carpentier & Mansard, RSS 2018,
+ * written in body coordinates): with d(X_i y)/d theta_i = (X_i y) x S_i (Featherstone 2.29 for
+ * a joint transform) and dth_i = mult_i for a body that joint k drives (mimic: several), else 0,
+ *   dv_i = X_i dv_p + dth_i (v_i x S_i) + dthd_i S_i
+ *   da_i = X_i da_p + dth_i ((X_i a_p) x S_i) + thd_i (dv_i x S_i) + dthd_i (v_i x S_i)
+ *   df_i = I_i da_i + dv_i x* I_i v_i + v_i x* I_i dv_i     (+ wrenches, secondary links)
+ *   dtau_i = S_i . df_i,   df_p += X_i^T (df_i + dth_i S_i x* f_i).
+ * Only the bodies the coordinate moves are visited forward ("moved"); the backward pass visits
+ * them and their ancestors. */
+static void rnea_tangent(const rd_model *m, const double *qd, const double *qdd, const double *fx, int nfx, int k,
+                         int wrt_qd, int friction, double smooth, rd_work *w)
+{
+    tangent_forward(m, qd, qdd, k, wrt_qd, w);
+    if (!wrt_qd)
+        tangent_wrenches(m, fx, nfx, w);
+    tangent_secondary(m, qd, k, wrt_qd, w);
+    tangent_backward(m, k, wrt_qd, w);
+    if (wrt_qd && friction)
+        w->dtau[k] += friction_slope(m, k, qd[k], smooth);
+}
+
 
 /* y = v x x, the motion cross product (Featherstone 2.31): [w x xw; w x xu + u x xw]. */
 static inline void cross_motion(const double *v, const double *x, double *y)
@@ -456,6 +491,44 @@ int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, co
     return rd_finite(dtau_dq, nq * nq) && rd_finite(dtau_dqd, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
 }
 
+/* The tree's d tau/dq, d tau/dqd at qdd = rd_aba's (written into dq, dqd) and the Cholesky factor
+ * of A in w->L: qdd = A^-1 (tau - h - Gamma_f) from the composites (the bias h_i = oS_i . oFc_i at
+ * qdd = 0), then the accelerations and forces again at that qdd for the derivatives. */
+static int tree_at_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+                       int friction, double smooth, double *dq, double *dqd, rd_work *w)
+{
+    const int nq = m->nq;
+    tree_start(m, q, qd, NULL, g, w->L, w);
+    double *acc = w->acc;
+    for (int k = 0; k < nq; ++k)
+        acc[k] = tau[k] - (friction ? rd_friction(m, k, qd[k], smooth) : 0.0);
+    for (int i = 0; i < m->nb; ++i)
+        acc[m->body[i].joint] -= m->body[i].mult * dot6(w->oS + 6 * i, w->oFc + 6 * i);
+    if (rd_cholesky(w->L, nq) != RD_OK) { /* rd_aba words which joint moves no inertia */
+        const int st = rd_aba(m, q, qd, tau, g, NULL, 0, friction, smooth, w->acc, w);
+        return st != RD_OK ? st : RD_NOT_POSITIVE_DEFINITE;
+    }
+    rd_cholesky_solve(w->L, nq, acc);
+    if (!rd_finite(acc, nq))
+        return RD_BAD_OUTPUT;
+    tree_motion(m, qd, acc, g, 0, w);
+    tree_composites(m, 0, w);
+    tree_finish(m, qd, friction, smooth, dq, dqd, w);
+    return RD_OK;
+}
+
+/* The same by rd_aba, then rd_rnea_derivatives at its qdd (any model, wrenches included). */
+static int general_at_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+                          const double *fx, int nfx, int friction, double smooth, double *dq, double *dqd, rd_work *w)
+{
+    int st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w);
+    if (st == RD_OK)
+        st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dq, dqd, w->L, w);
+    if (st == RD_OK && rd_cholesky(w->L, m->nq) != RD_OK)
+        st = RD_NOT_POSITIVE_DEFINITE;
+    return st;
+}
+
 /* dqdd/dq, dqdd/dqd and A^-1 of rd_aba at (q, qd, tau): qdd = A^-1 (tau - h(q, qd) - ...), so
  * dqdd/dx = -A^-1 dtau/dx evaluated at the motion's own qdd (the inverse dynamics identity,
  * as Carpentier & Mansard's ABA derivatives), A^-1 from the Cholesky factor of A (rd_crba). */
@@ -464,35 +537,13 @@ int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, con
                        double *Minv, rd_work *w)
 {
     const int nq = m->nq;
-    int st;
-    if (tree_derivatives(m, nfx)) {
-        /* qdd = A^-1 (tau - h - Gamma_f) from the same composites (the bias h_i = oS_i . oFc_i at
-         * qdd = 0), then the accelerations and forces again at that qdd for the derivatives */
-        tree_start(m, q, qd, NULL, g, w->L, w);
-        double *acc = w->acc;
-        for (int k = 0; k < nq; ++k)
-            acc[k] = tau[k] - (friction ? rd_friction(m, k, qd[k], smooth) : 0.0);
-        for (int i = 0; i < m->nb; ++i)
-            acc[m->body[i].joint] -= m->body[i].mult * dot6(w->oS + 6 * i, w->oFc + 6 * i);
-        if (rd_cholesky(w->L, nq) != RD_OK) /* rd_aba words which joint moves no inertia */
-            return (st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w)) != RD_OK ? st : RD_NOT_POSITIVE_DEFINITE;
-        rd_cholesky_solve(w->L, nq, acc);
-        if (!rd_finite(acc, nq))
-            return RD_BAD_OUTPUT;
-        tree_motion(m, qd, acc, g, 0, w);
-        tree_composites(m, 0, w);
-        tree_finish(m, qd, friction, smooth, dqdd_dq, dqdd_dqd, w);
-    } else {
-        if ((st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w)) != RD_OK)
-            return st;
-        st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dqdd_dq, dqdd_dqd, w->L, w);
-        if (st != RD_OK)
-            return st;
-        if (rd_cholesky(w->L, nq) != RD_OK)
-            return RD_NOT_POSITIVE_DEFINITE;
-    }
+    const int st = tree_derivatives(m, nfx) ? tree_at_aba(m, q, qd, tau, g, friction, smooth, dqdd_dq, dqdd_dqd, w)
+                                            : general_at_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, dqdd_dq,
+                                                             dqdd_dqd, w);
+    if (st != RD_OK)
+        return st;
     double *x = w->dtau;
-    for (int k = 0; k < nq; ++k) {
+    for (int k = 0; k < nq; ++k) { /* column k of A^-1, then of -A^-1 dtau/dq and -A^-1 dtau/dqd */
         for (int j = 0; j < nq; ++j)
             x[j] = j == k;
         rd_cholesky_solve(w->L, nq, x);
@@ -509,4 +560,3 @@ int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, con
     }
     return rd_finite(dqdd_dq, nq * nq) && rd_finite(dqdd_dqd, nq * nq) && rd_finite(Minv, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
 }
-

@@ -191,7 +191,11 @@ int rd_joint_index(const rd_model *m, const char *name);
     X(oQ, double, 6 * nb)                                                                          \
     X(oG, double, 12 * nb)           /* per body j: G_j and H_j (the ancestors' entries)           */ \
     X(oW, double, 18 * nb)           /* per body j: alpha_j, dv_j, beta_j                          */ \
-    X(x4, double, 4 * (80 * nb + 12 + nq)) /* four states' recursion, lane by lane (rd_rnea4, rd_aba4) */
+    X(x4, double, 4 * (80 * nb + 12 + nq)) /* four states' recursion, lane by lane (rd_rnea4, rd_aba4) */ \
+    X(law, double, nq)               /* the control law's joint accelerations w (rd_computed_torque) */ \
+    X(uf, double, nq)                /* the plant's torques less friction (rd_plant_accel)         */ \
+    X(rk, double, 8 * nq)            /* RK4's stage state, k2, k3, k4 (rd_plant_rk4)               */ \
+    X(step, double, 4 * nq)          /* the stepped state and its k1 (rd_plant_step)               */
 
 typedef struct {
 #define RD_WORK_FIELD(name, type, count) type *name;
@@ -273,6 +277,16 @@ int rd_computed_torque(const rd_model *m, const rd_computed_torque_options *o, c
 /* Clips tau to +-limit (n values, in place); returns the clipped joints' bits (joints past 62: bit 62). */
 int64_t rd_saturate(int n, const double *limit, double *tau);
 
+/* y = M x for an n x n row-major M (a structure matrix map: x @ M.T in numpy), or y = x for M NULL. */
+void rd_map(int n, const double *M, const double *x, double *y);
+
+/* ControllerBase._saturate: tau clipped to +-limit, the actuator torques xi = A^-1 tau (A_inv n x n
+ * row-major, or NULL: xi = tau) clipped to +-actuator_limit (or NULL: no limit); flags[j] = 1 where
+ * joint j's or actuator j's torque was clipped, else 0. Returns 1 when an actuator torque was
+ * clipped (tau is then no longer A xi), else 0. */
+int rd_saturate_effort(int n, const double *limit, const double *A_inv, const double *actuator_limit, double *tau,
+                       double *xi, double *flags);
+
 /* The simulated plant: a model under gravity g, its friction on or off, the Coulomb sign smoothed
  * to tanh(qd / smooth) when smooth > 0. */
 typedef struct {
@@ -282,8 +296,6 @@ typedef struct {
     double smooth;
 } rd_plant;
 
-enum { RD_SIM_MAX_JOINTS = 62 }; /* a tick's saturated joints are one bit each of an int64 */
-
 /* qdd = f(q, qd, u): the plant's direct dynamics under the joint torques u. */
 int rd_plant_accel(const rd_plant *p, const double *q, const double *qd, const double *u, double *qdd, rd_work *w);
 
@@ -291,11 +303,14 @@ int rd_plant_accel(const rd_plant *p, const double *q, const double *qd, const d
  * x + (h/2) k1, x + (h/2) k2, x + h k3, then x + (h/6) (k1 + 2 k2 + 2 k3 + k4). */
 int rd_plant_rk4(const rd_plant *p, double h, double *x, const double *k1, const double *u, rd_work *w);
 
-/* `substeps` RK4 steps of h from x under the held u (a zero-order hold); x is updated only when
- * every step succeeds and the state stays finite. */
-int rd_plant_step(const rd_plant *p, double h, int substeps, double *x, const double *u, rd_work *w);
+/* `substeps` RK4 steps of h from x under the held u (a zero-order hold), k1 = f(x) of the first
+ * given (or NULL: computed); x is updated only when every step succeeds and the state stays
+ * within RD_DIVERGED (else RD_BAD_OUTPUT). */
+int rd_plant_step(const rd_plant *p, double h, int substeps, double *x, const double *k1, const double *u, rd_work *w);
 
 /* -- a compiled closed loop (simulate.c) -------------------------------------------------------------- */
+
+enum { RD_SIM_MAX_JOINTS = 62 }; /* a tick's saturated joints are one bit each of an int64 */
 
 #define RD_DIVERGED 1e150        /* a plant state this large has left any physical range */
 

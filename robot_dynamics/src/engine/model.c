@@ -77,6 +77,13 @@ static int check_size(const rd_model_size *z, char *err, size_t errlen)
 }
 
 /* Fills the structs of m (its arrays placed already) from the fields. */
+/* *body = x, a body index of the model text: 1 when it is the base (-1) or one of the nb bodies. */
+static int body_in_range(double x, int nb, int *body)
+{
+    *body = (int)x;
+    return *body >= -1 && *body < nb;
+}
+
 static int fill(rd_model *m, const double *const x[RD_FIELD_COUNT], char *err, size_t errlen)
 {
     const int nb = m->nb, nq = m->nq;
@@ -116,8 +123,7 @@ static int fill(rd_model *m, const double *const x[RD_FIELD_COUNT], char *err, s
     memcpy(m->b, x[RD_FIELD_b], sizeof(double) * m->nr * nq);
     for (int s = 0; s < m->nr; ++s) {
         rd_secondary *sl = &m->secondary[s];
-        sl->carrier = (int)x[RD_FIELD_carrier][s];
-        if (sl->carrier < -1 || sl->carrier >= nb)
+        if (!body_in_range(x[RD_FIELD_carrier][s], nb, &sl->carrier))
             return fail(err, errlen, "model: secondary link %d: carrier %d out of range", s, sl->carrier);
         memcpy(sl->axis, x[RD_FIELD_secondary_axis] + 3 * s, 3 * sizeof(double));
         sl->inertia = x[RD_FIELD_secondary_inertia][s];
@@ -125,8 +131,7 @@ static int fill(rd_model *m, const double *const x[RD_FIELD_COUNT], char *err, s
     }
     for (int f = 0; f < m->nf; ++f) {
         rd_frame *fr = &m->frame[f];
-        fr->body = (int)x[RD_FIELD_frame_body][f];
-        if (fr->body < -1 || fr->body >= nb)
+        if (!body_in_range(x[RD_FIELD_frame_body][f], nb, &fr->body))
             return fail(err, errlen, "model: frame %d: body %d out of range", f, fr->body);
         memcpy(fr->R, x[RD_FIELD_frame_R] + 9 * f, 9 * sizeof(double));
         memcpy(fr->p, x[RD_FIELD_frame_p] + 3 * f, 3 * sizeof(double));

@@ -211,39 +211,52 @@ static inline int fast_vector(PyObject *x, int n)
            PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) && rd_finite((const double *)PyArray_DATA(a), n);
 }
 
-static PyObject *one_state(PyObject *const *args, Py_ssize_t nargs, one_state_fn fn)
+/* One state (model, q, qd, x, friction) by fn, a new (nq,) array, or by dfn, a tuple of three new
+ * (nq, nq) arrays (d/dq, d/dqd, M or M^-1); NotImplemented when the model has no engine model, q,
+ * qd, x are not clean vectors (fast_vector) or the engine fails: the general path words the error. */
+static PyObject *one_state(PyObject *const *args, Py_ssize_t nargs, one_state_fn fn, derivatives_fn dfn)
 {
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "expected (model, q, qd, x, friction)");
         return NULL;
     }
     EngineModel *em = engine_of(args[0]);
-    if (!em)
+    const int nq = em ? em->m.nq : 0;
+    if (!em || !fast_vector(args[1], nq) || !fast_vector(args[2], nq) || !fast_vector(args[3], nq))
         Py_RETURN_NOTIMPLEMENTED;
-    const int nq = em->m.nq;
-    if (!fast_vector(args[1], nq) || !fast_vector(args[2], nq) || !fast_vector(args[3], nq))
-        Py_RETURN_NOTIMPLEMENTED;
-    npy_intp dim = nq;
-    PyArrayObject *out = (PyArrayObject *)PyArray_SimpleNew(1, &dim, NPY_DOUBLE);
-    if (!out)
-        return NULL;
     const int friction = PyObject_IsTrue(args[4]);
-    if (friction < 0) {
-        Py_DECREF(out);
+    if (friction < 0)
         return NULL;
+    const int count = dfn ? 3 : 1;
+    npy_intp dims[2] = {nq, nq};
+    PyObject *out[3] = {NULL, NULL, NULL};
+    double *data[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < count; ++k) {
+        if (!(out[k] = PyArray_SimpleNew(dfn ? 2 : 1, dims, NPY_DOUBLE))) {
+            Py_XDECREF(out[0]), Py_XDECREF(out[1]);
+            return NULL;
+        }
+        data[k] = (double *)PyArray_DATA((PyArrayObject *)out[k]);
     }
-    const int st = fn(&em->m, PyArray_DATA((PyArrayObject *)args[1]), PyArray_DATA((PyArrayObject *)args[2]),
-                      PyArray_DATA((PyArrayObject *)args[3]), em->m.gravity, NULL, 0, friction, 0.0,
-                      (double *)PyArray_DATA(out), &em->work);
-    if (st != RD_OK) {
-        Py_DECREF(out);
-        Py_RETURN_NOTIMPLEMENTED; /* the general path words the error */
-    }
-    return (PyObject *)out;
+    const double *q = PyArray_DATA((PyArrayObject *)args[1]), *qd = PyArray_DATA((PyArrayObject *)args[2]),
+                 *x = PyArray_DATA((PyArrayObject *)args[3]);
+    const int st = dfn ? dfn(&em->m, q, qd, x, em->m.gravity, NULL, 0, friction, 0.0, data[0], data[1], data[2], &em->work)
+                       : fn(&em->m, q, qd, x, em->m.gravity, NULL, 0, friction, 0.0, data[0], &em->work);
+    PyObject *answer = st != RD_OK ? Py_NewRef(Py_NotImplemented) : dfn ? PyTuple_New(3) : Py_NewRef(out[0]);
+    for (int k = 0; k < count; ++k)
+        if (answer && PyTuple_Check(answer))
+            PyTuple_SET_ITEM(answer, k, out[k]);
+        else
+            Py_DECREF(out[k]);
+    return answer;
 }
 
-static PyObject *py_rnea(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) { return one_state(args, nargs, rd_rnea); }
-static PyObject *py_aba(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) { return one_state(args, nargs, rd_aba); }
+static PyObject *py_rnea(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    return one_state(args, nargs, rd_rnea, NULL);
+}
+
+static PyObject *py_aba(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) { return one_state(args, nargs, rd_aba, NULL); }
 
 static PyObject *py_crba(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -265,55 +278,14 @@ static PyObject *py_crba(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     return (PyObject *)H;
 }
 
-/* (d/dq, d/dqd, M or M^-1) of one state, three new (nq, nq) arrays, or NotImplemented. */
-static PyObject *one_state_derivatives(PyObject *const *args, Py_ssize_t nargs, derivatives_fn fn)
-{
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "expected (model, q, qd, x, friction)");
-        return NULL;
-    }
-    EngineModel *em = engine_of(args[0]);
-    if (!em)
-        Py_RETURN_NOTIMPLEMENTED;
-    const int nq = em->m.nq;
-    if (!fast_vector(args[1], nq) || !fast_vector(args[2], nq) || !fast_vector(args[3], nq))
-        Py_RETURN_NOTIMPLEMENTED;
-    const int friction = PyObject_IsTrue(args[4]);
-    if (friction < 0)
-        return NULL;
-    npy_intp dims[2] = {nq, nq};
-    PyObject *out[3] = {NULL, NULL, NULL};
-    for (int k = 0; k < 3; ++k)
-        if (!(out[k] = PyArray_SimpleNew(2, dims, NPY_DOUBLE))) {
-            Py_XDECREF(out[0]), Py_XDECREF(out[1]);
-            return NULL;
-        }
-    const int st = fn(&em->m, PyArray_DATA((PyArrayObject *)args[1]), PyArray_DATA((PyArrayObject *)args[2]),
-                      PyArray_DATA((PyArrayObject *)args[3]), em->m.gravity, NULL, 0, friction, 0.0,
-                      (double *)PyArray_DATA((PyArrayObject *)out[0]), (double *)PyArray_DATA((PyArrayObject *)out[1]),
-                      (double *)PyArray_DATA((PyArrayObject *)out[2]), &em->work);
-    if (st != RD_OK) {
-        Py_DECREF(out[0]), Py_DECREF(out[1]), Py_DECREF(out[2]);
-        Py_RETURN_NOTIMPLEMENTED; /* the general path words the error */
-    }
-    PyObject *t = PyTuple_New(3);
-    if (!t) {
-        Py_DECREF(out[0]), Py_DECREF(out[1]), Py_DECREF(out[2]);
-        return NULL;
-    }
-    for (int k = 0; k < 3; ++k)
-        PyTuple_SET_ITEM(t, k, out[k]);
-    return t;
-}
-
 static PyObject *py_rnea_derivatives(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-    return one_state_derivatives(args, nargs, rd_rnea_derivatives);
+    return one_state(args, nargs, NULL, rd_rnea_derivatives);
 }
 
 static PyObject *py_aba_derivatives(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-    return one_state_derivatives(args, nargs, rd_aba_derivatives);
+    return one_state(args, nargs, NULL, rd_aba_derivatives);
 }
 
 /* -- threads ------------------------------------------------------------------------------------------ */

@@ -37,7 +37,7 @@ typedef int (*one_state_fn)(const rd_model *, const double *, const double *, co
 typedef int (*derivatives_fn)(const rd_model *, const double *, const double *, const double *, const double *,
                               const double *, int, int, double, double *, double *, double *, rd_work *);
 
-/* Adds the batches, simulate and linear_recurrence to the module (module_batch.c): 0 or -1. */
+/* Adds the batches, the tick stages, simulate and linear_recurrence to the module (module_batch.c): 0 or -1. */
 int rd_module_add_batches(PyObject *mod);
 
 #endif

@@ -391,7 +391,7 @@ static int parse_args(const arg_spec *spec, int count, PyObject *args, PyObject 
 
 /* -- batches ------------------------------------------------------------------------------------------- */
 
-static PyObject *py_batch(PyObject *self, PyObject *args);
+static PyObject *py_call(PyObject *self, PyObject *args);
 
 /* The argument tables, shared by name. */
 #define BA(field) offsetof(batch_args, field)
@@ -407,64 +407,56 @@ static PyObject *py_batch(PyObject *self, PyObject *args);
     {a, A_OUT, 3, {S_N, S_NQ, S_NQ}, 0, BA(OUT)}, {b, A_OUT, 3, {S_N, S_NQ, S_NQ}, 0, BA(OUT2)},  \
     {c, A_OUT, 3, {S_N, S_NQ, S_NQ}, 0, BA(OUT3)}
 
+typedef int (*stage_fn)(const void *args);
+
+/* A batch (rows: its rows function) or a tick stage (stage: its function, below), with its table. */
 typedef struct {
-    PyMethodDef def; /* its ml_meth: py_batch; its doc: the call */
+    PyMethodDef def; /* its ml_meth: py_call; its doc: the call */
     rows_fn rows;
+    stage_fn stage;
     int count;
     arg_spec args[12];
-} batch_spec;
+} call_spec;
 
-static batch_spec batches[] = {
-    {{"rnea_batch", py_batch, METH_VARARGS, "rnea_batch(model, Q, QD, QDD, g, FX, friction, smooth, OUT, status)"},
-     rnea_rows, 10, {ARG_MODEL, ARG_Q, ARG_QD, ARG_X("QDD"), ARG_G, ARG_FX, ARG_FRICTION,
+static call_spec batches[] = {
+    {{"rnea_batch", py_call, METH_VARARGS, "rnea_batch(model, Q, QD, QDD, g, FX, friction, smooth, OUT, status)"},
+     rnea_rows, NULL, 10, {ARG_MODEL, ARG_Q, ARG_QD, ARG_X("QDD"), ARG_G, ARG_FX, ARG_FRICTION,
                      {"OUT", A_OUT, 2, {S_N, S_NQ}, 0, BA(OUT)}, ARG_STATUS}},
-    {{"aba_batch", py_batch, METH_VARARGS, "aba_batch(model, Q, QD, TAU, g, FX, friction, smooth, OUT, status)"},
-     aba_rows, 10, {ARG_MODEL, ARG_Q, ARG_QD, ARG_X("TAU"), ARG_G, ARG_FX, ARG_FRICTION,
+    {{"aba_batch", py_call, METH_VARARGS, "aba_batch(model, Q, QD, TAU, g, FX, friction, smooth, OUT, status)"},
+     aba_rows, NULL, 10, {ARG_MODEL, ARG_Q, ARG_QD, ARG_X("TAU"), ARG_G, ARG_FX, ARG_FRICTION,
                     {"OUT", A_OUT, 2, {S_N, S_NQ}, 0, BA(OUT)}, ARG_STATUS}},
-    {{"rnea_derivatives_batch", py_batch, METH_VARARGS,
+    {{"rnea_derivatives_batch", py_call, METH_VARARGS,
       "rnea_derivatives_batch(model, Q, QD, QDD, g, FX, friction, smooth, DQ, DQD, M, status)"},
-     rnea_derivatives_rows, 12, {ARG_MODEL, ARG_Q, ARG_QD, ARG_X("QDD"), ARG_G, ARG_FX, ARG_FRICTION,
+     rnea_derivatives_rows, NULL, 12, {ARG_MODEL, ARG_Q, ARG_QD, ARG_X("QDD"), ARG_G, ARG_FX, ARG_FRICTION,
                                  ARG_MATRICES("DQ", "DQD", "M"), ARG_STATUS}},
-    {{"aba_derivatives_batch", py_batch, METH_VARARGS,
+    {{"aba_derivatives_batch", py_call, METH_VARARGS,
       "aba_derivatives_batch(model, Q, QD, TAU, g, FX, friction, smooth, DQ, DQD, MINV, status)"},
-     aba_derivatives_rows, 12, {ARG_MODEL, ARG_Q, ARG_QD, ARG_X("TAU"), ARG_G, ARG_FX, ARG_FRICTION,
+     aba_derivatives_rows, NULL, 12, {ARG_MODEL, ARG_Q, ARG_QD, ARG_X("TAU"), ARG_G, ARG_FX, ARG_FRICTION,
                                 ARG_MATRICES("DQ", "DQD", "MINV"), ARG_STATUS}},
-    {{"crba_batch", py_batch, METH_VARARGS, "crba_batch(model, Q, H, status)"},
-     crba_rows, 4, {ARG_MODEL, ARG_Q, {"H", A_OUT, 3, {S_N, S_NQ, S_NQ}, 0, BA(OUT)}, ARG_STATUS}},
-    {{"energy_batch", py_batch, METH_VARARGS, "energy_batch(model, Q, QD, g, OUT, status): kinetic, potential"},
-     energy_rows, 6, {ARG_MODEL, ARG_Q, ARG_QD, ARG_G, {"OUT", A_OUT, 2, {S_N, 2}, 0, BA(OUT)}, ARG_STATUS}},
-    {{"frame_poses_batch", py_batch, METH_VARARGS, "frame_poses_batch(model, Q, frames, T)"},
-     frame_poses_rows, 4, {ARG_MODEL, ARG_Q, {"frames", A_FRAMES, 1, {S_F}, 0, BA(frames)},
+    {{"crba_batch", py_call, METH_VARARGS, "crba_batch(model, Q, H, status)"},
+     crba_rows, NULL, 4, {ARG_MODEL, ARG_Q, {"H", A_OUT, 3, {S_N, S_NQ, S_NQ}, 0, BA(OUT)}, ARG_STATUS}},
+    {{"energy_batch", py_call, METH_VARARGS, "energy_batch(model, Q, QD, g, OUT, status): kinetic, potential"},
+     energy_rows, NULL, 6, {ARG_MODEL, ARG_Q, ARG_QD, ARG_G, {"OUT", A_OUT, 2, {S_N, 2}, 0, BA(OUT)}, ARG_STATUS}},
+    {{"frame_poses_batch", py_call, METH_VARARGS, "frame_poses_batch(model, Q, frames, T)"},
+     frame_poses_rows, NULL, 4, {ARG_MODEL, ARG_Q, {"frames", A_FRAMES, 1, {S_F}, 0, BA(frames)},
                            {"T", A_OUT, 4, {S_N, S_F, 4, 4}, 0, BA(OUT)}}},
-    {{"jacobian_batch", py_batch, METH_VARARGS, "jacobian_batch(model, Q, k, J)"},
-     jacobian_rows, 4, {ARG_MODEL, ARG_Q, {"k", A_FRAME, 0, {0}, 0, BA(k)}, {"J", A_OUT, 3, {S_N, 6, S_NQ}, 0, BA(OUT)}}},
-    {{"point_motion_batch", py_batch, METH_VARARGS, "point_motion_batch(model, Q, QD, k, VEL, ACC)"},
-     point_motion_rows, 6, {ARG_MODEL, ARG_Q, ARG_QD, {"k", A_FRAME, 0, {0}, 0, BA(k)},
+    {{"jacobian_batch", py_call, METH_VARARGS, "jacobian_batch(model, Q, k, J)"},
+     jacobian_rows, NULL, 4, {ARG_MODEL, ARG_Q, {"k", A_FRAME, 0, {0}, 0, BA(k)}, {"J", A_OUT, 3, {S_N, 6, S_NQ}, 0, BA(OUT)}}},
+    {{"point_motion_batch", py_call, METH_VARARGS, "point_motion_batch(model, Q, QD, k, VEL, ACC)"},
+     point_motion_rows, NULL, 6, {ARG_MODEL, ARG_Q, ARG_QD, {"k", A_FRAME, 0, {0}, 0, BA(k)},
                             {"VEL", A_OUT, 2, {S_N, 6}, 0, BA(OUT)}, {"ACC", A_OUT, 2, {S_N, 6}, 0, BA(OUT2)}}},
-    {{"motion_batch", py_batch, METH_VARARGS, "motion_batch(model, Q, QD, QDD, g, E, r, V, A)"},
-     motion_rows, 9, {ARG_MODEL, ARG_Q, ARG_QD, ARG_X("QDD"), ARG_G, {"E", A_OUT, 3, {S_N, S_NB, 9}, 0, BA(OUT)},
+    {{"motion_batch", py_call, METH_VARARGS, "motion_batch(model, Q, QD, QDD, g, E, r, V, A)"},
+     motion_rows, NULL, 9, {ARG_MODEL, ARG_Q, ARG_QD, ARG_X("QDD"), ARG_G, {"E", A_OUT, 3, {S_N, S_NB, 9}, 0, BA(OUT)},
                       {"r", A_OUT, 3, {S_N, S_NB, 3}, 0, BA(OUT2)}, {"V", A_OUT, 3, {S_N, S_NB1, 6}, 0, BA(OUT3)},
                       {"A", A_OUT, 3, {S_N, S_NB1, 6}, 0, BA(OUT4)}}},
-    {{"friction_batch", py_batch, METH_VARARGS, "friction_batch(model, QD, smooth, OUT): joint friction (Khalil [7.26])"},
-     friction_rows, 4, {ARG_MODEL, ARG_QD, {"smooth", A_DOUBLE, 0, {0}, 0, BA(smooth)},
+    {{"friction_batch", py_call, METH_VARARGS, "friction_batch(model, QD, smooth, OUT): joint friction (Khalil [7.26])"},
+     friction_rows, NULL, 4, {ARG_MODEL, ARG_QD, {"smooth", A_DOUBLE, 0, {0}, 0, BA(smooth)},
                         {"OUT", A_OUT, 2, {S_N, S_NQ}, 0, BA(OUT)}}},
 };
 #define BATCH_COUNT ((int)(sizeof batches / sizeof batches[0]))
 
-/* Every batch: its table parses the arguments, run_batch runs its rows. self: the batch_spec. */
-static PyObject *py_batch(PyObject *self, PyObject *args)
-{
-    const batch_spec *spec = PyCapsule_GetPointer(self, NULL);
-    batch_args b = {0};
-    npy_intp sym[S_COUNT];
-    if (!spec || parse_args(spec->args, spec->count, args, NULL, (char *)&b, sym))
-        return NULL;
-    b.nfx = sym[SYM(S_W)] < 0 ? 0 : (int)sym[SYM(S_W)];
-    b.nframes = sym[SYM(S_F)] < 0 ? 0 : (int)sym[SYM(S_F)];
-    if (run_batch(&b, spec->rows, sym[SYM(S_N)]))
-        return NULL;
-    Py_RETURN_NONE;
-}
+/* The one-state workspace of the engine Model holding m. */
+static rd_work *work_of(const rd_model *m) { return &((EngineModel *)((char *)m - offsetof(EngineModel, m)))->work; }
 
 /* -- a compiled closed loop ---------------------------------------------------------------------------- */
 
@@ -515,10 +507,8 @@ static PyObject *py_simulate(PyObject *mod, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_ValueError, "simulate: ticks out of range");
         return NULL;
     }
-    EngineModel *ec = (EngineModel *)((char *)c.s.ctrl - offsetof(EngineModel, m));
-    EngineModel *ep = (EngineModel *)((char *)c.s.plant - offsetof(EngineModel, m));
     int done = c.k0;
-    const int code = rd_simulate(&c.s, &c.L, c.k0, c.k1, c.x, &done, &ec->work, &ep->work);
+    const int code = rd_simulate(&c.s, &c.L, c.k0, c.k1, c.x, &done, work_of(c.s.ctrl), work_of(c.s.plant));
     return Py_BuildValue("ii", code, done);
 }
 
@@ -553,6 +543,109 @@ static PyObject *py_linear_recurrence(PyObject *mod, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* -- the tick stages, one state each -------------------------------------------------------------------
+ * The functions of control.c and plant.c that the compiled loop sequences, for the Python controllers
+ * and plant (robot_dynamics.kernels.stages): the Python tick computes what the compiled loop computes.
+ * Each takes its table's arguments, writes its outputs and returns the engine's status (an int). */
+
+typedef struct {
+    const rd_model *m;
+    const double *kp, *kd, *q, *qd, *qr, *qdr, *qddr, *g, *limit, *A_inv, *actuator_limit, *k1, *u;
+    int position, predictive, desired_friction, friction, substeps;
+    double smooth, h;
+    double *out, *out2, *out3;
+} stage_args;
+
+static int computed_torque_stage(const void *args)
+{
+    const stage_args *a = args;
+    const rd_computed_torque_options o = {a->kp, a->kd, a->position, a->predictive, a->desired_friction};
+    return rd_computed_torque(a->m, &o, a->q, a->qd, a->qr, a->qdr, a->qddr, a->out, work_of(a->m));
+}
+
+static int pd_gravity_stage(const void *args)
+{
+    const stage_args *a = args;
+    return rd_pd_gravity(a->m, a->kp, a->kd, a->q, a->qd, a->qr, a->qdr, a->out, work_of(a->m));
+}
+
+static int saturate_stage(const void *args)
+{
+    const stage_args *a = args;
+    return rd_saturate_effort(a->m->nq, a->limit, a->A_inv, a->actuator_limit, a->out, a->out2, a->out3);
+}
+
+static int plant_accel_stage(const void *args)
+{
+    const stage_args *a = args;
+    const rd_plant p = {a->m, a->g, a->friction, a->smooth};
+    return rd_plant_accel(&p, a->q, a->qd, a->u, a->out, work_of(a->m));
+}
+
+static int plant_step_stage(const void *args)
+{
+    const stage_args *a = args;
+    const rd_plant p = {a->m, a->g, a->friction, a->smooth};
+    return rd_plant_step(&p, a->h, a->substeps, a->out, a->k1, a->u, work_of(a->m));
+}
+
+#define ST(field) offsetof(stage_args, field)
+#define STAGE_VECTOR(name, kind, field, optional) {name, kind, 1, {S_NQ}, optional, ST(field)}
+#define STAGE_MODEL {"model", A_MODEL, 0, {0}, 0, ST(m)}
+#define STAGE_GAINS STAGE_VECTOR("kp", A_IN, kp, 0), STAGE_VECTOR("kd", A_IN, kd, 0)
+#define STAGE_STATE STAGE_VECTOR("q", A_IN, q, 0), STAGE_VECTOR("qd", A_IN, qd, 0)
+#define STAGE_PLANT STAGE_MODEL, {"g", A_IN, 1, {3}, 0, ST(g)}, {"friction", A_BOOL, 0, {0}, 0, ST(friction)}, \
+                    {"smooth", A_DOUBLE, 0, {0}, 0, ST(smooth)}
+
+static call_spec stages[] = {
+    {{"computed_torque", py_call, METH_VARARGS,
+      "computed_torque(model, kp, kd, position, predictive, desired_friction, q, qd, qr, qdr, qddr, tau) -> status"},
+     NULL, computed_torque_stage, 12, {STAGE_MODEL, STAGE_GAINS, {"position", A_BOOL, 0, {0}, 0, ST(position)},
+                                 {"predictive", A_BOOL, 0, {0}, 0, ST(predictive)},
+                                 {"desired_friction", A_BOOL, 0, {0}, 0, ST(desired_friction)}, STAGE_STATE,
+                                 STAGE_VECTOR("qr", A_IN, qr, 0), STAGE_VECTOR("qdr", A_IN, qdr, 0),
+                                 STAGE_VECTOR("qddr", A_IN, qddr, 0), STAGE_VECTOR("tau", A_OUT, out, 0)}},
+    {{"pd_gravity", py_call, METH_VARARGS, "pd_gravity(model, kp, kd, q, qd, qr, qdr, tau) -> status"},
+     NULL, pd_gravity_stage, 8, {STAGE_MODEL, STAGE_GAINS, STAGE_STATE, STAGE_VECTOR("qr", A_IN, qr, 0),
+                           STAGE_VECTOR("qdr", A_IN, qdr, 0), STAGE_VECTOR("tau", A_OUT, out, 0)}},
+    {{"saturate", py_call, METH_VARARGS,
+      "saturate(model, limit, A_inv, actuator_limit, tau, xi, flags) -> 1 when an actuator torque was clipped"},
+     NULL, saturate_stage, 7, {STAGE_MODEL, STAGE_VECTOR("limit", A_IN, limit, 0),
+                         {"A_inv", A_IN, 2, {S_NQ, S_NQ}, 1, ST(A_inv)}, STAGE_VECTOR("actuator_limit", A_IN, actuator_limit, 1),
+                         STAGE_VECTOR("tau", A_OUT, out, 0), STAGE_VECTOR("xi", A_OUT, out2, 0),
+                         STAGE_VECTOR("flags", A_OUT, out3, 0)}},
+    {{"plant_accel", py_call, METH_VARARGS, "plant_accel(model, g, friction, smooth, q, qd, u, qdd) -> status"},
+     NULL, plant_accel_stage, 8, {STAGE_PLANT, STAGE_STATE, STAGE_VECTOR("u", A_IN, u, 0), STAGE_VECTOR("qdd", A_OUT, out, 0)}},
+    {{"plant_step", py_call, METH_VARARGS,
+      "plant_step(model, g, friction, smooth, h, substeps, x, k1, u) -> status: x (2 nq) advanced in place"},
+     NULL, plant_step_stage, 9, {STAGE_PLANT, {"h", A_DOUBLE, 0, {0}, 0, ST(h)}, {"substeps", A_INT, 0, {0}, 0, ST(substeps)},
+                           {"x", A_OUT, 1, {S_2NQ}, 0, ST(out)}, {"k1", A_IN, 1, {S_2NQ}, 1, ST(k1)},
+                           STAGE_VECTOR("u", A_IN, u, 0)}},
+};
+#define STAGE_COUNT ((int)(sizeof stages / sizeof stages[0]))
+
+/* Every batch and stage: its table parses the arguments, then run_batch runs a batch's rows, or
+ * the stage runs and its status is returned. self: the call_spec. */
+static PyObject *py_call(PyObject *self, PyObject *args)
+{
+    const call_spec *spec = PyCapsule_GetPointer(self, NULL);
+    union {
+        batch_args b;
+        stage_args s;
+    } a;
+    memset(&a, 0, sizeof a);
+    npy_intp sym[S_COUNT];
+    if (!spec || parse_args(spec->args, spec->count, args, NULL, (char *)&a, sym))
+        return NULL;
+    if (spec->stage)
+        return PyLong_FromLong(spec->stage(&a.s));
+    a.b.nfx = sym[SYM(S_W)] < 0 ? 0 : (int)sym[SYM(S_W)];
+    a.b.nframes = sym[SYM(S_F)] < 0 ? 0 : (int)sym[SYM(S_F)];
+    if (run_batch(&a.b, spec->rows, sym[SYM(S_N)]))
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef loop_methods[] = {
     {"linear_recurrence", py_linear_recurrence, METH_VARARGS,
      "linear_recurrence(Ad, Bd, x0, U, E): E[k] = x_k[:ne] of x_k = Ad x_(k-1) + Bd U[k-1] (a zero-order-hold linear system)"},
@@ -562,17 +655,25 @@ static PyMethodDef loop_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int rd_module_add_batches(PyObject *mod)
+/* Adds the functions of a table (ml_self: its entry) to the module. */
+static int add_table(PyObject *mod, call_spec *table, int count)
 {
-    for (int k = 0; k < BATCH_COUNT; ++k) {
-        PyObject *spec = PyCapsule_New(&batches[k], NULL, NULL);
-        PyObject *fn = spec ? PyCFunction_NewEx(&batches[k].def, spec, NULL) : NULL;
+    for (int k = 0; k < count; ++k) {
+        PyObject *spec = PyCapsule_New(&table[k], NULL, NULL);
+        PyObject *fn = spec ? PyCFunction_NewEx(&table[k].def, spec, NULL) : NULL;
         Py_XDECREF(spec);
-        if (!fn || PyModule_AddObject(mod, batches[k].def.ml_name, fn) < 0) {
+        if (!fn || PyModule_AddObject(mod, table[k].def.ml_name, fn) < 0) {
             Py_XDECREF(fn);
             return -1;
         }
     }
+    return 0;
+}
+
+int rd_module_add_batches(PyObject *mod)
+{
+    if (add_table(mod, batches, BATCH_COUNT) || add_table(mod, stages, STAGE_COUNT))
+        return -1;
     if (PyModule_AddIntConstant(mod, "SERIAL_BELOW", RD_SERIAL_BELOW) < 0)
         return -1;
     return PyModule_AddFunctions(mod, loop_methods);

@@ -12,12 +12,10 @@
 int rd_plant_accel(const rd_plant *p, const double *q, const double *qd, const double *u, double *qdd, rd_work *w)
 {
     const int n = p->model->nq;
-    if (n > RD_SIM_MAX_JOINTS)
-        return RD_BAD_SIZE;
     if (!rd_finite(q, n) || !rd_finite(qd, n) || !rd_finite(u, n))
         return RD_BAD_INPUT;
     if (p->friction && p->smooth > 0.0) {
-        double uf[RD_SIM_MAX_JOINTS]; /* u - Gamma_f(qd) with tanh(qd / v_s) for its sign, then aba without friction */
+        double *uf = w->uf; /* u - Gamma_f(qd) with tanh(qd / v_s) for its sign, then aba without friction */
         for (int k = 0; k < n; ++k)
             uf[k] = u[k] - rd_friction(p->model, k, qd[k], p->smooth);
         return rd_aba(p->model, q, qd, uf, p->g, NULL, 0, 0, 0.0, qdd, w);
@@ -28,10 +26,8 @@ int rd_plant_accel(const rd_plant *p, const double *q, const double *qd, const d
 int rd_plant_rk4(const rd_plant *p, double h, double *x, const double *k1, const double *u, rd_work *w)
 {
     const int n = p->model->nq, m = 2 * n;
-    if (n > RD_SIM_MAX_JOINTS)
-        return RD_BAD_SIZE;
     const double hh = 0.5 * h, h6 = h / 6.0;
-    double xs[2 * RD_SIM_MAX_JOINTS], k2[2 * RD_SIM_MAX_JOINTS], k3[2 * RD_SIM_MAX_JOINTS], k4[2 * RD_SIM_MAX_JOINTS];
+    double *xs = w->rk, *k2 = xs + m, *k3 = k2 + m, *k4 = k3 + m;
     const double *kin[3] = {k1, k2, k3};
     double *kout[3] = {k2, k3, k4};
     const double scale[3] = {hh, hh, h};
@@ -48,16 +44,21 @@ int rd_plant_rk4(const rd_plant *p, double h, double *x, const double *k1, const
     return RD_OK;
 }
 
-int rd_plant_step(const rd_plant *p, double h, int substeps, double *x, const double *u, rd_work *w)
+int rd_plant_step(const rd_plant *p, double h, int substeps, double *x, const double *k1, const double *u, rd_work *w)
 {
     const int n = p->model->nq, m = 2 * n;
-    if (n > RD_SIM_MAX_JOINTS || substeps < 1)
+    if (substeps < 1)
         return RD_BAD_SIZE;
-    double xn[2 * RD_SIM_MAX_JOINTS], f1[2 * RD_SIM_MAX_JOINTS];
+    double *xn = w->step, *f1 = xn + m;
     memcpy(xn, x, sizeof(double) * m);
     for (int sub = 0; sub < substeps; ++sub) {
-        memcpy(f1, xn + n, sizeof(double) * n);
-        int st = rd_plant_accel(p, xn, xn + n, u, f1 + n, w);
+        int st = RD_OK;
+        if (sub == 0 && k1) {
+            memcpy(f1, k1, sizeof(double) * m);
+        } else {
+            memcpy(f1, xn + n, sizeof(double) * n);
+            st = rd_plant_accel(p, xn, xn + n, u, f1 + n, w);
+        }
         if (st == RD_OK)
             st = rd_plant_rk4(p, h, xn, f1, u, w);
         if (st != RD_OK)

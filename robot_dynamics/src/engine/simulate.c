@@ -15,21 +15,6 @@
 
 #include "engine.h"
 
-/* y = M x for an n x n row-major M (the structure matrix maps, x @ M.T), or y = x without one. */
-static void map(const double *M, const double *x, double *y, int n)
-{
-    if (!M) {
-        memcpy(y, x, sizeof(double) * n);
-        return;
-    }
-    for (int i = 0; i < n; ++i) {
-        double acc = 0.0;
-        for (int j = 0; j < n; ++j)
-            acc += M[i * n + j] * x[j];
-        y[i] = acc;
-    }
-}
-
 /* The controller's tick k: measured state, the law [9.24] or [9.29] by Newton-Euler (9.4.2.5),
  * saturation at the joints then at the actuators. Writes EFF[k], STATUS[k], CLIP[k]. */
 static int control(const rd_sim *s, const rd_sim_log *L, int k, const double *q, const double *qd, double *xi, rd_work *w)
@@ -47,22 +32,12 @@ static int control(const rd_sim *s, const rd_sim_log *L, int k, const double *q,
     int st = rd_computed_torque(s->ctrl, &law, qm, qdm, qr, qdr, qddr, ts, w);
     if (st != RD_OK)
         return st;
-    int64_t clip = rd_saturate(n, s->limit, ts);
-    map(s->ctrl_A_inv, ts, xi, n);
-    if (s->actuator_limit) {
-        int64_t clip_a = 0;
-        double xs[RD_SIM_MAX_JOINTS];
-        for (int j = 0; j < n; ++j) {
-            const double a = s->actuator_limit[j];
-            xs[j] = xi[j] < -a ? -a : (xi[j] > a ? a : xi[j]);
-            if (xs[j] != xi[j])
-                clip_a |= (int64_t)1 << j;
-        }
-        if (clip_a) {
-            memcpy(xi, xs, sizeof(double) * n);
-            clip |= clip_a;
-        }
-    }
+    double flags[RD_SIM_MAX_JOINTS];
+    rd_saturate_effort(n, s->limit, s->ctrl_A_inv, s->actuator_limit, ts, xi, flags);
+    int64_t clip = 0;
+    for (int j = 0; j < n; ++j)
+        if (flags[j] != 0.0)
+            clip |= (int64_t)1 << j;
     memcpy(L->effort + k * n, xi, sizeof(double) * n);
     L->status[k] = clip ? 1 : 0; /* Status.SATURATED */
     L->clip[k] = clip;
@@ -71,7 +46,7 @@ static int control(const rd_sim *s, const rd_sim_log *L, int k, const double *q,
 
 int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x, int *done, rd_work *wc, rd_work *wp)
 {
-    const int n = s->n, m = 2 * n;
+    const int n = s->n;
     if (n > RD_SIM_MAX_JOINTS)
         return RD_BAD_SIZE;
     double xi[RD_SIM_MAX_JOINTS], u[RD_SIM_MAX_JOINTS], f1[2 * RD_SIM_MAX_JOINTS];
@@ -84,7 +59,7 @@ int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x,
         int st = control(s, L, k, q, qd, xi, wc);
         if (st != RD_OK)
             return st;
-        map(s->plant_A, xi, L->tau + k * n, n); /* the plant's own drive train */
+        rd_map(n, s->plant_A, xi, L->tau + k * n); /* the plant's own drive train */
         for (int j = 0; j < n; ++j)
             u[j] = L->tau[k * n + j] + L->dist[k * n + j];
         memcpy(f1, qd, sizeof(double) * n);
@@ -96,23 +71,9 @@ int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x,
             *done = k + 1;
             return RD_OK;
         }
-        double xn[2 * RD_SIM_MAX_JOINTS];
-        memcpy(xn, x, sizeof(double) * m);
-        for (int sub = 0; sub < s->substeps; ++sub) {
-            if (sub > 0) {
-                memcpy(f1, xn + n, sizeof(double) * n);
-                st = rd_plant_accel(&plant, xn, xn + n, u, f1 + n, wp);
-                if (st != RD_OK)
-                    return st;
-            }
-            st = rd_plant_rk4(&plant, s->h, xn, f1, u, wp);
-            if (st != RD_OK)
-                return st;
-        }
-        for (int i = 0; i < m; ++i)
-            if (!(fabs(xn[i]) < RD_DIVERGED))
-                return RD_BAD_OUTPUT;
-        memcpy(x, xn, sizeof(double) * m); /* the tick is complete: the state of the next one */
+        st = rd_plant_step(&plant, s->h, s->substeps, x, f1, u, wp); /* the state of the next tick */
+        if (st != RD_OK)
+            return st;
         *done = k + 1;
     }
     return RD_OK;

@@ -1,0 +1,99 @@
+"""The stages of a closed-loop tick, one state each: the engine's control laws, saturation and plant.
+
+The compiled loop (``src/engine/simulate.c``) sequences these same engine functions
+(``control.c``, ``plant.c``); the Python controllers and plant call them here, so a Python tick
+and a compiled one compute the same numbers by construction. Each takes float64 vectors of the
+model's nq values (copied to contiguous ones when they are not) and raises the package's error
+for a status other than OK (:func:`~robot_dynamics.kernels.check_status`, worded as the
+algorithm it ran).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..model.robot_model import RobotModel
+from . import check_status, engine, engine_model
+
+__all__ = ["computed_torque", "pd_gravity", "saturate", "plant_accel", "plant_step"]
+
+Array = NDArray[np.float64]
+
+
+def _vectors(*arrays: Any) -> list[Array]:
+    return [np.ascontiguousarray(a, dtype=float) for a in arrays]
+
+
+def computed_torque(model: RobotModel, kp: Array, kd: Array, *, position: bool, predictive: bool,
+                    desired_friction: bool, q: Array, qd: Array, qr: Array, qdr: Array, qddr: Array) -> Array:
+    """Joint torques (nq,) [N m or N] of joint-space computed torque (Khalil 9.4.2).
+
+    ``Gamma = A^(q) w + H^(q, qd)`` by Newton-Euler (9.4.2.5) on ``model``, w of the tracking
+    scheme [9.24] or, with ``position``, of [9.29]; ``predictive`` evaluates A^, H^ on the
+    desired state [9.31]; ``desired_friction`` feeds friction forward at qdr instead of the
+    measured velocity. q, qd measured and qr, qdr, qddr the reference, each (nq,).
+    """
+    tau = np.empty(model.nq)
+    code = engine().computed_torque(engine_model(model), *_vectors(kp, kd), position, predictive, desired_friction,
+                                    *_vectors(q, qd, qr, qdr, qddr), tau)
+    check_status(model, code, "rnea")
+    return tau
+
+
+def pd_gravity(model: RobotModel, kp: Array, kd: Array, q: Array, qd: Array, qr: Array, qdr: Array) -> Array:
+    """Joint torques (nq,) of PD with gravity compensation (Khalil [9.12] with Q(q)):
+    ``Kp (qr - q) + Kd (qdr - qd) + Q(q)``, Q by Newton-Euler at rest on ``model``."""
+    tau = np.empty(model.nq)
+    code = engine().pd_gravity(engine_model(model), *_vectors(kp, kd, q, qd, qr, qdr), tau)
+    check_status(model, code, "rnea")
+    return tau
+
+
+def saturate(model: RobotModel, limit: Array, A_inv: Array | None, actuator_limit: Array | None,
+             tau: Array) -> tuple[Array, Array, Array, bool]:
+    """Joint torques clipped to +-limit, mapped to actuator torques ``xi = A^-1 tau`` and clipped to
+    +-actuator_limit (each (nq,); A_inv (nq, nq) or None for the identity, actuator_limit None for none).
+
+    Returns:
+        (tau clipped, xi, flags (nq,) 1.0 where a joint or an actuator torque was clipped, True when
+        an actuator torque was clipped: tau is then no longer ``A xi``).
+    """
+    tau_sat = np.array(tau, dtype=float)
+    xi, flags = np.empty(model.nq), np.empty(model.nq)
+    A = None if A_inv is None else np.ascontiguousarray(A_inv, dtype=float)
+    al = None if actuator_limit is None else np.ascontiguousarray(actuator_limit, dtype=float)
+    actuator = engine().saturate(engine_model(model), np.ascontiguousarray(limit, dtype=float), A, al, tau_sat, xi, flags)
+    return tau_sat, xi, flags, bool(actuator)
+
+
+def plant_accel(model: RobotModel, g: Array, friction: bool, smooth: float, q: Array, qd: Array, u: Array) -> Array:
+    """Joint accelerations qdd (nq,) of the rigid plant ``model`` under joint torques u (nq,).
+
+    Gravity g (3,) [m/s^2]; friction on or off, its Coulomb sign smoothed to tanh(qd / smooth)
+    when smooth > 0 [rad/s or m/s].
+    """
+    qdd = np.empty(model.nq)
+    code = engine().plant_accel(engine_model(model), g, bool(friction), float(smooth), *_vectors(q, qd, u), qdd)
+    check_status(model, code, "aba")
+    return qdd
+
+
+def plant_step(model: RobotModel, g: Array, friction: bool, smooth: float, h: float, substeps: int, x: Array,
+               k1: Array | None, u: Array) -> Array:
+    """The rigid plant's state x = (q, qd) (2 nq,) after ``substeps`` classical RK4 steps of h [s]
+    under the held joint torques u (nq,); k1 = f(x) of the first step when known (else None).
+
+    Raises:
+        FloatingPointError: the state left :data:`~robot_dynamics.simulation.plant.DIVERGED`.
+    """
+    xn = np.array(x, dtype=float)
+    k = None if k1 is None else np.ascontiguousarray(k1, dtype=float)
+    code = engine().plant_step(engine_model(model), g, bool(friction), float(smooth), float(h), int(substeps), xn, k,
+                               np.ascontiguousarray(u, dtype=float))
+    if code == engine().BAD_OUTPUT:
+        raise FloatingPointError("non-finite plant state")
+    check_status(model, code, "aba")
+    return xn
