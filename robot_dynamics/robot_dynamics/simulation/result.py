@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -19,18 +19,10 @@ Array = NDArray[np.float64]
 
 
 @dataclass
-class SimulationLog:
-    """Every tick of a simulation, allocated for its K ticks up front; rows [0, ticks) are written.
-
-    Attributes:
-        t: (K,) [s]. q, qd, qdd: plant state and acceleration at each tick, (K, nq).
-        q_ref, qd_ref, qdd_ref: joint reference (NaN where not a joint reference), (K, nq).
-        tau: joint torques of the actuators (held over the tick), (K, nq). effort: actuator
-            commands, (K, nq). disturbance: (K, nq). status: :class:`Status` flags, (K,) int.
-        qm: rotor positions of an elastic plant (NaN otherwise), (K, nq).
-        messages: (t, text) of the controller's and the plant's messages, each once when it changes.
-        ticks: rows written.
-    """
+class TickArrays:
+    """The arrays of every tick that a simulation's log and its result share: t (K,) [s]; q, qd, qdd
+    (K, nq); the joint reference q_ref, qd_ref, qdd_ref (K, nq); tau, effort, disturbance (K, nq);
+    status (K,) int."""
 
     t: Array
     q: Array
@@ -43,6 +35,25 @@ class SimulationLog:
     effort: Array
     disturbance: Array
     status: NDArray[np.int_]
+
+
+_TICK_NAMES = tuple(f.name for f in fields(TickArrays))
+
+
+@dataclass
+class SimulationLog(TickArrays):
+    """Every tick of a simulation, allocated for its K ticks up front; rows [0, ticks) are written.
+
+    Attributes:
+        t: (K,) [s]. q, qd, qdd: plant state and acceleration at each tick, (K, nq).
+        q_ref, qd_ref, qdd_ref: joint reference (NaN where not a joint reference), (K, nq).
+        tau: joint torques of the actuators (held over the tick), (K, nq). effort: actuator
+            commands, (K, nq). disturbance: (K, nq). status: :class:`Status` flags, (K,) int.
+        qm: rotor positions of an elastic plant (NaN otherwise), (K, nq).
+        messages: (t, text) of the controller's and the plant's messages, each once when it changes.
+        ticks: rows written.
+    """
+
     qm: Array
     messages: list[tuple[float, str]] = field(default_factory=list)
     ticks: int = 0
@@ -98,8 +109,8 @@ class SimulationMetrics:
         return out
 
 
-@dataclass(frozen=True)
-class SimulationResult:
+@dataclass
+class SimulationResult(TickArrays):
     """Every controller tick of a run; arrays have K = number of ticks rows.
 
     Attributes:
@@ -119,26 +130,16 @@ class SimulationResult:
     joint_names: tuple[str, ...]
     robot: str
     controller: str
-    t: Array
-    q: Array
-    qd: Array
-    qdd: Array
-    q_ref: Array
-    qd_ref: Array
-    qdd_ref: Array
-    tau: Array
-    effort: Array
-    disturbance: Array
-    status: NDArray[np.int_]
     control_rate: float
     integrator: str
     metrics: SimulationMetrics
+    messages: list[tuple[float, str]] = field(default_factory=list)
+    # a task-space run's frame and its motion, an elastic plant's rotors (None otherwise)
+    frame: str | None = None
     x: Array | None = None
     x_ref: Array | None = None
     pose_ref: Array | None = None
     qm: Array | None = None
-    frame: str | None = None
-    messages: list[tuple[float, str]] = field(default_factory=list)
 
     @property
     def error(self) -> Array:
@@ -163,8 +164,7 @@ class RunContext:
 def make_result(log: SimulationLog, ctx: RunContext) -> SimulationResult:
     """The result of the ticks [0, log.ticks) of a log: copies of its rows, the metrics."""
     k_end = log.ticks
-    rows = {name: getattr(log, name)[:k_end].copy() for name in
-            ("t", "q", "qd", "qdd", "tau", "effort", "disturbance", "status", "qm", "q_ref", "qd_ref", "qdd_ref")}
+    rows = {name: getattr(log, name)[:k_end].copy() for name in _TICK_NAMES + ("qm",)}
     qdd = rows["qdd"]
     if k_end and np.any(np.isnan(qdd[-1])):
         qdd[-1] = qdd[-2] if len(qdd) > 1 else 0.0
@@ -174,9 +174,7 @@ def make_result(log: SimulationLog, ctx: RunContext) -> SimulationResult:
     return SimulationResult(
         joint_names=tuple(plant.joint_names), robot=plant.name,
         controller=getattr(ctx.controller, "name", type(ctx.controller).__name__),
-        t=rows["t"], q=rows["q"], qd=rows["qd"], qdd=qdd, q_ref=rows["q_ref"], qd_ref=rows["qd_ref"],
-        qdd_ref=rows["qdd_ref"], tau=rows["tau"], effort=rows["effort"], disturbance=rows["disturbance"],
-        status=rows["status"], control_rate=float(ctx.control_rate), integrator=ctx.integrator, metrics=metrics,
+        **{name: rows[name] for name in _TICK_NAMES}, control_rate=float(ctx.control_rate), integrator=ctx.integrator, metrics=metrics,
         x=task.get("x"), x_ref=task.get("x_ref"), pose_ref=task.get("pose_ref"), qm=rows["qm"] if ctx.elastic else None,
         frame=task.get("frame"), messages=list(log.messages),
     )
