@@ -3,10 +3,11 @@
 Taken when the engine can run the tick itself: a joint-space
 :class:`~robot_dynamics.control.ComputedTorque` controller (either scheme, predictive or not, its
 friction at the measured or the desired velocity, joint and actuator limits), a rigid plant
-integrated by RK4, a joint reference, a constant (or no) disturbance. It performs the
-Python tick's operations in the same order (``src/engine/simulate.c``), so both give the same
-numbers; a tick it cannot take as the Python tick would (a FAULT, a failing integration) is
-left to the Python tick, which words what happened.
+integrated by RK4, a joint reference, a constant (or no) disturbance. It sequences the engine
+stages that the Python controllers and plant call (:mod:`robot_dynamics.kernels.stages`: the
+control law, saturation, the plant's RK4 step; ``src/engine/simulate.c``), so both ticks give
+the same numbers; a tick it cannot take as the Python tick would (a FAULT, a failing
+integration) is left to the Python tick, which words what happened.
 """
 
 from __future__ import annotations

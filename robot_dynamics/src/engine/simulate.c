@@ -1,9 +1,10 @@
 /* A compiled closed loop: K ticks of joint-space computed torque (Khalil 9.4.2) on a rigid plant
  * integrated by classical RK4 under a zero-order hold, written into the caller's log.
  *
- * It performs the operations of the Python tick (robot_dynamics.simulation.Simulation._tick with
- * control.ComputedTorque and control.base.ControllerBase._saturate) in the same order, with no
- * contraction into fused multiply-adds, so that both give the same numbers. Anything the Python
+ * It only sequences the stages that the Python tick (robot_dynamics.simulation.Simulation._tick)
+ * calls through robot_dynamics.kernels.stages: rd_computed_torque (ComputedTorque._law),
+ * rd_saturate_effort (ControllerBase._saturate), rd_plant_accel and rd_plant_step (Plant), so both
+ * ticks give the same numbers by construction. Anything the Python
  * tick would turn into a FAULT, a message or a diverged run (a non-finite reference or torque, a
  * failing dynamics call, a state beyond RD_DIVERGED) stops the loop before that tick: the caller
  * takes it in Python, which words it.
