@@ -95,39 +95,17 @@ def animate_robot(
     """
     import matplotlib
 
-    if path is not None and Path(path).suffix not in ANIMATION_FORMATS:
-        raise InputError(f"animation file {str(path)!r}: expected a suffix among {list(ANIMATION_FORMATS)}")
-    t = np.asarray(t, dtype=float)
-    q = np.asarray(q, dtype=float)
-    if t.ndim != 1 or q.shape != (t.size, model.nq) or t.size < 2:
-        raise InputError(f"animate_robot: expected t (K,) and q (K, {model.nq}) with K >= 2, got {t.shape} and {q.shape}")
-    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(q)) and np.all(np.diff(t) > 0)):
-        raise InputError("animate_robot: t must be finite and increasing and q finite")
-    if not (np.isfinite(fps) and 0 < fps <= 100):
-        raise InputError(f"animate_robot: fps must be in (0, 100], got {fps!r}")
+    t, q = _checked_motion(model, t, q, path, fps)
     trace_frame = model.end_effector if trace is None else trace
     trace_index = model.frame_index(trace_frame) if trace_frame else None
 
     times = np.arange(t[0], t[-1] + 0.5 / fps, 1.0 / fps)
     qs = np.column_stack([np.interp(times, t, q[:, j]) for j in range(model.nq)])
     segments = skeleton_segments(model, qs)  # (F, nf - 1, 2, 3)
-    points = segments.reshape(-1, 3)
-    centre = 0.5 * (points.min(axis=0) + points.max(axis=0))
-    half = max(0.5 * float(np.ptp(points, axis=0).max()), 0.05) * 1.1
 
-    import matplotlib.pyplot as plt
     from matplotlib.animation import FuncAnimation
 
-    fig = plt.figure(figsize=(5, 5))
-    ax = fig.add_subplot(projection="3d")
-    ax.set_xlim(centre[0] - half, centre[0] + half)
-    ax.set_ylim(centre[1] - half, centre[1] + half)
-    ax.set_zlim(centre[2] - half, centre[2] + half)
-    ax.set_box_aspect((1.0, 1.0, 1.0))  # equal scales: the cube of the limits above
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
-    ax.set_zlabel("z [m]")
-    ax.set_title(title if title is not None else model.name)
+    fig, ax = _skeleton_figure(segments, title if title is not None else model.name)
     lines = [ax.plot([], [], [], "-o", lw=3, ms=3, color="tab:blue")[0] for _ in range(segments.shape[1])]
     path_line = ax.plot([], [], [], ":", lw=1, color="tab:orange")[0]
     label = ax.text2D(0.02, 0.95, "", transform=ax.transAxes)
@@ -145,6 +123,44 @@ def animate_robot(
     if path is not None:
         _write(anim, Path(path), fps, dpi, matplotlib)
     return anim
+
+
+def _checked_motion(model: RobotModel, t: ArrayLike, q: ArrayLike, path: str | os.PathLike[str] | None,
+                    fps: float) -> tuple[np.ndarray, np.ndarray]:
+    """``t`` (K,) [s] and ``q`` (K, nq) [rad or m] as float arrays; InputError for an unsupported
+    file suffix, shapes that do not match, non-finite or non-increasing values, an fps out of range."""
+    if path is not None and Path(path).suffix not in ANIMATION_FORMATS:
+        raise InputError(f"animation file {str(path)!r}: expected a suffix among {list(ANIMATION_FORMATS)}")
+    t = np.asarray(t, dtype=float)
+    q = np.asarray(q, dtype=float)
+    if t.ndim != 1 or q.shape != (t.size, model.nq) or t.size < 2:
+        raise InputError(f"animate_robot: expected t (K,) and q (K, {model.nq}) with K >= 2, got {t.shape} and {q.shape}")
+    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(q)) and np.all(np.diff(t) > 0)):
+        raise InputError("animate_robot: t must be finite and increasing and q finite")
+    if not (np.isfinite(fps) and 0 < fps <= 100):
+        raise InputError(f"animate_robot: fps must be in (0, 100], got {fps!r}")
+    return t, q
+
+
+def _skeleton_figure(segments: np.ndarray, title: str) -> tuple[Any, Any]:
+    """A figure and its 3-D axes whose equal scales hold every segment end point of
+    ``segments`` (F, nf - 1, 2, 3) [m], with a margin."""
+    import matplotlib.pyplot as plt
+
+    points = segments.reshape(-1, 3)
+    centre = 0.5 * (points.min(axis=0) + points.max(axis=0))
+    half = max(0.5 * float(np.ptp(points, axis=0).max()), 0.05) * 1.1
+    fig = plt.figure(figsize=(5, 5))
+    ax = fig.add_subplot(projection="3d")
+    ax.set_xlim(centre[0] - half, centre[0] + half)
+    ax.set_ylim(centre[1] - half, centre[1] + half)
+    ax.set_zlim(centre[2] - half, centre[2] + half)
+    ax.set_box_aspect((1.0, 1.0, 1.0))  # equal scales: the cube of the limits above
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.set_zlabel("z [m]")
+    ax.set_title(title)
+    return fig, ax
 
 
 def _write(anim: Any, path: Path, fps: float, dpi: int, matplotlib: Any) -> None:
