@@ -258,27 +258,11 @@ def arm_parameters(
     """
     description, drivetrain = robot_description(robot, urdf, drivetrain)
     params, model, q0 = _node_parameters(share, description, drivetrain, controller, goal, initial_positions)
-    try:
-        rate = int(str(update_rate).strip())
-    except ValueError:
-        raise InputError(f"update_rate: expected an integer number of Hz, got {update_rate!r}") from None
-    mode = str(control).strip()
-    if mode not in CONTROL:
-        raise InputError(f"control: expected one of {list(CONTROL)}, got {control!r}")
+    rate, mode = _rate_and_control(update_rate, control)
     hw = str(hardware).strip()
     # 1 ms RK4 steps at most, for the simulator node and the in-process plant alike
     substeps = max(1, math.ceil(1000.0 / rate)) if rate > 0 else 1
-    if hw == "urdf":
-        if not has_ros2_control(description):
-            raise InputError("hardware:=urdf: the URDF has no <ros2_control> block; choose sim, topic, mock or a plugin")
-        full = description
-    else:
-        extra = parse_pairs(hardware_params, "hardware_params")
-        if hw == "sim":
-            extra = {"substeps": str(substeps), **extra}
-        block = ros2_control_block(model, hw, initial_positions=q0 or None, hardware_params=extra,
-                                   drivetrain=drivetrain if hw == "sim" else "")
-        full = with_ros2_control(description, block)
+    full = _with_hardware(description, model, hw, hardware_params, substeps, q0, drivetrain)
     out: dict[str, Any] = {
         "robot_description": full,
         "controllers_yaml": controllers_yaml(model, rate, control=mode, description=full, drivetrain=drivetrain),
@@ -287,26 +271,67 @@ def arm_parameters(
         "simulator": None,
         "controller": params["controller"] if mode == "node" else None,
         "controller_manager_remappings": [("~/robot_description", "/robot_description")],
-        "remappings": {},
+        # in the loop, the trajectory node's plans go to joint_trajectory_controller
+        "remappings": {} if mode == "node" else
+        {"trajectory": [("~/joint_trajectory", f"/{TRAJECTORY_CONTROLLER}/joint_trajectory")]},
+        "spawners": _spawners(mode),
     }
-    if mode == "node":
-        out["spawners"] = [["joint_state_broadcaster"], ["effort_controller"]]
-    else:
-        # the chain in its activation order: the computed-torque controller first, then
-        # joint_trajectory_controller, which claims its reference interfaces
-        out["spawners"] = [["joint_state_broadcaster"], [COMPUTED_TORQUE_CONTROLLER, TRAJECTORY_CONTROLLER]]
-        out["remappings"]["trajectory"] = [("~/joint_trajectory", f"/{TRAJECTORY_CONTROLLER}/joint_trajectory")]
     for node in ("trajectory", "dynamics"):
         out[node] = params[node]
     if hw == "topic":
-        config, sim = params["simulator"]
-        # the simulated hardware's cycle is controller_manager's, as a real arm's driver runs at
-        # the controller manager's rate
-        sim = dict(sim, command_type="joint_state", command_topic=JOINT_COMMANDS_TOPIC,
-                   joint_states_topic=JOINT_STATES_TOPIC, rate=float(rate), substeps=substeps)
-        validate("simulator", sim)
-        out["simulator"] = [config, sim]
+        out["simulator"] = _topic_simulator(params["simulator"], rate, substeps)
     return out
+
+
+def _rate_and_control(update_rate: str, control: str) -> tuple[int, str]:
+    """controller_manager's rate [Hz] and the control path (one of ``CONTROL``) from their launch
+    arguments; InputError otherwise."""
+    try:
+        rate = int(str(update_rate).strip())
+    except ValueError:
+        raise InputError(f"update_rate: expected an integer number of Hz, got {update_rate!r}") from None
+    mode = str(control).strip()
+    if mode not in CONTROL:
+        raise InputError(f"control: expected one of {list(CONTROL)}, got {control!r}")
+    return rate, mode
+
+
+def _spawners(mode: str) -> list[list[str]]:
+    """The controllers to spawn for control ``mode``, one list per spawner."""
+    if mode == "node":
+        return [["joint_state_broadcaster"], ["effort_controller"]]
+    # the chain in its activation order: the computed-torque controller first, then
+    # joint_trajectory_controller, which claims its reference interfaces
+    return [["joint_state_broadcaster"], [COMPUTED_TORQUE_CONTROLLER, TRAJECTORY_CONTROLLER]]
+
+
+def _with_hardware(description: str, model: Any, hw: str, hardware_params: str, substeps: int, q0: list[float],
+                   drivetrain: str) -> str:
+    """The URDF text with the ``<ros2_control>`` block of hardware ``hw``: the URDF's own for
+    ``urdf`` (InputError when it has none), else one generated with ``hardware_params`` (and
+    ``substeps`` for ``sim``)."""
+    if hw == "urdf":
+        if not has_ros2_control(description):
+            raise InputError("hardware:=urdf: the URDF has no <ros2_control> block; choose sim, topic, mock or a plugin")
+        return description
+    extra = parse_pairs(hardware_params, "hardware_params")
+    if hw == "sim":
+        extra = {"substeps": str(substeps), **extra}
+    block = ros2_control_block(model, hw, initial_positions=q0 or None, hardware_params=extra,
+                               drivetrain=drivetrain if hw == "sim" else "")
+    return with_ros2_control(description, block)
+
+
+def _topic_simulator(simulator: list[Any], rate: int, substeps: int) -> list[Any]:
+    """The simulator node's parameter list behind TopicBasedSystem: its commands and states on
+    the hardware's topics at controller_manager's ``rate`` [Hz]."""
+    config, sim = simulator
+    # the simulated hardware's cycle is controller_manager's, as a real arm's driver runs at
+    # the controller manager's rate
+    sim = dict(sim, command_type="joint_state", command_topic=JOINT_COMMANDS_TOPIC,
+               joint_states_topic=JOINT_STATES_TOPIC, rate=float(rate), substeps=substeps)
+    validate("simulator", sim)
+    return [config, sim]
 
 
 def write_parameter_file(text: str, name: str) -> str:
