@@ -39,7 +39,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -313,61 +313,53 @@ def analyze(
         InputError: an unknown path, a node path without its command log, joints that differ,
             or logs with nothing to measure.
     """
-    if path not in PATHS:
-        raise InputError(f"path: expected one of {list(PATHS)}, got {path!r}")
-    if not rate > 0:
-        raise InputError(f"rate: expected a rate > 0 [Hz], got {rate!r}")
-    if path == "node" and commands is None:
-        raise InputError("path 'node' needs the controller node's command log")
-    if commands is not None and commands.joints != timing.joints:
-        raise InputError(f"the command log's joints {list(commands.joints)} are not the hardware's "
-                         f"{list(timing.joints)} in the same order")
+    _check_inputs(timing, rate, path, commands)
     idx, t_first, _ = _window(timing, warmup, duration)
     if idx.size < 2:
         raise InputError("fewer than 2 cycles to measure: a longer run or a shorter warmup")
     period_ns = 1_000_000_000 // int(round(rate)) if float(rate).is_integer() else 1e9 / rate
+    # -- which read each written command comes from
+    if path == "in_loop":
+        trace = _trace_in_loop(timing, idx)
+    else:
+        assert commands is not None
+        trace = _trace_commands(timing, idx, commands, period_ns)
+    return _summary(timing, rate, path, idx, period_ns, trace, commands)
+
+
+class _Trace(NamedTuple):
+    """Where the commands written at the n measured cycles come from.
+
+    Attributes:
+        source: index into the timing log of the read j each command was computed from; -1
+            untraced, shape (n,).
+        entry: row of the command log; -1 untraced (or no log), shape (n,).
+        ambiguous: cycles whose efforts the node also published from another state earlier.
+    """
+
+    source: NDArray[np.int64]
+    entry: NDArray[np.int64]
+    ambiguous: int
+
+
+def _trace_in_loop(timing: TimingLog, idx: NDArray[np.intp]) -> _Trace:
+    """A controller in the loop: each command written comes from its own cycle's read (age 0)."""
+    n = idx.size
+    source = np.full(n, -1, dtype=np.int64)
+    entry = np.full(n, -1, dtype=np.int64)
+    commanded = ~np.all(np.isnan(timing.effort[idx]), axis=1)
+    source[commanded] = idx[commanded]
+    return _Trace(source, entry, 0)
+
+
+def _summary(timing: TimingLog, rate: float, path: str, idx: NDArray[np.intp], period_ns: float, trace: _Trace,
+             commands: CommandLog | None) -> dict[str, Any]:
+    """:func:`analyze`'s result from the measured cycles ``idx`` (n,) and their ``trace``."""
     n = idx.size
     read = timing.read_ns
     write = timing.write_ns
     effort = timing.effort
-
-    # -- which read each written command comes from
-    source = np.full(n, -1, dtype=np.int64)  # index into timing of the read j; -1 untraced
-    entry = np.full(n, -1, dtype=np.int64)   # row of the command log
-    ambiguous = 0
-    if path == "in_loop":
-        commanded = ~np.all(np.isnan(effort[idx]), axis=1)
-        source[commanded] = idx[commanded]
-    else:
-        assert commands is not None
-        # the read cycle of every stamp: ros_time(j) <= stamp < ros_time(j+1)
-        ros = timing.ros_ns
-        if np.any(np.diff(ros) <= 0):
-            raise InputError("the timing log's ROS times do not increase (a clock jump?)")
-        j_of = np.searchsorted(ros, commands.stamp_ns, side="right") - 1
-        j_of[(commands.stamp_ns < 0) | (j_of < 0)] = -1
-        # a stamp past the last logged read belongs to no logged cycle
-        last = j_of == ros.size - 1
-        j_of[last & (commands.stamp_ns > ros[-1] + 2 * period_ns)] = -1
-        rows: dict[bytes, list[int]] = {}
-        table = np.ascontiguousarray(commands.effort)
-        for r in range(table.shape[0]):
-            rows.setdefault(table[r].tobytes(), []).append(r)
-        pub = commands.publish_ns
-        for m, k in enumerate(idx):
-            cands = rows.get(effort[k].tobytes())
-            if not cands:
-                continue
-            # the latest row published before the write (rows are in publication order); none
-            # before it: not this command (it cannot come from a later publication)
-            pos = int(np.searchsorted(pub[cands], write[k], side="left")) - 1
-            if pos < 0:
-                continue
-            r = cands[pos]
-            entry[m] = r
-            source[m] = j_of[r]
-            if pos > 0 and np.any(j_of[cands[:pos]] != j_of[r]):
-                ambiguous += 1  # the same efforts from another state too (an arm at rest)
+    source, entry = trace.source, trace.entry
     traced = source >= 0
     age = np.where(traced, idx - source, -1)
     delay = (write[idx] - read[np.maximum(source, 0)])[traced]
@@ -377,7 +369,100 @@ def analyze(
     prev = np.maximum(idx - 1, 0)
     repeats = int(np.count_nonzero(np.all(effort[idx].view(np.int64) == effort[prev].view(np.int64), axis=1)
                                    & traced & (idx > 0)))
+    period, lateness, overrun, work = _cycle_timing(timing, idx, period_ns)
 
+    out: dict[str, Any] = {
+        "path": path,
+        "rate_hz": float(rate),
+        "cycles": int(n),
+        "seconds": float((read[idx[-1]] - read[idx[0]]) * 1e-9),
+        "delay_us": _stats_us(delay),
+        "ages": {str(int(a)): int(c) for a, c in zip(ages, counts)},
+        "best_age": best,
+        "stale": stale,
+        "stale_share": stale / n,
+        "repeats": repeats,
+        "untraced": int(np.count_nonzero(~traced)),
+        "ambiguous": trace.ambiguous,
+        "period_us": {**_stats_us(period), "min": float(period.min() * 1e-3) if period.size else float("nan")},
+        "lateness_us": _stats_us(lateness),
+        "overruns": int(np.count_nonzero(overrun)),
+        "work_us": _stats_us(work),
+    }
+    if path == "node":
+        assert commands is not None
+        e = entry[traced]
+        j = source[traced]
+        out["state_to_node_us"] = _stats_us(commands.receive_ns[e] - read[j])
+        out["node_us"] = _stats_us(commands.publish_ns[e] - commands.receive_ns[e])
+        out["command_to_write_us"] = _stats_us(write[idx[traced]] - commands.publish_ns[e])
+    if delay.size:
+        out["worst"] = _worst_cycle(timing, idx, source, age, lateness)
+    return out
+
+
+def _check_inputs(timing: TimingLog, rate: float, path: str, commands: CommandLog | None) -> None:
+    """InputError for an unknown path, a rate that is not positive, a node path without its
+    command log, or a command log whose joints are not the hardware's."""
+    if path not in PATHS:
+        raise InputError(f"path: expected one of {list(PATHS)}, got {path!r}")
+    if not rate > 0:
+        raise InputError(f"rate: expected a rate > 0 [Hz], got {rate!r}")
+    if path == "node" and commands is None:
+        raise InputError("path 'node' needs the controller node's command log")
+    if commands is not None and commands.joints != timing.joints:
+        raise InputError(f"the command log's joints {list(commands.joints)} are not the hardware's "
+                         f"{list(timing.joints)} in the same order")
+
+
+def _trace_commands(timing: TimingLog, idx: NDArray[np.intp], commands: CommandLog,
+                    period_ns: float) -> _Trace:
+    """The node path: the command written at each measured cycle ``idx`` (n,) traced through
+    the command log to its read (module docstring, steps 1-2); ``period_ns``: the cycle's
+    period [ns]."""
+    n = idx.size
+    write = timing.write_ns
+    effort = timing.effort
+    source = np.full(n, -1, dtype=np.int64)  # index into timing of the read j; -1 untraced
+    entry = np.full(n, -1, dtype=np.int64)   # row of the command log
+    ambiguous = 0
+    # the read cycle of every stamp: ros_time(j) <= stamp < ros_time(j+1)
+    ros = timing.ros_ns
+    if np.any(np.diff(ros) <= 0):
+        raise InputError("the timing log's ROS times do not increase (a clock jump?)")
+    j_of = np.searchsorted(ros, commands.stamp_ns, side="right") - 1
+    j_of[(commands.stamp_ns < 0) | (j_of < 0)] = -1
+    # a stamp past the last logged read belongs to no logged cycle
+    last = j_of == ros.size - 1
+    j_of[last & (commands.stamp_ns > ros[-1] + 2 * period_ns)] = -1
+    rows: dict[bytes, list[int]] = {}
+    table = np.ascontiguousarray(commands.effort)
+    for r in range(table.shape[0]):
+        rows.setdefault(table[r].tobytes(), []).append(r)
+    pub = commands.publish_ns
+    for m, k in enumerate(idx):
+        cands = rows.get(effort[k].tobytes())
+        if not cands:
+            continue
+        # the latest row published before the write (rows are in publication order); none
+        # before it: not this command (it cannot come from a later publication)
+        pos = int(np.searchsorted(pub[cands], write[k], side="left")) - 1
+        if pos < 0:
+            continue
+        r = cands[pos]
+        entry[m] = r
+        source[m] = j_of[r]
+        if pos > 0 and np.any(j_of[cands[:pos]] != j_of[r]):
+            ambiguous += 1  # the same efforts from another state too (an arm at rest)
+    return _Trace(source, entry, ambiguous)
+
+
+def _cycle_timing(timing: TimingLog, idx: NDArray[np.intp],
+                  period_ns: float) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]:
+    """The measured cycles' own timing [ns]: (read-to-next-read periods of consecutive cycles,
+    lateness against the schedule (n,), overrun flags (n,), read-to-write work (n,))."""
+    read = timing.read_ns
+    write = timing.write_ns
     # -- the cycle's own timing: period, lateness against the schedule, overruns
     period = np.diff(read[idx]).astype(np.float64)
     consecutive = np.diff(timing.cycle[idx]) == 1
@@ -396,44 +481,26 @@ def analyze(
     write_ros = (write[idx] - read[idx[0]]).astype(np.float64) + np.max(ros_rel - read_rel)
     overrun = write_ros > slot_offset.min() + (i + 1) * period_ns
     work = (write[idx] - read[idx]).astype(np.float64)
+    return period, lateness, overrun, work
 
-    out: dict[str, Any] = {
-        "path": path,
-        "rate_hz": float(rate),
-        "cycles": int(n),
-        "seconds": float((read[idx[-1]] - read[idx[0]]) * 1e-9),
-        "delay_us": _stats_us(delay),
-        "ages": {str(int(a)): int(c) for a, c in zip(ages, counts)},
-        "best_age": best,
-        "stale": stale,
-        "stale_share": stale / n,
-        "repeats": repeats,
-        "untraced": int(np.count_nonzero(~traced)),
-        "ambiguous": ambiguous,
-        "period_us": {**_stats_us(period), "min": float(period.min() * 1e-3) if period.size else float("nan")},
-        "lateness_us": _stats_us(lateness),
-        "overruns": int(np.count_nonzero(overrun)),
-        "work_us": _stats_us(work),
+
+def _worst_cycle(timing: TimingLog, idx: NDArray[np.intp], source: NDArray[np.int64], age: NDArray[np.int64],
+                 lateness: NDArray[np.float64]) -> dict[str, Any]:
+    """The measured cycle of the largest delay: its number, seconds into the measurement,
+    delay, age, period and lateness (lateness (n,) [ns], as :func:`_cycle_timing` gives it)."""
+    read = timing.read_ns
+    write = timing.write_ns
+    traced = source >= 0
+    w = int(np.argmax(np.where(traced, write[idx] - read[np.maximum(source, 0)], -1)))
+    k = int(idx[w])
+    return {
+        "cycle": int(timing.cycle[k]),
+        "at_s": float((read[k] - read[idx[0]]) * 1e-9),
+        "delay_us": float((write[k] - read[source[w]]) * 1e-3),
+        "age": int(age[w]),
+        "period_us": float((read[k] - read[k - 1]) * 1e-3) if k > 0 else float("nan"),
+        "lateness_us": float(lateness[w] * 1e-3),
     }
-    if path == "node":
-        assert commands is not None
-        e = entry[traced]
-        j = source[traced]
-        out["state_to_node_us"] = _stats_us(commands.receive_ns[e] - read[j])
-        out["node_us"] = _stats_us(commands.publish_ns[e] - commands.receive_ns[e])
-        out["command_to_write_us"] = _stats_us(write[idx[traced]] - commands.publish_ns[e])
-    if delay.size:
-        w = int(np.argmax(np.where(traced, write[idx] - read[np.maximum(source, 0)], -1)))
-        k = int(idx[w])
-        out["worst"] = {
-            "cycle": int(timing.cycle[k]),
-            "at_s": float((read[k] - read[idx[0]]) * 1e-9),
-            "delay_us": float((write[k] - read[source[w]]) * 1e-3),
-            "age": int(age[w]),
-            "period_us": float((read[k] - read[k - 1]) * 1e-3) if k > 0 else float("nan"),
-            "lateness_us": float(lateness[w] * 1e-3),
-        }
-    return out
 
 
 def format_table(results: Sequence[dict[str, Any]]) -> str:
