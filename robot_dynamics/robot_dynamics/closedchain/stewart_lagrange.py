@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .stewart import StewartParameters
-from .stewart_opcount import KINDS, PAPER_TABLE1_ALL, OpCount, _Program
+from .stewart_opcount import KINDS, PAPER_TABLE1_ALL, OpCount, _euler_kinematics, _Program, _tilde
 
 __all__ = ["FORMS", "lagrange_program", "lagrange_operation_counts", "coriolis_matrices", "format_lagrange_counts"]
 
@@ -64,12 +64,6 @@ def _symbols() -> dict[str, Any]:
     }
 
 
-def _tilde(v: Any) -> Any:  # eq. (38)
-    import sympy as sp
-
-    return sp.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-
-
 def _sym_let(prog: _Program, entry: Callable[[int, int], Any], n: int, name: str) -> Any:
     """A symmetric n x n matrix assigned on its upper triangle (each entry counted once)."""
     import sympy as sp
@@ -80,6 +74,140 @@ def _sym_let(prog: _Program, entry: Callable[[int, int], Any], n: int, name: str
             M[i, k] = prog.let(entry(i, k), name)
             M[k, i] = M[i, k]
     return M
+
+
+def _unit_rates(prog: _Program, sy: dict[str, Any], JA: Any) -> tuple[list[Any], list[Any], list[Any]]:
+    """Per unit rate e_j (j = 0..5): dT/dx_j (6, 6) of eq. (23), and the translation v_j (3, 1)
+    and angular velocity w_j (3, 1) that e_j gives the platform (eq. 8)."""
+    import sympy as sp
+
+    L = prog.let
+    Sps, Cps, Sth, Cth, _, _ = sy["trig"]
+    # derivatives along the unit rates e_j: d/dx_j of JA (psi: j = 3, theta: j = 4), and the
+    # translation and angular velocity (v_j, w_j) that the rate e_j gives the platform (eq. 8)
+    dJA = [sp.zeros(3, 3) for _ in range(6)]
+    dJA[3] = L(sp.Matrix([[0, -Cps, -Cth * Sps], [0, -Sps, Cth * Cps], [0, 0, 0]]), "dJA")
+    dJA[4] = L(sp.Matrix([[0, 0, -Sth * Cps], [0, 0, -Sth * Sps], [0, 0, -Cth]]), "dJA")
+    dT = [sp.diag(sp.zeros(3, 3), dJA[j]) for j in range(6)]
+    v = [sp.Matrix([1 if i == j else 0 for i in range(3)]) for j in range(6)]
+    w = [sp.zeros(3, 1) if j < 3 else JA[:, j - 3] for j in range(6)]
+    return dT, v, w
+
+
+def _platform_body(
+    prog: _Program, sy: dict[str, Any], R: Any, T: Any, dT: list[Any], w: list[Any]
+) -> tuple[Any, Any, list[Any], list[Any]]:
+    """The platform's inertia I (6, 6), G = T (6, 6), and per unit rate dG/dx_j and dI/dx_j."""
+    import sympy as sp
+
+    mP = sy["masses"][0]
+    Irot = _sym_let(prog, lambda i, k: (R * sp.diag(*sy["I_P"]) * R.T)[i, k], 3, "IP")  # eq. (17)
+    I6 = sp.diag(mP * sp.eye(3), Irot)  # eq. (19)
+    dI = []
+    for j in range(6):
+        S = _tilde(w[j]) * Irot
+        dIr = _sym_let(prog, lambda i, k: S[i, k] + S[k, i], 3, "dIP")  # ~w I - I ~w = S + S^T
+        dI.append(sp.diag(sp.zeros(3, 3), dIr))
+    return I6, T, dT, dI
+
+
+def _leg_body(
+    prog: _Program, sy: dict[str, Any], kind: str, R: Any, T: Any, dT: list[Any], v: list[Any], w: list[Any]
+) -> tuple[Any, Any, list[Any], list[Any]]:
+    """A leg body's inertia I (a mass, or (3, 3) for a rotating body), G = J T (3, 6) with J of
+    eqs. (36), (40), (62), and per unit rate dG/dx_j and dI/dx_j (None for a translating body)."""
+    import sympy as sp
+
+    L = prog.let
+    _, mC, mS = sy["masses"]
+    bC, bS = sy["b_C"], sy["b_S"]
+    bx, by, px, py = sy["leg"]
+    Pp = L(R * sp.Matrix([px, py, 0]), "Pp")
+    l = L(sy["xp"] + Pp - sp.Matrix([bx, by, 0]), "l")  # eq. (31)
+    n2 = L((l.T * l)[0], "n2")
+    n = L(sp.sqrt(n2), "n")
+    lh = L(l / n, "lh")  # eq. (30)
+    lb = L(l / n2, "lb")  # eq. (37)
+    PpT = _tilde(Pp).T
+    J_D = L(_tilde(lb).row_join(_tilde(lb) * PpT), "JD")  # eq. (36)
+    if kind in ("rotating cylinder", "rotating piston"):
+        rho = L(sp.sqrt(l[0] ** 2 + l[1] ** 2), "rho")  # eq. (51)
+        yC = L(sp.Matrix([-l[1], l[0], 0]) / rho, "yC")
+        zC = L(lh.cross(yC), "zC")  # eq. (52)
+        RC = lh.row_join(yC).row_join(zC)
+        D = sp.diag(*(sy["I_C"] if kind == "rotating cylinder" else sy["I_S"]))
+        RCD = L(RC * D, "RCD")
+        Ib = _sym_let(prog, lambda i, k: (RCD * RC.T)[i, k], 3, "Ib")  # eqs. (48), (70)
+    elif kind == "translating cylinder":
+        J_B = L(bC * _tilde(lh).T * J_D, "JB")  # eq. (40)
+    else:
+        Pm = L(sp.eye(3) - bS * _tilde(lh).T * _tilde(lb), "Pm")  # eq. (62)
+        J_G = Pm.row_join(L(Pm * PpT, "JG"))
+    J = J_B if kind == "translating cylinder" else J_G if kind == "translating piston" else J_D
+    G = L(J * T, "G")
+    dG, dI = [], []
+    for j in range(6):
+        dPp = L(w[j].cross(Pp), "dPp")
+        dl = L(v[j] + dPp, "dl")
+        dn = L((l.T * dl)[0] / n, "dn")
+        dlh = L((dl - lh * dn) / n, "dlh")
+        dlb = L(dl / n2 - 2 * dn * lb / n, "dlb")
+        dPpT = _tilde(dPp).T
+        dJ_D = L(_tilde(dlb).row_join(_tilde(dlb) * PpT + _tilde(lb) * dPpT), "dJD")
+        if kind == "translating cylinder":
+            dJ = L(bC * (_tilde(dlh).T * J_D + _tilde(lh).T * dJ_D), "dJB")
+            dI.append(None)
+        elif kind == "translating piston":
+            dPm = L(-bS * (_tilde(dlh).T * _tilde(lb) + _tilde(lh).T * _tilde(dlb)), "dPm")
+            dJ = dPm.row_join(L(dPm * PpT + Pm * dPpT, "dJG"))
+            dI.append(None)
+        else:
+            drho = L((l[0] * dl[0] + l[1] * dl[1]) / rho, "drho")
+            dyC = L(sp.Matrix([-dl[1], dl[0], 0]) / rho - yC * drho / rho, "dyC")
+            dzC = L(dlh.cross(yC) + lh.cross(dyC), "dzC")
+            dRC = dlh.row_join(dyC).row_join(dzC)
+            X = dRC * RCD.T
+            dI.append(_sym_let(prog, lambda i, k: X[i, k] + X[k, i], 3, "dIb"))
+            dJ = dJ_D
+        dG.append(L(dJ * T + J * dT[j], "dG"))
+    I6 = mC if kind == "translating cylinder" else mS if kind == "translating piston" else Ib
+    return I6, G, dG, dI
+
+
+def _mass_derivatives(
+    prog: _Program, I6: Any, G: Any, dG: list[Any], dI: list[Any], with_mass: bool
+) -> tuple[Any, list[Any]]:
+    """The body's M = G^T I G (6, 6; None unless ``with_mass``) and dM/dx_j (6, 6) per j."""
+    import sympy as sp
+
+    L = prog.let
+    IG = L(I6 * G, "IG")
+    M = _sym_let(prog, lambda i, k: (G.T * IG)[i, k], 6, "M") if with_mass else None
+    dM = []
+    for j in range(6):
+        X = G.T * L(I6 * dG[j], "IdG")  # G^T I dG_j; dM_j = X + X^T + G^T dI_j G
+        Y = G.T * L(dI[j] * G, "dIG") if dI[j] is not None else sp.zeros(6, 6)
+        dM.append(_sym_let(prog, lambda i, k: X[i, k] + X[k, i] + Y[i, k], 6, "dM"))
+    return M, dM
+
+
+def _coriolis_matrix(prog: _Program, form: str, dM: list[Any], xd: tuple[Any, ...]) -> Any:
+    """V (6, 6) from dM/dx_j: ``M_dot - 1/2 [x_dot^T dM/dx_j]_j`` (Lagrange) or
+    ``C_kj = sum_i c_ijk x_dot_i`` (Lagrange-Koditschek)."""
+    import sympy as sp
+
+    L = prog.let
+    xdv = sp.Matrix(xd)
+    if form == "Lagrange":
+        Md = _sym_let(prog, lambda i, k: sum((dM[j][i, k] * xd[j] for j in range(6)), sp.S.Zero), 6, "Md")
+        half_grad = [L((xdv.T * dM[j]), "gK") for j in range(6)]  # row j: x_dot^T dM/dx_j
+        return L(sp.Matrix(6, 6, lambda r, c: Md[r, c] - sp.Rational(1, 2) * half_grad[r][c]), "VL")
+    c: dict[tuple[int, int, int], Any] = {}
+    for i in range(6):
+        for j in range(i, 6):
+            for k in range(6):
+                c[i, j, k] = L(sp.Rational(1, 2) * (dM[i][k, j] + dM[j][k, i] - dM[k][i, j]), "c")
+    return L(sp.Matrix(6, 6, lambda r, q: sum((c[min(i, q), max(i, q), r] * xd[i] for i in range(6)), sp.S.Zero)), "VK")
 
 
 def lagrange_program(kind: str, form: str, *, with_mass: bool = False) -> tuple[_Program, Any, Any, dict[str, Any]]:
@@ -103,110 +231,15 @@ def lagrange_program(kind: str, form: str, *, with_mass: bool = False) -> tuple[
         raise ValueError(f"form: expected one of {FORMS}, got {form!r}")
     sy = _symbols()
     prog = _Program()
-    L = prog.let
-    xp, xd = sy["xp"], sy["xd"]
-    Sps, Cps, Sth, Cth, Sph, Cph = sy["trig"]
-    mP, mC, mS = sy["masses"]
-    bC, bS = sy["b_C"], sy["b_S"]
-    R = L(sp.Matrix([[Cps * Cth, Cps * Sth * Sph - Sps * Cph, Cps * Sth * Cph + Sps * Sph],
-                     [Sps * Cth, Sps * Sth * Sph + Cps * Cph, Sps * Sth * Cph - Cps * Sph],
-                     [-Sth, Cth * Sph, Cth * Cph]]), "R")  # eq. (4)
-    JA = L(sp.Matrix([[0, -Sps, Cth * Cps], [0, Cps, Cth * Sps], [1, 0, -Sth]]), "JA")  # eq. (9)
+    R, JA = _euler_kinematics(prog, sy["trig"])
     T = sp.diag(sp.eye(3), JA)  # eq. (23)
-    # derivatives along the unit rates e_j: d/dx_j of JA (psi: j = 3, theta: j = 4), and the
-    # translation and angular velocity (v_j, w_j) that the rate e_j gives the platform (eq. 8)
-    dJA = [sp.zeros(3, 3) for _ in range(6)]
-    dJA[3] = L(sp.Matrix([[0, -Cps, -Cth * Sps], [0, -Sps, Cth * Cps], [0, 0, 0]]), "dJA")
-    dJA[4] = L(sp.Matrix([[0, 0, -Sth * Cps], [0, 0, -Sth * Sps], [0, 0, -Cth]]), "dJA")
-    dT = [sp.diag(sp.zeros(3, 3), dJA[j]) for j in range(6)]
-    v = [sp.Matrix([1 if i == j else 0 for i in range(3)]) for j in range(6)]
-    w = [sp.zeros(3, 1) if j < 3 else JA[:, j - 3] for j in range(6)]
-
+    dT, v, w = _unit_rates(prog, sy, JA)
     if kind == "platform":
-        Irot = _sym_let(prog, lambda i, k: (R * sp.diag(*sy["I_P"]) * R.T)[i, k], 3, "IP")  # eq. (17)
-        I6 = sp.diag(mP * sp.eye(3), Irot)  # eq. (19)
-        G, dG = T, dT
-        dI = []
-        for j in range(6):
-            S = _tilde(w[j]) * Irot
-            dIr = _sym_let(prog, lambda i, k: S[i, k] + S[k, i], 3, "dIP")  # ~w I - I ~w = S + S^T
-            dI.append(sp.diag(sp.zeros(3, 3), dIr))
+        I6, G, dG, dI = _platform_body(prog, sy, R, T, dT, w)
     else:
-        bx, by, px, py = sy["leg"]
-        Pp = L(R * sp.Matrix([px, py, 0]), "Pp")
-        l = L(xp + Pp - sp.Matrix([bx, by, 0]), "l")  # eq. (31)
-        n2 = L((l.T * l)[0], "n2")
-        n = L(sp.sqrt(n2), "n")
-        lh = L(l / n, "lh")  # eq. (30)
-        lb = L(l / n2, "lb")  # eq. (37)
-        PpT = _tilde(Pp).T
-        J_D = L(_tilde(lb).row_join(_tilde(lb) * PpT), "JD")  # eq. (36)
-        if kind in ("rotating cylinder", "rotating piston"):
-            rho = L(sp.sqrt(l[0] ** 2 + l[1] ** 2), "rho")  # eq. (51)
-            yC = L(sp.Matrix([-l[1], l[0], 0]) / rho, "yC")
-            zC = L(lh.cross(yC), "zC")  # eq. (52)
-            RC = lh.row_join(yC).row_join(zC)
-            D = sp.diag(*(sy["I_C"] if kind == "rotating cylinder" else sy["I_S"]))
-            RCD = L(RC * D, "RCD")
-            Ib = _sym_let(prog, lambda i, k: (RCD * RC.T)[i, k], 3, "Ib")  # eqs. (48), (70)
-        elif kind == "translating cylinder":
-            J_B = L(bC * _tilde(lh).T * J_D, "JB")  # eq. (40)
-        else:
-            Pm = L(sp.eye(3) - bS * _tilde(lh).T * _tilde(lb), "Pm")  # eq. (62)
-            J_G = Pm.row_join(L(Pm * PpT, "JG"))
-        G = L((J_B if kind == "translating cylinder" else J_G if kind == "translating piston" else J_D) * T, "G")
-        dG, dI = [], []
-        for j in range(6):
-            dPp = L(w[j].cross(Pp), "dPp")
-            dl = L(v[j] + dPp, "dl")
-            dn = L((l.T * dl)[0] / n, "dn")
-            dlh = L((dl - lh * dn) / n, "dlh")
-            dlb = L(dl / n2 - 2 * dn * lb / n, "dlb")
-            dPpT = _tilde(dPp).T
-            dJ_D = L(_tilde(dlb).row_join(_tilde(dlb) * PpT + _tilde(lb) * dPpT), "dJD")
-            if kind == "translating cylinder":
-                dJ = L(bC * (_tilde(dlh).T * J_D + _tilde(lh).T * dJ_D), "dJB")
-                dI.append(None)
-            elif kind == "translating piston":
-                dPm = L(-bS * (_tilde(dlh).T * _tilde(lb) + _tilde(lh).T * _tilde(dlb)), "dPm")
-                dJ = dPm.row_join(L(dPm * PpT + Pm * dPpT, "dJG"))
-                dI.append(None)
-            else:
-                drho = L((l[0] * dl[0] + l[1] * dl[1]) / rho, "drho")
-                dyC = L(sp.Matrix([-dl[1], dl[0], 0]) / rho - yC * drho / rho, "dyC")
-                dzC = L(dlh.cross(yC) + lh.cross(dyC), "dzC")
-                dRC = dlh.row_join(dyC).row_join(dzC)
-                X = dRC * RCD.T
-                dI.append(_sym_let(prog, lambda i, k: X[i, k] + X[k, i], 3, "dIb"))
-                dJ = dJ_D
-            dG.append(L(dJ * T + (J_B if kind == "translating cylinder" else J_G if kind == "translating piston" else J_D) * dT[j], "dG"))
-        if kind == "translating cylinder":
-            I6 = mC
-        elif kind == "translating piston":
-            I6 = mS
-        else:
-            I6 = Ib
-
-    IG = L(I6 * G, "IG")
-    M = _sym_let(prog, lambda i, k: (G.T * IG)[i, k], 6, "M") if with_mass else None
-    dM = []
-    for j in range(6):
-        X = G.T * L(I6 * dG[j], "IdG")  # G^T I dG_j; dM_j = X + X^T + G^T dI_j G
-        Y = G.T * L(dI[j] * G, "dIG") if dI[j] is not None else sp.zeros(6, 6)
-        dM.append(_sym_let(prog, lambda i, k: X[i, k] + X[k, i] + Y[i, k], 6, "dM"))
-    xdv = sp.Matrix(xd)
-    if form == "Lagrange":
-        Md = _sym_let(prog, lambda i, k: sum((dM[j][i, k] * xd[j] for j in range(6)), sp.S.Zero), 6, "Md")
-        half_grad = [L((xdv.T * dM[j]), "gK") for j in range(6)]  # row j: x_dot^T dM/dx_j
-        V = L(sp.Matrix(6, 6, lambda r, c: Md[r, c] - sp.Rational(1, 2) * half_grad[r][c]), "VL")
-    else:
-        c: dict[tuple[int, int, int], Any] = {}
-        for i in range(6):
-            for j in range(i, 6):
-                for k in range(6):
-                    c[i, j, k] = L(sp.Rational(1, 2) * (dM[i][k, j] + dM[j][k, i] - dM[k][i, j]), "c")
-        V = L(sp.Matrix(6, 6, lambda r, q: sum((c[min(i, q), max(i, q), r] * xd[i] for i in range(6)), sp.S.Zero)), "VK")
-    return prog, V, M, sy
+        I6, G, dG, dI = _leg_body(prog, sy, kind, R, T, dT, v, w)
+    M, dM = _mass_derivatives(prog, I6, G, dG, dI, with_mass)
+    return prog, _coriolis_matrix(prog, form, dM, sy["xd"]), M, sy
 
 
 def lagrange_operation_counts(form: str) -> dict[str, OpCount]:

@@ -133,6 +133,13 @@ def count_operations(exprs: list[Any]) -> OpCount:
 KINDS = ("platform", "translating cylinder", "rotating cylinder", "translating piston", "rotating piston")
 
 
+def _tilde(v: Any) -> Any:  # eq. (38)
+    """The cross-product matrix of a 3-vector of sympy expressions, (3, 3)."""
+    import sympy as sp
+
+    return sp.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+
+
 def coriolis_expressions(kinds: tuple[str, ...] = KINDS) -> tuple[dict[str, Any], dict[str, Any]]:
     """Symbolic V matrices of one body of each kind, and the symbols they depend on.
 
@@ -163,9 +170,6 @@ def coriolis_expressions(kinds: tuple[str, ...] = KINDS) -> tuple[dict[str, Any]
     def Rx(a: Any) -> Any:
         return sp.Matrix([[1, 0, 0], [0, c(a), -s(a)], [0, s(a), c(a)]])
 
-    def tilde(v: Any) -> Any:  # eq. (38)
-        return sp.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-
     R = Rz(psi) * Ry(th) * Rx(ph)  # eq. (4)
     JA = sp.Matrix([[0, -s(psi), c(th) * c(psi)], [0, c(psi), c(th) * s(psi)], [1, 0, -s(th)]])  # eq. (9)
     T = sp.diag(sp.eye(3), JA)  # eq. (23)
@@ -174,10 +178,10 @@ def coriolis_expressions(kinds: tuple[str, ...] = KINDS) -> tuple[dict[str, Any]
     n2 = (l.T * l)[0]
     n = sp.sqrt(n2)
     lhat, lbar = l / n, l / n2  # eqs. (30), (37)
-    J_D = tilde(lbar).row_join(tilde(lbar) * tilde(Pp).T)  # eq. (36)
-    J_B = bC * tilde(lhat).T * J_D  # eq. (40)
-    Pm = sp.eye(3) - bS * tilde(lhat).T * tilde(lbar)
-    J_G = Pm.row_join(Pm * tilde(Pp).T)  # eq. (62)
+    J_D = _tilde(lbar).row_join(_tilde(lbar) * _tilde(Pp).T)  # eq. (36)
+    J_B = bC * _tilde(lhat).T * J_D  # eq. (40)
+    Pm = sp.eye(3) - bS * _tilde(lhat).T * _tilde(lbar)
+    J_G = Pm.row_join(Pm * _tilde(Pp).T)  # eq. (62)
     rho = sp.sqrt(l[0] ** 2 + l[1] ** 2)
     yC = sp.Matrix([-l[1], l[0], 0]) / rho  # eq. (51), numerators restored
     RC = lhat.row_join(yC).row_join(lhat.cross(yC))  # eqs. (49), (50), (52)
@@ -237,27 +241,41 @@ class _Program:
         return one(sp.sympify(value))
 
 
-def _implementation_program(prog: _Program, kinds: tuple[str, ...], legs: int = 1) -> dict[str, Any]:
-    """The hand-derived formulas of :mod:`stewart` (``_platform_terms``, ``_leg_terms``) as a
-    straight-line program on symbols; returns the V matrices (symbols) per kind (and leg)."""
+def _euler_kinematics(prog: _Program, trig: tuple[Any, ...]) -> tuple[Any, Any]:
+    """The platform's rotation R (eq. 4) and Euler-rate Jacobian JA (eq. 9), each (3, 3),
+    assigned in ``prog`` from the sines and cosines ``(Spsi, Cpsi, Stheta, Ctheta, Sphi, Cphi)``."""
     import sympy as sp
 
-    xp = sp.Matrix(sp.symbols("x_P y_P z_P", real=True))
-    Sps, Cps, Sth, Cth, Sph, Cph = sp.symbols("Spsi Cpsi Stheta Ctheta Sphi Cphi", real=True)
-    xd = sp.symbols("xd_P yd_P zd_P psid thetad phid", real=True)
-    mP, mC, mS, bC, bS = sp.symbols("m_P m_C m_S b_C b_S", positive=True)
-    IP = sp.symbols("I_Pxx I_Pyy I_Pzz", real=True)
-    IC = sp.symbols("I_Cxx I_Cyy I_Czz", real=True)
-    IS = sp.symbols("I_Sxx I_Syy I_Szz", real=True)
-
-    def tilde(v: Any) -> Any:
-        return sp.Matrix([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-
+    Sps, Cps, Sth, Cth, Sph, Cph = trig
     L = prog.let
     R = L(sp.Matrix([[Cps * Cth, Cps * Sth * Sph - Sps * Cph, Cps * Sth * Cph + Sps * Sph],
                      [Sps * Cth, Sps * Sth * Sph + Cps * Cph, Sps * Sth * Cph - Cps * Sph],
                      [-Sth, Cth * Sph, Cth * Cph]]), "R")  # eq. (4)
     JA = L(sp.Matrix([[0, -Sps, Cth * Cps], [0, Cps, Cth * Sps], [1, 0, -Sth]]), "JA")  # eq. (9)
+    return R, JA
+
+
+class _PlatformMotion(NamedTuple):
+    """The platform's pose and rates as program symbols (eqs. 4, 8, 9, 23)."""
+
+    xp: Any  # (3, 1) position of P [m]
+    R: Any  # (3, 3) R_S^P, eq. (4)
+    T: Any  # (6, 6) x_dot to twist, eq. (23)
+    Td: Any  # (6, 6) its time derivative
+    v: Any  # (3, 1) velocity of P [m/s]
+    w: Any  # (3, 1) angular velocity, eq. (8) [rad/s]
+
+
+def _platform_motion(prog: _Program) -> _PlatformMotion:
+    """R, JA, JA_dot and the angular velocity of the platform, assigned in ``prog``."""
+    import sympy as sp
+
+    xp = sp.Matrix(sp.symbols("x_P y_P z_P", real=True))
+    trig = sp.symbols("Spsi Cpsi Stheta Ctheta Sphi Cphi", real=True)
+    Sps, Cps, Sth, Cth, Sph, Cph = trig
+    xd = sp.symbols("xd_P yd_P zd_P psid thetad phid", real=True)
+    L = prog.let
+    R, JA = _euler_kinematics(prog, trig)
     JAd = L(sp.Matrix([[0, -Cps * xd[3], -Sth * Cps * xd[4] - Cth * Sps * xd[3]],
                        [0, -Sps * xd[3], -Sth * Sps * xd[4] + Cth * Cps * xd[3]],
                        [0, 0, -Cth * xd[4]]]), "JAd")
@@ -265,58 +283,85 @@ def _implementation_program(prog: _Program, kinds: tuple[str, ...], legs: int = 
     Td = sp.diag(sp.zeros(3), JAd)
     v = sp.Matrix(xd[:3])
     w = L(JA * sp.Matrix(xd[3:]), "w")
+    return _PlatformMotion(xp, R, T, Td, v, w)
+
+
+def _leg_programs(prog: _Program, pm: _PlatformMotion, kinds: tuple[str, ...], i: int) -> dict[str, Any]:
+    """The V matrices of leg i's bodies among ``kinds`` (keys ``'<kind> <i>'``), from the leg
+    vector, its length and their rates (eqs. 30-37), assigned in ``prog``."""
+    import sympy as sp
+
+    mC, mS, bC, bS = sp.symbols("m_C m_S b_C b_S", positive=True)
+    IC = sp.symbols("I_Cxx I_Cyy I_Czz", real=True)
+    IS = sp.symbols("I_Sxx I_Syy I_Szz", real=True)
+    L = prog.let
+    R, T, Td, v, w = pm.R, pm.T, pm.Td, pm.v, pm.w
+    out: dict[str, Any] = {}
+    bx, by, px, py = sp.symbols(f"b_x{i} b_y{i} p_x{i} p_y{i}", real=True)
+    Pp = L(R * sp.Matrix([px, py, 0]), "Pp")
+    Ppd = L(w.cross(Pp), "Ppd")
+    l = L(pm.xp + Pp - sp.Matrix([bx, by, 0]), "l")  # eq. (31)
+    ld = L(v + Ppd, "ld")
+    n2 = L((l.T * l)[0], "n2")
+    n = L(sp.sqrt(n2), "n")
+    nd = L((l.T * ld)[0] / n, "nd")
+    lh = L(l / n, "lh")  # eq. (30)
+    lhd = L((ld - lh * nd) / n, "lhd")
+    lb = L(l / n2, "lb")  # eq. (37)
+    lbd = L(ld / n2 - 2 * nd * lb / n, "lbd")
+    PpT, PpdT = _tilde(Pp).T, _tilde(Ppd).T
+    J_D = L(_tilde(lb).row_join(_tilde(lb) * PpT), "JD")  # eq. (36)
+    J_Dd = L(_tilde(lbd).row_join(_tilde(lbd) * PpT + _tilde(lb) * PpdT), "JDd")
+    if "translating cylinder" in kinds:
+        J_B = L(bC * _tilde(lh).T * J_D, "JB")  # eq. (40)
+        J_Bd = L(bC * (_tilde(lhd).T * J_D + _tilde(lh).T * J_Dd), "JBd")
+        out[f"translating cylinder {i}"] = L(mC * J_B.T * (J_Bd * T + J_B * Td), "VCt")  # eq. (46)
+    if "translating piston" in kinds:
+        Pm = L(sp.eye(3) - bS * _tilde(lh).T * _tilde(lb), "Pm")  # eq. (62)
+        Pmd = L(-bS * (_tilde(lhd).T * _tilde(lb) + _tilde(lh).T * _tilde(lbd)), "Pmd")
+        J_G = Pm.row_join(L(Pm * PpT, "JG"))
+        J_Gd = Pmd.row_join(L(Pmd * PpT + Pm * PpdT, "JGd"))
+        out[f"translating piston {i}"] = L(mS * J_G.T * (J_Gd * T + J_G * Td), "VSt")  # eq. (68)
+    rot = [k for k in ("rotating cylinder", "rotating piston") if k in kinds]
+    if rot:
+        rho = L(sp.sqrt(l[0] ** 2 + l[1] ** 2), "rho")  # eq. (51)
+        rhod = L((l[0] * ld[0] + l[1] * ld[1]) / rho, "rhod")
+        yC = L(sp.Matrix([-l[1], l[0], 0]) / rho, "yC")
+        yCd = L(sp.Matrix([-ld[1], ld[0], 0]) / rho - yC * rhod / rho, "yCd")
+        zC = L(lh.cross(yC), "zC")  # eq. (52)
+        zCd = L(lhd.cross(yC) + lh.cross(yCd), "zCd")
+        RC, RCd = lh.row_join(yC).row_join(zC), lhd.row_join(yCd).row_join(zCd)
+        for k, D in (("rotating cylinder", IC), ("rotating piston", IS)):
+            if k not in rot:
+                continue
+            Ib = L(RC * sp.diag(*D) * RC.T, "Ib")  # eqs. (48), (70)
+            Ibd = L(RCd * sp.diag(*D) * RC.T + RC * sp.diag(*D) * RCd.T, "Ibd")
+            IJ = L(Ib * J_D, "IJ")
+            IJd = L(Ibd * J_D + Ib * J_Dd, "IJd")
+            out[f"{k} {i}"] = L(J_D.T * (IJd * T + IJ * Td), "VR")  # eqs. (58), (76)
+    return out
+
+
+def _implementation_program(prog: _Program, kinds: tuple[str, ...], legs: int = 1) -> dict[str, Any]:
+    """The hand-derived formulas of :mod:`stewart` (``_platform_terms``, ``_leg_terms``) as a
+    straight-line program on symbols; returns the V matrices (symbols) per kind (and leg)."""
+    import sympy as sp
+
+    mP = sp.Symbol("m_P", positive=True)
+    IP = sp.symbols("I_Pxx I_Pyy I_Pzz", real=True)
+    L = prog.let
+    pm = _platform_motion(prog)
     out: dict[str, Any] = {}
     if "platform" in kinds:
-        Irot = L(R * sp.diag(*IP) * R.T, "IP")  # eq. (17)
-        Irot_d = L(tilde(w) * Irot - Irot * tilde(w), "IPd")
+        Irot = L(pm.R * sp.diag(*IP) * pm.R.T, "IP")  # eq. (17)
+        Irot_d = L(_tilde(pm.w) * Irot - Irot * _tilde(pm.w), "IPd")
         IPB = sp.diag(mP * sp.eye(3), Irot)
         IPBd = sp.diag(sp.zeros(3), Irot_d)
-        out["platform"] = L(IPBd * T + IPB * Td, "VP")  # eq. (28)
+        out["platform"] = L(IPBd * pm.T + IPB * pm.Td, "VP")  # eq. (28)
     for i in range(legs):
         if not set(kinds) - {"platform"}:
             break
-        bx, by, px, py = sp.symbols(f"b_x{i} b_y{i} p_x{i} p_y{i}", real=True)
-        Pp = L(R * sp.Matrix([px, py, 0]), "Pp")
-        Ppd = L(w.cross(Pp), "Ppd")
-        l = L(xp + Pp - sp.Matrix([bx, by, 0]), "l")  # eq. (31)
-        ld = L(v + Ppd, "ld")
-        n2 = L((l.T * l)[0], "n2")
-        n = L(sp.sqrt(n2), "n")
-        nd = L((l.T * ld)[0] / n, "nd")
-        lh = L(l / n, "lh")  # eq. (30)
-        lhd = L((ld - lh * nd) / n, "lhd")
-        lb = L(l / n2, "lb")  # eq. (37)
-        lbd = L(ld / n2 - 2 * nd * lb / n, "lbd")
-        PpT, PpdT = tilde(Pp).T, tilde(Ppd).T
-        J_D = L(tilde(lb).row_join(tilde(lb) * PpT), "JD")  # eq. (36)
-        J_Dd = L(tilde(lbd).row_join(tilde(lbd) * PpT + tilde(lb) * PpdT), "JDd")
-        if "translating cylinder" in kinds:
-            J_B = L(bC * tilde(lh).T * J_D, "JB")  # eq. (40)
-            J_Bd = L(bC * (tilde(lhd).T * J_D + tilde(lh).T * J_Dd), "JBd")
-            out[f"translating cylinder {i}"] = L(mC * J_B.T * (J_Bd * T + J_B * Td), "VCt")  # eq. (46)
-        if "translating piston" in kinds:
-            Pm = L(sp.eye(3) - bS * tilde(lh).T * tilde(lb), "Pm")  # eq. (62)
-            Pmd = L(-bS * (tilde(lhd).T * tilde(lb) + tilde(lh).T * tilde(lbd)), "Pmd")
-            J_G = Pm.row_join(L(Pm * PpT, "JG"))
-            J_Gd = Pmd.row_join(L(Pmd * PpT + Pm * PpdT, "JGd"))
-            out[f"translating piston {i}"] = L(mS * J_G.T * (J_Gd * T + J_G * Td), "VSt")  # eq. (68)
-        rot = [k for k in ("rotating cylinder", "rotating piston") if k in kinds]
-        if rot:
-            rho = L(sp.sqrt(l[0] ** 2 + l[1] ** 2), "rho")  # eq. (51)
-            rhod = L((l[0] * ld[0] + l[1] * ld[1]) / rho, "rhod")
-            yC = L(sp.Matrix([-l[1], l[0], 0]) / rho, "yC")
-            yCd = L(sp.Matrix([-ld[1], ld[0], 0]) / rho - yC * rhod / rho, "yCd")
-            zC = L(lh.cross(yC), "zC")  # eq. (52)
-            zCd = L(lhd.cross(yC) + lh.cross(yCd), "zCd")
-            RC, RCd = lh.row_join(yC).row_join(zC), lhd.row_join(yCd).row_join(zCd)
-            for k, D in (("rotating cylinder", IC), ("rotating piston", IS)):
-                if k not in rot:
-                    continue
-                Ib = L(RC * sp.diag(*D) * RC.T, "Ib")  # eqs. (48), (70)
-                Ibd = L(RCd * sp.diag(*D) * RC.T + RC * sp.diag(*D) * RCd.T, "Ibd")
-                IJ = L(Ib * J_D, "IJ")
-                IJd = L(Ibd * J_D + Ib * J_Dd, "IJd")
-                out[f"{k} {i}"] = L(J_D.T * (IJd * T + IJ * Td), "VR")  # eqs. (58), (76)
+        out.update(_leg_programs(prog, pm, kinds, i))
     return out
 
 
