@@ -193,124 +193,21 @@ SimulatedSystem::CallbackReturn SimulatedSystem::on_init(const hardware_interfac
     return CallbackReturn::ERROR;
   }
   try {
-    const auto & hw = info_.hardware_parameters;
-    auto param = [&hw](const std::string & name, const std::string & fallback) {
-      const auto it = hw.find(name);
-      return it == hw.end() ? fallback : trim(it->second);
-    };
-    static const std::set<std::string> known = {
-      "drivetrain", "substeps", "max_step", "friction", "coulomb_smoothing", "initial_positions",
-      "timing_log", "timing_log_cycles"};
-    for (const auto & kv : hw) {
-      if (!known.count(kv.first)) {
-        throw std::runtime_error(
-          "unknown hardware parameter '" + kv.first + "'; valid: " +
-          join(std::vector<std::string>(known.begin(), known.end())));
-      }
-    }
-    substeps_ = static_cast<int>(parse_number(param("substeps", "1"), "substeps"));
-    if (!(substeps_ >= 1 && substeps_ <= max_substeps_) ||
-        static_cast<double>(substeps_) != parse_number(param("substeps", "1"), "substeps")) {
-      throw std::runtime_error("substeps: expected an integer in [1, 1000], got '" + param("substeps", "1") + "'");
-    }
-    max_step_ = parse_number(param("max_step", "0.005"), "max_step");
-    if (!(max_step_ > 0.0 && max_step_ <= 0.1)) {
-      throw std::runtime_error("max_step: expected a step in (0, 0.1] s, got '" + param("max_step", "") + "'");
-    }
-    const bool friction = parse_bool(param("friction", "true"), "friction");
-    const double smooth = parse_number(param("coulomb_smoothing", "0"), "coulomb_smoothing");
-    if (!(smooth >= 0.0 && std::isfinite(smooth))) {
-      throw std::runtime_error("coulomb_smoothing: expected a velocity >= 0 [rad/s], got '" +
-                               param("coulomb_smoothing", "") + "'");
-    }
-    timing_log_ = param("timing_log", "");
-    const double cycles = parse_number(param("timing_log_cycles", "1048576"), "timing_log_cycles");
-    if (!(cycles >= 1 && cycles <= 1e8 && cycles == std::floor(cycles))) {
-      throw std::runtime_error("timing_log_cycles: expected an integer in [1, 1e8], got '" +
-                               param("timing_log_cycles", "") + "'");
-    }
-
+    const PlantParameters p = read_parameters();
     if (info_.original_xml.empty()) {
       throw std::runtime_error("the hardware info holds no URDF (original_xml)");
     }
-    model_ = EngineModel::from_description(info_.original_xml, param("drivetrain", ""));
+    model_ = EngineModel::from_description(info_.original_xml, p.drivetrain);
     nq_ = model_->nq();
-
-    // The block's joints, their interfaces and their place in the model
-    const std::size_t n = info_.joints.size();
-    std::vector<double> initial(n, 0.0);
-    joints_.clear();
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto & joint = info_.joints[i];
-      joints_.push_back(joint.name);
-      if (joint.command_interfaces.size() != 1 ||
-          joint.command_interfaces[0].name != hardware_interface::HW_IF_EFFORT) {
-        std::vector<std::string> names;
-        for (const auto & c : joint.command_interfaces) {
-          names.push_back(c.name);
-        }
-        throw std::runtime_error("joint '" + joint.name + "': expected one command interface 'effort', got " +
-                                 join(names));
-      }
-      for (const auto & s : joint.state_interfaces) {
-        if (!kStateInterfaces.count(s.name)) {
-          throw std::runtime_error("joint '" + joint.name + "': unknown state interface '" + s.name +
-                                   "'; valid: ['position', 'velocity', 'effort']");
-        }
-        if (s.name == hardware_interface::HW_IF_POSITION && !trim(s.initial_value).empty()) {
-          initial[i] = parse_number(s.initial_value, "joint '" + joint.name + "' position initial_value");
-        }
+    std::vector<double> initial = read_joints();
+    if (!p.initial_positions.empty()) {
+      initial = parse_list(p.initial_positions, "initial_positions");
+      if (initial.size() != joints_.size()) {
+        throw std::runtime_error("initial_positions: expected " + std::to_string(joints_.size()) +
+                                 " values ordered as " + join(joints_) + ", got '" + p.initial_positions + "'");
       }
     }
-    index_ = model_->indices_of(joints_);  // throws naming the model's joints
-    std::vector<std::string> missing;
-    for (int k = 0; k < nq_; ++k) {
-      if (std::find(index_.begin(), index_.end(), k) == index_.end()) {
-        missing.push_back(model_->joint_names()[static_cast<std::size_t>(k)]);
-      }
-    }
-    if (!missing.empty() || static_cast<int>(n) != nq_) {
-      throw std::runtime_error("the <ros2_control> block must list every joint of the model once, " +
-                               join(model_->joint_names()) + "; missing " + join(missing));
-    }
-    const std::string listed = param("initial_positions", "");
-    if (!listed.empty()) {
-      initial = parse_list(listed, "initial_positions");
-      if (initial.size() != n) {
-        throw std::runtime_error("initial_positions: expected " + std::to_string(n) + " values ordered as " +
-                                 join(joints_) + ", got '" + listed + "'");
-      }
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!std::isfinite(initial[i])) {
-        throw std::runtime_error("initial position of joint '" + joints_[i] + "' is not finite");
-      }
-    }
-
-    limit_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      limit_[i] = model_->effort_limits()[static_cast<std::size_t>(index_[i])];
-    }
-    command_.assign(n, std::numeric_limits<double>::quiet_NaN());
-    position_.assign(n, 0.0);
-    velocity_.assign(n, 0.0);
-    effort_.assign(n, 0.0);
-    x_.assign(2 * static_cast<std::size_t>(nq_), 0.0);
-    u_.assign(static_cast<std::size_t>(nq_), 0.0);
-    for (std::size_t i = 0; i < n; ++i) {
-      x_[static_cast<std::size_t>(index_[i])] = initial[i];
-      position_[i] = initial[i];
-    }
-    plant_.model = &model_->model();
-    plant_.g = model_->model().gravity;
-    plant_.friction = friction ? 1 : 0;
-    plant_.smooth = smooth;
-    // the model and the initial state work: one evaluation of the dynamics now, not in the loop
-    std::vector<double> qdd(static_cast<std::size_t>(nq_));
-    const int st = rd_plant_accel(&plant_, x_.data(), x_.data() + nq_, u_.data(), qdd.data(), &model_->work());
-    if (st != RD_OK) {
-      throw std::runtime_error(std::string("the dynamics at the initial state fail: ") + status_name(st));
-    }
+    start_plant(initial, p);
     if (!timing_log_.empty()) {
       // fail now, not at the end of a run, where the file cannot be written
       const std::string probe = timing_log_ + ".tmp." + std::to_string(::getpid());
@@ -320,16 +217,136 @@ SimulatedSystem::CallbackReturn SimulatedSystem::on_init(const hardware_interfac
       }
       std::fclose(f);
       std::remove(probe.c_str());
-      log_.reset(static_cast<std::size_t>(cycles), n);
+      log_.reset(p.timing_log_cycles, joints_.size());
     }
     RCLCPP_INFO(logger(), "'%s': %d joints, %d RK4 step(s) per period (at most %g s each), friction %s%s%s",
-                info_.name.c_str(), nq_, substeps_, max_step_, friction ? "on" : "off",
+                info_.name.c_str(), nq_, substeps_, max_step_, p.friction ? "on" : "off",
                 timing_log_.empty() ? "" : ", timing log ", timing_log_.c_str());
   } catch (const std::exception & e) {
     RCLCPP_FATAL(logger(), "'%s': %s", info_.name.c_str(), e.what());
     return CallbackReturn::ERROR;
   }
   return CallbackReturn::SUCCESS;
+}
+
+SimulatedSystem::PlantParameters SimulatedSystem::read_parameters()
+{
+  const auto & hw = info_.hardware_parameters;
+  auto param = [&hw](const std::string & name, const std::string & fallback) {
+    const auto it = hw.find(name);
+    return it == hw.end() ? fallback : trim(it->second);
+  };
+  static const std::set<std::string> known = {
+    "drivetrain", "substeps", "max_step", "friction", "coulomb_smoothing", "initial_positions",
+    "timing_log", "timing_log_cycles"};
+  for (const auto & kv : hw) {
+    if (!known.count(kv.first)) {
+      throw std::runtime_error(
+        "unknown hardware parameter '" + kv.first + "'; valid: " +
+        join(std::vector<std::string>(known.begin(), known.end())));
+    }
+  }
+  substeps_ = static_cast<int>(parse_number(param("substeps", "1"), "substeps"));
+  if (!(substeps_ >= 1 && substeps_ <= max_substeps_) ||
+      static_cast<double>(substeps_) != parse_number(param("substeps", "1"), "substeps")) {
+    throw std::runtime_error("substeps: expected an integer in [1, 1000], got '" + param("substeps", "1") + "'");
+  }
+  max_step_ = parse_number(param("max_step", "0.005"), "max_step");
+  if (!(max_step_ > 0.0 && max_step_ <= 0.1)) {
+    throw std::runtime_error("max_step: expected a step in (0, 0.1] s, got '" + param("max_step", "") + "'");
+  }
+  PlantParameters p;
+  p.friction = parse_bool(param("friction", "true"), "friction");
+  p.smooth = parse_number(param("coulomb_smoothing", "0"), "coulomb_smoothing");
+  if (!(p.smooth >= 0.0 && std::isfinite(p.smooth))) {
+    throw std::runtime_error("coulomb_smoothing: expected a velocity >= 0 [rad/s], got '" +
+                             param("coulomb_smoothing", "") + "'");
+  }
+  timing_log_ = param("timing_log", "");
+  const double cycles = parse_number(param("timing_log_cycles", "1048576"), "timing_log_cycles");
+  if (!(cycles >= 1 && cycles <= 1e8 && cycles == std::floor(cycles))) {
+    throw std::runtime_error("timing_log_cycles: expected an integer in [1, 1e8], got '" +
+                             param("timing_log_cycles", "") + "'");
+  }
+  p.timing_log_cycles = static_cast<std::size_t>(cycles);
+  p.drivetrain = param("drivetrain", "");
+  p.initial_positions = param("initial_positions", "");
+  return p;
+}
+
+std::vector<double> SimulatedSystem::read_joints()
+{
+  const std::size_t n = info_.joints.size();
+  std::vector<double> initial(n, 0.0);
+  joints_.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto & joint = info_.joints[i];
+    joints_.push_back(joint.name);
+    if (joint.command_interfaces.size() != 1 ||
+        joint.command_interfaces[0].name != hardware_interface::HW_IF_EFFORT) {
+      std::vector<std::string> names;
+      for (const auto & c : joint.command_interfaces) {
+        names.push_back(c.name);
+      }
+      throw std::runtime_error("joint '" + joint.name + "': expected one command interface 'effort', got " +
+                               join(names));
+    }
+    for (const auto & s : joint.state_interfaces) {
+      if (!kStateInterfaces.count(s.name)) {
+        throw std::runtime_error("joint '" + joint.name + "': unknown state interface '" + s.name +
+                                 "'; valid: ['position', 'velocity', 'effort']");
+      }
+      if (s.name == hardware_interface::HW_IF_POSITION && !trim(s.initial_value).empty()) {
+        initial[i] = parse_number(s.initial_value, "joint '" + joint.name + "' position initial_value");
+      }
+    }
+  }
+  index_ = model_->indices_of(joints_);  // throws naming the model's joints
+  std::vector<std::string> missing;
+  for (int k = 0; k < nq_; ++k) {
+    if (std::find(index_.begin(), index_.end(), k) == index_.end()) {
+      missing.push_back(model_->joint_names()[static_cast<std::size_t>(k)]);
+    }
+  }
+  if (!missing.empty() || static_cast<int>(n) != nq_) {
+    throw std::runtime_error("the <ros2_control> block must list every joint of the model once, " +
+                             join(model_->joint_names()) + "; missing " + join(missing));
+  }
+  return initial;
+}
+
+void SimulatedSystem::start_plant(const std::vector<double> & initial, const PlantParameters & p)
+{
+  const std::size_t n = joints_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(initial[i])) {
+      throw std::runtime_error("initial position of joint '" + joints_[i] + "' is not finite");
+    }
+  }
+  limit_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    limit_[i] = model_->effort_limits()[static_cast<std::size_t>(index_[i])];
+  }
+  command_.assign(n, std::numeric_limits<double>::quiet_NaN());
+  position_.assign(n, 0.0);
+  velocity_.assign(n, 0.0);
+  effort_.assign(n, 0.0);
+  x_.assign(2 * static_cast<std::size_t>(nq_), 0.0);
+  u_.assign(static_cast<std::size_t>(nq_), 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    x_[static_cast<std::size_t>(index_[i])] = initial[i];
+    position_[i] = initial[i];
+  }
+  plant_.model = &model_->model();
+  plant_.g = model_->model().gravity;
+  plant_.friction = p.friction ? 1 : 0;
+  plant_.smooth = p.smooth;
+  // the model and the initial state work: one evaluation of the dynamics now, not in the loop
+  std::vector<double> qdd(static_cast<std::size_t>(nq_));
+  const int st = rd_plant_accel(&plant_, x_.data(), x_.data() + nq_, u_.data(), qdd.data(), &model_->work());
+  if (st != RD_OK) {
+    throw std::runtime_error(std::string("the dynamics at the initial state fail: ") + status_name(st));
+  }
 }
 
 // The interfaces as pointers into this object's arrays: the only form Humble has; Jazzy keeps it

@@ -103,6 +103,18 @@ public:
   const CycleLog & cycle_log() const { return log_; }
 
 private:
+  // The hardware parameters on_init reads besides substeps_, max_step_ and timing_log_.
+  struct PlantParameters
+  {
+    bool friction = true;
+    double smooth = 0.0;  // Coulomb smoothing velocity [rad/s] (0: the sign)
+    std::size_t timing_log_cycles = 0;
+    std::string drivetrain, initial_positions;
+  };
+
+  PlantParameters read_parameters();                 // the <hardware> parameters, checked
+  std::vector<double> read_joints();                 // joints_, index_; the interfaces' initial positions
+  void start_plant(const std::vector<double> & initial, const PlantParameters & p);  // arrays, plant_, a first evaluation
   void save_timing_log();
 
   std::shared_ptr<EngineModel> model_;
