@@ -99,6 +99,86 @@ class ConsistentFit:
     static_excess: Array | None = None
 
 
+def _whitening(C: Array) -> Array:
+    """``W_c`` with ``W_c^T W_c = C^-1`` for a covariance C (k, k), via its eigen-decomposition
+    (C may be near singular: its eigenvalues are floored at 1e-12 of the largest)."""
+    ev, V = np.linalg.eigh(C)
+    ev = np.maximum(ev, 1e-12 * max(float(ev.max()), 1e-300))
+    return (V / np.sqrt(ev)).T
+
+
+def _log_cholesky(pi0: Array, nb: int) -> Array:
+    """Log-Cholesky coordinates (10 nb,) of the bodies of the prior ``pi0``: the lower triangle
+    of each ``L`` with ``P = L L^T``, ``log(L_ii)`` on the diagonal; P slightly regularised."""
+    P0 = pseudo_inertia(pi0[: 10 * nb].reshape(nb, 10))
+    P0 = P0 + 1e-6 * np.maximum(np.trace(P0, axis1=1, axis2=2), 1e-9)[:, None, None] * np.eye(4)
+    eig0 = np.linalg.eigvalsh(P0)[:, 0]
+    if np.any(eig0 <= 0):  # an inconsistent CAD prior: start from a small positive one instead
+        P0 = P0 + (np.abs(np.minimum(eig0, 0.0)) * 1.01 + 1e-6)[:, None, None] * np.eye(4)
+    L0 = np.linalg.cholesky(P0)
+    diag = np.arange(4)
+    theta_bodies = []
+    for b in range(nb):
+        L = L0[b].copy()
+        L[diag, diag] = np.log(L[diag, diag])
+        theta_bodies.append(L[_TRIL])
+    return np.concatenate(theta_bodies)
+
+
+def _cholesky_factors(theta: Array, nb: int) -> Array:
+    """The (nb, 4, 4) lower-triangular ``L`` of each body from the first 10 nb entries of theta."""
+    diag = np.arange(4)
+    Lb = np.zeros((nb, 4, 4))
+    Lb[:, _TRIL[0], _TRIL[1]] = theta[: 10 * nb].reshape(nb, 10)
+    Lb[:, diag, diag] = np.exp(np.minimum(Lb[:, diag, diag], 50.0))  # trial steps may overshoot
+    return Lb
+
+
+def _unpack(theta: Array, nb: int, nq: int) -> tuple[Array, Array]:
+    """theta -> (standard parameters (10 nb + 3 nq,), the free extras: offsets and the rest)."""
+    Lb = _cholesky_factors(theta, nb)
+    P = Lb @ np.swapaxes(Lb, 1, 2)
+    joint = theta[10 * nb: 10 * nb + 3 * nq] ** 2
+    return np.concatenate([_standard_of(P).reshape(-1), joint]), theta[10 * nb + 3 * nq:]
+
+
+def _base_map(estimate: Estimate, nb: int, nq: int) -> Array:
+    """``G``, shape (n_base + no, 10 nb + 3 nq + no): (beta, extras) from (pi, extras), with
+    ``no`` extras (effort offsets, static friction excesses)."""
+    # beta = B pi (+ offsets): the base parameters are linear in the standard ones.
+    bp = estimate.base
+    p = 10 * nb + 3 * nq
+    B = np.zeros((bp.n_base, p))
+    B[np.arange(bp.n_base), bp.independent] = 1.0
+    B[:, bp.dependent] = bp.K
+    no = len(estimate.values) - bp.n_base
+    G = np.zeros((bp.n_base + no, p + no))  # (beta, extras) from (pi, extras)
+    G[: bp.n_base, :p] = B
+    G[bp.n_base:, p:] = np.eye(no)
+    return G
+
+
+def _unpack_jacobian(theta: Array, nb: int, nq: int, no: int) -> Array:
+    """d (pi, extras) / d theta, shape (10 nb + 3 nq + no, theta.size)."""
+    # d pi / d theta: per body dP = dL L^T + L dL^T for each free entry of L (times
+    # exp(alpha) on the diagonal), mapped to the 10 parameters; 2 theta for the joints.
+    p = 10 * nb + 3 * nq
+    n = theta.size
+    D = np.zeros((p + no, n))
+    Lb = _cholesky_factors(theta, nb)
+    for k, (i, j) in enumerate(zip(*_TRIL)):
+        E = np.zeros((nb, 4, 4))
+        E[:, i, j] = Lb[:, i, j] if i == j else 1.0
+        dP = E @ np.swapaxes(Lb, 1, 2) + Lb @ np.swapaxes(E, 1, 2)
+        dpi = _standard_of(dP)  # (nb, 10), linear in P
+        for b in range(nb):
+            D[10 * b: 10 * b + 10, 10 * b + k] = dpi[b]
+    jj = np.arange(3 * nq)
+    D[10 * nb + jj, 10 * nb + jj] = 2.0 * theta[10 * nb: 10 * nb + 3 * nq]
+    D[p:, 10 * nb + 3 * nq:] = np.eye(no)
+    return D
+
+
 def consistent_parameters(model: RobotModel, estimate: Estimate, *, prior_weight: float = 1e-3,
                           prior: Array | None = None) -> ConsistentFit:
     """The physically consistent standard parameters closest to ``estimate`` (see module doc).
@@ -120,75 +200,26 @@ def consistent_parameters(model: RobotModel, estimate: Estimate, *, prior_weight
     pi0 = standard_parameters(model) if prior is None else np.asarray(prior, dtype=float)
     kept = estimate.kept
     xhat = estimate.values[kept]
-    C = estimate.covariance[np.ix_(kept, kept)]
-    # Whitening: W_c^T W_c = C^-1 via the eigen-decomposition (C may be near singular).
-    ev, V = np.linalg.eigh(C)
-    ev = np.maximum(ev, 1e-12 * max(float(ev.max()), 1e-300))
-    Wc = (V / np.sqrt(ev)).T
+    Wc = _whitening(estimate.covariance[np.ix_(kept, kept)])
     scale = np.maximum(np.abs(pi0), 1e-3 * max(float(np.abs(pi0).max()), 1e-12))
-
-    P0 = pseudo_inertia(pi0[: 10 * nb].reshape(nb, 10))
-    P0 = P0 + 1e-6 * np.maximum(np.trace(P0, axis1=1, axis2=2), 1e-9)[:, None, None] * np.eye(4)
-    eig0 = np.linalg.eigvalsh(P0)[:, 0]
-    if np.any(eig0 <= 0):  # an inconsistent CAD prior: start from a small positive one instead
-        P0 = P0 + (np.abs(np.minimum(eig0, 0.0)) * 1.01 + 1e-6)[:, None, None] * np.eye(4)
-    L0 = np.linalg.cholesky(P0)
-    diag = np.arange(4)
-    theta_bodies = []
-    for b in range(nb):
-        L = L0[b].copy()
-        L[diag, diag] = np.log(L[diag, diag])
-        theta_bodies.append(L[_TRIL])
     joint0 = np.sqrt(np.maximum(pi0[10 * nb:], 0.0))
     off0 = estimate.values[bp.n_base:]  # effort offsets and static friction excesses: free
-    theta0 = np.concatenate([np.concatenate(theta_bodies), joint0, off0])
-
-    def unpack(theta: Array) -> tuple[Array, Array]:
-        Lb = np.zeros((nb, 4, 4))
-        Lb[:, _TRIL[0], _TRIL[1]] = theta[: 10 * nb].reshape(nb, 10)
-        Lb[:, diag, diag] = np.exp(np.minimum(Lb[:, diag, diag], 50.0))  # trial steps may overshoot
-        P = Lb @ np.swapaxes(Lb, 1, 2)
-        joint = theta[10 * nb: 10 * nb + 3 * nq] ** 2
-        return np.concatenate([_standard_of(P).reshape(-1), joint]), theta[10 * nb + 3 * nq:]
-
-    # beta = B pi (+ offsets): the base parameters are linear in the standard ones.
+    theta0 = np.concatenate([_log_cholesky(pi0, nb), joint0, off0])
     p = 10 * nb + 3 * nq
-    B = np.zeros((bp.n_base, p))
-    B[np.arange(bp.n_base), bp.independent] = 1.0
-    B[:, bp.dependent] = bp.K
     no = len(estimate.values) - bp.n_base
-    G = np.zeros((bp.n_base + no, p + no))  # (beta, extras) from (pi, extras)
-    G[: bp.n_base, :p] = B
-    G[bp.n_base:, p:] = np.eye(no)
-    Gk = Wc @ G[kept]
+    Gk = Wc @ _base_map(estimate, nb, nq)[kept]
 
     def residual(theta: Array) -> Array:
-        pi, off = unpack(theta)
+        pi, off = _unpack(theta, nb, nq)
         y = np.concatenate([pi, off])
         return np.concatenate([Gk @ y - Wc @ xhat, np.sqrt(prior_weight) * (pi - pi0) / scale])
 
     def jacobian(theta: Array) -> Array:
-        # d pi / d theta: per body dP = dL L^T + L dL^T for each free entry of L (times
-        # exp(alpha) on the diagonal), mapped to the 10 parameters; 2 theta for the joints.
-        n = theta.size
-        D = np.zeros((p + no, n))
-        Lb = np.zeros((nb, 4, 4))
-        Lb[:, _TRIL[0], _TRIL[1]] = theta[: 10 * nb].reshape(nb, 10)
-        Lb[:, diag, diag] = np.exp(np.minimum(Lb[:, diag, diag], 50.0))
-        for k, (i, j) in enumerate(zip(*_TRIL)):
-            E = np.zeros((nb, 4, 4))
-            E[:, i, j] = Lb[:, i, j] if i == j else 1.0
-            dP = E @ np.swapaxes(Lb, 1, 2) + Lb @ np.swapaxes(E, 1, 2)
-            dpi = _standard_of(dP)  # (nb, 10), linear in P
-            for b in range(nb):
-                D[10 * b: 10 * b + 10, 10 * b + k] = dpi[b]
-        jj = np.arange(3 * nq)
-        D[10 * nb + jj, 10 * nb + jj] = 2.0 * theta[10 * nb: 10 * nb + 3 * nq]
-        D[p:, 10 * nb + 3 * nq:] = np.eye(no)
+        D = _unpack_jacobian(theta, nb, nq, no)
         return np.vstack([Gk @ D, (np.sqrt(prior_weight) / scale)[:, None] * D[:p]])
 
     sol = least_squares(residual, theta0, jac=jacobian, method="trf", x_scale="jac", max_nfev=2000)
-    pi, off = unpack(sol.x)
+    pi, off = _unpack(sol.x, nb, nq)
     beta = np.concatenate([bp.base_values(pi), off])
     d = Wc @ (beta[kept] - xhat)
     eig = np.linalg.eigvalsh(pseudo_inertia(pi[: 10 * nb].reshape(nb, 10)))[:, 0]

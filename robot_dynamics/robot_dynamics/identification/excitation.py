@@ -21,6 +21,7 @@ every sample.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -31,6 +32,9 @@ from ..dynamics.regressor import regressor
 from ..errors import InputError
 from ..model.robot_model import RobotModel
 from ..trajectory.base import Trajectory
+
+if TYPE_CHECKING:
+    from .._progress import HonestBar
 
 __all__ = ["FourierExcitation", "ExcitationDesign", "design_excitation", "observation_condition", "limit_usage"]
 
@@ -136,6 +140,132 @@ class ExcitationDesign:
     iterations: int
 
 
+class _ExcitationProblem:
+    """The criterion and the limits of one excitation design, on ``samples`` points of one period.
+
+    The free numbers ``z``, shape (n 2 (H-1),), are each joint's coefficients a and b in the
+    null-space bases of the rest constraints.
+    """
+
+    def __init__(self, model: RobotModel, limits: tuple[Array, Array, Array, Array, Array], q0: Array,
+                 frequency: float, harmonics: int, periods: int, samples: int):
+        self.model = model
+        lo, hi, self.kv, self.ka, self.tau_max = limits
+        self.q0, self.frequency, self.periods = q0, frequency, periods
+        H = harmonics
+        self.bp = base_parameters(model)
+        self.t = np.linspace(0.0, 1.0 / frequency, samples, endpoint=False)
+        l = np.arange(1, H + 1, dtype=float)
+        # Null-space bases of the rest constraints: sum a = 0 and sum l b = 0.
+        self.Na = np.linalg.svd(np.ones((1, H)))[2][1:].T  # (H, H-1)
+        self.Nb = np.linalg.svd(l[None, :])[2][1:].T
+        self.m = H - 1
+        self.mid, self.half = 0.5 * (lo + hi), 0.5 * (hi - lo)
+        self._cache: dict[bytes, tuple[float, Array]] = {}
+
+    def trajectory(self, z: Array) -> FourierExcitation:
+        """The excitation of the free numbers z."""
+        zz = z.reshape(self.model.nq, 2, self.m)
+        return FourierExcitation(self.q0, self.frequency, zz[:, 0] @ self.Na.T, zz[:, 1] @ self.Nb.T, self.periods)
+
+    def evaluate(self, z: Array) -> tuple[float, Array]:
+        """(log of the condition number, slack of every limit per joint (5 n,), >= 0 inside)."""
+        key = z.tobytes()
+        cache = self._cache
+        if key not in cache:
+            model, tau_max = self.model, self.tau_max
+            q, qd, qdd = self.trajectory(z).sample(self.t)
+            A = _columns(model, self.bp, q, qd, qdd)
+            A = A / np.maximum(np.linalg.norm(A, axis=0), 1e-300)
+            s = np.linalg.svd(A, compute_uv=False)
+            crit = float(np.log(s[0] / max(s[-1], 1e-300)))
+            tau = rnea(model, q, qd, qdd)
+            rel = (q - self.mid) / self.half
+            g = np.concatenate([
+                1.0 - np.max(rel, axis=0),
+                1.0 + np.min(rel, axis=0),
+                1.0 - np.max(np.abs(qd), axis=0) / self.kv,
+                1.0 - np.max(np.abs(qdd), axis=0) / self.ka,
+                1.0 - np.max(np.abs(tau), axis=0) / np.where(np.isfinite(tau_max), tau_max, 1e300),
+            ])
+            if len(cache) > 512:  # the objective and the constraints are asked at the same points
+                cache.clear()
+            cache[key] = (crit, g)
+        return cache[key]
+
+    def scale_into_limits(self, z: Array) -> Array:
+        """z shrunk by steps of 10 % until every limit holds on the samples."""
+        for _ in range(60):
+            if np.all(self.evaluate(z)[1] >= 0):
+                return z
+            z = 0.9 * z
+        raise InputError("no excitation fits the limits around q0 (effort limits below the gravity load?)")
+
+    def into_limits(self, u: Array, effort: Array, fallback: Array) -> Array:
+        """The coefficients u scaled to the largest motion within every limit: positions,
+        velocities and accelerations are linear in the scale (exact), efforts are not (shrink);
+        ``fallback`` when the efforts stay above ``effort`` (n,) [N m or N]."""
+        q0, mid, half, t = self.q0, self.mid, self.half, self.t
+        qv, qdv, qddv = self.trajectory(u).sample(t)
+        dq = (qv - q0) / half
+        room_hi, room_lo = (1.0 - (q0 - mid) / half), (1.0 + (q0 - mid) / half)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            caps = [np.where(dq > 0, room_hi / dq, np.inf).min(), np.where(dq < 0, room_lo / -dq, np.inf).min(),
+                    (self.kv / np.abs(qdv)).min(), (self.ka / np.abs(qddv)).min()]
+        scale = float(min(np.nanmin(caps), 1e6))
+        z = scale * u
+        for _ in range(60):
+            q, qd, qdd = self.trajectory(z).sample(t)
+            if np.all(np.abs(rnea(self.model, q, qd, qdd)) <= effort):
+                return z
+            z = 0.95 * z
+        return fallback
+
+
+def _evolve(problem: _ExcitationProblem, z0: Array, maxiter: int, rng: np.random.Generator, effort: Array,
+            bar: HonestBar | None) -> tuple[Array, int]:
+    """``maxiter`` iterations of 10 trials from the feasible z0: (the best z, iterations done)."""
+    nit = 0
+    # Optimise the shape of the motion; its size is always the largest the limits allow.
+    # A (1+1) evolution strategy with the 1/5th success rule: the criterion is not smooth
+    # (which limit binds changes along the way), where SLSQP on the raw coefficients jumps
+    # far outside the limits and gradient methods stall.
+    u, f_u = z0, problem.evaluate(z0)[0]  # u only ever moves to a better, feasible point
+    sigma = 0.3
+    spread = np.abs(z0).mean() + 1e-12
+    for k in range(10 * int(maxiter)):
+        cand = u + sigma * spread * rng.normal(size=u.size)
+        zc = problem.into_limits(cand, effort, z0)
+        fc, slack = problem.evaluate(zc)
+        if fc < f_u and np.all(slack >= -1e-9):
+            u, f_u = zc, fc
+            sigma *= 1.5
+        else:
+            sigma *= 1.5 ** -0.25
+        sigma = float(np.clip(sigma, 1e-3, 2.0))
+        if k % 10 == 9:
+            nit += 1
+            if bar is not None:
+                bar.update(1)
+    return u, nit
+
+
+def _scaled_within_limits(problem: _ExcitationProblem, z: Array, margin: float) -> tuple[FourierExcitation, dict[str, Array]]:
+    """The excitation of z, scaled down until :func:`limit_usage` is <= 1 everywhere, and its usage."""
+    model = problem.model
+    best = problem.trajectory(z)
+    usage = limit_usage(model, best, margin=margin)
+    for _ in range(40):  # a limit exceeded between the optimisation samples: scale the motion down
+        if max(float(np.max(u)) for u in usage.values()) <= 1.0:
+            break
+        z = 0.97 * z
+        best = problem.trajectory(z)
+        usage = limit_usage(model, best, margin=margin)
+    else:
+        raise InputError("the excitation could not be brought within the limits")
+    return best, usage
+
+
 def design_excitation(
     model: RobotModel,
     *,
@@ -172,119 +302,28 @@ def design_excitation(
     if int(harmonics) != harmonics or harmonics < 2:
         raise InputError(f"harmonics: expected an integer >= 2, got {harmonics!r}")
     H, n = int(harmonics), model.nq
-    lo, hi, kv, ka, tau_max = _limits(model, margin)
+    limits = _limits(model, margin)
+    lo, hi, kv, _, tau_max = limits
     q0 = 0.5 * (lo + hi) if q0 is None else np.asarray(q0, dtype=float).reshape(-1)
     if q0.shape != (n,) or np.any(q0 < lo) or np.any(q0 > hi):
         raise InputError(f"q0: expected {n} positions inside the joint ranges (less the margin)")
-    bp = base_parameters(model)
-    t = np.linspace(0.0, 1.0 / frequency, samples, endpoint=False)
-    l = np.arange(1, H + 1, dtype=float)
-    # Null-space bases of the rest constraints: sum a = 0 and sum l b = 0.
-    Na = np.linalg.svd(np.ones((1, H)))[2][1:].T  # (H, H-1)
-    Nb = np.linalg.svd(l[None, :])[2][1:].T
-    m = H - 1
-
-    def traj(z: Array) -> FourierExcitation:
-        zz = z.reshape(n, 2, m)
-        return FourierExcitation(q0, frequency, zz[:, 0] @ Na.T, zz[:, 1] @ Nb.T, periods)
-
-    cache: dict[bytes, tuple[float, Array]] = {}
-
-    def evaluate(z: Array) -> tuple[float, Array]:
-        key = z.tobytes()
-        if key not in cache:
-            q, qd, qdd = traj(z).sample(t)
-            A = _columns(model, bp, q, qd, qdd)
-            A = A / np.maximum(np.linalg.norm(A, axis=0), 1e-300)
-            s = np.linalg.svd(A, compute_uv=False)
-            crit = float(np.log(s[0] / max(s[-1], 1e-300)))
-            tau = rnea(model, q, qd, qdd)
-            rel = (q - 0.5 * (lo + hi)) / (0.5 * (hi - lo))
-            g = np.concatenate([
-                1.0 - np.max(rel, axis=0),
-                1.0 + np.min(rel, axis=0),
-                1.0 - np.max(np.abs(qd), axis=0) / kv,
-                1.0 - np.max(np.abs(qdd), axis=0) / ka,
-                1.0 - np.max(np.abs(tau), axis=0) / np.where(np.isfinite(tau_max), tau_max, 1e300),
-            ])
-            if len(cache) > 512:  # the objective and the constraints are asked at the same points
-                cache.clear()
-            cache[key] = (crit, g)
-        return cache[key]
-
-    def scale_into_limits(z: Array) -> Array:
-        for _ in range(60):
-            if np.all(evaluate(z)[1] >= 0):
-                return z
-            z = 0.9 * z
-        raise InputError("no excitation fits the limits around q0 (effort limits below the gravity load?)")
-
+    problem = _ExcitationProblem(model, limits, q0, frequency, H, periods, samples)
+    m = problem.m
     rng = np.random.default_rng(seed)
-    z0 = scale_into_limits(rng.normal(size=n * 2 * m) * np.repeat(kv / np.sqrt(H), 2 * m))
-    c0 = float(np.exp(evaluate(z0)[0]))
+    z0 = problem.scale_into_limits(rng.normal(size=n * 2 * m) * np.repeat(kv / np.sqrt(H), 2 * m))
+    c0 = float(np.exp(problem.evaluate(z0)[0]))
     bar = None
     if progress:
         from .._progress import progress_bar
 
         bar = progress_bar(maxiter, desc="excitation", unit="it")
-
-    mid, half = 0.5 * (lo + hi), 0.5 * (hi - lo)
     if not (np.isfinite(effort_fraction) and 0 < effort_fraction <= 1):
         raise InputError(f"effort_fraction: expected a share in (0, 1], got {effort_fraction!r}")
     effort = effort_fraction * np.where(np.isfinite(tau_max), tau_max, np.inf)
-
-    def into_limits(u: Array) -> Array:
-        """The coefficients u scaled to the largest motion within every limit: positions,
-        velocities and accelerations are linear in the scale (exact), efforts are not (shrink)."""
-        qv, qdv, qddv = traj(u).sample(t)
-        dq = (qv - q0) / half
-        room_hi, room_lo = (1.0 - (q0 - mid) / half), (1.0 + (q0 - mid) / half)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            caps = [np.where(dq > 0, room_hi / dq, np.inf).min(), np.where(dq < 0, room_lo / -dq, np.inf).min(),
-                    (kv / np.abs(qdv)).min(), (ka / np.abs(qddv)).min()]
-        scale = float(min(np.nanmin(caps), 1e6))
-        z = scale * u
-        for _ in range(60):
-            q, qd, qdd = traj(z).sample(t)
-            if np.all(np.abs(rnea(model, q, qd, qdd)) <= effort):
-                return z
-            z = 0.95 * z
-        return z0
-
     z, nit = z0, 0
     if maxiter > 0:
-        # Optimise the shape of the motion; its size is always the largest the limits allow.
-        # A (1+1) evolution strategy with the 1/5th success rule: the criterion is not smooth
-        # (which limit binds changes along the way), where SLSQP on the raw coefficients jumps
-        # far outside the limits and gradient methods stall.
-        u, f_u = z0, evaluate(z0)[0]  # u only ever moves to a better, feasible point
-        sigma = 0.3
-        spread = np.abs(z0).mean() + 1e-12
-        for k in range(10 * int(maxiter)):
-            cand = u + sigma * spread * rng.normal(size=u.size)
-            zc = into_limits(cand)
-            fc, slack = evaluate(zc)
-            if fc < f_u and np.all(slack >= -1e-9):
-                u, f_u = zc, fc
-                sigma *= 1.5
-            else:
-                sigma *= 1.5 ** -0.25
-            sigma = float(np.clip(sigma, 1e-3, 2.0))
-            if k % 10 == 9:
-                nit += 1
-                if bar is not None:
-                    bar.update(1)
-        z = u
+        z, nit = _evolve(problem, z0, maxiter, rng, effort, bar)
     if bar is not None:
         bar.close()
-    best = traj(z)
-    usage = limit_usage(model, best, margin=margin)
-    for _ in range(40):  # a limit exceeded between the optimisation samples: scale the motion down
-        if max(float(np.max(u)) for u in usage.values()) <= 1.0:
-            break
-        z = 0.97 * z
-        best = traj(z)
-        usage = limit_usage(model, best, margin=margin)
-    else:
-        raise InputError("the excitation could not be brought within the limits")
-    return ExcitationDesign(best, observation_condition(model, best, samples=samples, base=bp), c0, usage, nit)
+    best, usage = _scaled_within_limits(problem, z, margin)
+    return ExcitationDesign(best, observation_condition(model, best, samples=samples, base=problem.bp), c0, usage, nit)
