@@ -211,29 +211,26 @@ def _axis(name: str, spec: Any) -> Axis:
     return Axis(name, kind, values, link)
 
 
-def load_study(source: str | os.PathLike[str] | dict[str, Any]) -> Study:
-    """A :class:`Study` from a YAML file (or an already parsed mapping), fully validated.
-
-    Raises:
-        InputError: the field that is wrong and the valid choices, in one line.
-    """
+def _read_source(source: str | os.PathLike[str] | dict[str, Any]) -> tuple[Any, str]:
+    """The parsed study and the folder its relative paths are resolved against ("." for a mapping)."""
     import yaml
 
-    base = "."
     if isinstance(source, dict):
-        data = source
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise InputError(f"study file not found: {str(path)!r}")
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-            raise InputError(f"study file {path.name!r} is not valid YAML{where}") from None
-        base = str(path.resolve().parent)
-    data = _keys(data, _SECTIONS, "study")
+        return source, "."
+    path = Path(source)
+    if not path.is_file():
+        raise InputError(f"study file not found: {str(path)!r}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        raise InputError(f"study file {path.name!r} is not valid YAML{where}") from None
+    return data, str(path.resolve().parent)
+
+
+def _robot_fields(data: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+    """The checked ``name``, ``robot``, ``urdf`` and ``drivetrain`` of the study."""
     name = data.get("name", "study")
     if not isinstance(name, str) or not name or any(c in name for c in "/\\\0") or name in (".", ".."):
         raise InputError(f"name: expected a plain name for the result folder, got {name!r}")
@@ -243,12 +240,21 @@ def load_study(source: str | os.PathLike[str] | dict[str, Any]) -> Study:
     for key, v in (("robot", robot), ("urdf", urdf), ("drivetrain", drivetrain)):
         if v is not None and not isinstance(v, str):
             raise InputError(f"{key}: expected a name or a path, got {v!r}")
+    return name, robot, urdf, drivetrain
+
+
+def _controller(data: dict[str, Any]) -> dict[str, Any]:
+    """The ``controller`` section with its defaults: type, omega [rad/s], xi."""
     ctrl = _keys(data.get("controller", {"type": "computed_torque"}), ("type", "omega", "xi"), "controller")
     ctype = ctrl.get("type", "computed_torque")
     if ctype not in CONTROLLERS:
         raise InputError(f"controller.type: expected one of {list(CONTROLLERS)}, got {ctype!r}")
-    controller = {"type": ctype, "omega": _number(ctrl.get("omega", 20.0), "controller.omega", positive=True),
-                  "xi": _number(ctrl.get("xi", 1.0), "controller.xi", positive=True)}
+    return {"type": ctype, "omega": _number(ctrl.get("omega", 20.0), "controller.omega", positive=True),
+            "xi": _number(ctrl.get("xi", 1.0), "controller.xi", positive=True)}
+
+
+def _motion(data: dict[str, Any]) -> dict[str, Any]:
+    """The ``motion`` section with its defaults: profile, duration and settle [s], start, goal."""
     mot = _keys(data.get("motion", {}), _MOTION, "motion")
     motion = {
         "profile": mot.get("profile", "quintic"),
@@ -267,6 +273,11 @@ def load_study(source: str | os.PathLike[str] | dict[str, Any]) -> Study:
             if not isinstance(v, list):
                 raise InputError(f"motion.{key}: expected a list of joint positions, got {v!r}")
             motion[key] = [_number(x, f"motion.{key}") for x in v]
+    return motion
+
+
+def _simulation(data: dict[str, Any], motion: dict[str, Any]) -> dict[str, Any]:
+    """The ``simulation`` section with its defaults, the ticks of one point bounded."""
     sim = _keys(data.get("simulation", {}), _SIMULATION, "simulation")
     from ..simulation import INTEGRATORS
 
@@ -280,6 +291,11 @@ def load_study(source: str | os.PathLike[str] | dict[str, Any]) -> Study:
         raise InputError(f"simulation.integrator: expected one of {list(INTEGRATORS)}, got {simulation['integrator']!r}")
     if simulation["control_rate"] > 20_000 or (motion["duration"] + motion["settle"]) * simulation["control_rate"] > 1e7:
         raise InputError("simulation.control_rate: at most 20 kHz and 10^7 ticks per point")
+    return simulation
+
+
+def _design(data: dict[str, Any]) -> tuple[tuple[Axis, ...], int, int]:
+    """The checked ``axes``, ``samples`` (8 with random axes, else 1) and ``seed``."""
     axes_raw = data.get("axes", {})
     if not isinstance(axes_raw, dict):
         raise InputError(f"axes: expected a mapping of axis names to values. Valid axes: {list(AXES)}")
@@ -293,6 +309,22 @@ def load_study(source: str | os.PathLike[str] | dict[str, Any]) -> Study:
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise InputError(f"seed: expected an integer >= 0, got {seed!r}")
+    return axes, samples, seed
+
+
+def load_study(source: str | os.PathLike[str] | dict[str, Any]) -> Study:
+    """A :class:`Study` from a YAML file (or an already parsed mapping), fully validated.
+
+    Raises:
+        InputError: the field that is wrong and the valid choices, in one line.
+    """
+    raw, base = _read_source(source)
+    data = _keys(raw, _SECTIONS, "study")
+    name, robot, urdf, drivetrain = _robot_fields(data)
+    controller = _controller(data)
+    motion = _motion(data)
+    simulation = _simulation(data, motion)
+    axes, samples, seed = _design(data)
     study = Study(name, robot, urdf, drivetrain, controller, motion, simulation, axes, samples, seed, base)
     if study.n_points > 1_000_000:
         raise InputError(f"the study has {study.n_points} points; at most 1,000,000 per study")
