@@ -184,12 +184,14 @@ def _call_everything(m, cases):
 
 
 def test_openmp_threads_sleep_between_batches_unless_the_user_says_otherwise():
-    """Spinning pool threads would take the core from one-state calls (simulate, the nodes)."""
-    code = "import os, robot_dynamics; print(os.environ['OMP_WAIT_POLICY'])"
-    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.strip() == "PASSIVE"
-    env["OMP_WAIT_POLICY"] = "ACTIVE"
-    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout.strip() == "ACTIVE"
+    """Spinning pool threads would take the core from one-state calls (simulate, the nodes);
+    a short spin first keeps back-to-back batches from waking sleeping threads."""
+    code = "import os, robot_dynamics; print(os.environ['OMP_WAIT_POLICY'], os.environ['GOMP_SPINCOUNT'])"
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    run = lambda: subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert run().stdout.split() == ["PASSIVE", "3000"]
+    env["OMP_WAIT_POLICY"], env["GOMP_SPINCOUNT"] = "ACTIVE", "0"
+    assert run().stdout.split() == ["ACTIVE", "0"]
 
 
 def test_small_batches_run_in_the_calling_thread_and_equal_the_parallel_ones():

@@ -58,8 +58,15 @@ LAYOUT = 5
 # they take the core from the thread that goes on with one-state calls: one simulate() per study
 # point ran 1.6x slower in a process that had made four batch calls per point (31 ms against
 # 19 ms, bench/bench_sweep.py). Sleeping threads cost a batch of 10,000 states up to 10 %.
-# libgomp reads it when it is loaded (with the engine, below); a value the user set is kept.
+# Sleeping at once costs the next batch a wake-up instead: a batch of 1,000 rnea states on two
+# threads took 119-126 us, no faster than one thread (119 us), against 69-74 us when the threads
+# spin a little before they sleep (GOMP_SPINCOUNT 1,000-30,000, the same at each; 100-300 spins
+# were too few). 3,000 spins (tens of microseconds to ~0.1 ms, with the CPU's pause) keep
+# back-to-back batches warm and still free the core soon after the last one: a study on two
+# workers kept its throughput (533 against 538 points/s, bench/bench_sweep.py).
+# libgomp reads both when it is loaded (with the engine, below); values the user set are kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("GOMP_SPINCOUNT", "3000")
 
 _ENGINE: ModuleType | None = None
 
