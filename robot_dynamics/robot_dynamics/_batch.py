@@ -46,7 +46,7 @@ def as_batch(
     if arr.ndim == 0 or arr.shape[-1] != n:
         hint = f" ordered as {list(names)}" if names is not None else ""
         raise InputError(f"{what}: expected shape (..., {n}){hint}, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise InputError(f"{what}: contains NaN or infinite values")
     batch = arr.shape[:-1]
     return arr.reshape(-1, n), batch
@@ -59,7 +59,8 @@ def broadcast_batch(
 
     Every result is a :func:`kernel_array`.
     """
-    shape = np.broadcast_shapes(*(b for _, b in arrays))
+    shapes = [b for _, b in arrays]
+    shape = shapes[0] if shapes.count(shapes[0]) == len(shapes) else np.broadcast_shapes(*shapes)
     out = []
     for flat, b in arrays:
         full = flat if b == shape else np.broadcast_to(flat.reshape(b + flat.shape[-1:]), shape + flat.shape[-1:])
