@@ -283,7 +283,35 @@ def memory(n: int) -> tuple[float, float, float]:
     return base, peak, out
 
 
-def main(argv: list[str] | None = None) -> int:
+def _one_state_table(rows: list) -> dict:
+    """Prints the one-state comparison and returns its table."""
+    print(f"\none state from Python (goal: ratio <= {GOALS['one']}; geared <= {GOALS['geared']})")
+    head = f"{'robot':22} {'algo':5} {'ours':>8} {'pinocchio':>10} {'ratio':>7}"
+    print(head)
+    print("-" * len(head))
+    for name, algo, a, b in rows:
+        print(f"{name:22} {algo:5} {a * 1e6:8.2f} {b * 1e6:10.2f} {a / b:7.2f}")
+    return {"title": f"One state from Python (goal: ratio <= {GOALS['one']}; geared <= {GOALS['geared']})",
+            "columns": ["robot", "algorithm", "ours [us]", "Pinocchio [us]", "ratio"],
+            "rows": [[name, algo, f"{a * 1e6:.2f}", f"{b * 1e6:.2f}", f"{a / b:.2f}"] for name, algo, a, b in rows]}
+
+
+def _batch_table(batch_rows: list) -> dict:
+    """Prints the batch comparison and returns its table."""
+    print(f"\nbatches, per sample (goals: rnea <= {GOALS['rnea_batch']}, aba <= {GOALS['aba_batch']} of *InParallel at the same threads)")
+    head = f"{'robot':22} {'algo':15} {'thr':>3} {'states':>7} {'ours':>8} {'pinocchio':>10} {'ratio':>7}  against"
+    print(head)
+    print("-" * len(head))
+    for name, algo, threads, n, a, b, how in batch_rows:
+        print(f"{name:22} {algo:15} {threads:3d} {n:7d} {a * 1e6:8.3f} {b * 1e6:10.3f} {a / b:7.2f}  {how}")
+    return {"title": f"Batches, per sample (goals: rnea <= {GOALS['rnea_batch']}, aba <= {GOALS['aba_batch']} "
+                     "of *InParallel at the same threads)",
+            "columns": ["robot", "algorithm", "threads", "states", "ours [us]", "Pinocchio [us]", "ratio", "against"],
+            "rows": [[name, algo, str(threads), str(n), f"{a * 1e6:.3f}", f"{b * 1e6:.3f}", f"{a / b:.2f}", how]
+                     for name, algo, threads, n, a, b, how in batch_rows]}
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--robots", nargs="+", default=["puma560", "iiwa14"])
     parser.add_argument("--urdf", nargs="*", default=None, help="URDF files loaded by both libraries (default: example-robot-data's UR5 if installed)")
@@ -296,7 +324,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", default=None, metavar="JSON",
                         help="also write the tables to this file (the documentation's performance page reads "
                         "bench/results/bench_core.json)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _arguments(argv)
     try:
         import pinocchio as pin
     except ImportError:
@@ -328,28 +360,9 @@ def main(argv: list[str] | None = None) -> int:
         tables.append({"title": "Cold: fresh processes, empty caches [s]",
                        "columns": ["first answer of", "from the call", "from the process start"],
                        "rows": [[what, f"{call:.3f}", f"{wall:.3f}"] for what, call, wall in cold]})
-    print(f"\none state from Python (goal: ratio <= {GOALS['one']}; geared <= {GOALS['geared']})")
-    head = f"{'robot':22} {'algo':5} {'ours':>8} {'pinocchio':>10} {'ratio':>7}"
-    print(head)
-    print("-" * len(head))
-    for name, algo, a, b in rows + geared_rows:
-        print(f"{name:22} {algo:5} {a * 1e6:8.2f} {b * 1e6:10.2f} {a / b:7.2f}")
-    tables.append({"title": f"One state from Python (goal: ratio <= {GOALS['one']}; geared <= {GOALS['geared']})",
-                   "columns": ["robot", "algorithm", "ours [us]", "Pinocchio [us]", "ratio"],
-                   "rows": [[name, algo, f"{a * 1e6:.2f}", f"{b * 1e6:.2f}", f"{a / b:.2f}"]
-                            for name, algo, a, b in rows + geared_rows]})
+    tables.append(_one_state_table(rows + geared_rows))
     if batch_rows:
-        print(f"\nbatches, per sample (goals: rnea <= {GOALS['rnea_batch']}, aba <= {GOALS['aba_batch']} of *InParallel at the same threads)")
-        head = f"{'robot':22} {'algo':15} {'thr':>3} {'states':>7} {'ours':>8} {'pinocchio':>10} {'ratio':>7}  against"
-        print(head)
-        print("-" * len(head))
-        for name, algo, threads, n, a, b, how in batch_rows:
-            print(f"{name:22} {algo:15} {threads:3d} {n:7d} {a * 1e6:8.3f} {b * 1e6:10.3f} {a / b:7.2f}  {how}")
-        tables.append({"title": f"Batches, per sample (goals: rnea <= {GOALS['rnea_batch']}, aba <= {GOALS['aba_batch']} "
-                                "of *InParallel at the same threads)",
-                       "columns": ["robot", "algorithm", "threads", "states", "ours [us]", "Pinocchio [us]", "ratio", "against"],
-                       "rows": [[name, algo, str(threads), str(n), f"{a * 1e6:.3f}", f"{b * 1e6:.3f}", f"{a / b:.2f}", how]
-                                for name, algo, threads, n, a, b, how in batch_rows]})
+        tables.append(_batch_table(batch_rows))
     print(f"\nreal-time factor (goal >= {GOALS['rtf']}), {args.sim_seconds} s simulated")
     rtfs = real_time_factors(args.sim_seconds)
     for name, what, rtf in rtfs:
