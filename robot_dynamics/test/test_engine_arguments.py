@@ -81,6 +81,10 @@ def test_the_compiled_loop_takes_named_fields_and_names_a_missing_or_unknown_one
     call["k1"] = 11  # past the log's 10 ticks
     with pytest.raises(ValueError, match="ticks out of range"):
         engine().simulate(**call)
+    call = _loop_call(puma)
+    call["law"] = 7
+    with pytest.raises(ValueError, match="an unknown law"):
+        engine().simulate(**call)
 
 
 def test_the_compiled_loop_holds_a_robot_at_rest_under_gravity_compensation(puma):
@@ -99,7 +103,7 @@ def _loop_call(model, K=10):
     n = model.nq
     ticks = lambda: np.zeros((K, n))  # noqa: E731
     return dict(
-        ctrl=engine_model(model), plant=engine_model(model), substeps=1, last=K - 1, position=False, predictive=False,
+        ctrl=engine_model(model), plant=engine_model(model), law=engine().LAW_COMPUTED_TORQUE, substeps=1, last=K - 1, position=False, predictive=False,
         desired_friction=False, plant_friction=False, h=1e-3, smooth=0.0, kp=np.full(n, 100.0), kd=np.full(n, 20.0),
         limit=np.full(n, np.inf), actuator_limit=None, ctrl_A_inv=None, plant_A=None, g_plant=G, pos_std=np.zeros(n),
         vel_std=np.zeros(n), QR=ticks(), QDR=ticks(), QDDR=ticks(), ZQ=None, ZQD=None, DIST=ticks(), Q=ticks(),

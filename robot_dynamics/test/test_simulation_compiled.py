@@ -72,10 +72,25 @@ def test_compiled_equals_python(puma, case):
         assert 0 < a.metrics.saturated_fraction < 1 and len(a.messages) > 2  # the messages change along the run
 
 
+@pytest.mark.parametrize("noise", [Noise(), Noise(position=2e-4, velocity=1e-3, disturbance=[0.5, -1.0, 0, 0, 0, 0.2], seed=4)])
+def test_pd_gravity_compiled_equals_python(puma, noise):
+    """PD with gravity compensation (Khalil [9.12], Q(q)) on the engine's rd_pd_gravity stage in both ticks."""
+    make = lambda: PDGravity(puma.replace(mass=puma.mass * 1.1), omega=15.0, effort_limit=[60, 90, 30, 5, 5, 5])
+    a, b, sim = _both(puma, make, np.array([0.4, -0.3, 0.5, 0.6, -0.4, 0.7]), 0.4, q0=np.zeros(6), noise=noise,
+                      plant=PlantOptions(coulomb_smoothing=0.02))
+    assert sim._compiled.call["law"] == rd.kernels.engine().LAW_PD_GRAVITY
+    _equal(a, b)
+    assert 0 < a.metrics.saturated_fraction < 1 and np.abs(a.q[-1] - a.q[0]).max() > 0.1
+
+
 def test_compiled_equals_python_through_a_structure_matrix_with_actuator_limits():
     m = rd.load_robot("three_dof_geared")
     move = plan("quintic", np.zeros(3), [0.6, -0.4, 0.8], duration=0.2)
     a, b, _ = _both(m, lambda: ComputedTorque(m, omega=40.0, actuator_limit=[0.3, 0.3, 0.2]), move, 0.25)
+    _equal(a, b)
+    assert a.metrics.saturated_fraction > 0
+    a, b, _ = _both(m, lambda: PDGravity(m, omega=30.0, actuator_limit=[0.3, 0.3, 0.2]), np.array([0.6, -0.4, 0.8]), 0.25,
+                    q0=np.zeros(3))
     _equal(a, b)
     assert a.metrics.saturated_fraction > 0
     assert not np.allclose(a.effort, a.tau)
@@ -106,7 +121,7 @@ def test_a_diverging_run_stops_at_the_same_tick():
 
 def test_other_controllers_and_plants_take_the_python_tick():
     m = rd.load_robot("planar2")
-    assert Simulation(m, PDGravity(m, kp=100.0, kd=10.0), np.zeros(2), 0.01)._compiled is None
+    assert Simulation(m, PDGravity(m, kp=100.0, kd=10.0, gravity="desired"), np.zeros(2), 0.01)._compiled is None
     dop = SimulationOptions(integration=Integration(integrator="DOP853"))
     assert Simulation(m, ComputedTorque(m), np.zeros(2), 0.01, dop)._compiled is None
     called = SimulationOptions(noise=Noise(disturbance=lambda t: [0.0, 0.0]))

@@ -2,7 +2,9 @@
 
 Taken when the engine can run the tick itself: a joint-space
 :class:`~robot_dynamics.control.ComputedTorque` controller (either scheme, predictive or not, its
-friction at the measured or the desired velocity, joint and actuator limits), a rigid plant
+friction at the measured or the desired velocity) or a
+:class:`~robot_dynamics.control.PDGravity` on the current gravity torque, with joint and actuator
+limits, a rigid plant
 integrated by RK4, a joint reference, a constant (or no) disturbance. It sequences the engine
 stages that the Python controllers and plant call (:mod:`robot_dynamics.kernels.stages`: the
 control law, saturation, the plant's RK4 step; ``src/engine/simulate.c``), so both ticks give
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..control.computed_torque import ComputedTorque
+from ..control.pd_gravity import PDGravity
 from ..kernels import engine, engine_model, gravity_vector
 
 if TYPE_CHECKING:
@@ -36,10 +39,19 @@ def _matrix(drivetrain: Any, name: str) -> np.ndarray | None:
     return np.ascontiguousarray(getattr(drivetrain, name), dtype=float).ravel()
 
 
+def _law(controller: Any) -> int | None:
+    """The engine's law for ``controller``, or None when the engine does not run it."""
+    if type(controller) is ComputedTorque and controller.friction_velocity in ("measured", "desired"):
+        return int(engine().LAW_COMPUTED_TORQUE)
+    if type(controller) is PDGravity and controller.gravity == "current":
+        return int(engine().LAW_PD_GRAVITY)
+    return None
+
+
 def compiled_loop(sim: Simulation) -> CompiledLoop | None:
     """The compiled loop of ``sim``, or None when its controller, plant or options need the Python tick."""
-    c, opt = sim.controller, sim.options
-    if type(c) is not ComputedTorque or c.friction_velocity not in ("measured", "desired"):
+    opt = sim.options
+    if _law(sim.controller) is None:
         return None
     if sim.plant.elastic or opt.integration.integrator != "rk4" or sim.reference.task:
         return None
@@ -59,10 +71,13 @@ class CompiledLoop:
         self.clip = np.zeros(sim.K, dtype=np.int64)
         limit = None if c.actuator_limit is None else np.ascontiguousarray(c.actuator_limit, float)
         # the engine's rd_sim and rd_sim_log, field by field (engine.h)
+        position, predictive, desired = (
+            (c.scheme == "position", c.predictive, c.friction_velocity == "desired") if isinstance(c, ComputedTorque)
+            else (False, False, False))
         self.call = dict(
-            ctrl=engine_model(c.model), plant=engine_model(sim.model),
-            substeps=opt.integration.substeps, last=sim.K - 1, position=c.scheme == "position",
-            predictive=c.predictive, desired_friction=c.friction_velocity == "desired", plant_friction=opt.plant.friction,
+            ctrl=engine_model(c.model), plant=engine_model(sim.model), law=_law(c),
+            substeps=opt.integration.substeps, last=sim.K - 1, position=position,
+            predictive=predictive, desired_friction=desired, plant_friction=opt.plant.friction,
             h=opt.integration.period / opt.integration.substeps,
             smooth=opt.plant.coulomb_smoothing if opt.plant.friction else 0.0,
             kp=np.ascontiguousarray(c.kp, float), kd=np.ascontiguousarray(c.kd, float),

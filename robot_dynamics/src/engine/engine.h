@@ -314,12 +314,17 @@ enum { RD_SIM_MAX_JOINTS = 62 }; /* a tick's saturated joints are one bit each o
 
 #define RD_DIVERGED 1e150        /* a plant state this large has left any physical range */
 
-/* Joint-space computed torque on a rigid plant, RK4 under a zero-order hold. */
+/* The control laws the compiled loop runs. */
+enum { RD_LAW_COMPUTED_TORQUE = 0, RD_LAW_PD_GRAVITY = 1 };
+
+/* Joint-space computed torque (or PD with gravity compensation) on a rigid plant, RK4 under a
+ * zero-order hold. */
 typedef struct {
     const rd_model *ctrl, *plant; /* the controller's model, the simulated robot (same nq) */
+    int law;                      /* RD_LAW_COMPUTED_TORQUE (rd_computed_torque) or RD_LAW_PD_GRAVITY (rd_pd_gravity) */
     int n, substeps, last;        /* joints; RK4 steps per tick; the horizon's last tick (no integration) */
-    int position, predictive;     /* Khalil [9.29] instead of [9.24]; the model on the desired state [9.31] */
-    int desired_friction;         /* H^'s friction at the desired velocity (else the measured one, in rnea) */
+    int position, predictive;     /* computed torque: Khalil [9.29] instead of [9.24]; the model on the desired state [9.31] */
+    int desired_friction;         /* computed torque: H^'s friction at the desired velocity (else the measured one) */
     int plant_friction;           /* the plant's friction */
     double h, smooth;             /* RK4 step [s]; the plant's Coulomb smoothing v_s (0: sign) */
     const double *kp, *kd, *limit;/* gains, joint effort limits (n) */

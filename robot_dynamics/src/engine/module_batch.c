@@ -472,7 +472,7 @@ typedef struct {
 #define SIM_TICKS(name, kind, field, optional) {name, kind, 2, {S_K, S_NQ}, optional, SC(L.field)}
 
 static const arg_spec simulate_args[] = {
-    {"ctrl", A_MODEL, 0, {0}, 0, SC(s.ctrl)}, {"plant", A_MODEL, 0, {0}, 0, SC(s.plant)},
+    {"ctrl", A_MODEL, 0, {0}, 0, SC(s.ctrl)}, {"plant", A_MODEL, 0, {0}, 0, SC(s.plant)}, {"law", A_INT, 0, {0}, 0, SC(s.law)},
     {"substeps", A_INT, 0, {0}, 0, SC(s.substeps)}, {"last", A_INT, 0, {0}, 0, SC(s.last)},
     {"position", A_BOOL, 0, {0}, 0, SC(s.position)}, {"predictive", A_BOOL, 0, {0}, 0, SC(s.predictive)},
     {"desired_friction", A_BOOL, 0, {0}, 0, SC(s.desired_friction)},
@@ -503,8 +503,9 @@ static PyObject *py_simulate(PyObject *mod, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_ValueError, "simulate: more joints than RD_SIM_MAX_JOINTS");
         return NULL;
     }
-    if (!(0 <= c.k0 && c.k0 <= c.k1 && c.k1 <= sym[SYM(S_K)] && c.s.last < sym[SYM(S_K)] && c.s.substeps >= 1)) {
-        PyErr_SetString(PyExc_ValueError, "simulate: ticks out of range");
+    if (!(0 <= c.k0 && c.k0 <= c.k1 && c.k1 <= sym[SYM(S_K)] && c.s.last < sym[SYM(S_K)] && c.s.substeps >= 1 &&
+          (c.s.law == RD_LAW_COMPUTED_TORQUE || c.s.law == RD_LAW_PD_GRAVITY))) {
+        PyErr_SetString(PyExc_ValueError, "simulate: ticks out of range, or an unknown law");
         return NULL;
     }
     int done = c.k0;
@@ -650,8 +651,8 @@ static PyMethodDef loop_methods[] = {
     {"linear_recurrence", py_linear_recurrence, METH_VARARGS,
      "linear_recurrence(Ad, Bd, x0, U, E): E[k] = x_k[:ne] of x_k = Ad x_(k-1) + Bd U[k-1] (a zero-order-hold linear system)"},
     {"simulate", (PyCFunction)(void (*)(void))py_simulate, METH_VARARGS | METH_KEYWORDS,
-     "simulate(ctrl=, plant=, ..., x=, k0=, k1=) -> (code, done): ticks of joint-space computed torque on a rigid "
-     "plant, RK4; keyword arguments named as engine.h's rd_sim and rd_sim_log fields"},
+     "simulate(ctrl=, plant=, law=, ..., x=, k0=, k1=) -> (code, done): ticks of joint-space computed torque or PD + "
+     "gravity on a rigid plant, RK4; keyword arguments named as engine.h's rd_sim and rd_sim_log fields"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -674,7 +675,9 @@ int rd_module_add_batches(PyObject *mod)
 {
     if (add_table(mod, batches, BATCH_COUNT) || add_table(mod, stages, STAGE_COUNT))
         return -1;
-    if (PyModule_AddIntConstant(mod, "SERIAL_BELOW", RD_SERIAL_BELOW) < 0)
+    if (PyModule_AddIntConstant(mod, "SERIAL_BELOW", RD_SERIAL_BELOW) < 0 ||
+        PyModule_AddIntConstant(mod, "LAW_COMPUTED_TORQUE", RD_LAW_COMPUTED_TORQUE) < 0 ||
+        PyModule_AddIntConstant(mod, "LAW_PD_GRAVITY", RD_LAW_PD_GRAVITY) < 0)
         return -1;
     return PyModule_AddFunctions(mod, loop_methods);
 }

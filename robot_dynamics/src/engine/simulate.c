@@ -1,8 +1,10 @@
-/* A compiled closed loop: K ticks of joint-space computed torque (Khalil 9.4.2) on a rigid plant
+/* A compiled closed loop: K ticks of joint-space computed torque (Khalil 9.4.2) or PD with gravity
+ * compensation (Khalil [9.12]) on a rigid plant
  * integrated by classical RK4 under a zero-order hold, written into the caller's log.
  *
  * It only sequences the stages that the Python tick (robot_dynamics.simulation.Simulation._tick)
- * calls through robot_dynamics.kernels.stages: rd_computed_torque (ComputedTorque._law),
+ * calls through robot_dynamics.kernels.stages: rd_computed_torque (ComputedTorque._law) or
+ * rd_pd_gravity (PDGravity._law),
  * rd_saturate_effort (ControllerBase._saturate), rd_plant_accel and rd_plant_step (Plant), so both
  * ticks give the same numbers by construction. Anything the Python
  * tick would turn into a FAULT, a message or a diverged run (a non-finite reference or torque, a
@@ -16,8 +18,9 @@
 
 #include "engine.h"
 
-/* The controller's tick k: measured state, the law [9.24] or [9.29] by Newton-Euler (9.4.2.5),
- * saturation at the joints then at the actuators. Writes EFF[k], STATUS[k], CLIP[k]. */
+/* The controller's tick k: measured state, the law (computed torque [9.24] or [9.29] by
+ * Newton-Euler (9.4.2.5), or PD with gravity compensation [9.12]), saturation at the joints then
+ * at the actuators. Writes EFF[k], STATUS[k], CLIP[k]. */
 static int control(const rd_sim *s, const rd_sim_log *L, int k, const double *q, const double *qd, double *xi, rd_work *w)
 {
     const int n = s->n;
@@ -29,8 +32,9 @@ static int control(const rd_sim *s, const rd_sim_log *L, int k, const double *q,
         qm[j] = L->zq ? q[j] + L->zq[k * n + j] * s->pos_std[j] : q[j];
         qdm[j] = L->zqd ? qd[j] + L->zqd[k * n + j] * s->vel_std[j] : qd[j];
     }
-    const rd_computed_torque_options law = {s->kp, s->kd, s->position, s->predictive, s->desired_friction};
-    int st = rd_computed_torque(s->ctrl, &law, qm, qdm, qr, qdr, qddr, ts, w);
+    const rd_computed_torque_options ct = {s->kp, s->kd, s->position, s->predictive, s->desired_friction};
+    int st = s->law == RD_LAW_PD_GRAVITY ? rd_pd_gravity(s->ctrl, s->kp, s->kd, qm, qdm, qr, qdr, ts, w)
+                                         : rd_computed_torque(s->ctrl, &ct, qm, qdm, qr, qdr, qddr, ts, w);
     if (st != RD_OK)
         return st;
     double flags[RD_SIM_MAX_JOINTS];
