@@ -22,7 +22,7 @@ import yaml
 
 import robot_dynamics as rd
 from robot_dynamics.control import ComputedTorque, PDGravity, Reference, gains_from_bandwidth
-from robot_dynamics.control.computed_torque import joint_friction
+from robot_dynamics.dynamics._common import joint_friction
 from robot_dynamics.model.registry import robot_files
 
 PROBE = os.environ.get("RD_CONTROLLER_PROBE", "")
