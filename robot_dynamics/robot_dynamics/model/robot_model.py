@@ -15,6 +15,7 @@ link frame). Joint properties (limits, friction, rotor inertia) are per independ
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
