@@ -222,3 +222,11 @@ def output_dir(args: argparse.Namespace, default: str = "robot_dynamics_out") ->
 def write_atomic(path: str | os.PathLike[str], data: bytes | str) -> Path:
     """Write a file atomically: a temporary file in the same folder, then os.replace."""
     return write_bytes_atomic(path, data)
+
+
+def write_csv(path: str | os.PathLike[str], header: Sequence[str], columns: Sequence[np.ndarray]) -> str:
+    """A CSV table of the columns (each (K,) or (K, m), stacked side by side) under ``header``,
+    values as ``%.9g``, written atomically; the path written."""
+    table = np.column_stack(columns)
+    lines = [",".join(header)] + [",".join(f"{v:.9g}" for v in row) for row in table]
+    return str(write_atomic(path, "\n".join(lines) + "\n"))

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..io import save_figure
-from ._common import CommonOptions, emit, format_table, output_dir, parse_vector, write_atomic
+from ._common import CommonOptions, emit, format_table, output_dir, parse_vector, write_csv
 
 DEFAULT_GEARED_ROBOT = "three_dof_geared"
 MODELS = ("no_rotors", "armature", "full")
@@ -171,9 +171,7 @@ def _write_csv(path: Any, model: Any, t: np.ndarray, q: np.ndarray, G: dict[str,
     for k in MODELS:
         header += [f"G_{k}_{n}" for n in model.joint_names] + [f"xi_{k}_{n}" for n in dt.inputs]
         cols += [G[k], xi[k]]
-    table = np.column_stack(cols)
-    lines = [",".join(header)] + [",".join(f"{v:.9g}" for v in row) for row in table]
-    return str(write_atomic(path, "\n".join(lines) + "\n"))
+    return write_csv(path, header, cols)
 
 
 def _report_text(model: Any, duration: float, start: np.ndarray, goal: np.ndarray, joints: list[dict[str, Any]],

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..io import save_figure
-from ._common import CommonOptions, emit, format_table, output_dir, write_atomic
+from ._common import CommonOptions, emit, format_table, output_dir, write_csv
 
 _NAMES = ("p_x", "p_y", "p_z", "phi_x", "phi_y", "phi_z", "theta_ta", "theta_tb")
 
@@ -84,19 +84,13 @@ def _check(params: Any, q: np.ndarray, nu: np.ndarray, nud: np.ndarray) -> dict[
     return {"samples": float(len(q)), "torques": rel(ta, tg), "accelerations": rel(aa, ag), "mass_matrix": rel(Ma, Mg)}
 
 
-def _csv(path: Any, header: list[str], columns: list[np.ndarray]) -> str:
-    data = np.column_stack(columns)
-    lines = [",".join(header)] + [",".join(f"{v:.9g}" for v in row) for row in data]
-    return str(write_atomic(path, "\n".join(lines) + "\n"))
-
-
 def run_yaw(args: argparse.Namespace) -> int:
     from ..closedchain.quadruped_sim import yaw_manoeuvre
 
     params = _setup(args)
     sim = yaw_manoeuvre(params, args.duration, args.dt)
     out = output_dir(args)
-    files = [_csv(out / "quadruped_yaw.csv", ["t", *_NAMES, *(f"tau_a_{k}" for k in range(8)), "energy", "work"],
+    files = [write_csv(out / "quadruped_yaw.csv", ["t", *_NAMES, *(f"tau_a_{k}" for k in range(8)), "energy", "work"],
                   [sim.t, sim.q, sim.tau_a, sim.kinetic + sim.potential, sim.work])]
     if not args.no_plot and len(sim.t) > 1:
         files.append(_plot_yaw(out, sim))
@@ -156,7 +150,7 @@ def run_pitch(args: argparse.Namespace) -> int:
     mn_max = float(max(np.abs(mn.tau_a).max(), np.abs(mn.tau_p).max()))
     out = output_dir(args)
     n = len(cl.t)
-    files = [_csv(out / "quadruped_pitch.csv",
+    files = [write_csv(out / "quadruped_pitch.csv",
                   ["t", *(f"q_desired_{k}" for k in _NAMES), *(f"q_closed_{k}" for k in _NAMES),
                    *(f"tau_required_{k}" for k in range(8)), *(f"tau_c_{k}" for k in range(8))],
                   [res.t[:n], res.q_desired[:n], cl.q, res.tau_required[:n], res.tau_compensation])]

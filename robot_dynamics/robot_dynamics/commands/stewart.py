@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..io import save_figure
-from ._common import CommonOptions, emit, format_table, output_dir, parse_vector, write_atomic
+from ._common import CommonOptions, emit, format_table, output_dir, parse_vector, write_csv
 
 
 def register(sub: Any, parents: CommonOptions) -> None:
@@ -181,9 +181,7 @@ def _write_csv(path: Any, t: np.ndarray, x: np.ndarray, d: Any) -> str:
     header = ["t", *[f"x{k}" for k in range(6)], *[f"l{i}" for i in range(1, 7)], *[f"tau{i}" for i in range(1, 7)],
               *[f"tau_platform{i}" for i in range(1, 7)], *[f"tau_cylinders{i}" for i in range(1, 7)],
               *[f"tau_pistons{i}" for i in range(1, 7)]]
-    table = np.column_stack([t, x, d.lengths, d.tau, d.tau_platform, d.tau_cylinders, d.tau_pistons])
-    lines = [",".join(header)] + [",".join(f"{v:.9g}" for v in row) for row in table]
-    return str(write_atomic(path, "\n".join(lines) + "\n"))
+    return write_csv(path, header, [t, x, d.lengths, d.tau, d.tau_platform, d.tau_cylinders, d.tau_pistons])
 
 
 def _plots(out: Any, t: np.ndarray, l: np.ndarray, ld: np.ndarray, ldd: np.ndarray, d: Any) -> list[str]:
