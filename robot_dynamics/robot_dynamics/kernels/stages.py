@@ -24,6 +24,7 @@ Array = NDArray[np.float64]
 
 
 def _vectors(*arrays: Any) -> list[Array]:
+    """The arrays as the engine reads them: float64, C-contiguous (copied only when not already)."""
     return [np.ascontiguousarray(a, dtype=float) for a in arrays]
 
 
