@@ -238,16 +238,13 @@ static inline double dot6(const double *x, const double *y)
 }
 
 /* B += v x* Y - Y v x, the rate of a base-frame spatial inertia Y = [[Io, [h]x], [[h]x^T, m 1]]
- * carried with velocity v = [w; u] (Featherstone 2.64), 6x6 row-major. By blocks, with
- * [a]x [b]x = b a^T - (a . b) 1: [[ [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1, [w x h + m u]x ],
- * [ -[w x h + m u]x, 0 ]]. */
+ * carried with velocity v = [w; u] (Featherstone 2.64). By blocks, with [a]x [b]x = b a^T - (a . b) 1:
+ * [[X, [c]x], [-[c]x, 0]], X = [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1 (symmetric),
+ * c = w x h + m u; so B is symmetric and kept as X (row-major, 9) and c (3): B[0..8], B[9..11]. */
 static void inertia_rate_add(const rd_inertia *I, const double *v, double *B)
 {
     const double *w = v, *u = v + 3, *h = I->h, *Io = I->Io;
     const double uh = u[0] * h[0] + u[1] * h[1] + u[2] * h[2];
-    const double c[3] = {w[1] * h[2] - w[2] * h[1] + I->m * u[0], w[2] * h[0] - w[0] * h[2] + I->m * u[1],
-                         w[0] * h[1] - w[1] * h[0] + I->m * u[2]};
-    const double C[9] = {0.0, -c[2], c[1], c[2], 0.0, -c[0], -c[1], c[0], 0.0};
     for (int x = 0; x < 3; ++x) {
         /* row x of [w]x Io: (w x Io e_y)_x, and of Io [w]x */
         const int x1 = (x + 1) % 3, x2 = (x + 2) % 3;
@@ -255,11 +252,23 @@ static void inertia_rate_add(const rd_inertia *I, const double *v, double *B)
             const int y1 = (y + 1) % 3, y2 = (y + 2) % 3;
             const double wI = w[x1] * Io[3 * x2 + y] - w[x2] * Io[3 * x1 + y];
             const double Iw = Io[3 * x + y1] * w[y2] - Io[3 * x + y2] * w[y1];
-            B[6 * x + y] += wI - Iw - h[x] * u[y] - u[x] * h[y] + (x == y ? 2.0 * uh : 0.0);
-            B[6 * x + 3 + y] += C[3 * x + y];
-            B[6 * (3 + x) + y] -= C[3 * x + y];
+            B[3 * x + y] += wI - Iw - h[x] * u[y] - u[x] * h[y] + (x == y ? 2.0 * uh : 0.0);
         }
     }
+    B[9] += w[1] * h[2] - w[2] * h[1] + I->m * u[0];
+    B[10] += w[2] * h[0] - w[0] * h[2] + I->m * u[1];
+    B[11] += w[0] * h[1] - w[1] * h[0] + I->m * u[2];
+}
+
+/* y += B x for an inertia rate B kept as (X, c) (inertia_rate_add): [X xw + c x xu; -(c x xw)]
+ * (B is symmetric: also y += B^T x). */
+static inline void rate_times_add(const double *B, const double *x, double *y)
+{
+    const double *X = B, *c = B + 9, *xw = x, *xu = x + 3;
+    for (int k = 0; k < 3; ++k)
+        y[k] += X[3 * k] * xw[0] + X[3 * k + 1] * xw[1] + X[3 * k + 2] * xw[2];
+    y[0] += c[1] * xu[2] - c[2] * xu[1], y[1] += c[2] * xu[0] - c[0] * xu[2], y[2] += c[0] * xu[1] - c[1] * xu[0];
+    y[3] -= c[1] * xw[2] - c[2] * xw[1], y[4] -= c[2] * xw[0] - c[0] * xw[2], y[5] -= c[0] * xw[1] - c[1] * xw[0];
 }
 
 /* The derivatives of rd_rnea for a tree without wrenches or secondary links, in the base frame
@@ -335,9 +344,9 @@ static void tree_composites(const rd_model *m, int inertias, rd_work *w)
     if (inertias) {
         memcpy(w->oYc, w->oY, sizeof(rd_inertia) * nb);
         memcpy(w->ohc, w->oh, sizeof(double) * 6 * nb);
-        memset(w->oBc, 0, sizeof(double) * 36 * nb);
+        memset(w->oBc, 0, sizeof(double) * 12 * nb);
         for (int i = 0; i < nb; ++i)
-            inertia_rate_add(&w->oY[i], w->ov + 6 * i, w->oBc + 36 * i);
+            inertia_rate_add(&w->oY[i], w->ov + 6 * i, w->oBc + 12 * i);
     }
     for (int i = nb - 1; i >= 0; --i) {
         const int p = m->body[i].parent;
@@ -354,8 +363,8 @@ static void tree_composites(const rd_model *m, int inertias, rd_work *w)
             Yp->h[x] += Yi->h[x];
         for (int x = 0; x < 9; ++x)
             Yp->Io[x] += Yi->Io[x];
-        for (int x = 0; x < 36; ++x)
-            w->oBc[36 * p + x] += w->oBc[36 * i + x];
+        for (int x = 0; x < 12; ++x)
+            w->oBc[12 * p + x] += w->oBc[12 * i + x];
         for (int x = 0; x < 6; ++x)
             w->ohc[6 * p + x] += w->ohc[6 * i + x];
     }
@@ -393,11 +402,12 @@ static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
     for (int i = 0; i < nb; ++i) {
         const rd_body *b = &m->body[i];
         const int l = b->parent < 0 ? nb : b->parent;
-        const double *S = w->oS + 6 * i, *B = w->oBc + 36 * i, *hc = w->ohc + 6 * i;
+        const double *S = w->oS + 6 * i, *B = w->oBc + 12 * i, *hc = w->ohc + 6 * i;
         double *Q = w->oQ + 6 * i;
         /* Q_i = Bc_i^T S_i - S_i x* hc_i */
         for (int x = 0; x < 6; ++x)
-            Q[x] = B[x] * S[0] + B[6 + x] * S[1] + B[12 + x] * S[2] + B[18 + x] * S[3] + B[24 + x] * S[4] + B[30 + x] * S[5];
+            Q[x] = 0.0;
+        rate_times_add(B, S, Q);
         double Sh[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         cross_force_add(S, hc, Sh);
         for (int x = 0; x < 6; ++x)
@@ -414,12 +424,8 @@ static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
         cross_force_add(dv, hc, G);
         inertia_times(&w->oYc[i], beta, H);
         cross_force_add(S, hc, H);
-        for (int x = 0; x < 6; ++x) {
-            double gx = 0.0, hx = 0.0;
-            for (int y = 0; y < 6; ++y)
-                gx += B[6 * x + y] * dv[y], hx += B[6 * x + y] * S[y];
-            G[x] += gx, H[x] += hx;
-        }
+        rate_times_add(B, dv, G); /* + Bc_j dv_j */
+        rate_times_add(B, S, H);  /* + Bc_j s_j */
     }
     for (int k = 0; k < nq * nq; ++k)
         dq[k] = 0.0, dqd[k] = 0.0;

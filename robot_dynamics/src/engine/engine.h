@@ -184,7 +184,7 @@ int rd_joint_index(const rd_model *m, const char *name);
     X(oh, double, 6 * nb)            /* the rows P, Q of every body                                */ \
     X(of, double, 6 * nb)                                                                          \
     X(oYc, rd_inertia, nb)                                                                         \
-    X(oBc, double, 36 * nb)                                                                        \
+    X(oBc, double, 12 * nb)          /* the subtrees' inertia rates: X (9) and c (3) each          */ \
     X(ohc, double, 6 * nb)                                                                         \
     X(oFc, double, 6 * nb)                                                                         \
     X(oP, double, 6 * nb)                                                                          \
