@@ -61,9 +61,11 @@ LAYOUT = 5
 # Sleeping at once costs the next batch a wake-up instead: a batch of 1,000 rnea states on two
 # threads took 119-126 us, no faster than one thread (119 us), against 69-74 us when the threads
 # spin a little before they sleep (GOMP_SPINCOUNT 1,000-30,000, the same at each; 100-300 spins
-# were too few). 3,000 spins (tens of microseconds to ~0.1 ms, with the CPU's pause) keep
-# back-to-back batches warm and still free the core soon after the last one: a study on two
-# workers kept its throughput (533 against 538 points/s, bench/bench_sweep.py).
+# were too few). 3,000 spins (three times the fewest that sufficed here) keep back-to-back
+# batches warm and still free the core soon after the last one. A study's workers run
+# their batches in their own thread (study/evaluate.py): spinning threads there took the core from
+# the other worker (two workers, bench/bench_sweep.py: 573 points/s without the spin, 548 with it,
+# 577 with it and single-thread chunks).
 # libgomp reads both when it is loaded (with the engine, below); values the user set are kept.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("GOMP_SPINCOUNT", "3000")

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..control.computed_torque import ComputedTorque
 from ..control.pd_gravity import PDGravity
-from ..kernels import engine, engine_model, gravity_vector
+from ..kernels import engine, engine_model
 
 if TYPE_CHECKING:
     from .core import Simulation
@@ -77,13 +77,13 @@ class CompiledLoop:
         self.call = dict(
             ctrl=engine_model(c.model), plant=engine_model(sim.model), law=_law(c),
             substeps=opt.integration.substeps, last=sim.K - 1, position=position,
-            predictive=predictive, desired_friction=desired, plant_friction=opt.plant.friction,
+            predictive=predictive, desired_friction=desired, plant_friction=sim.plant.friction,
             h=opt.integration.period / opt.integration.substeps,
-            smooth=opt.plant.coulomb_smoothing if opt.plant.friction else 0.0,
+            smooth=sim.plant.smooth,
             kp=np.ascontiguousarray(c.kp, float), kd=np.ascontiguousarray(c.kd, float),
             limit=np.ascontiguousarray(c.effort_limit, float), actuator_limit=limit,
             ctrl_A_inv=_matrix(c.model.drivetrain, "A_inv"), plant_A=_matrix(sim.model.drivetrain, "A"),
-            g_plant=gravity_vector(sim.model, opt.plant.gravity), pos_std=sim._pos_std, vel_std=sim._vel_std,
+            g_plant=sim.plant.g, pos_std=sim._pos_std, vel_std=sim._vel_std,
             QR=log.q_ref, QDR=log.qd_ref, QDDR=log.qdd_ref, ZQ=sim._zq, ZQD=sim._zqd, DIST=log.disturbance,
             Q=log.q, QD=log.qd, QDD=log.qdd, TAU=log.tau, EFF=log.effort, STATUS=log.status, CLIP=self.clip,
         )

@@ -46,10 +46,10 @@ class Plant:
         self.n = model.nq
         self.gravity = options.gravity
         self.friction = options.friction
-        self.smoothing = options.coulomb_smoothing
-        self.smooth = options.friction and options.coulomb_smoothing > 0
-        self._g = gravity_vector(model, options.gravity)
-        self._smooth = options.coulomb_smoothing if self.smooth else 0.0
+        #: the gravity vector (3,) [m/s^2] and the Coulomb sign's smoothing velocity v_s (0: the sign,
+        #: or no friction) as the engine's plant takes them
+        self.g = gravity_vector(model, options.gravity)
+        self.smooth = options.coulomb_smoothing if options.friction else 0.0
         el = getattr(model.drivetrain, "elastic", None) if model.drivetrain is not None else None
         self.elastic = el is not None and options.elastic_joints
         self.stiffness = np.asarray(el.stiffness, float) if self.elastic else None
@@ -80,7 +80,7 @@ class Plant:
         """Joint accelerations of the rigid plant under joint torques tau, (nq,): the engine's
         direct dynamics, friction by Khalil [7.26] with sign(qd) regularised to tanh(qd / v_s)
         when smoothed (plant only)."""
-        return stages.plant_accel(self.model, self._g, self.friction, self._smooth, q, qd, tau)
+        return stages.plant_accel(self.model, self.g, self.friction, self.smooth, q, qd, tau)
 
     def derivative(self, x: Array, u: Array) -> tuple[Array, Array]:
         """(xdot, qdd) at the state x under the held joint torque u (nq,)."""
@@ -102,7 +102,7 @@ class Plant:
         """
         dt = integration.period
         if integration.integrator == "rk4" and not self.elastic:  # the engine's step, as the compiled loop's
-            return stages.plant_step(self.model, self._g, self.friction, self._smooth, dt / integration.substeps,
+            return stages.plant_step(self.model, self.g, self.friction, self.smooth, dt / integration.substeps,
                                      integration.substeps, x, k1, u)
         if integration.integrator == "rk4":
             h = dt / integration.substeps

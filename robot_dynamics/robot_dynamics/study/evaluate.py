@@ -203,7 +203,7 @@ def run_chunk(study: dict[str, Any], chunk: list[dict[str, float]]) -> tuple[lis
 
     The engine's batches run in the calling thread meanwhile: a study runs a worker per core, and
     OpenMP threads of each worker would compete with the other workers for the cores (2 workers
-    on 2 cores: 548 against 573 points/s, bench/bench_sweep.py).
+    on 2 cores: 548 points/s with them, 577 without, bench/bench_sweep.py).
     """
     st = Study.from_dict(study)
     threads = get_num_threads()

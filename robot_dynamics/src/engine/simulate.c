@@ -13,7 +13,6 @@
  */
 #pragma GCC optimize("fp-contract=off")
 
-#include <math.h>
 #include <string.h>
 
 #include "engine.h"
