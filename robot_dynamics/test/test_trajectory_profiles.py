@@ -441,3 +441,27 @@ def test_a_duration_too_short_for_finite_rates_is_refused(profile, start, goal):
     """Found by bench/fuzz.py: a denormal duration gave infinite velocities, returned as a trajectory."""
     with pytest.raises(InputError, match="too short for this motion"):
         tr.plan(profile, start, goal, duration=5e-324)
+
+
+@pytest.mark.parametrize("profile", tr.PROFILES)
+@settings(max_examples=8, deadline=None)
+@given(problem=problems(min_n=2))
+def test_a_synchronised_law_evaluated_once_equals_each_joints_own(profile, problem):
+    """Joints with one timing share r(t), evaluated once for all of them; the samples equal, bit for
+    bit, those of the same trajectory evaluated joint by joint."""
+    qs, qg, kv, ka, kj = problem
+    traj = tr.plan(profile, qs, qg, kv, ka, kj, synchronize=True)
+    t = np.linspace(-0.1, 1.1 * traj.duration + 0.1, 501)
+    widths = []
+    unit = traj._unit
+    traj._unit = lambda tt, idx: (widths.append(tt.shape[1]), unit(tt, idx))[1]  # type: ignore[method-assign]
+    shared = traj.sample(t)
+    moving = int(np.count_nonzero(traj.joint_durations > 0))
+    if moving:
+        assert widths == [1]  # one column stood for every moving joint
+    traj._law_parameters = lambda: (np.arange(traj.n, dtype=float),)  # type: ignore[method-assign]
+    own = traj.sample(t)
+    if moving > 1:
+        assert widths[-1] == moving
+    for a, b in zip(shared, own):
+        np.testing.assert_array_equal(a, b)

@@ -193,13 +193,19 @@ def _task_part(log: SimulationLog, ctx: RunContext, X: Array) -> dict[str, Any]:
             "task_rms": float(np.sqrt(np.mean(ex**2))), "task_max": float(np.max(ex))}
 
 
+def _per_joint(a: Array) -> Array:
+    """(K, n) as (n, K) rows: numpy reduces a contiguous row several times faster than a column."""
+    return np.ascontiguousarray(a.T)
+
+
 def _metrics(rows: dict[str, Array], ctx: RunContext, task: dict[str, Any]) -> SimulationMetrics:
     X, TAU, STATUS = rows["q"], rows["tau"], rows["status"]
     n = X.shape[1]
     is_task = ctx.task_items is not None
     err = rows["q_ref"] - X
+    errT = _per_joint(err)
     # Actuator work: the torque is held over each tick, so int tau . qd dt = sum tau_k . (q_k+1 - q_k).
-    energy_j = np.sum(TAU[:-1] * np.diff(X, axis=0), axis=0) if len(rows["t"]) > 1 else np.zeros(n)
+    energy_j = np.einsum("kj,kj->j", TAU[:-1], np.diff(X, axis=0)) if len(rows["t"]) > 1 else np.zeros(n)
     pred_rms = pred_max = None
     controller = ctx.controller
     if (ctx.predict_model_error and not is_task and not ctx.elastic and controller.model is not ctx.plant
@@ -209,17 +215,18 @@ def _metrics(rows: dict[str, Array], ctx: RunContext, task: dict[str, Any]) -> S
         if pred is not None:
             pred_rms = np.sqrt(np.mean(pred**2, axis=0))
             pred_max = np.max(np.abs(pred), axis=0)
+    flags = np.bitwise_and(STATUS, int(Status.SATURATED | Status.FAULT | Status.SINGULAR))
     return SimulationMetrics(
-        rms_error=np.sqrt(np.nanmean(err**2, axis=0)) if not is_task else np.full(n, np.nan),
-        max_error=np.nanmax(np.abs(err), axis=0) if not is_task else np.full(n, np.nan),
+        rms_error=np.sqrt(np.nanmean(errT**2, axis=1)) if not is_task else np.full(n, np.nan),
+        max_error=np.nanmax(np.abs(errT), axis=1) if not is_task else np.full(n, np.nan),
         final_error=err[-1],
-        peak_torque=np.max(np.abs(TAU), axis=0),
-        peak_effort=np.max(np.abs(rows["effort"]), axis=0),
+        peak_torque=np.max(np.abs(_per_joint(TAU)), axis=1),
+        peak_effort=np.max(np.abs(_per_joint(rows["effort"])), axis=1),
         energy=float(np.sum(energy_j)),
         energy_per_joint=np.asarray(energy_j),
-        saturated_fraction=float(np.mean((STATUS & int(Status.SATURATED)) != 0)),
-        fault_count=int(np.sum((STATUS & int(Status.FAULT)) != 0)),
-        singular_count=int(np.sum((STATUS & int(Status.SINGULAR)) != 0)),
+        saturated_fraction=float(np.count_nonzero(flags & int(Status.SATURATED)) / len(flags)),
+        fault_count=int(np.count_nonzero(flags & int(Status.FAULT))),
+        singular_count=int(np.count_nonzero(flags & int(Status.SINGULAR))),
         task_rms_error=task.get("task_rms"),
         task_max_error=task.get("task_max"),
         predicted_rms_error=pred_rms,

@@ -86,24 +86,35 @@ class PointToPoint(Trajectory):
 
     def _evaluate(self, t: Array) -> tuple[Array, Array, Array]:
         N = t.size
-        r = np.ones((N, self.n))
-        rd = np.zeros((N, self.n))
-        rdd = np.zeros((N, self.n))
         idx = self.joint_durations > 0.0
-        if np.any(idx):
-            tf = self.joint_durations[idx]
-            tt = np.minimum(t[:, None], tf)
-            r[:, idx], rd[:, idx], rdd[:, idx] = self._unit(tt, idx)
-            after = t[:, None] > tf
-            sub_rd, sub_rdd = rd[:, idx], rdd[:, idx]
-            sub_rd[after] = 0.0
-            sub_rdd[after] = 0.0
-            rd[:, idx], rdd[:, idx] = sub_rd, sub_rdd
+        if np.all(idx):  # every joint moves: no scatter into the full arrays
+            r, rd, rdd = self._unit_clamped(t, idx)
+        else:
+            r, rd, rdd = np.ones((N, self.n)), np.zeros((N, self.n)), np.zeros((N, self.n))
+            if np.any(idx):
+                r[:, idx], rd[:, idx], rdd[:, idx] = self._unit_clamped(t, idx)
         D = self.displacement
         q = self.q_initial + r * D  # Khalil [8.1]
         done = t[:, None] >= self.joint_durations
-        q = np.where(done, self.q_final, q)  # the goal exactly, not qi + 1.0 * D rounded
+        np.copyto(q, self.q_final, where=done)  # the goal exactly, not qi + 1.0 * D rounded
         return q, rd * D, rdd * D  # Khalil [8.2]
+
+    def _unit_clamped(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
+        """_unit of the joints idx at times t (N,), held at rest after each joint's own end: (N, k),
+        or (N, 1) when those joints share one law (synchronised), evaluated once for all."""
+        laws = [np.asarray(a)[idx] for a in self._law_parameters()]
+        if all(np.all(a == a[0]) for a in laws):
+            idx = idx & (np.cumsum(idx) == 1)  # the first of them stands for all
+        tf = self.joint_durations[idx]
+        r, rd, rdd = self._unit(np.minimum(t[:, None], tf), idx)
+        after = t[:, None] > tf
+        np.putmask(rd, after, 0.0)
+        np.putmask(rdd, after, 0.0)
+        return r, rd, rdd
+
+    def _law_parameters(self) -> tuple[Array, ...]:
+        """The per-joint arrays (n,) that _unit reads: joints equal in all of them share r(t)."""
+        return (self.joint_durations,)
 
     def _params(self) -> dict[str, Any]:
         return {"duration": self.duration}
@@ -136,7 +147,7 @@ class CubicProfile(PointToPoint):
     def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         tf = self.joint_durations[idx]
         s = t / tf
-        return 3 * s**2 - 2 * s**3, (6 * s - 6 * s**2) / tf, (6 - 12 * s) / tf / tf
+        return s * s * (3.0 - 2.0 * s), 6.0 * s * (1.0 - s) / tf, (6.0 - 12.0 * s) / tf / tf
 
     def unit_peaks(self) -> tuple[Array, Array]:
         tf = np.where(self.joint_durations > 0, self.joint_durations, np.inf)
@@ -151,9 +162,10 @@ class QuinticProfile(PointToPoint):
     def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         tf = self.joint_durations[idx]
         s = t / tf
-        r = s**3 * (10 - 15 * s + 6 * s**2)
-        rd = 30 * s**2 * (1 - s) ** 2 / tf
-        rdd = 60 * s * (1 - s) * (1 - 2 * s) / tf / tf
+        u = s * (1.0 - s)
+        r = s * s * s * (10.0 + s * (6.0 * s - 15.0))  # products, not numpy's slower powers
+        rd = 30.0 * u * u / tf
+        rdd = 60.0 * u * (1.0 - 2.0 * s) / tf / tf  # tf * tf overflows past 1e154 s
         return r, rd, rdd
 
     def unit_peaks(self) -> tuple[Array, Array]:
@@ -195,6 +207,9 @@ class _Trapezoid(PointToPoint):
                 f"tf={self.joint_durations.tolist()}"
             )
         self.tau = np.where(moving, np.minimum(tau_a, max_tau_ratio * self.joint_durations), 0.0)
+
+    def _law_parameters(self) -> tuple[Array, ...]:
+        return self.joint_durations, self.tau
 
     def _params(self) -> dict[str, Any]:
         return {"tau": float(np.max(self.tau)) if self.n else 0.0, "duration": self.duration}
@@ -295,6 +310,9 @@ class DoubleSProfile(PointToPoint):
 
     def _unit(self, t: Array, idx: Mask) -> tuple[Array, Array, Array]:
         return double_s_evaluate(t, DoubleSTiming(*(x[idx] for x in self.timing)))
+
+    def _law_parameters(self) -> tuple[Array, ...]:
+        return (self.joint_durations, *self.timing)
 
     def unit_peaks(self) -> tuple[Array, Array]:
         moving = self.joint_durations > 0
