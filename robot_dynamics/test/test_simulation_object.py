@@ -82,6 +82,28 @@ def test_seeded_noise_is_deterministic_and_reset_replays_it(puma):
     assert np.abs(c.q - a.q).max() < 1e-2  # the same closed loop
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_result_keeps_its_rows_through_more_ticks_and_a_reset(puma, compiled):
+    """A result's arrays are read-only views of the log's rows: ticks after it leave them as they
+    were, and a reset writes the next run into a new log."""
+    opt = SimulationOptions(integration=Integration(compiled=compiled))
+    sim = Simulation(puma, ComputedTorque(puma, omega=20.0), _move(puma), 0.08, opt)
+    first = sim.run(0.03)
+    kept = {name: np.array(getattr(first, name)) for name in ARRAYS}
+    for name in ARRAYS:
+        assert not getattr(first, name).flags.writeable, name
+    with pytest.raises(ValueError, match="read-only"):
+        first.q[0, 0] = 1.0
+    whole = sim.run()  # more ticks into the same log
+    sim.reset(np.full(puma.nq, 0.2))  # another start: a new log
+    other = sim.run()
+    for name in ARRAYS:
+        np.testing.assert_array_equal(getattr(first, name), kept[name], err_msg=name)
+        np.testing.assert_array_equal(getattr(whole, name)[: len(first.t)], kept[name], err_msg=name)
+    assert np.abs(other.q[0] - whole.q[0]).max() == pytest.approx(0.2)
+    assert sim.log.q is not whole.q.base and whole.q.base is not None
+
+
 def test_a_caller_stop_keeps_every_tick_taken(puma):
     full = Simulation(puma, ComputedTorque(puma, omega=20.0), _move(puma), 0.1, _noisy()).run()
     sim = Simulation(puma, ComputedTorque(puma, omega=20.0), _move(puma), 0.1, _noisy())

@@ -114,6 +114,7 @@ class Simulation:
         self.reference = sample_reference(ref_f, ref_batch, t, n)
         self.plant = Plant(plant, options.plant)
         self.log = SimulationLog.empty(t, n, self.reference.q, self.reference.qd, self.reference.qdd)
+        self._log_shared = False  # True once a result holds views of the log's rows
         self._x: Array | None = None
         self._compiled: Any = None
         self._zq: Array | None = None
@@ -165,6 +166,10 @@ class Simulation:
             if v.shape != (n,) or not np.all(np.isfinite(v)):
                 raise InputError(f"{what}: expected {n} finite values ordered as {list(self.model.joint_names)}")
         self._x = self.plant.initial_state(q, qd, qm0, qmd0)
+        if self._log_shared:  # a result holds the old log's rows: write the new run elsewhere
+            log = self.log
+            self.log = SimulationLog.empty(log.t, n, log.q_ref, log.qd_ref, log.qdd_ref)
+            self._log_shared = False
         self._draw_noise()
         self.log.messages.clear()
         self.log.ticks = self.tick = 0
@@ -272,7 +277,8 @@ class Simulation:
         return self.result()
 
     def result(self) -> SimulationResult:
-        """The :class:`SimulationResult` of the ticks taken since :meth:`reset` (copies of the log's rows)."""
+        """The :class:`SimulationResult` of the ticks taken since :meth:`reset`: read-only views of the
+        log's rows, which stay as they are (the next :meth:`reset` starts a new log)."""
         if self.log.ticks == 0:
             raise InputError("Simulation.result: no tick taken yet (call step() or run())")
         opt = self.options
@@ -280,6 +286,7 @@ class Simulation:
                          integrator=opt.integration.integrator, task_items=self.reference.items if self.reference.task else None,
                          elastic=self.plant.elastic, predict_model_error=opt.logging.predict_model_error,
                          diverged=self.diverged)
+        self._log_shared = True
         return make_result(self.log, ctx)
 
     def _progress_bar(self, ticks: int) -> Any:

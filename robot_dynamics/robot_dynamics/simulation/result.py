@@ -111,7 +111,8 @@ class SimulationMetrics:
 
 @dataclass
 class SimulationResult(TickArrays):
-    """Every controller tick of a run; arrays have K = number of ticks rows.
+    """Every controller tick of a run; arrays have K = number of ticks rows (the tick arrays are
+    read-only views of the simulation's log: ``np.array(result.q)`` gives a copy to change).
 
     Attributes:
         joint_names: (nq,). robot: plant name. controller: controller name.
@@ -161,12 +162,21 @@ class RunContext:
     diverged: bool
 
 
+def _rows(a: Array, k_end: int) -> Array:
+    """Rows [0, k_end) of a log's array, read-only: the result shares them with the log, whose
+    written rows never change (a reset gives the simulation a new log once a result holds these)."""
+    view = a[:k_end]
+    view.flags.writeable = False
+    return view
+
+
 def make_result(log: SimulationLog, ctx: RunContext) -> SimulationResult:
-    """The result of the ticks [0, log.ticks) of a log: copies of its rows, the metrics."""
+    """The result of the ticks [0, log.ticks) of a log: its rows (read-only views), the metrics."""
     k_end = log.ticks
-    rows = {name: getattr(log, name)[:k_end].copy() for name in _TICK_NAMES + ("qm",)}
+    rows = {name: _rows(getattr(log, name), k_end) for name in _TICK_NAMES + ("qm",)}
     qdd = rows["qdd"]
-    if k_end and np.any(np.isnan(qdd[-1])):
+    if k_end and np.any(np.isnan(qdd[-1])):  # a last tick without its acceleration: the one before
+        qdd = rows["qdd"] = qdd.copy()
         qdd[-1] = qdd[-2] if len(qdd) > 1 else 0.0
     task = _task_part(log, ctx, rows["q"])
     metrics = _metrics(rows, ctx, task)
