@@ -88,3 +88,28 @@ def test_the_joint_transforms_sine_and_cosine_are_within_one_and_a_half_ulp():
         err = [float(abs(exact(mpmath.mpf(float(x))) - v) / np.spacing(abs(v))) if v != 0 else 0.0 for x, v in zip(q, got)]
         assert max(err) <= 1.5, f"{exact.__name__}: {max(err):.2f} ulp at q = {q[int(np.argmax(err))]!r}"
     assert np.all(np.abs(T[:, 0, 0] ** 2 + T[:, 1, 0] ** 2 - 1) <= 4.5e-16)
+
+
+@pytest.mark.parametrize("name, model", MODELS, ids=[n for n, _ in MODELS])
+def test_clean_rows_go_straight_to_the_engine_and_equal_the_general_path(name, model, threads):
+    """(N, nq) float64 rows at the model's gravity go from rnea/aba straight into the engine's batch
+    (no validation in Python); the general path (any shape, gravity, wrenches) gives the same doubles,
+    and a non-finite value anywhere still raises the general path's error naming its input."""
+    from robot_dynamics import kernels
+
+    rng = np.random.default_rng(len(name) + 1)
+    Q, QD, X = rng.uniform(-1.5, 1.5, (3, 203, model.nq))
+    for fast, general, xname in ((rd.rnea, kernels.rnea, "qdd"), (rd.aba, kernels.aba, "tau")):
+        one = getattr(engine(), fast.__name__)
+        out = one(model, Q, QD, X, True)
+        assert out is not NotImplemented and out.shape == Q.shape
+        assert np.array_equal(out, general(model, Q, QD, X, None, None, True))
+        assert one(model, Q, QD[:5], X, True) is NotImplemented  # rows of different counts
+        assert one(model, Q[:, ::-1], QD, X, True) is NotImplemented  # not C-contiguous
+        for k, what in enumerate(("q", "qd", xname)):
+            for bad in (np.nan, np.inf):
+                args = [Q.copy(), QD.copy(), X.copy()]
+                args[k][117, model.nq - 1] = bad
+                assert one(model, *args, True) is NotImplemented
+                with pytest.raises(rd.InputError, match=rf"^{what}: contains NaN or infinite values"):
+                    fast(model, *args)

@@ -211,9 +211,21 @@ static inline int fast_vector(PyObject *x, int n)
            PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) && rd_finite((const double *)PyArray_DATA(a), n);
 }
 
+/* x is a float64 C-contiguous (N, n) array of N >= 1 rows, like `like` when given. */
+static inline int fast_rows(PyObject *x, int n, PyObject *like)
+{
+    if (!PyArray_CheckExact(x))
+        return 0;
+    PyArrayObject *a = (PyArrayObject *)x;
+    return PyArray_NDIM(a) == 2 && PyArray_DIMS(a)[1] == n && PyArray_DIMS(a)[0] >= 1 &&
+           PyArray_TYPE(a) == NPY_DOUBLE && PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) &&
+           (!like || PyArray_DIMS(a)[0] == PyArray_DIMS((PyArrayObject *)like)[0]);
+}
+
 /* One state (model, q, qd, x, friction) by fn, a new (nq,) array, or by dfn, a tuple of three new
- * (nq, nq) arrays (d/dq, d/dqd, M or M^-1); NotImplemented when the model has no engine model, q,
- * qd, x are not clean vectors (fast_vector) or the engine fails: the general path words the error. */
+ * (nq, nq) arrays (d/dq, d/dqd, M or M^-1); for rnea and aba also N states, three (N, nq) arrays
+ * (fast_rows), as a batch. NotImplemented when the model has no engine model, q, qd, x are not clean
+ * vectors (fast_vector) or rows, or the engine fails: the general path words the error. */
 static PyObject *one_state(PyObject *const *args, Py_ssize_t nargs, one_state_fn fn, derivatives_fn dfn)
 {
     if (nargs != 5) {
@@ -222,11 +234,13 @@ static PyObject *one_state(PyObject *const *args, Py_ssize_t nargs, one_state_fn
     }
     EngineModel *em = engine_of(args[0]);
     const int nq = em ? em->m.nq : 0;
-    if (!em || !fast_vector(args[1], nq) || !fast_vector(args[2], nq) || !fast_vector(args[3], nq))
-        Py_RETURN_NOTIMPLEMENTED;
-    const int friction = PyObject_IsTrue(args[4]);
+    const int friction = em ? PyObject_IsTrue(args[4]) : 0;
     if (friction < 0)
         return NULL;
+    if (em && fn && fast_rows(args[1], nq, NULL) && fast_rows(args[2], nq, args[1]) && fast_rows(args[3], nq, args[1]))
+        return rd_module_states(&em->m, fn == rd_aba, args[1], args[2], args[3], friction);
+    if (!em || !fast_vector(args[1], nq) || !fast_vector(args[2], nq) || !fast_vector(args[3], nq))
+        Py_RETURN_NOTIMPLEMENTED;
     const int count = dfn ? 3 : 1;
     npy_intp dims[2] = {nq, nq};
     PyObject *out[3] = {NULL, NULL, NULL};

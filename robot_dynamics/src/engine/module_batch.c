@@ -120,6 +120,33 @@ static void aba_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
     dynamics_rows(b, w, lo, hi, rd_aba, ABA4(b->m));
 }
 
+PyObject *rd_module_states(const rd_model *m, int aba, PyObject *q, PyObject *qd, PyObject *x, int friction)
+{
+    static const double no_wrench = 0.0;
+    const npy_intp N = PyArray_DIMS((PyArrayObject *)q)[0];
+    npy_intp dims[2] = {N, m->nq};
+    PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    int64_t *status = out ? malloc(sizeof(int64_t) * (size_t)N) : NULL;
+    if (!status) {
+        Py_XDECREF(out);
+        return out ? PyErr_NoMemory() : NULL;
+    }
+    const batch_args b = {.m = m, .Q = PyArray_DATA((PyArrayObject *)q), .QD = PyArray_DATA((PyArrayObject *)qd),
+                          .X = PyArray_DATA((PyArrayObject *)x), .g = m->gravity, .FX = &no_wrench,
+                          .friction = friction, .OUT = PyArray_DATA((PyArrayObject *)out), .status = status};
+    int ok = run_batch(&b, aba ? aba_rows : rnea_rows, N) == 0;
+    for (npy_intp n = 0; ok && n < N; ++n)
+        ok = status[n] == RD_OK;
+    free(status);
+    if (!ok && !PyErr_Occurred()) {
+        Py_DECREF(out);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (!ok)
+        Py_CLEAR(out);
+    return out;
+}
+
 static void derivatives_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi, derivatives_fn fn)
 {
     const int nq = b->m->nq;
