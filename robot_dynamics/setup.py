@@ -79,7 +79,7 @@ ENGINE = Extension(
     # one source for the Python extension and the C library of robot_dynamics_control (CMake)
     sources=["src/engine/module.c", "src/engine/module_batch.c", *(f"src/engine/{name}.c" for name in ENGINE_LIBRARY)],
     depends=[f"src/engine/{name}.h" for name in ("engine", "internal", "recursions", "module")],
-    extra_compile_args=["-std=c99", "-O3", "-fno-tree-loop-vectorize", "-fno-math-errno", "-ffp-contract=fast"],
+    extra_compile_args=["-std=c99", "-O3", "-fno-tree-loop-vectorize", "-fvisibility=hidden", "-fno-math-errno", "-ffp-contract=fast"],
 )
 
 setup(

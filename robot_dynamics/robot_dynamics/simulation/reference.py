@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from ..control.base import Reference, TaskReference, as_joint_reference, as_task_reference
 from ..errors import InputError
+from ..trajectory.base import Trajectory
 
 __all__ = ["reference_function", "ReferenceSamples", "sample_reference"]
 
@@ -41,8 +42,9 @@ def reference_function(reference: Any, nq: int) -> tuple[Callable[[float], Any],
 def _trajectory_functions(reference: Any, nq: int) -> tuple[Callable[[float], Any], float, Callable[[Array], Any]]:
     """f(t), duration and the vectorised sampler of an object with ``sample(t)``."""
     duration = float(getattr(reference, "duration", 0.0))
-    first = reference.sample(0.0)
-    if np.shape(first[0]) == (4, 4):  # a task-space motion: (pose, twist, accel)
+    # the package's trajectories give (q, qd, qdd) by their class; anything else shows it by a sample
+    first = None if isinstance(reference, Trajectory) else reference.sample(0.0)
+    if first is not None and np.shape(first[0]) == (4, 4):  # a task-space motion: (pose, twist, accel)
 
         def f_task(t: float) -> TaskReference:
             return as_task_reference(tuple(reference.sample(t)))
@@ -52,7 +54,7 @@ def _trajectory_functions(reference: Any, nq: int) -> tuple[Callable[[float], An
             return [TaskReference(P[k], V[k], A[k]) for k in range(len(t))]
 
         return f_task, duration, batch_task
-    n = int(getattr(reference, "n", np.shape(first[0])[-1]))
+    n = int(reference.n if first is None else getattr(reference, "n", np.shape(first[0])[-1]))
     if n != nq:
         raise InputError(f"reference: trajectory has {n} coordinates, the robot {nq} joints")
 

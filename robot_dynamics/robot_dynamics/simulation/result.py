@@ -203,37 +203,52 @@ def _task_part(log: SimulationLog, ctx: RunContext, X: Array) -> dict[str, Any]:
             "task_rms": float(np.sqrt(np.mean(ex**2))), "task_max": float(np.max(ex))}
 
 
-def _per_joint(a: Array) -> Array:
-    """(K, n) as (n, K) rows: numpy reduces a contiguous row several times faster than a column."""
-    return np.ascontiguousarray(a.T)
+def _per_joint_reductions(rows: dict[str, Array], is_task: bool) -> dict[str, Array]:
+    """The per-joint reductions of a run's (K, n) arrays: rms, max and final error, peak torque
+    and effort, energy per joint. Each array is reduced as (n, K) rows in one (n, K) buffer:
+    numpy reduces a contiguous row several times faster than a column, and a run's metrics then
+    touch two new arrays, not eight (new pages cost more than the arithmetic here)."""
+    X, K, n = rows["q"], *rows["q"].shape
+    errT = np.subtract(rows["q_ref"].T, X.T, order="C")  # e = q^d - q, (n, K)
+    out = {"final_error": errT[:, -1].copy(), "e0": errT[:, 0].copy()}
+    buf = np.empty((n, K))
+    if is_task:  # no joint reference
+        out["rms_error"] = out["max_error"] = np.full(n, np.nan)
+    else:
+        out["max_error"] = np.nanmax(np.abs(errT, out=buf), axis=1)
+        sq = np.multiply(errT, errT, out=errT)
+        tot = sq.sum(axis=1)  # nanmean's sum when no tick lacks its reference
+        out["rms_error"] = np.sqrt(tot / K) if not np.isnan(tot).any() else np.sqrt(np.nanmean(sq, axis=1))
+    for name, key in (("tau", "peak_torque"), ("effort", "peak_effort")):
+        out[key] = np.max(np.abs(rows[name].T, out=buf), axis=1)
+    # Actuator work: the torque is held over each tick, so int tau . qd dt = sum tau_k . (q_k+1 - q_k).
+    dq = np.subtract(X[1:], X[:-1], out=buf.reshape(-1)[: (K - 1) * n].reshape(K - 1, n))
+    out["energy_per_joint"] = np.einsum("kj,kj->j", rows["tau"][:-1], dq)
+    return out
 
 
 def _metrics(rows: dict[str, Array], ctx: RunContext, task: dict[str, Any]) -> SimulationMetrics:
-    X, TAU, STATUS = rows["q"], rows["tau"], rows["status"]
-    n = X.shape[1]
+    X, STATUS = rows["q"], rows["status"]
     is_task = ctx.task_items is not None
-    err = rows["q_ref"] - X
-    errT = _per_joint(err)
-    # Actuator work: the torque is held over each tick, so int tau . qd dt = sum tau_k . (q_k+1 - q_k).
-    energy_j = np.einsum("kj,kj->j", TAU[:-1], np.diff(X, axis=0)) if len(rows["t"]) > 1 else np.zeros(n)
+    joint = _per_joint_reductions(rows, is_task)
     pred_rms = pred_max = None
     controller = ctx.controller
     if (ctx.predict_model_error and not is_task and not ctx.elastic and controller.model is not ctx.plant
             and hasattr(controller, "kp") and getattr(controller, "scheme", None) == "tracking"):
-        pred = _predicted_error(ctx.plant, controller, X, rows["qd"], rows["qdd"], rows["t"], err[0],
+        pred = _predicted_error(ctx.plant, controller, X, rows["qd"], rows["qdd"], rows["t"], joint["e0"],
                                 rows["qd_ref"][0] - rows["qd"][0])
         if pred is not None:
             pred_rms = np.sqrt(np.mean(pred**2, axis=0))
             pred_max = np.max(np.abs(pred), axis=0)
     flags = np.bitwise_and(STATUS, int(Status.SATURATED | Status.FAULT | Status.SINGULAR))
     return SimulationMetrics(
-        rms_error=np.sqrt(np.nanmean(errT**2, axis=1)) if not is_task else np.full(n, np.nan),
-        max_error=np.nanmax(np.abs(errT), axis=1) if not is_task else np.full(n, np.nan),
-        final_error=err[-1],
-        peak_torque=np.max(np.abs(_per_joint(TAU)), axis=1),
-        peak_effort=np.max(np.abs(_per_joint(rows["effort"])), axis=1),
-        energy=float(np.sum(energy_j)),
-        energy_per_joint=np.asarray(energy_j),
+        rms_error=joint["rms_error"],
+        max_error=joint["max_error"],
+        final_error=joint["final_error"],
+        peak_torque=joint["peak_torque"],
+        peak_effort=joint["peak_effort"],
+        energy=float(np.sum(joint["energy_per_joint"])),
+        energy_per_joint=joint["energy_per_joint"],
         saturated_fraction=float(np.count_nonzero(flags & int(Status.SATURATED)) / len(flags)),
         fault_count=int(np.count_nonzero(flags & int(Status.FAULT))),
         singular_count=int(np.count_nonzero(flags & int(Status.SINGULAR))),
