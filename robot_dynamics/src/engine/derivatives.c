@@ -535,6 +535,30 @@ static int general_at_aba(const rd_model *m, const double *q, const double *qd, 
     return st;
 }
 
+/* A^-1 = L^-T L^-1 into Minv (nq x nq, symmetric) from the Cholesky factor L (lower triangle), with
+ * L^-1 in the lower triangle of T: nq divisions, where solving A x = e_k column by column took 2 nq
+ * divisions per column. */
+static void inverse_from_factor(const double *L, int nq, double *T, double *Minv)
+{
+    for (int i = 0; i < nq; ++i) {
+        const double inv = 1.0 / L[i * nq + i];
+        T[i * nq + i] = inv;
+        for (int j = 0; j < i; ++j) {
+            double s = 0.0;
+            for (int k = j; k < i; ++k)
+                s += L[i * nq + k] * T[k * nq + j];
+            T[i * nq + j] = -s * inv;
+        }
+    }
+    for (int j = 0; j < nq; ++j)
+        for (int k = j; k < nq; ++k) {
+            double s = 0.0;
+            for (int i = k; i < nq; ++i)
+                s += T[i * nq + j] * T[i * nq + k];
+            Minv[j * nq + k] = Minv[k * nq + j] = s;
+        }
+}
+
 /* dqdd/dq, dqdd/dqd and A^-1 of rd_aba at (q, qd, tau): qdd = A^-1 (tau - h(q, qd) - ...), so
  * dqdd/dx = -A^-1 dtau/dx evaluated at the motion's own qdd (the inverse dynamics identity,
  * as Carpentier & Mansard's ABA derivatives), A^-1 from the Cholesky factor of A (rd_crba). */
@@ -548,20 +572,19 @@ int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, con
                                                              dqdd_dqd, w);
     if (st != RD_OK)
         return st;
+    inverse_from_factor(w->L, nq, w->H, Minv);
     double *x = w->dtau;
-    for (int k = 0; k < nq; ++k) { /* column k of A^-1, then of -A^-1 dtau/dq and -A^-1 dtau/dqd */
-        for (int j = 0; j < nq; ++j)
-            x[j] = j == k;
-        rd_cholesky_solve(w->L, nq, x);
-        for (int j = 0; j < nq; ++j)
-            Minv[j * nq + k] = x[j];
-        for (int pass = 0; pass < 2; ++pass) {
-            double *D = pass ? dqdd_dqd : dqdd_dq;
+    for (int pass = 0; pass < 2; ++pass) { /* D = -A^-1 dtau/dx, column by column */
+        double *D = pass ? dqdd_dqd : dqdd_dq;
+        for (int k = 0; k < nq; ++k) {
             for (int j = 0; j < nq; ++j)
                 x[j] = D[j * nq + k];
-            rd_cholesky_solve(w->L, nq, x);
-            for (int j = 0; j < nq; ++j)
-                D[j * nq + k] = -x[j];
+            for (int j = 0; j < nq; ++j) {
+                double s = 0.0;
+                for (int i = 0; i < nq; ++i)
+                    s += Minv[j * nq + i] * x[i];
+                D[j * nq + k] = -s;
+            }
         }
     }
     return rd_finite(dqdd_dq, nq * nq) && rd_finite(dqdd_dqd, nq * nq) && rd_finite(Minv, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
