@@ -400,7 +400,6 @@ def _walk_tree(base: str, link_by_name: dict[str, LinkSpec], children: dict[str,
     """Depth-first walk in document order from ``base``: bodies get parent[i] < i, fixed joints
     merge their link's inertia into the moving body that carries it."""
     tree = _Tree(frame_names=[base], frame_body=[-1], frame_T=[np.eye(4)])
-    base_inertia = _transform_inertia(np.eye(4), link_by_name[base])
 
     visited = {base}
     # stack items: (joint, body index of the parent link, T_parentbody_parentlink)
@@ -414,11 +413,8 @@ def _walk_tree(base: str, link_by_name: dict[str, LinkSpec], children: dict[str,
         T_pb_c = T_pb_pl @ j.origin
         if j.type == "fixed":
             body, T_body_child = pbody, T_pb_c
-            m, c, Ic = _transform_inertia(T_body_child, child)
-            if body >= 0:
-                tree.inertia[body] = _merge_inertia(*tree.inertia[body], m, c, Ic)
-            else:
-                base_inertia = _merge_inertia(*base_inertia, m, c, Ic)
+            if body >= 0:  # a link fixed to the base moves nothing: its inertia is the base's
+                tree.inertia[body] = _merge_inertia(*tree.inertia[body], *_transform_inertia(T_body_child, child))
         else:
             body = len(tree.body_names)
             tree.body_names.append(j.child)

@@ -314,7 +314,7 @@ def analyze(
             or logs with nothing to measure.
     """
     _check_inputs(timing, rate, path, commands)
-    idx, t_first, _ = _window(timing, warmup, duration)
+    idx, _, _ = _window(timing, warmup, duration)
     if idx.size < 2:
         raise InputError("fewer than 2 cycles to measure: a longer run or a shorter warmup")
     period_ns = 1_000_000_000 // int(round(rate)) if float(rate).is_integer() else 1e9 / rate
