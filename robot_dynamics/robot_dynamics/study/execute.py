@@ -28,7 +28,7 @@ from ..io._files import write_bytes_atomic
 from .description import Study
 from .evaluate import points, run_chunk
 
-__all__ = ["StudyRun", "run_study", "read_results", "chunk_size_for", "SCHEDULERS"]
+__all__ = ["StudyRun", "run_study", "run_part", "read_results", "chunk_size_for", "SCHEDULERS"]
 
 #: --scheduler values besides an address (``tcp://host:8786``).
 SCHEDULERS = ("local", "inprocess")
@@ -81,15 +81,20 @@ def _manifest(folder: Path, study: Study, chunk: int, restart: bool) -> int:
     return chunk
 
 
-def _write_part(folder: Path, index: int, rows: list[dict[str, Any]]) -> None:
+def run_part(study: dict[str, Any], chunk: list[dict[str, float]]) -> tuple[bytes, int, float]:
+    """A chunk's points run and encoded as their Parquet part where they ran (a Dask task):
+    (the part's bytes, points, seconds in the points). The client then only writes the bytes:
+    building the table and encoding it there took 0.09 ms per point of its CPU, which caps the
+    workers one client keeps up with."""
     import io
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    rows, seconds = run_chunk(study, chunk)
     buf = io.BytesIO()
     pq.write_table(pa.Table.from_pylist(rows), buf)
-    write_bytes_atomic(folder / "parts" / f"part-{index:06d}.parquet", buf.getvalue())
+    return buf.getvalue(), len(rows), seconds
 
 
 def read_results(folder: str | os.PathLike[str]) -> Any:
@@ -156,13 +161,13 @@ def run_study(
     written = 0
     data = study.to_dict()
 
-    def take(k: int, rows: list[dict[str, Any]], seconds: float) -> bool:
+    def take(k: int, part: bytes, n: int, seconds: float) -> bool:
         nonlocal task_time, written
-        _write_part(folder, k, rows)
+        write_bytes_atomic(folder / "parts" / f"part-{k:06d}.parquet", part)
         task_time += seconds
         written += 1
         if bar is not None:
-            bar.update(len(rows))
+            bar.update(n)
         if on_chunk is not None:
             on_chunk(k)
         return stop_after_chunks is not None and written >= stop_after_chunks
@@ -171,8 +176,7 @@ def run_study(
     try:
         if scheduler == "inprocess":
             for k in todo:
-                rows, seconds = run_chunk(data, chunks[k])
-                if take(k, rows, seconds):
+                if take(k, *run_part(data, chunks[k])):
                     break
         elif todo:
             where = _run_dask(scheduler, workers, data, chunks, todo, take)
@@ -199,12 +203,11 @@ def _run_dask(scheduler: str, workers: int, data: dict[str, Any], chunks: list[A
         where = f"Dask scheduler {scheduler}"
     try:
         scattered = client.scatter(data, broadcast=True)
-        futures = {client.submit(run_chunk, scattered, chunks[k], key=f"study-chunk-{k}-{id(data)}", retries=2): k for k in todo}
+        futures = {client.submit(run_part, scattered, chunks[k], key=f"study-chunk-{k}-{id(data)}", retries=2): k for k in todo}
         # as_completed waits on the default client's loop unless told; with another client in
         # the process (a notebook's, a test's) a rerun task's event would be awaited on two loops
         for fut in as_completed(futures, loop=client.loop):
-            rows, seconds = fut.result()
-            if take(futures[fut], rows, seconds):
+            if take(futures[fut], *fut.result()):
                 for f in futures:
                     f.cancel()
                 break
