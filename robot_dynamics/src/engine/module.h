@@ -37,7 +37,7 @@ typedef int (*one_state_fn)(const rd_model *, const double *, const double *, co
 typedef int (*derivatives_fn)(const rd_model *, const double *, const double *, const double *, const double *,
                               const double *, int, int, double, double *, double *, double *, rd_work *);
 
-/* rnea (aba: 0) or aba (1) of N states q, qd, x, each an (N, nq) float64 C-contiguous array, at the
+/* rnea (aba = 0) or aba (aba = 1) of N states q, qd, x, each an (N, nq) float64 C-contiguous array, at the
  * model's gravity without wrenches, as a batch (threads and four states a call): a new (N, nq) array,
  * or NotImplemented when a state fails (module.c's one_state). A non-finite input reaches the output
  * of its own joint (0 * NaN is NaN), whose status catches it; the general path then names the input. */

@@ -126,10 +126,12 @@ PyObject *rd_module_states(const rd_model *m, int aba, PyObject *q, PyObject *qd
     const npy_intp N = PyArray_DIMS((PyArrayObject *)q)[0];
     npy_intp dims[2] = {N, m->nq};
     PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
-    int64_t *status = out ? malloc(sizeof(int64_t) * (size_t)N) : NULL;
+    if (!out)
+        return NULL;
+    int64_t *status = malloc(sizeof(int64_t) * (size_t)N);
     if (!status) {
-        Py_XDECREF(out);
-        return out ? PyErr_NoMemory() : NULL;
+        Py_DECREF(out);
+        return PyErr_NoMemory();
     }
     const batch_args b = {.m = m, .Q = PyArray_DATA((PyArrayObject *)q), .QD = PyArray_DATA((PyArrayObject *)qd),
                           .X = PyArray_DATA((PyArrayObject *)x), .g = m->gravity, .FX = &no_wrench,
