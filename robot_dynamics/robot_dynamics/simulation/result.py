@@ -240,7 +240,6 @@ def _metrics(rows: dict[str, Array], ctx: RunContext, task: dict[str, Any]) -> S
         if pred is not None:
             pred_rms = np.sqrt(np.mean(pred**2, axis=0))
             pred_max = np.max(np.abs(pred), axis=0)
-    flags = np.bitwise_and(STATUS, int(Status.SATURATED | Status.FAULT | Status.SINGULAR))
     return SimulationMetrics(
         rms_error=joint["rms_error"],
         max_error=joint["max_error"],
@@ -249,9 +248,9 @@ def _metrics(rows: dict[str, Array], ctx: RunContext, task: dict[str, Any]) -> S
         peak_effort=joint["peak_effort"],
         energy=float(np.sum(joint["energy_per_joint"])),
         energy_per_joint=joint["energy_per_joint"],
-        saturated_fraction=float(np.count_nonzero(flags & int(Status.SATURATED)) / len(flags)),
-        fault_count=int(np.count_nonzero(flags & int(Status.FAULT))),
-        singular_count=int(np.count_nonzero(flags & int(Status.SINGULAR))),
+        saturated_fraction=float(np.count_nonzero(STATUS & int(Status.SATURATED)) / len(STATUS)),
+        fault_count=int(np.count_nonzero(STATUS & int(Status.FAULT))),
+        singular_count=int(np.count_nonzero(STATUS & int(Status.SINGULAR))),
         task_rms_error=task.get("task_rms"),
         task_max_error=task.get("task_max"),
         predicted_rms_error=pred_rms,
