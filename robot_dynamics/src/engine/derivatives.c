@@ -244,17 +244,20 @@ static inline double dot6(const double *x, const double *y)
 static void inertia_rate_add(const rd_inertia *I, const double *v, double *B)
 {
     const double *w = v, *u = v + 3, *h = I->h, *Io = I->Io;
-    const double uh = u[0] * h[0] + u[1] * h[1] + u[2] * h[2];
-    for (int x = 0; x < 3; ++x) {
-        /* row x of [w]x Io: (w x Io e_y)_x, and of Io [w]x */
-        const int x1 = (x + 1) % 3, x2 = (x + 2) % 3;
-        for (int y = 0; y < 3; ++y) {
-            const int y1 = (y + 1) % 3, y2 = (y + 2) % 3;
-            const double wI = w[x1] * Io[3 * x2 + y] - w[x2] * Io[3 * x1 + y];
-            const double Iw = Io[3 * x + y1] * w[y2] - Io[3 * x + y2] * w[y1];
-            B[3 * x + y] += wI - Iw - h[x] * u[y] - u[x] * h[y] + (x == y ? 2.0 * uh : 0.0);
-        }
+    const double uh2 = 2.0 * (u[0] * h[0] + u[1] * h[1] + u[2] * h[2]);
+    /* [w]x Io - Io [w]x = A + A^T with A = [w]x Io (Io symmetric): A_xy = (w x Io e_y)_x */
+    double A[9];
+    for (int y = 0; y < 3; ++y) {
+        A[y] = w[1] * Io[6 + y] - w[2] * Io[3 + y];
+        A[3 + y] = w[2] * Io[y] - w[0] * Io[6 + y];
+        A[6 + y] = w[0] * Io[3 + y] - w[1] * Io[y];
     }
+    const double x01 = A[1] + A[3] - h[0] * u[1] - u[0] * h[1];
+    const double x02 = A[2] + A[6] - h[0] * u[2] - u[0] * h[2];
+    const double x12 = A[5] + A[7] - h[1] * u[2] - u[1] * h[2];
+    B[0] += 2.0 * (A[0] - h[0] * u[0]) + uh2, B[1] += x01, B[2] += x02;
+    B[3] += x01, B[4] += 2.0 * (A[4] - h[1] * u[1]) + uh2, B[5] += x12;
+    B[6] += x02, B[7] += x12, B[8] += 2.0 * (A[8] - h[2] * u[2]) + uh2;
     B[9] += w[1] * h[2] - w[2] * h[1] + I->m * u[0];
     B[10] += w[2] * h[0] - w[0] * h[2] + I->m * u[1];
     B[11] += w[0] * h[1] - w[1] * h[0] + I->m * u[2];
@@ -393,8 +396,15 @@ static void tree_mass_matrix(const rd_model *m, double *M, rd_work *w)
         M[k * nq + k] += m->joint[k].Ia;
 }
 
-/* dq, dqd from the composites (P from tree_mass_matrix): Q_i, alpha_j, dv_j, beta_j, G_j, H_j,
- * then each body i with each of its ancestors j (and itself). */
+/* Two doubles in one SSE2 register: the pair loop of tree_fill forms two dot products at once,
+ * each lane summing x = 0..5 in dot6's order (the same bits). */
+typedef double rd_x2 __attribute__((vector_size(16), aligned(8)));
+
+/* dq, dqd from the composites (P from tree_mass_matrix): per body Q_i, alpha_j, dv_j, G_j, H_j,
+ * sharing Bc_i S_i and S_i x* hc_i between Q_i and H_i, and beta_j = 2 dv_j (so Yc_j beta_j =
+ * 2 Yc_j dv_j and beta_j . P_i = 2 dv_j . P_i, exactly); then each body i with each of its
+ * ancestors j (and itself), by pairs of lanes: (alpha_j, dv_j) . P_i, (dv_j, S_j) . Q_i (oW, per
+ * component) and S_j . (G_i, H_i) (oG). */
 static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
 {
     const int nb = m->nb, nq = m->nq;
@@ -402,45 +412,54 @@ static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
     for (int i = 0; i < nb; ++i) {
         const rd_body *b = &m->body[i];
         const int l = b->parent < 0 ? nb : b->parent;
-        const double *S = w->oS + 6 * i, *B = w->oBc + 12 * i, *hc = w->ohc + 6 * i;
-        double *Q = w->oQ + 6 * i;
-        /* Q_i = Bc_i^T S_i - S_i x* hc_i */
-        for (int x = 0; x < 6; ++x)
-            Q[x] = 0.0;
-        rate_times_add(B, S, Q);
-        double Sh[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        const double *S = w->oS + 6 * i, *B = w->oBc + 12 * i, *hc = w->ohc + 6 * i, *vl = ov + 6 * l;
+        double *Q = w->oQ + 6 * i, *W = w->oW + 24 * i, *GH = w->oG + 12 * i;
+        double BS[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, Sh[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        double alpha[6], dv[6], t[6], G[6], H[6];
+        rate_times_add(B, S, BS);
         cross_force_add(S, hc, Sh);
-        for (int x = 0; x < 6; ++x)
-            Q[x] -= Sh[x];
-        double *alpha = w->oW + 18 * i, *dv = alpha + 6, *beta = alpha + 12, t[6];
-        cross_motion(ov + 6 * l, S, dv);    /* dv = -(s x ov_l) = ov_l x s */
+        cross_motion(vl, S, dv);            /* dv = -(s x ov_l) = ov_l x s */
         cross_motion(oa + 6 * l, S, alpha); /* -(s x oa_l) */
-        cross_motion(dv, ov + 6 * l, t);
-        for (int x = 0; x < 6; ++x)
-            alpha[x] -= t[x], beta[x] = 2.0 * dv[x];
-        double *G = w->oG + 12 * i, *H = G + 6;
-        inertia_times(&w->oYc[i], alpha, G);
+        cross_motion(vl, dv, t);            /* - dv x ov_l = ov_l x dv */
+        inertia_times(&w->oYc[i], dv, H);
+        for (int x = 0; x < 6; ++x) {
+            Q[x] = BS[x] - Sh[x]; /* Q_i = Bc_i^T S_i - S_i x* hc_i */
+            alpha[x] += t[x];
+            H[x] = 2.0 * H[x] + Sh[x] + BS[x]; /* H_j = Yc_j beta_j + s_j x* hc_j + Bc_j s_j */
+        }
+        inertia_times(&w->oYc[i], alpha, G); /* G_j = s_j x* oF_j + Yc_j alpha_j + dv_j x* hc_j + Bc_j dv_j */
         cross_force_add(S, w->oFc + 6 * i, G);
         cross_force_add(dv, hc, G);
-        inertia_times(&w->oYc[i], beta, H);
-        cross_force_add(S, hc, H);
-        rate_times_add(B, dv, G); /* + Bc_j dv_j */
-        rate_times_add(B, S, H);  /* + Bc_j s_j */
+        rate_times_add(B, dv, G);
+        for (int x = 0; x < 6; ++x) {
+            W[2 * x] = alpha[x], W[2 * x + 1] = dv[x];
+            W[12 + 2 * x] = dv[x], W[13 + 2 * x] = S[x];
+            GH[2 * x] = G[x], GH[2 * x + 1] = H[x];
+        }
     }
     for (int k = 0; k < nq * nq; ++k)
         dq[k] = 0.0, dqd[k] = 0.0;
     for (int i = 0; i < nb; ++i) {
         const rd_body *bi = &m->body[i];
-        const double *P = w->oP + 6 * i, *Q = w->oQ + 6 * i, *G = w->oG + 12 * i, *H = G + 6;
+        const double *P = w->oP + 6 * i, *Q = w->oQ + 6 * i;
+        const rd_x2 *GH = (const rd_x2 *)(w->oG + 12 * i);
+        double *dqi = dq + bi->joint * nq, *dqdi = dqd + bi->joint * nq;
         for (int j = i; j >= 0; j = m->body[j].parent) {
             const rd_body *bj = &m->body[j];
-            const double *W = w->oW + 18 * j, *S = w->oS + 6 * j;
+            const rd_x2 *Wa = (const rd_x2 *)(w->oW + 24 * j), *Wb = Wa + 6;
+            const double *S = w->oS + 6 * j;
+            rd_x2 lo_a = Wa[0] * P[0], lo_b = Wb[0] * Q[0];
+            for (int x = 1; x < 6; ++x)
+                lo_a += Wa[x] * P[x], lo_b += Wb[x] * Q[x];
             const double mm = bi->mult * bj->mult;
-            dq[bi->joint * nq + bj->joint] += mm * (dot6(W, P) + dot6(W + 6, Q));
-            dqd[bi->joint * nq + bj->joint] += mm * (dot6(W + 12, P) + dot6(S, Q));
+            dqi[bj->joint] += mm * (lo_a[0] + lo_b[0]);
+            dqdi[bj->joint] += mm * (2.0 * lo_a[1] + lo_b[1]);
             if (j != i) {
-                dq[bj->joint * nq + bi->joint] += mm * dot6(S, G);
-                dqd[bj->joint * nq + bi->joint] += mm * dot6(S, H);
+                rd_x2 up = S[0] * GH[0];
+                for (int x = 1; x < 6; ++x)
+                    up += S[x] * GH[x];
+                dq[bj->joint * nq + bi->joint] += mm * up[0];
+                dqd[bj->joint * nq + bi->joint] += mm * up[1];
             }
         }
     }
