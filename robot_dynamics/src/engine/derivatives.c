@@ -7,6 +7,21 @@
 
 #include "internal.h"
 
+/* Two doubles in one SSE2 register: two vectors of one state at once (tree_fill), each lane
+ * computed by the one-state operations of recursions.h in the same order. */
+typedef double rd_x2 __attribute__((vector_size(16), aligned(8)));
+#define RD_INLINE inline
+#define RD_REAL rd_x2
+#define RD_NAME(x) x##_x2
+#define RD_LOAD(x, j) ((rd_x2){(x)[j], (x)[nq + (j)]})
+#define RD_SPLAT(c) ((rd_x2){(c), (c)})
+#define RD_WIDTH 2
+#define RD_AT(x, l) ((x)[l])
+#define RD_STORE(x, j, value) ((x)[j] = (value)[0], (x)[nq + (j)] = (value)[1])
+#define RD_FRICTION(m, k, qd, smooth) ((rd_x2){rd_friction(m, k, (qd)[k], smooth), rd_friction(m, k, (qd)[nq + (k)], smooth)})
+#define RD_ALL_POSITIVE(x) ((x)[0] > 0.0 && (x)[1] > 0.0)
+#include "recursions.h"
+
 /* 1: every derivative by the tangents of the recursion (rnea_tangent), the base-frame formulas
  * of rnea_derivatives_tree off: a test switch, to compare the two derivations. */
 int rd_tangent_derivatives = 0;
@@ -222,16 +237,6 @@ static void rnea_tangent(const rd_model *m, const double *qd, const double *qdd,
 }
 
 
-/* y = v x x, the motion cross product (Featherstone 2.31): [w x xw; w x xu + u x xw]. */
-static inline void cross_motion(const double *v, const double *x, double *y)
-{
-    const double wx = v[0], wy = v[1], wz = v[2], ux = v[3], uy = v[4], uz = v[5];
-    y[0] = wy * x[2] - wz * x[1], y[1] = wz * x[0] - wx * x[2], y[2] = wx * x[1] - wy * x[0];
-    y[3] = wy * x[5] - wz * x[4] + uy * x[2] - uz * x[1];
-    y[4] = wz * x[3] - wx * x[5] + uz * x[0] - ux * x[2];
-    y[5] = wx * x[4] - wy * x[3] + ux * x[1] - uy * x[0];
-}
-
 static inline double dot6(const double *x, const double *y)
 {
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
@@ -264,10 +269,11 @@ static void inertia_rate_add(const rd_inertia *I, const double *v, double *B)
 }
 
 /* y += B x for an inertia rate B kept as (X, c) (inertia_rate_add): [X xw + c x xu; -(c x xw)]
- * (B is symmetric: also y += B^T x). */
-static inline void rate_times_add(const double *B, const double *x, double *y)
+ * (B is symmetric: also y += B^T x), for two vectors x at once (lane by lane). */
+static inline void rate_times_add_x2(const double *B, const rd_x2 *x, rd_x2 *y)
 {
-    const double *X = B, *c = B + 9, *xw = x, *xu = x + 3;
+    const double *X = B, *c = B + 9;
+    const rd_x2 *xw = x, *xu = x + 3;
     for (int k = 0; k < 3; ++k)
         y[k] += X[3 * k] * xw[0] + X[3 * k + 1] * xw[1] + X[3 * k + 2] * xw[2];
     y[0] += c[1] * xu[2] - c[2] * xu[1], y[1] += c[2] * xu[0] - c[0] * xu[2], y[2] += c[0] * xu[1] - c[1] * xu[0];
@@ -396,15 +402,12 @@ static void tree_mass_matrix(const rd_model *m, double *M, rd_work *w)
         M[k * nq + k] += m->joint[k].Ia;
 }
 
-/* Two doubles in one SSE2 register: the pair loop of tree_fill forms two dot products at once,
- * each lane summing x = 0..5 in dot6's order (the same bits). */
-typedef double rd_x2 __attribute__((vector_size(16), aligned(8)));
-
-/* dq, dqd from the composites (P from tree_mass_matrix): per body Q_i, alpha_j, dv_j, G_j, H_j,
- * sharing Bc_i S_i and S_i x* hc_i between Q_i and H_i, and beta_j = 2 dv_j (so Yc_j beta_j =
- * 2 Yc_j dv_j and beta_j . P_i = 2 dv_j . P_i, exactly); then each body i with each of its
- * ancestors j (and itself), by pairs of lanes: (alpha_j, dv_j) . P_i, (dv_j, S_j) . Q_i (oW, per
- * component) and S_j . (G_i, H_i) (oG). */
+/* dq, dqd from the composites (P from tree_mass_matrix). Per body: alpha_j, dv_j, Q_i, G_j, H_j,
+ * two vectors per operation (lanes): (alpha, dv) through Yc, (dv, S) through x* hc and Bc; Bc S
+ * and S x* hc serve both Q and H, and beta_j = 2 dv_j (Yc_j beta_j = 2 Yc_j dv_j, beta_j . P_i =
+ * 2 dv_j . P_i, exactly). Then each body i with each of its ancestors j (and itself), two dot
+ * products per operation: (alpha_j, dv_j) . P_i, (dv_j, S_j) . Q_i (oW) and S_j . (G_i, H_i) (oG),
+ * each lane summing x = 0..5 in dot6's order. */
 static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
 {
     const int nb = m->nb, nq = m->nq;
@@ -413,28 +416,29 @@ static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
         const rd_body *b = &m->body[i];
         const int l = b->parent < 0 ? nb : b->parent;
         const double *S = w->oS + 6 * i, *B = w->oBc + 12 * i, *hc = w->ohc + 6 * i, *vl = ov + 6 * l;
-        double *Q = w->oQ + 6 * i, *W = w->oW + 24 * i, *GH = w->oG + 12 * i;
-        double BS[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, Sh[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-        double alpha[6], dv[6], t[6], G[6], H[6];
-        rate_times_add(B, S, BS);
-        cross_force_add(S, hc, Sh);
-        cross_motion(vl, S, dv);            /* dv = -(s x ov_l) = ov_l x s */
-        cross_motion(oa + 6 * l, S, alpha); /* -(s x oa_l) */
-        cross_motion(vl, dv, t);            /* - dv x ov_l = ov_l x dv */
-        inertia_times(&w->oYc[i], dv, H);
+        const double *al = oa + 6 * l, *Fc = w->oFc + 6 * i;
+        rd_x2 *Wa = (rd_x2 *)(w->oW + 24 * i), *Wb = Wa + 6, *GH = (rd_x2 *)(w->oG + 12 * i);
+        rd_x2 VA[6], S2[6], DA[6], h2[6], U[6], V[6], Z[6];
+        double dv[6], t[6], SF[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, *Q = w->oQ + 6 * i;
         for (int x = 0; x < 6; ++x) {
-            Q[x] = BS[x] - Sh[x]; /* Q_i = Bc_i^T S_i - S_i x* hc_i */
-            alpha[x] += t[x];
-            H[x] = 2.0 * H[x] + Sh[x] + BS[x]; /* H_j = Yc_j beta_j + s_j x* hc_j + Bc_j s_j */
+            VA[x] = (rd_x2){vl[x], al[x]}, S2[x] = (rd_x2){S[x], S[x]}, h2[x] = (rd_x2){hc[x], hc[x]};
+            V[x] = Z[x] = (rd_x2){0.0, 0.0};
         }
-        inertia_times(&w->oYc[i], alpha, G); /* G_j = s_j x* oF_j + Yc_j alpha_j + dv_j x* hc_j + Bc_j dv_j */
-        cross_force_add(S, w->oFc + 6 * i, G);
-        cross_force_add(dv, hc, G);
-        rate_times_add(B, dv, G);
+        cross_motion_x2(VA, S2, DA); /* (dv, -(s x oa_l)), dv = -(s x ov_l) = ov_l x s */
+        for (int x = 0; x < 6; ++x)
+            dv[x] = DA[x][0];
+        cross_motion(vl, dv, t); /* - dv x ov_l = ov_l x dv */
+        for (int x = 0; x < 6; ++x)
+            Wa[x] = (rd_x2){DA[x][1] + t[x], dv[x]}, Wb[x] = (rd_x2){dv[x], S[x]}; /* (alpha, dv), (dv, S) */
+        inertia_times_x2(&w->oYc[i], Wa, U); /* (Yc alpha, Yc dv) */
+        cross_force_add_x2(Wb, h2, V);       /* (dv x* hc, S x* hc) */
+        rate_times_add_x2(B, Wb, Z);         /* (Bc dv, Bc S) */
+        cross_force_add(S, Fc, SF);
         for (int x = 0; x < 6; ++x) {
-            W[2 * x] = alpha[x], W[2 * x + 1] = dv[x];
-            W[12 + 2 * x] = dv[x], W[13 + 2 * x] = S[x];
-            GH[2 * x] = G[x], GH[2 * x + 1] = H[x];
+            /* G_j = Yc_j alpha_j + s_j x* oF_j + dv_j x* hc_j + Bc_j dv_j,
+             * H_j = Yc_j beta_j + s_j x* hc_j + Bc_j s_j, Q_i = Bc_i^T S_i - S_i x* hc_i */
+            GH[x] = U[x] * (rd_x2){1.0, 2.0} + (rd_x2){SF[x], 0.0} + V[x] + Z[x];
+            Q[x] = Z[x][1] - V[x][1];
         }
     }
     for (int k = 0; k < nq * nq; ++k)

@@ -4,6 +4,8 @@
  * spatial algebra, the forward recursion, rnea, aba), and with RD_REAL = rd_x4, four doubles in one
  * vector register, for four states at once (the batches): each lane performs the one-state
  * operations in the same order, so a batch equals a loop of one-state calls bit for bit.
+ * derivatives.c includes it a third time, with RD_REAL = rd_x2, for the spatial algebra of two
+ * vectors of one state at once (lane by lane, as the one-state operations).
  *
  * Before including it, define RD_REAL (the scalar), RD_NAME(x) (the instance's names), RD_LOAD(x, j)
  * and RD_STORE(x, j, value) (joint j of the state x: rows of m->nq values, one per lane; `nq` in
@@ -20,7 +22,7 @@
  * degree 17 and 16 on |z| <= pi/4 (their remainders below 1e-18), the quadrant j mod 4 choosing
  * and signing them; |x| >= 1e4 (and NaN, inf) from libm. One code for one state and for four: the
  * lanes give the one-state values, without a libm call per joint and state. */
-static RD_INLINE void RD_NAME(sincos)(const RD_REAL *x, RD_REAL *s, RD_REAL *c)
+static RD_INLINE void RD_NAME(sin_cos)(const RD_REAL *x, RD_REAL *s, RD_REAL *c)
 {
     const double shift = 6755399441055744.0; /* 1.5 * 2^52: adding and subtracting it rounds to an integer */
     const RD_REAL j = (*x * 0.63661977236758134308 + shift) - shift;
@@ -62,7 +64,7 @@ static RD_INLINE void RD_NAME(joint_transform)(const rd_body *b, const double *q
     if (b->type == RD_REVOLUTE) {
         /* E = R(a, qb)^T E0 = c E0 - s [a]x E0 + (1 - c) a a^T E0 (Rodrigues) */
         RD_REAL c, s;
-        RD_NAME(sincos)(&qb, &s, &c);
+        RD_NAME(sin_cos)(&qb, &s, &c);
         const RD_REAL c1 = 1.0 - c;
         for (int k = 0; k < 9; ++k)
             E[k] = c * b->E0[k] - s * b->KE0[k] + c1 * b->AE0[k];
@@ -133,6 +135,16 @@ static RD_INLINE void RD_NAME(cross_force_add)(const RD_REAL *v, const RD_REAL *
     y[3] += wy * fz - wz * fy;
     y[4] += wz * fx - wx * fz;
     y[5] += wx * fy - wy * fx;
+}
+
+/* y = v x x, the motion cross product (Featherstone 2.31): [w x xw; w x xu + u x xw]. */
+static RD_INLINE void RD_NAME(cross_motion)(const RD_REAL *v, const RD_REAL *x, RD_REAL *y)
+{
+    const RD_REAL wx = v[0], wy = v[1], wz = v[2], ux = v[3], uy = v[4], uz = v[5];
+    y[0] = wy * x[2] - wz * x[1], y[1] = wz * x[0] - wx * x[2], y[2] = wx * x[1] - wy * x[0];
+    y[3] = wy * x[5] - wz * x[4] + uy * x[2] - uz * x[1];
+    y[4] = wz * x[3] - wx * x[5] + uz * x[0] - ux * x[2];
+    y[5] = wx * x[4] - wy * x[3] + ux * x[1] - uy * x[0];
 }
 
 /* S_i . F: the component of a force along body i's joint (S = [a; 0] or [0; a]). */
