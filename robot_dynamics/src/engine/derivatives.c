@@ -520,44 +520,6 @@ int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, co
     return rd_finite(dtau_dq, nq * nq) && rd_finite(dtau_dqd, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
 }
 
-/* The tree's d tau/dq, d tau/dqd at qdd = rd_aba's (written into dq, dqd) and the Cholesky factor
- * of A in w->L: qdd = A^-1 (tau - h - Gamma_f) from the composites (the bias h_i = oS_i . oFc_i at
- * qdd = 0), then the accelerations and forces again at that qdd for the derivatives. */
-static int tree_at_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-                       int friction, double smooth, double *dq, double *dqd, rd_work *w)
-{
-    const int nq = m->nq;
-    tree_start(m, q, qd, NULL, g, w->L, w);
-    double *acc = w->acc;
-    for (int k = 0; k < nq; ++k)
-        acc[k] = tau[k] - (friction ? rd_friction(m, k, qd[k], smooth) : 0.0);
-    for (int i = 0; i < m->nb; ++i)
-        acc[m->body[i].joint] -= m->body[i].mult * dot6(w->oS + 6 * i, w->oFc + 6 * i);
-    if (rd_cholesky(w->L, nq) != RD_OK) { /* rd_aba words which joint moves no inertia */
-        const int st = rd_aba(m, q, qd, tau, g, NULL, 0, friction, smooth, w->acc, w);
-        return st != RD_OK ? st : RD_NOT_POSITIVE_DEFINITE;
-    }
-    rd_cholesky_solve(w->L, nq, acc);
-    if (!rd_finite(acc, nq))
-        return RD_BAD_OUTPUT;
-    tree_motion(m, qd, acc, g, 0, w);
-    tree_composites(m, 0, w);
-    tree_finish(m, qd, friction, smooth, dq, dqd, w);
-    return RD_OK;
-}
-
-/* The same by rd_aba, then rd_rnea_derivatives at its qdd (any model, wrenches included). */
-static int general_at_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-                          const double *fx, int nfx, int friction, double smooth, double *dq, double *dqd, rd_work *w)
-{
-    int st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w);
-    if (st == RD_OK)
-        st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dq, dqd, w->L, w);
-    if (st == RD_OK && rd_cholesky(w->L, m->nq) != RD_OK)
-        st = RD_NOT_POSITIVE_DEFINITE;
-    return st;
-}
-
 /* A^-1 = L^-T L^-1 into Minv (nq x nq, symmetric) from the Cholesky factor L (lower triangle), with
  * L^-1 in the lower triangle of T: nq divisions, where solving A x = e_k column by column took 2 nq
  * divisions per column. */
@@ -582,6 +544,54 @@ static void inverse_from_factor(const double *L, int nq, double *T, double *Minv
         }
 }
 
+/* The tree's d tau/dq, d tau/dqd at qdd = rd_aba's (written into dq, dqd) and A^-1 (into Minv,
+ * from the Cholesky factor of A in w->L): qdd = A^-1 (tau - h - Gamma_f) from the composites (the
+ * bias h_i = oS_i . oFc_i at qdd = 0), then the accelerations and forces again at that qdd for the
+ * derivatives. */
+static int tree_at_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+                       int friction, double smooth, double *dq, double *dqd, double *Minv, rd_work *w)
+{
+    const int nq = m->nq;
+    tree_start(m, q, qd, NULL, g, w->L, w);
+    double *b = w->dtau, *acc = w->acc;
+    for (int k = 0; k < nq; ++k)
+        b[k] = tau[k] - (friction ? rd_friction(m, k, qd[k], smooth) : 0.0);
+    for (int i = 0; i < m->nb; ++i)
+        b[m->body[i].joint] -= m->body[i].mult * dot6(w->oS + 6 * i, w->oFc + 6 * i);
+    if (rd_cholesky(w->L, nq) != RD_OK) { /* rd_aba words which joint moves no inertia */
+        const int st = rd_aba(m, q, qd, tau, g, NULL, 0, friction, smooth, w->acc, w);
+        return st != RD_OK ? st : RD_NOT_POSITIVE_DEFINITE;
+    }
+    inverse_from_factor(w->L, nq, w->H, Minv); /* the output A^-1 also gives qdd = A^-1 b */
+    for (int j = 0; j < nq; ++j) {
+        double s = 0.0;
+        for (int i = 0; i < nq; ++i)
+            s += Minv[j * nq + i] * b[i];
+        acc[j] = s;
+    }
+    if (!rd_finite(acc, nq))
+        return RD_BAD_OUTPUT;
+    tree_motion(m, qd, acc, g, 0, w);
+    tree_composites(m, 0, w);
+    tree_finish(m, qd, friction, smooth, dq, dqd, w);
+    return RD_OK;
+}
+
+/* The same by rd_aba, then rd_rnea_derivatives at its qdd (any model, wrenches included). */
+static int general_at_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
+                          const double *fx, int nfx, int friction, double smooth, double *dq, double *dqd,
+                          double *Minv, rd_work *w)
+{
+    int st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w);
+    if (st == RD_OK)
+        st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dq, dqd, w->L, w);
+    if (st == RD_OK && rd_cholesky(w->L, m->nq) != RD_OK)
+        st = RD_NOT_POSITIVE_DEFINITE;
+    if (st == RD_OK)
+        inverse_from_factor(w->L, m->nq, w->H, Minv);
+    return st;
+}
+
 /* dqdd/dq, dqdd/dqd and A^-1 of rd_aba at (q, qd, tau): qdd = A^-1 (tau - h(q, qd) - ...), so
  * dqdd/dx = -A^-1 dtau/dx evaluated at the motion's own qdd (the inverse dynamics identity,
  * as Carpentier & Mansard's ABA derivatives), A^-1 from the Cholesky factor of A (rd_crba). */
@@ -590,23 +600,30 @@ int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, con
                        double *Minv, rd_work *w)
 {
     const int nq = m->nq;
-    const int st = tree_derivatives(m, nfx) ? tree_at_aba(m, q, qd, tau, g, friction, smooth, dqdd_dq, dqdd_dqd, w)
-                                            : general_at_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, dqdd_dq,
-                                                             dqdd_dqd, w);
+    const int st = tree_derivatives(m, nfx)
+                       ? tree_at_aba(m, q, qd, tau, g, friction, smooth, dqdd_dq, dqdd_dqd, Minv, w)
+                       : general_at_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, dqdd_dq, dqdd_dqd, Minv, w);
     if (st != RD_OK)
         return st;
-    inverse_from_factor(w->L, nq, w->H, Minv);
-    double *x = w->dtau;
-    for (int pass = 0; pass < 2; ++pass) { /* D = -A^-1 dtau/dx, column by column */
+    double *T = w->H;
+    for (int pass = 0; pass < 2; ++pass) { /* D = -A^-1 dtau/dx, row by row: D_j = -sum_i A^-1_ji T_i */
         double *D = pass ? dqdd_dqd : dqdd_dq;
-        for (int k = 0; k < nq; ++k) {
-            for (int j = 0; j < nq; ++j)
-                x[j] = D[j * nq + k];
-            for (int j = 0; j < nq; ++j) {
-                double s = 0.0;
-                for (int i = 0; i < nq; ++i)
-                    s += Minv[j * nq + i] * x[i];
-                D[j * nq + k] = -s;
+        memcpy(T, D, sizeof(double) * nq * nq);
+        for (int j = 0; j < nq; ++j) {
+            const double *a = Minv + j * nq;
+            double *row = D + j * nq;
+            int k = 0;
+            for (; k + 1 < nq; k += 2) { /* two columns at once */
+                rd_x2 s = a[0] * *(const rd_x2 *)(T + k);
+                for (int i = 1; i < nq; ++i)
+                    s += a[i] * *(const rd_x2 *)(T + i * nq + k);
+                *(rd_x2 *)(row + k) = -s;
+            }
+            for (; k < nq; ++k) {
+                double s = a[0] * T[k];
+                for (int i = 1; i < nq; ++i)
+                    s += a[i] * T[i * nq + k];
+                row[k] = -s;
             }
         }
     }
