@@ -242,11 +242,11 @@ static inline double dot6(const double *x, const double *y)
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
 }
 
-/* B += v x* Y - Y v x, the rate of a base-frame spatial inertia Y = [[Io, [h]x], [[h]x^T, m 1]]
+/* B = v x* Y - Y v x, the rate of a base-frame spatial inertia Y = [[Io, [h]x], [[h]x^T, m 1]]
  * carried with velocity v = [w; u] (Featherstone 2.64). By blocks, with [a]x [b]x = b a^T - (a . b) 1:
  * [[X, [c]x], [-[c]x, 0]], X = [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1 (symmetric),
  * c = w x h + m u; so B is symmetric and kept as X (row-major, 9) and c (3): B[0..8], B[9..11]. */
-static void inertia_rate_add(const rd_inertia *I, const double *v, double *B)
+static void inertia_rate(const rd_inertia *I, const double *v, double *B)
 {
     const double *w = v, *u = v + 3, *h = I->h, *Io = I->Io;
     const double uh2 = 2.0 * (u[0] * h[0] + u[1] * h[1] + u[2] * h[2]);
@@ -260,15 +260,15 @@ static void inertia_rate_add(const rd_inertia *I, const double *v, double *B)
     const double x01 = A[1] + A[3] - h[0] * u[1] - u[0] * h[1];
     const double x02 = A[2] + A[6] - h[0] * u[2] - u[0] * h[2];
     const double x12 = A[5] + A[7] - h[1] * u[2] - u[1] * h[2];
-    B[0] += 2.0 * (A[0] - h[0] * u[0]) + uh2, B[1] += x01, B[2] += x02;
-    B[3] += x01, B[4] += 2.0 * (A[4] - h[1] * u[1]) + uh2, B[5] += x12;
-    B[6] += x02, B[7] += x12, B[8] += 2.0 * (A[8] - h[2] * u[2]) + uh2;
-    B[9] += w[1] * h[2] - w[2] * h[1] + I->m * u[0];
-    B[10] += w[2] * h[0] - w[0] * h[2] + I->m * u[1];
-    B[11] += w[0] * h[1] - w[1] * h[0] + I->m * u[2];
+    B[0] = 2.0 * (A[0] - h[0] * u[0]) + uh2, B[1] = x01, B[2] = x02;
+    B[3] = x01, B[4] = 2.0 * (A[4] - h[1] * u[1]) + uh2, B[5] = x12;
+    B[6] = x02, B[7] = x12, B[8] = 2.0 * (A[8] - h[2] * u[2]) + uh2;
+    B[9] = w[1] * h[2] - w[2] * h[1] + I->m * u[0];
+    B[10] = w[2] * h[0] - w[0] * h[2] + I->m * u[1];
+    B[11] = w[0] * h[1] - w[1] * h[0] + I->m * u[2];
 }
 
-/* y += B x for an inertia rate B kept as (X, c) (inertia_rate_add): [X xw + c x xu; -(c x xw)]
+/* y += B x for an inertia rate B kept as (X, c) (inertia_rate): [X xw + c x xu; -(c x xw)]
  * (B is symmetric: also y += B^T x), for two vectors x at once (lane by lane). */
 static inline void rate_times_add_x2(const double *B, const rd_x2 *x, rd_x2 *y)
 {
@@ -344,6 +344,16 @@ static void tree_motion(const rd_model *m, const double *qd, const double *qdd, 
     }
 }
 
+/* y += x, n values, two per SSE2 register (the same sums as one by one). */
+static inline void add_to(double *y, const double *x, int n)
+{
+    int k = 0;
+    for (; k + 1 < n; k += 2)
+        *(rd_x2 *)(y + k) += *(const rd_x2 *)(x + k);
+    if (k < n)
+        y[k] += x[k];
+}
+
 /* The subtrees' composites (one frame: no transform): inertias, rates, momenta (inertias = 1)
  * and forces. */
 static void tree_composites(const rd_model *m, int inertias, rd_work *w)
@@ -353,29 +363,23 @@ static void tree_composites(const rd_model *m, int inertias, rd_work *w)
     if (inertias) {
         memcpy(w->oYc, w->oY, sizeof(rd_inertia) * nb);
         memcpy(w->ohc, w->oh, sizeof(double) * 6 * nb);
-        memset(w->oBc, 0, sizeof(double) * 12 * nb);
         for (int i = 0; i < nb; ++i)
-            inertia_rate_add(&w->oY[i], w->ov + 6 * i, w->oBc + 12 * i);
+            inertia_rate(&w->oY[i], w->ov + 6 * i, w->oBc + 12 * i);
     }
     for (int i = nb - 1; i >= 0; --i) {
         const int p = m->body[i].parent;
         if (p < 0)
             continue;
-        for (int x = 0; x < 6; ++x)
-            w->oFc[6 * p + x] += w->oFc[6 * i + x];
+        add_to(w->oFc + 6 * p, w->oFc + 6 * i, 6);
         if (!inertias)
             continue;
         rd_inertia *Yp = &w->oYc[p];
         const rd_inertia *Yi = &w->oYc[i];
         Yp->m += Yi->m;
-        for (int x = 0; x < 3; ++x)
-            Yp->h[x] += Yi->h[x];
-        for (int x = 0; x < 9; ++x)
-            Yp->Io[x] += Yi->Io[x];
-        for (int x = 0; x < 12; ++x)
-            w->oBc[12 * p + x] += w->oBc[12 * i + x];
-        for (int x = 0; x < 6; ++x)
-            w->ohc[6 * p + x] += w->ohc[6 * i + x];
+        add_to(Yp->h, Yi->h, 3);
+        add_to(Yp->Io, Yi->Io, 9);
+        add_to(w->oBc + 12 * p, w->oBc + 12 * i, 12);
+        add_to(w->ohc + 6 * p, w->ohc + 6 * i, 6);
     }
 }
 
