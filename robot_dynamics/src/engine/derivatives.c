@@ -7,9 +7,9 @@
 
 #include "internal.h"
 
-/* Two doubles in one SSE2 register: two vectors of one state at once (tree_fill), each lane
- * computed by the one-state operations of recursions.h in the same order. */
-typedef double rd_x2 __attribute__((vector_size(16), aligned(8)));
+/* The spatial algebra of two vectors of one state at once (tree_fill): recursions.h for rd_x2
+ * where the compiler has vector types, else each lane by the one-state functions. */
+#if RD_PAIRS
 #define RD_INLINE inline
 #define RD_REAL rd_x2
 #define RD_NAME(x) x##_x2
@@ -21,6 +21,52 @@ typedef double rd_x2 __attribute__((vector_size(16), aligned(8)));
 #define RD_FRICTION(m, k, qd, smooth) ((rd_x2){rd_friction(m, k, (qd)[k], smooth), rd_friction(m, k, (qd)[nq + (k)], smooth)})
 #define RD_ALL_POSITIVE(x) ((x)[0] > 0.0 && (x)[1] > 0.0)
 #include "recursions.h"
+#else
+/* six pairs into their two lanes, and back */
+static void lanes_split(const rd_x2 *x, double *a, double *b)
+{
+    for (int k = 0; k < 6; ++k)
+        a[k] = rd_x2_lane(x[k], 0), b[k] = rd_x2_lane(x[k], 1);
+}
+
+static void lanes_join(const double *a, const double *b, rd_x2 *x)
+{
+    for (int k = 0; k < 6; ++k)
+        x[k] = rd_x2_set(a[k], b[k]);
+}
+
+static void cross_motion_x2(const rd_x2 *v, const rd_x2 *x, rd_x2 *y)
+{
+    double va[6], vb[6], xa[6], xb[6], ya[6], yb[6];
+    lanes_split(v, va, vb), lanes_split(x, xa, xb);
+    cross_motion(va, xa, ya), cross_motion(vb, xb, yb);
+    lanes_join(ya, yb, y);
+}
+
+static void inertia_times_x2(const rd_inertia *I, const rd_x2 *x, rd_x2 *y)
+{
+    double xa[6], xb[6], ya[6], yb[6];
+    lanes_split(x, xa, xb);
+    inertia_times(I, xa, ya), inertia_times(I, xb, yb);
+    lanes_join(ya, yb, y);
+}
+
+static void cross_force_add_x2(const rd_x2 *v, const rd_x2 *F, rd_x2 *y)
+{
+    double va[6], vb[6], Fa[6], Fb[6], ya[6], yb[6];
+    lanes_split(v, va, vb), lanes_split(F, Fa, Fb), lanes_split(y, ya, yb);
+    cross_force_add(va, Fa, ya), cross_force_add(vb, Fb, yb);
+    lanes_join(ya, yb, y);
+}
+
+static void rate_times_add_x2(const double *B, const rd_x2 *x, rd_x2 *y)
+{
+    double xa[6], xb[6], ya[6], yb[6];
+    lanes_split(x, xa, xb), lanes_split(y, ya, yb);
+    rate_times_add(B, xa, ya), rate_times_add(B, xb, yb);
+    lanes_join(ya, yb, y);
+}
+#endif
 
 /* 1: every derivative by the tangents of the recursion (rnea_tangent), the base-frame formulas
  * of rnea_derivatives_tree off: a test switch, to compare the two derivations. */
@@ -268,18 +314,6 @@ static void inertia_rate(const rd_inertia *I, const double *v, double *B)
     B[11] = w[0] * h[1] - w[1] * h[0] + I->m * u[2];
 }
 
-/* y += B x for an inertia rate B kept as (X, c) (inertia_rate): [X xw + c x xu; -(c x xw)]
- * (B is symmetric: also y += B^T x), for two vectors x at once (lane by lane). */
-static inline void rate_times_add_x2(const double *B, const rd_x2 *x, rd_x2 *y)
-{
-    const double *X = B, *c = B + 9;
-    const rd_x2 *xw = x, *xu = x + 3;
-    for (int k = 0; k < 3; ++k)
-        y[k] += X[3 * k] * xw[0] + X[3 * k + 1] * xw[1] + X[3 * k + 2] * xw[2];
-    y[0] += c[1] * xu[2] - c[2] * xu[1], y[1] += c[2] * xu[0] - c[0] * xu[2], y[2] += c[0] * xu[1] - c[1] * xu[0];
-    y[3] -= c[1] * xw[2] - c[2] * xw[1], y[4] -= c[2] * xw[0] - c[0] * xw[2], y[5] -= c[0] * xw[1] - c[1] * xw[0];
-}
-
 /* The derivatives of rd_rnea for a tree without wrenches or secondary links, in the base frame
  * (Carpentier & Mansard 2018's formulation, derived again here): moving joint j turns its subtree
  * by the screw s_j = oS_j, so a base-frame quantity of the subtree varies as the screw's action
@@ -349,7 +383,7 @@ static inline void add_to(double *y, const double *x, int n)
 {
     int k = 0;
     for (; k + 1 < n; k += 2)
-        *(rd_x2 *)(y + k) += *(const rd_x2 *)(x + k);
+        rd_x2_store(y + k, rd_x2_add(rd_x2_load(y + k), rd_x2_load(x + k)));
     if (k < n)
         y[k] += x[k];
 }
@@ -421,19 +455,21 @@ static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
         const int l = b->parent < 0 ? nb : b->parent;
         const double *S = w->oS + 6 * i, *B = w->oBc + 12 * i, *hc = w->ohc + 6 * i, *vl = ov + 6 * l;
         const double *al = oa + 6 * l, *Fc = w->oFc + 6 * i;
-        rd_x2 *Wa = (rd_x2 *)(w->oW + 24 * i), *Wb = Wa + 6, *GH = (rd_x2 *)(w->oG + 12 * i);
-        rd_x2 VA[6], S2[6], DA[6], h2[6], U[6], V[6], Z[6];
-        double dv[6], t[6], SF[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, *Q = w->oQ + 6 * i;
+        double *W = w->oW + 24 * i, *GH = w->oG + 12 * i, *Q = w->oQ + 6 * i;
+        rd_x2 VA[6], S2[6], DA[6], h2[6], Wa[6], Wb[6], U[6], V[6], Z[6];
+        double dv[6], t[6], SF[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
         for (int x = 0; x < 6; ++x) {
-            VA[x] = (rd_x2){vl[x], al[x]}, S2[x] = (rd_x2){S[x], S[x]}, h2[x] = (rd_x2){hc[x], hc[x]};
-            V[x] = Z[x] = (rd_x2){0.0, 0.0};
+            VA[x] = rd_x2_set(vl[x], al[x]), S2[x] = rd_x2_set(S[x], S[x]), h2[x] = rd_x2_set(hc[x], hc[x]);
+            V[x] = Z[x] = rd_x2_set(0.0, 0.0);
         }
         cross_motion_x2(VA, S2, DA); /* (dv, -(s x oa_l)), dv = -(s x ov_l) = ov_l x s */
         for (int x = 0; x < 6; ++x)
-            dv[x] = DA[x][0];
+            dv[x] = rd_x2_lane(DA[x], 0);
         cross_motion(vl, dv, t); /* - dv x ov_l = ov_l x dv */
-        for (int x = 0; x < 6; ++x)
-            Wa[x] = (rd_x2){DA[x][1] + t[x], dv[x]}, Wb[x] = (rd_x2){dv[x], S[x]}; /* (alpha, dv), (dv, S) */
+        for (int x = 0; x < 6; ++x) { /* (alpha, dv), (dv, S) */
+            Wa[x] = rd_x2_set(rd_x2_lane(DA[x], 1) + t[x], dv[x]), Wb[x] = rd_x2_set(dv[x], S[x]);
+            rd_x2_store(W + 2 * x, Wa[x]), rd_x2_store(W + 12 + 2 * x, Wb[x]);
+        }
         inertia_times_x2(&w->oYc[i], Wa, U); /* (Yc alpha, Yc dv) */
         cross_force_add_x2(Wb, h2, V);       /* (dv x* hc, S x* hc) */
         rate_times_add_x2(B, Wb, Z);         /* (Bc dv, Bc S) */
@@ -441,8 +477,9 @@ static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
         for (int x = 0; x < 6; ++x) {
             /* G_j = Yc_j alpha_j + s_j x* oF_j + dv_j x* hc_j + Bc_j dv_j,
              * H_j = Yc_j beta_j + s_j x* hc_j + Bc_j s_j, Q_i = Bc_i^T S_i - S_i x* hc_i */
-            GH[x] = U[x] * (rd_x2){1.0, 2.0} + (rd_x2){SF[x], 0.0} + V[x] + Z[x];
-            Q[x] = Z[x][1] - V[x][1];
+            const rd_x2 UF = rd_x2_add(rd_x2_mul(U[x], rd_x2_set(1.0, 2.0)), rd_x2_set(SF[x], 0.0));
+            rd_x2_store(GH + 2 * x, rd_x2_add(rd_x2_add(UF, V[x]), Z[x]));
+            Q[x] = rd_x2_lane(Z[x], 1) - rd_x2_lane(V[x], 1);
         }
     }
     for (int k = 0; k < nq * nq; ++k)
@@ -450,24 +487,25 @@ static void tree_fill(const rd_model *m, double *dq, double *dqd, rd_work *w)
     for (int i = 0; i < nb; ++i) {
         const rd_body *bi = &m->body[i];
         const double *P = w->oP + 6 * i, *Q = w->oQ + 6 * i;
-        const rd_x2 *GH = (const rd_x2 *)(w->oG + 12 * i);
+        const double *GH = w->oG + 12 * i;
         double *dqi = dq + bi->joint * nq, *dqdi = dqd + bi->joint * nq;
         for (int j = i; j >= 0; j = m->body[j].parent) {
             const rd_body *bj = &m->body[j];
-            const rd_x2 *Wa = (const rd_x2 *)(w->oW + 24 * j), *Wb = Wa + 6;
-            const double *S = w->oS + 6 * j;
-            rd_x2 lo_a = Wa[0] * P[0], lo_b = Wb[0] * Q[0];
-            for (int x = 1; x < 6; ++x)
-                lo_a += Wa[x] * P[x], lo_b += Wb[x] * Q[x];
+            const double *Wa = w->oW + 24 * j, *Wb = Wa + 12, *S = w->oS + 6 * j;
+            rd_x2 lo_a = rd_x2_scale(P[0], rd_x2_load(Wa)), lo_b = rd_x2_scale(Q[0], rd_x2_load(Wb));
+            for (int x = 1; x < 6; ++x) {
+                lo_a = rd_x2_add(lo_a, rd_x2_scale(P[x], rd_x2_load(Wa + 2 * x)));
+                lo_b = rd_x2_add(lo_b, rd_x2_scale(Q[x], rd_x2_load(Wb + 2 * x)));
+            }
             const double mm = bi->mult * bj->mult;
-            dqi[bj->joint] += mm * (lo_a[0] + lo_b[0]);
-            dqdi[bj->joint] += mm * (2.0 * lo_a[1] + lo_b[1]);
+            dqi[bj->joint] += mm * (rd_x2_lane(lo_a, 0) + rd_x2_lane(lo_b, 0));
+            dqdi[bj->joint] += mm * (2.0 * rd_x2_lane(lo_a, 1) + rd_x2_lane(lo_b, 1));
             if (j != i) {
-                rd_x2 up = S[0] * GH[0];
+                rd_x2 up = rd_x2_scale(S[0], rd_x2_load(GH));
                 for (int x = 1; x < 6; ++x)
-                    up += S[x] * GH[x];
-                dq[bj->joint * nq + bi->joint] += mm * up[0];
-                dqd[bj->joint * nq + bi->joint] += mm * up[1];
+                    up = rd_x2_add(up, rd_x2_scale(S[x], rd_x2_load(GH + 2 * x)));
+                dq[bj->joint * nq + bi->joint] += mm * rd_x2_lane(up, 0);
+                dqd[bj->joint * nq + bi->joint] += mm * rd_x2_lane(up, 1);
             }
         }
     }
@@ -618,10 +656,10 @@ int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, con
             double *row = D + j * nq;
             int k = 0;
             for (; k + 1 < nq; k += 2) { /* two columns at once */
-                rd_x2 s = a[0] * *(const rd_x2 *)(T + k);
+                rd_x2 s = rd_x2_scale(a[0], rd_x2_load(T + k));
                 for (int i = 1; i < nq; ++i)
-                    s += a[i] * *(const rd_x2 *)(T + i * nq + k);
-                *(rd_x2 *)(row + k) = -s;
+                    s = rd_x2_add(s, rd_x2_scale(a[i], rd_x2_load(T + i * nq + k)));
+                rd_x2_store(row + k, rd_x2_neg(s));
             }
             for (; k < nq; ++k) {
                 double s = a[0] * T[k];

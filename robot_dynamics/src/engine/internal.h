@@ -7,6 +7,40 @@
 
 #include "engine.h"
 
+/* Two doubles at once (rd_x2): one state's code that forms two values by the same operations,
+ * lane by lane, as the scalar code would (the same bits). Where the compiler has vector types
+ * (as RD_LANES in engine.h) one SSE2 or NEON register; elsewhere a pair computed lane by lane. */
+#if defined(__GNUC__) && !defined(RD_NO_LANES) && !defined(__cplusplus)
+#define RD_PAIRS 1
+typedef double rd_x2 __attribute__((vector_size(16), aligned(8)));
+static inline rd_x2 rd_x2_set(double a, double b) { return (rd_x2){a, b}; }
+static inline rd_x2 rd_x2_load(const double *p) { return *(const rd_x2 *)p; }
+static inline void rd_x2_store(double *p, rd_x2 v) { *(rd_x2 *)p = v; }
+static inline double rd_x2_lane(rd_x2 v, int l) { return v[l]; }
+static inline rd_x2 rd_x2_add(rd_x2 a, rd_x2 b) { return a + b; }
+static inline rd_x2 rd_x2_neg(rd_x2 a) { return -a; }
+static inline rd_x2 rd_x2_mul(rd_x2 a, rd_x2 b) { return a * b; }
+static inline rd_x2 rd_x2_scale(double s, rd_x2 a) { return s * a; }
+#else
+#define RD_PAIRS 0
+typedef struct {
+    double l[2];
+} rd_x2;
+static inline rd_x2 rd_x2_set(double a, double b)
+{
+    rd_x2 v;
+    v.l[0] = a, v.l[1] = b;
+    return v;
+}
+static inline rd_x2 rd_x2_load(const double *p) { return rd_x2_set(p[0], p[1]); }
+static inline void rd_x2_store(double *p, rd_x2 v) { p[0] = v.l[0], p[1] = v.l[1]; }
+static inline double rd_x2_lane(rd_x2 v, int l) { return v.l[l]; }
+static inline rd_x2 rd_x2_add(rd_x2 a, rd_x2 b) { return rd_x2_set(a.l[0] + b.l[0], a.l[1] + b.l[1]); }
+static inline rd_x2 rd_x2_neg(rd_x2 a) { return rd_x2_set(-a.l[0], -a.l[1]); }
+static inline rd_x2 rd_x2_mul(rd_x2 a, rd_x2 b) { return rd_x2_set(a.l[0] * b.l[0], a.l[1] * b.l[1]); }
+static inline rd_x2 rd_x2_scale(double s, rd_x2 a) { return rd_x2_set(s * a.l[0], s * a.l[1]); }
+#endif
+
 #define RD_INLINE inline
 #define RD_REAL double
 #define RD_NAME(x) x

@@ -4,8 +4,8 @@
  * spatial algebra, the forward recursion, rnea, aba), and with RD_REAL = rd_x4, four doubles in one
  * vector register, for four states at once (the batches): each lane performs the one-state
  * operations in the same order, so a batch equals a loop of one-state calls bit for bit.
- * derivatives.c includes it a third time, with RD_REAL = rd_x2, for the spatial algebra of two
- * vectors of one state at once (lane by lane, as the one-state operations).
+ * derivatives.c includes it a third time, with RD_REAL = rd_x2 (internal.h) where the compiler
+ * has vector types, for the spatial algebra of two vectors of one state at once.
  *
  * Before including it, define RD_REAL (the scalar), RD_NAME(x) (the instance's names), RD_LOAD(x, j)
  * and RD_STORE(x, j, value) (joint j of the state x: rows of m->nq values, one per lane; `nq` in
@@ -145,6 +145,18 @@ static RD_INLINE void RD_NAME(cross_motion)(const RD_REAL *v, const RD_REAL *x, 
     y[3] = wy * x[5] - wz * x[4] + uy * x[2] - uz * x[1];
     y[4] = wz * x[3] - wx * x[5] + uz * x[0] - ux * x[2];
     y[5] = wx * x[4] - wy * x[3] + ux * x[1] - uy * x[0];
+}
+
+/* y += B x for an inertia rate B kept as (X, c) (derivatives.c's inertia_rate): [X xw + c x xu;
+ * -(c x xw)] (B is symmetric: also y += B^T x). */
+static RD_INLINE void RD_NAME(rate_times_add)(const double *B, const RD_REAL *x, RD_REAL *y)
+{
+    const double *X = B, *c = B + 9;
+    const RD_REAL *xw = x, *xu = x + 3;
+    for (int k = 0; k < 3; ++k)
+        y[k] += X[3 * k] * xw[0] + X[3 * k + 1] * xw[1] + X[3 * k + 2] * xw[2];
+    y[0] += c[1] * xu[2] - c[2] * xu[1], y[1] += c[2] * xu[0] - c[0] * xu[2], y[2] += c[0] * xu[1] - c[1] * xu[0];
+    y[3] -= c[1] * xw[2] - c[2] * xw[1], y[4] -= c[2] * xw[0] - c[0] * xw[2], y[5] -= c[0] * xw[1] - c[1] * xw[0];
 }
 
 /* S_i . F: the component of a force along body i's joint (S = [a; 0] or [0; a]). */
