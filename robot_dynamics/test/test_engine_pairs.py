@@ -83,7 +83,8 @@ def lane_by_lane(tmp_path_factory) -> Path:
     exe = where / "driver"
     flags = ["-std=c99", "-O3", "-fno-tree-loop-vectorize", "-fno-math-errno", "-ffp-contract=fast", "-DRD_NO_LANES"]
     sources = [str(where / "driver.c"), *(str(ENGINE / f"{name}.c") for name in LIBRARY)]
-    subprocess.run([*cc, *flags, f"-I{ENGINE}", *sources, "-lm", "-o", str(exe)], check=True, capture_output=True)
+    built = subprocess.run([*cc, *flags, f"-I{ENGINE}", *sources, "-lm", "-o", str(exe)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
     return exe
 
 

@@ -189,8 +189,8 @@ int rd_joint_index(const rd_model *m, const char *name);
     X(oFc, double, 6 * nb)                                                                         \
     X(oP, double, 6 * nb)                                                                          \
     X(oQ, double, 6 * nb)                                                                          \
-    X(oG, double, 12 * nb)           /* per body j: (G_j, H_j) by component (ancestors' rows)  */ \
-    X(oW, double, 24 * nb)           /* per body j: (alpha_j, dv_j) and (dv_j, S_j) by component   */ \
+    X(oG, double, 12 * nb)           /* per body j: (G_j, H_j) by component                        */ \
+    X(oW, double, 24 * nb)           /* per body j: (alpha_j, dv_j), (dv_j, S_j)                   */ \
     X(x4, double, 4 * (80 * nb + 12 + nq)) /* four states' recursion, lane by lane (rd_rnea4, rd_aba4) */ \
     X(law, double, nq)               /* the control law's joint accelerations w (rd_computed_torque) */ \
     X(uf, double, nq)                /* the plant's torques less friction (rd_plant_accel)         */ \

@@ -10,7 +10,7 @@
 /* Two doubles at once (rd_x2): one state's code that forms two values by the same operations,
  * lane by lane, as the scalar code would (the same bits). Where the compiler has vector types
  * (as RD_LANES in engine.h) one SSE2 or NEON register; elsewhere a pair computed lane by lane. */
-#if defined(__GNUC__) && !defined(RD_NO_LANES) && !defined(__cplusplus)
+#if RD_LANES == 4
 #define RD_PAIRS 1
 typedef double rd_x2 __attribute__((vector_size(16), aligned(8)));
 static inline rd_x2 rd_x2_set(double a, double b) { return (rd_x2){a, b}; }
