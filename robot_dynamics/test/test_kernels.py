@@ -89,6 +89,83 @@ def test_one_state_dispatch_takes_any_array_like_and_gives_the_batch_numbers():
     np.testing.assert_allclose(rd.aba(model, Q[2], QD[2], tau[2]), QDD[2], rtol=1e-9, atol=1e-9)
 
 
+def test_the_public_one_state_functions_go_straight_to_the_engine_only_for_the_fast_shape():
+    """engine_first: (model, q, qd, x) with gravity/f_ext None and any friction goes to the engine;
+    every other call runs the general function, which answers the same or words the error."""
+    model = rd.load_robot("puma560")
+    rng = np.random.default_rng(5)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 6))
+    general: list[str] = []
+
+    def general_rnea(model, q, qd, qdd, gravity=None, f_ext=None, *, friction=True):
+        general.append("general")
+        return rd.rnea.__wrapped__(model, q, qd, qdd, gravity, f_ext, friction=friction)
+
+    first = kernels.engine_first("rnea")(general_rnea)
+    expected = {fr: rd.rnea.__wrapped__(model, q, qd, qdd, friction=fr) for fr in (True, False)}
+    fast = [((model, q, qd, qdd), {}, True), ((model, q, qd, qdd, None), {}, True),
+            ((model, q, qd, qdd, None, None), {"friction": False}, False),
+            ((model, q, qd, qdd), {"gravity": None, "f_ext": None, "friction": 0}, False),
+            ((model, q, qd, qdd, None), {"f_ext": None}, True),
+            ((model, q, qd, qdd), {"".join(["fric", "tion"]): False}, False)]  # a keyword not interned
+    for args, kwargs, fr in fast:
+        general.clear()
+        np.testing.assert_array_equal(first(*args, **kwargs), expected[fr])
+        assert general == [], (args, kwargs)
+    slow = [((model, list(q), qd, qdd), {}, True), ((model, q, qd, qdd, None, {}), {}, True),
+            ((model, q, qd, qdd), {"f_ext": {}}, True)]
+    for args, kwargs, fr in slow:
+        general.clear()
+        np.testing.assert_allclose(first(*args, **kwargs), expected[fr], rtol=1e-14, atol=1e-12)
+        assert general == ["general"], (args, kwargs)
+    general.clear()
+    np.testing.assert_allclose(first(model, q, qd, qdd, [0, 0, -9.81]), expected[True], rtol=1e-14, atol=1e-12)
+    np.testing.assert_allclose(first(model, q, qd, qdd, gravity=[0, 0, 0]), rd.rnea(model, q, qd, qdd) - rd.gravity_torques(model, q), rtol=1e-12, atol=1e-12)
+    assert general == ["general", "general"]
+    for args, kwargs, match in [((model, q, qd, qdd, None, None, True), {}, "positional"),
+                                ((model, q, qd, qdd, None), {"gravity": None}, "multiple values"),
+                                ((model, q, qd, qdd, None, None), {"f_ext": None}, "multiple values"),
+                                ((model, q, qd, qdd), {"frction": True}, "unexpected keyword"),
+                                ((model, q, qd), {}, "missing")]:
+        with pytest.raises(TypeError, match=match):
+            first(*args, **kwargs)
+    with pytest.raises(ZeroDivisionError):  # the engine's own error when friction cannot be read
+        first(model, q, qd, qdd, friction=type("Bad", (), {"__bool__": lambda self: 1 / 0})())
+    H = rd.crba(model, q)
+    np.testing.assert_array_equal(rd.crba(model, q), rd.crba.__wrapped__(model, q))
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        rd.crba(model, q, friction=False)
+    np.testing.assert_allclose(rd.crba(model, q=q), H, rtol=1e-14)
+
+
+def test_the_public_one_state_functions_are_functions_to_tools():
+    """Their name, documentation, signature, pickling and binding are the general function's."""
+    import inspect
+    import pickle
+
+    for fn in (rd.rnea, rd.aba, rd.crba, rd.rnea_derivatives, rd.aba_derivatives):
+        general = fn.__wrapped__
+        assert inspect.isfunction(general) and not inspect.isfunction(fn)
+        assert inspect.isroutine(fn) and callable(fn)
+        assert (fn.__name__, fn.__qualname__, fn.__module__, fn.__doc__) == (general.__name__, general.__qualname__, general.__module__, general.__doc__)
+        assert fn.__doc__.strip() and fn.__defaults__ == general.__defaults__
+        assert inspect.signature(fn) == inspect.signature(general)
+        assert pickle.loads(pickle.dumps(fn)) is fn
+        assert repr(fn) == repr(general)
+    sig = inspect.signature(rd.rnea)
+    assert list(sig.parameters) == ["model", "q", "qd", "qdd", "gravity", "f_ext", "friction"]
+    assert sig.parameters["friction"].kind is inspect.Parameter.KEYWORD_ONLY
+
+    class Arm:
+        torques = rd.rnea
+
+    arm, model, z = Arm(), rd.load_robot("puma560"), np.zeros(6)
+    assert arm.torques.__self__ is arm and arm.torques.__func__ is rd.rnea  # bound as a function is
+    np.testing.assert_array_equal(Arm.torques(model, z, z, z), rd.rnea(model, z, z, z))
+    with pytest.raises(TypeError, match="engine one-state function"):
+        kernels.engine().EngineFirst(len, rd.rnea.__wrapped__, 4, True)
+
+
 @pytest.mark.parametrize("fn", ["rnea", "aba"])
 def test_non_finite_inputs_and_results_are_refused_with_the_reason(fn):
     model = rd.load_robot("puma560")

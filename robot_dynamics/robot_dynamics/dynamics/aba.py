@@ -17,9 +17,9 @@ from ..model.robot_model import RobotModel
 __all__ = ["aba"]
 
 Array = NDArray[np.float64]
-_aba_one = kernels.engine().aba
 
 
+@kernels.engine_first("aba")
 def aba(
     model: RobotModel,
     q: ArrayLike,
@@ -46,8 +46,4 @@ def aba(
             the message names the joint.
         InputError: a wrong shape, a non-finite input, or a result too large to be finite.
     """
-    if gravity is None and not f_ext:
-        out = _aba_one(model, q, qd, tau, friction)  # NotImplemented unless one clean state
-        if out is not NotImplemented:
-            return out  # type: ignore[no-any-return]
     return kernels.aba(model, q, qd, tau, gravity, f_ext, friction)

@@ -14,9 +14,9 @@ from ..model.robot_model import RobotModel
 __all__ = ["crba"]
 
 Array = NDArray[np.float64]
-_crba_one = kernels.engine().crba
 
 
+@kernels.engine_first("crba", fixed=2, friction=False)
 def crba(model: RobotModel, q: ArrayLike) -> Array:
     """Joint-space inertia matrix A(q) (Khalil's A, Featherstone's H), shape (..., nq, nq).
 
@@ -24,7 +24,4 @@ def crba(model: RobotModel, q: ArrayLike) -> Array:
     diagonal (Khalil [7.29]) and, for a geared robot, the secondary links' M_s (seed 000
     eq. 18) on top of the virtual links' M_v.
     """
-    H = _crba_one(model, q)  # NotImplemented unless one state of float64 values
-    if H is not NotImplemented:
-        return H  # type: ignore[no-any-return]
     return kernels.crba(model, q)

@@ -22,10 +22,9 @@ from ..model.robot_model import RobotModel
 __all__ = ["rnea_derivatives", "aba_derivatives", "linearize"]
 
 Array = NDArray[np.float64]
-_rnea_derivatives_one = kernels.engine().rnea_derivatives
-_aba_derivatives_one = kernels.engine().aba_derivatives
 
 
+@kernels.engine_first("rnea_derivatives")
 def rnea_derivatives(
     model: RobotModel,
     q: ArrayLike,
@@ -54,13 +53,10 @@ def rnea_derivatives(
     Raises:
         InputError: a wrong shape, a non-finite input, or a result too large to be finite.
     """
-    if gravity is None and not f_ext:
-        out = _rnea_derivatives_one(model, q, qd, qdd, friction)  # one float64 state: no validation cost
-        if out is not NotImplemented:
-            return out  # type: ignore[no-any-return]
     return kernels.rnea_derivatives(model, q, qd, qdd, gravity, f_ext, friction)
 
 
+@kernels.engine_first("aba_derivatives")
 def aba_derivatives(
     model: RobotModel,
     q: ArrayLike,
@@ -85,10 +81,6 @@ def aba_derivatives(
         SingularityError: the joint-space inertia matrix is singular (a joint moves no inertia).
         InputError: a wrong shape, a non-finite input, or a result too large to be finite.
     """
-    if gravity is None and not f_ext:
-        out = _aba_derivatives_one(model, q, qd, tau, friction)
-        if out is not NotImplemented:
-            return out  # type: ignore[no-any-return]
     return kernels.aba_derivatives(model, q, qd, tau, gravity, f_ext, friction)
 
 

@@ -1,7 +1,8 @@
 """Inverse dynamics: the recursive Newton-Euler algorithm (Khalil 7.5, Featherstone's ID).
 
-The recursion itself is the engine's ``rd_rnea`` (src/engine/algorithms.c); the one-state fast
-path calls the engine directly, everything else goes through the engine's boundary (kernels).
+The recursion itself is the engine's ``rd_rnea`` (src/engine/algorithms.c); one clean state goes
+straight to the engine (:func:`robot_dynamics.kernels.engine_first`), everything else through the
+engine's boundary (kernels).
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from ..model.robot_model import RobotModel
 __all__ = ["rnea", "gravity_torques", "bias_torques"]
 
 Array = NDArray[np.float64]
-_rnea_one = kernels.engine().rnea
 
 
+@kernels.engine_first("rnea")
 def rnea(
     model: RobotModel,
     q: ArrayLike,
@@ -48,12 +49,6 @@ def rnea(
     Raises:
         InputError: a wrong shape, a non-finite input, or a result too large to be finite.
     """
-    if gravity is None and not f_ext:
-        # One state of float64 vectors of the model's size: straight into the engine, which
-        # answers NotImplemented for anything else (the general path below validates it).
-        out = _rnea_one(model, q, qd, qdd, friction)
-        if out is not NotImplemented:
-            return out  # type: ignore[no-any-return]
     return kernels.rnea(model, q, qd, qdd, gravity, f_ext, friction)
 
 
