@@ -193,36 +193,6 @@ RD_TARGET_CLONES void rd_rnea4(const rd_model *m, const double *q, const double 
 
 /* -- the joint-space inertia matrix ----------------------------------------------------------------- */
 
-/* Ic_p += X^T Ic X (Featherstone 6.7) for a rigid-body inertia moved by R = E^T and r:
- * h_p += R h + m r, Io_p += R Io R^T + m (|r|^2 1 - r r^T) + 2 (r . Rh) 1 - Rh r^T - r Rh^T. */
-void rd_inertia_to_parent(const double *E, const double *r, const rd_inertia *I, rd_inertia *Ip)
-{
-    const double m = I->m;
-    double Rh[3], IE[9];
-    for (int x = 0; x < 3; ++x)
-        Rh[x] = E[x] * I->h[0] + E[3 + x] * I->h[1] + E[6 + x] * I->h[2];
-    const double rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-    const double rh = r[0] * Rh[0] + r[1] * Rh[1] + r[2] * Rh[2];
-    Ip->m += m;
-    for (int x = 0; x < 3; ++x)
-        Ip->h[x] += Rh[x] + m * r[x];
-    for (int x = 0; x < 3; ++x)
-        for (int y = 0; y < 3; ++y)
-            IE[3 * x + y] = I->Io[3 * x] * E[y] + I->Io[3 * x + 1] * E[3 + y] + I->Io[3 * x + 2] * E[6 + y];
-    for (int x = 0; x < 3; ++x)
-        for (int y = x; y < 3; ++y) {
-            /* (E^T Io E)_xy - m r_x r_y - Rh_x r_y - r_x Rh_y (+ m |r|^2 + 2 r.Rh on the diagonal) */
-            double val = E[x] * IE[y] + E[3 + x] * IE[3 + y] + E[6 + x] * IE[6 + y];
-            val += -m * r[x] * r[y] - Rh[x] * r[y] - r[x] * Rh[y];
-            if (x == y) {
-                Ip->Io[4 * x] += val + m * rr + 2.0 * rh;
-            } else {
-                Ip->Io[3 * x + y] += val;
-                Ip->Io[3 * y + x] += val;
-            }
-        }
-}
-
 /* F = Ic S: the force that accelerates body b's subtree at unit joint rate. */
 static inline void composite_column(const rd_body *b, const rd_inertia *I, double *F)
 {
@@ -253,7 +223,7 @@ int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w)
     /* Composite inertias from the leaves down: Ic_p += X_i^T Ic_i X_i (Featherstone 6.7) */
     for (int i = nb - 1; i >= 0; --i)
         if (m->body[i].parent >= 0)
-            rd_inertia_to_parent(w->E + 9 * i, w->r + 3 * i, &w->Ic[i], &w->Ic[m->body[i].parent]);
+            rd_inertia_move(w->E + 9 * i, 3, 1, w->r + 3 * i, &w->Ic[i], &w->Ic[m->body[i].parent], 1);
     for (int k = 0; k < nq * nq; ++k)
         H[k] = 0.0;
     /* H_ij = S_j . X^T ... Ic_i S_i, walking from each body to the base (Featherstone 6.2) */

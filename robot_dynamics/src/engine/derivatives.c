@@ -7,6 +7,12 @@
 
 #include "internal.h"
 
+#if defined(__GNUC__)
+#define RD_COLD __attribute__((noinline, cold))
+#else
+#define RD_COLD
+#endif
+
 /* The spatial algebra of two vectors of one state at once (tree_fill): recursions.h for rd_x2
  * where the compiler has vector types, else each lane by the one-state functions. */
 #if RD_PAIRS
@@ -359,22 +365,23 @@ static void tree_motion(const rd_model *m, const double *qd, const double *qdd, 
             }
             for (int x = 0; x < 6; ++x)
                 v[x] = ov[6 * p + x] + S[x] * thd;
-            /* Y_i in the base frame: inertia_to_parent with E = R^T, r = p */
-            double RT[9];
-            for (int x = 0; x < 3; ++x)
-                for (int y = 0; y < 3; ++y)
-                    RT[3 * x + y] = R[3 * y + x];
-            memset(&w->oY[i], 0, sizeof(rd_inertia));
-            rd_inertia_to_parent(RT, pos, &b->inertia, &w->oY[i]);
-            inertia_times(&w->oY[i], v, w->oh + 6 * i);
+            rd_inertia_move(R, 1, 3, pos, &b->inertia, &w->oY[i], 0); /* Y_i in the base frame: E = R^T */
         }
-        double vS[6];
+        double vS[6], *F = w->of + 6 * i, *h = w->oh + 6 * i;
         cross_motion(v, S, vS);
         for (int x = 0; x < 6; ++x)
             a[x] = oa[6 * p + x] + S[x] * thdd + vS[x] * thd;
-        double *F = w->of + 6 * i;
-        inertia_times(&w->oY[i], a, F);
-        cross_force_add(v, w->oh + 6 * i, F);
+        if (inertias) { /* (oh, Y a) = Y (v, a), two at once */
+            rd_x2 VA[6], U[6];
+            for (int x = 0; x < 6; ++x)
+                VA[x] = rd_x2_set(v[x], a[x]);
+            inertia_times_x2(&w->oY[i], VA, U);
+            for (int x = 0; x < 6; ++x)
+                h[x] = rd_x2_lane(U[x], 0), F[x] = rd_x2_lane(U[x], 1);
+        } else {
+            inertia_times(&w->oY[i], a, F);
+        }
+        cross_force_add(v, h, F);
     }
 }
 
@@ -533,6 +540,26 @@ static void tree_finish(const rd_model *m, const double *qd, int friction, doubl
         dqd[k * m->nq + k] += friction_slope(m, k, qd[k], smooth);
 }
 
+/* rd_rnea_derivatives of any model: rd_rnea, then rnea_tangent along each coordinate, and M by
+ * rd_crba. Out of line and cold: its 4 kB stay out of the trees' path through the instruction cache. */
+static RD_COLD int tangent_derivatives(const rd_model *m, const double *q, const double *qd, const double *qdd,
+                                       const double *g, const double *fx, int nfx, int friction, double smooth,
+                                       double *dtau_dq, double *dtau_dqd, double *M, rd_work *w)
+{
+    const int nq = m->nq;
+    int st;
+    if ((st = rd_rnea(m, q, qd, qdd, g, fx, nfx, friction, smooth, w->dtau, w)) != RD_OK)
+        return st;
+    for (int k = 0; k < nq; ++k)
+        for (int wrt_qd = 0; wrt_qd < 2; ++wrt_qd) {
+            double *out = wrt_qd ? dtau_dqd : dtau_dq;
+            rnea_tangent(m, qd, qdd, fx, nfx, k, wrt_qd, friction, smooth, w);
+            for (int j = 0; j < nq; ++j)
+                out[j * nq + k] = w->dtau[j];
+        }
+    return M ? rd_crba(m, q, M, w) : RD_OK;
+}
+
 /* dtau/dq and dtau/dqd (nq x nq, row-major: [j, k] = d tau_j / d q_k) of rd_rnea at (q, qd, qdd),
  * friction and wrenches as there, and M = A(q) (rd_crba) when M is not NULL. */
 int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
@@ -546,18 +573,8 @@ int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, co
         tree_finish(m, qd, friction, smooth, dtau_dq, dtau_dqd, w);
         if (M && !rd_finite(M, nq * nq))
             return RD_BAD_OUTPUT;
-    } else {
-        if ((st = rd_rnea(m, q, qd, qdd, g, fx, nfx, friction, smooth, w->dtau, w)) != RD_OK)
-            return st;
-        for (int k = 0; k < nq; ++k)
-            for (int wrt_qd = 0; wrt_qd < 2; ++wrt_qd) {
-                double *out = wrt_qd ? dtau_dqd : dtau_dq;
-                rnea_tangent(m, qd, qdd, fx, nfx, k, wrt_qd, friction, smooth, w);
-                for (int j = 0; j < nq; ++j)
-                    out[j * nq + k] = w->dtau[j];
-            }
-        if (M && (st = rd_crba(m, q, M, w)) != RD_OK)
-            return st;
+    } else if ((st = tangent_derivatives(m, q, qd, qdd, g, fx, nfx, friction, smooth, dtau_dq, dtau_dqd, M, w)) != RD_OK) {
+        return st;
     }
     return rd_finite(dtau_dq, nq * nq) && rd_finite(dtau_dqd, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
 }

@@ -59,8 +59,43 @@ void rd_world_poses(const rd_model *m, rd_work *w);
 /* F[b] += the wrenches the links exert on the environment (Khalil's f_en [7.30]), in body axes. */
 void rd_add_wrenches(const rd_work *w, const double *fx, int nfx, double *F);
 
-/* Ic_p += X^T Ic X (Featherstone 6.7) for a rigid-body inertia moved by R = E^T and r. */
-void rd_inertia_to_parent(const double *E, const double *r, const rd_inertia *I, rd_inertia *Ip);
+/* Ip (+)= X^T I X (Featherstone 6.7): a rigid-body inertia moved by the rotation R = E^T and the
+ * origin r (both of the moved frame, in the destination's coordinates), added (accumulate: the
+ * composites of rd_crba) or written (the derivatives' base-frame inertias). E_xy = E[rs x + cs y]:
+ * (3, 1) for E = body_R_parent, (1, 3) for a base_R_body R read as E^T; inlined, the strides fold.
+ *   h_p = R h + m r,   Io_p = R Io R^T + m (|r|^2 1 - r r^T) + 2 (r . Rh) 1 - Rh r^T - r Rh^T. */
+static inline void rd_inertia_move(const double *E, int rs, int cs, const double *r, const rd_inertia *I, rd_inertia *Ip,
+                                   int accumulate)
+{
+#define RD_E(x, y) E[rs * (x) + cs * (y)]
+#define RD_PUT(at, value) (accumulate ? ((at) += (value)) : ((at) = (value)))
+    const double m = I->m;
+    double Rh[3], IE[9];
+    for (int x = 0; x < 3; ++x)
+        Rh[x] = RD_E(0, x) * I->h[0] + RD_E(1, x) * I->h[1] + RD_E(2, x) * I->h[2];
+    const double rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+    const double rh = r[0] * Rh[0] + r[1] * Rh[1] + r[2] * Rh[2];
+    RD_PUT(Ip->m, m);
+    for (int x = 0; x < 3; ++x)
+        RD_PUT(Ip->h[x], Rh[x] + m * r[x]);
+    for (int x = 0; x < 3; ++x)
+        for (int y = 0; y < 3; ++y)
+            IE[3 * x + y] = I->Io[3 * x] * RD_E(0, y) + I->Io[3 * x + 1] * RD_E(1, y) + I->Io[3 * x + 2] * RD_E(2, y);
+    for (int x = 0; x < 3; ++x)
+        for (int y = x; y < 3; ++y) {
+            /* (E^T Io E)_xy - m r_x r_y - Rh_x r_y - r_x Rh_y (+ m |r|^2 + 2 r.Rh on the diagonal) */
+            double val = RD_E(0, x) * IE[y] + RD_E(1, x) * IE[3 + y] + RD_E(2, x) * IE[6 + y];
+            val += -m * r[x] * r[y] - Rh[x] * r[y] - r[x] * Rh[y];
+            if (x == y) {
+                RD_PUT(Ip->Io[4 * x], val + m * rr + 2.0 * rh);
+            } else {
+                RD_PUT(Ip->Io[3 * x + y], val);
+                RD_PUT(Ip->Io[3 * y + x], val);
+            }
+        }
+#undef RD_E
+#undef RD_PUT
+}
 
 /* Cholesky factor H = L L^T in place (the lower triangle); RD_OK or RD_NOT_POSITIVE_DEFINITE. */
 int rd_cholesky(double *H, int nq);
