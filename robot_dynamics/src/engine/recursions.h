@@ -56,15 +56,14 @@ static RD_INLINE void RD_NAME(sin_cos)(const RD_REAL *x, RD_REAL *s, RD_REAL *c)
     }
 }
 
-/* Joint transform of body b at the state q (nq joints): E (9) and r (3). */
-static RD_INLINE void RD_NAME(joint_transform)(const rd_body *b, const double *q, int nq, RD_REAL *E, RD_REAL *r)
+/* Joint transform of body b at its joint's angle or travel *qb: E (9) and r (3); *s, *c: sin and
+ * cos of *qb (revolute joints). */
+static RD_INLINE void RD_NAME(joint_placement)(const rd_body *b, const RD_REAL *qb, const RD_REAL *sp, const RD_REAL *cp,
+                                               RD_REAL *E, RD_REAL *r)
 {
-    const RD_REAL qb = b->mult * RD_LOAD(q, b->joint) + b->offset; /* mimic joints: q_body = mult q[k] + offset */
-    (void)nq;
+    const RD_REAL s = *sp, c = *cp;
     if (b->type == RD_REVOLUTE) {
         /* E = R(a, qb)^T E0 = c E0 - s [a]x E0 + (1 - c) a a^T E0 (Rodrigues) */
-        RD_REAL c, s;
-        RD_NAME(sin_cos)(&qb, &s, &c);
         const RD_REAL c1 = 1.0 - c;
         for (int k = 0; k < 9; ++k)
             E[k] = c * b->E0[k] - s * b->KE0[k] + c1 * b->AE0[k];
@@ -75,8 +74,19 @@ static RD_INLINE void RD_NAME(joint_transform)(const rd_body *b, const double *q
         for (int k = 0; k < 9; ++k)
             E[k] = RD_SPLAT(b->E0[k]);
         for (int k = 0; k < 3; ++k)
-            r[k] = b->r0[k] + qb * b->d[k];
+            r[k] = b->r0[k] + *qb * b->d[k];
     }
+}
+
+/* Joint transform of body b at the state q (nq joints): E (9) and r (3). */
+static RD_INLINE void RD_NAME(joint_transform)(const rd_body *b, const double *q, int nq, RD_REAL *E, RD_REAL *r)
+{
+    const RD_REAL qb = b->mult * RD_LOAD(q, b->joint) + b->offset; /* mimic joints: q_body = mult q[k] + offset */
+    RD_REAL s = RD_SPLAT(0.0), c = RD_SPLAT(1.0);
+    (void)nq;
+    if (b->type == RD_REVOLUTE)
+        RD_NAME(sin_cos)(&qb, &s, &c);
+    RD_NAME(joint_placement)(b, &qb, &s, &c, E, r);
 }
 
 /* y = X x: a motion vector from parent to body coordinates, [E w; E (v - r x w)]. */
