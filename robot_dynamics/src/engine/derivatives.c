@@ -603,12 +603,12 @@ static void inverse_from_factor(const double *L, int nq, double *T, double *Minv
         }
 }
 
-/* The tree's d tau/dq, d tau/dqd at qdd = rd_aba's (written into dq, dqd) and A^-1 (into Minv,
+/* The tree's d tau/dq, d tau/dqd at qdd = rd_aba's (written into w->H, w->L) and A^-1 (into Minv,
  * from the Cholesky factor of A in w->L): qdd = A^-1 (tau - h - Gamma_f) from the composites (the
  * bias h_i = oS_i . oFc_i at qdd = 0), then the accelerations and forces again at that qdd for the
  * derivatives. */
 static int tree_at_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-                       int friction, double smooth, double *dq, double *dqd, double *Minv, rd_work *w)
+                       int friction, double smooth, double *Minv, rd_work *w)
 {
     const int nq = m->nq;
     tree_start(m, q, qd, NULL, g, w->L, w);
@@ -632,22 +632,27 @@ static int tree_at_aba(const rd_model *m, const double *q, const double *qd, con
         return RD_BAD_OUTPUT;
     tree_motion(m, qd, acc, g, 0, w);
     tree_composites(m, 0, w);
-    tree_finish(m, qd, friction, smooth, dq, dqd, w);
+    tree_finish(m, qd, friction, smooth, w->H, w->L, w); /* the factor and L^-1 are spent */
     return RD_OK;
 }
 
-/* The same by rd_aba, then rd_rnea_derivatives at its qdd (any model, wrenches included). */
-static int general_at_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-                          const double *fx, int nfx, int friction, double smooth, double *dq, double *dqd,
-                          double *Minv, rd_work *w)
+/* The same by rd_aba, then rd_rnea_derivatives at its qdd (any model, wrenches included); dq, dqd:
+ * room for d tau/dq, d tau/dqd on their way. */
+static RD_COLD int general_at_aba(const rd_model *m, const double *q, const double *qd, const double *tau,
+                                  const double *g, const double *fx, int nfx, int friction, double smooth, double *dq,
+                                  double *dqd, double *Minv, rd_work *w)
 {
+    const int nq = m->nq;
     int st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w);
     if (st == RD_OK)
         st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dq, dqd, w->L, w);
-    if (st == RD_OK && rd_cholesky(w->L, m->nq) != RD_OK)
+    if (st == RD_OK && rd_cholesky(w->L, nq) != RD_OK)
         st = RD_NOT_POSITIVE_DEFINITE;
-    if (st == RD_OK)
-        inverse_from_factor(w->L, m->nq, w->H, Minv);
+    if (st == RD_OK) {
+        inverse_from_factor(w->L, nq, w->H, Minv);
+        memcpy(w->H, dq, sizeof(double) * nq * nq);
+        memcpy(w->L, dqd, sizeof(double) * nq * nq);
+    }
     return st;
 }
 
@@ -660,14 +665,13 @@ int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, con
 {
     const int nq = m->nq;
     const int st = tree_derivatives(m, nfx)
-                       ? tree_at_aba(m, q, qd, tau, g, friction, smooth, dqdd_dq, dqdd_dqd, Minv, w)
+                       ? tree_at_aba(m, q, qd, tau, g, friction, smooth, Minv, w)
                        : general_at_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, dqdd_dq, dqdd_dqd, Minv, w);
     if (st != RD_OK)
         return st;
-    double *T = w->H;
     for (int pass = 0; pass < 2; ++pass) { /* D = -A^-1 dtau/dx, row by row: D_j = -sum_i A^-1_ji T_i */
         double *D = pass ? dqdd_dqd : dqdd_dq;
-        memcpy(T, D, sizeof(double) * nq * nq);
+        const double *T = pass ? w->L : w->H; /* dtau/dq, dtau/dqd */
         for (int j = 0; j < nq; ++j) {
             const double *a = Minv + j * nq;
             double *row = D + j * nq;
