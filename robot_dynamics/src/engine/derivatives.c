@@ -656,6 +656,37 @@ static RD_COLD int general_at_aba(const rd_model *m, const double *q, const doub
     return st;
 }
 
+/* D = -A^-1 T and E = -A^-1 U (nq x nq each, A^-1 symmetric): D_jk = -sum_i A^-1_ji T_ik, summed
+ * over i in order. Two rows and two columns of both at a time: four independent sums per step,
+ * where one sum at a time waited on its own additions (a third of aba_derivatives' product). */
+static void minus_inverse_times(const double *Minv, int nq, const double *T, const double *U, double *D, double *E)
+{
+    for (int j = 0; j < nq; j += 2) {
+        const int j1 = j + 1 < nq ? j + 1 : j; /* an odd nq: the last row twice */
+        const double *a = Minv + j * nq, *b = Minv + j1 * nq;
+        int k = 0;
+        for (; k + 1 < nq; k += 2) {
+            rd_x2 t = rd_x2_load(T + k), u = rd_x2_load(U + k);
+            rd_x2 ta = rd_x2_scale(a[0], t), tb = rd_x2_scale(b[0], t), ua = rd_x2_scale(a[0], u), ub = rd_x2_scale(b[0], u);
+            for (int i = 1; i < nq; ++i) {
+                t = rd_x2_load(T + i * nq + k), u = rd_x2_load(U + i * nq + k);
+                ta = rd_x2_add(ta, rd_x2_scale(a[i], t)), tb = rd_x2_add(tb, rd_x2_scale(b[i], t));
+                ua = rd_x2_add(ua, rd_x2_scale(a[i], u)), ub = rd_x2_add(ub, rd_x2_scale(b[i], u));
+            }
+            rd_x2_store(D + j * nq + k, rd_x2_neg(ta)), rd_x2_store(D + j1 * nq + k, rd_x2_neg(tb));
+            rd_x2_store(E + j * nq + k, rd_x2_neg(ua)), rd_x2_store(E + j1 * nq + k, rd_x2_neg(ub));
+        }
+        for (; k < nq; ++k) { /* an odd nq: the last column */
+            double ta = a[0] * T[k], tb = b[0] * T[k], ua = a[0] * U[k], ub = b[0] * U[k];
+            for (int i = 1; i < nq; ++i) {
+                ta += a[i] * T[i * nq + k], tb += b[i] * T[i * nq + k];
+                ua += a[i] * U[i * nq + k], ub += b[i] * U[i * nq + k];
+            }
+            D[j * nq + k] = -ta, D[j1 * nq + k] = -tb, E[j * nq + k] = -ua, E[j1 * nq + k] = -ub;
+        }
+    }
+}
+
 /* dqdd/dq, dqdd/dqd and A^-1 of rd_aba at (q, qd, tau): qdd = A^-1 (tau - h(q, qd) - ...), so
  * dqdd/dx = -A^-1 dtau/dx evaluated at the motion's own qdd (the inverse dynamics identity,
  * as Carpentier & Mansard's ABA derivatives), A^-1 from the Cholesky factor of A (rd_crba). */
@@ -669,26 +700,6 @@ int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, con
                        : general_at_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, dqdd_dq, dqdd_dqd, Minv, w);
     if (st != RD_OK)
         return st;
-    for (int pass = 0; pass < 2; ++pass) { /* D = -A^-1 dtau/dx, row by row: D_j = -sum_i A^-1_ji T_i */
-        double *D = pass ? dqdd_dqd : dqdd_dq;
-        const double *T = pass ? w->L : w->H; /* dtau/dq, dtau/dqd */
-        for (int j = 0; j < nq; ++j) {
-            const double *a = Minv + j * nq;
-            double *row = D + j * nq;
-            int k = 0;
-            for (; k + 1 < nq; k += 2) { /* two columns at once */
-                rd_x2 s = rd_x2_scale(a[0], rd_x2_load(T + k));
-                for (int i = 1; i < nq; ++i)
-                    s = rd_x2_add(s, rd_x2_scale(a[i], rd_x2_load(T + i * nq + k)));
-                rd_x2_store(row + k, rd_x2_neg(s));
-            }
-            for (; k < nq; ++k) {
-                double s = a[0] * T[k];
-                for (int i = 1; i < nq; ++i)
-                    s += a[i] * T[i * nq + k];
-                row[k] = -s;
-            }
-        }
-    }
+    minus_inverse_times(Minv, nq, w->H, w->L, dqdd_dq, dqdd_dqd); /* dtau/dq, dtau/dqd */
     return rd_finite(dqdd_dq, nq * nq) && rd_finite(dqdd_dqd, nq * nq) && rd_finite(Minv, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
 }
