@@ -164,6 +164,8 @@ def test_the_public_one_state_functions_are_functions_to_tools():
     np.testing.assert_array_equal(Arm.torques(model, z, z, z), rd.rnea(model, z, z, z))
     with pytest.raises(TypeError, match="engine one-state function"):
         kernels.engine().EngineFirst(len, rd.rnea.__wrapped__, 4, True)
+    with pytest.raises(TypeError, match="engine one-state function"):
+        kernels.engine().EngineFirst(kernels.engine().rnea, rd.rnea.__wrapped__, 4, True, extra=1)
 
 
 @pytest.mark.parametrize("fn", ["rnea", "aba"])

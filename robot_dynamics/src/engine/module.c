@@ -313,6 +313,8 @@ static PyObject *py_aba_derivatives(PyObject *mod, PyObject *const *args, Py_ssi
  * position or by name, and the keyword-only friction (default True), as the engine's last argument.
  * No Python frame runs in between: a one-state call costs about 80 ns less, a sixth of rnea's.
  * numpy's array-function dispatcher is written in C for the same reason. */
+typedef PyObject *(*fastcall_fn)(PyObject *, PyObject *const *, Py_ssize_t); /* a METH_FASTCALL function */
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -354,7 +356,7 @@ static PyObject *engine_first_call(PyObject *obj, PyObject *const *args, size_t 
             pass[n] = args[n];
         if (self->friction)
             pass[n++] = friction;
-        _PyCFunctionFast fn = (_PyCFunctionFast)(void (*)(void))PyCFunction_GET_FUNCTION(self->one_state);
+        const fastcall_fn fn = (fastcall_fn)(void (*)(void))PyCFunction_GET_FUNCTION(self->one_state);
         PyObject *out = fn(PyCFunction_GET_SELF(self->one_state), pass, n);
         if (out != Py_NotImplemented)
             return out; /* the answer, or NULL with the engine module's exception */
@@ -369,7 +371,7 @@ static PyObject *engine_first_new(PyTypeObject *type, PyObject *args, PyObject *
     int fixed, friction;
     if (!PyArg_ParseTuple(args, "OOip:EngineFirst", &one_state, &general, &fixed, &friction))
         return NULL;
-    if (!PyCFunction_Check(one_state) || (PyCFunction_GET_FLAGS(one_state) & ~METH_COEXIST) != METH_FASTCALL ||
+    if ((kwargs && PyDict_GET_SIZE(kwargs)) || !PyCFunction_Check(one_state) || (PyCFunction_GET_FLAGS(one_state) & ~METH_COEXIST) != METH_FASTCALL ||
         !PyCallable_Check(general) || fixed < 1 || fixed > 6) {
         PyErr_SetString(PyExc_TypeError,
                         "EngineFirst: expected (an engine one-state function, a Python function, 1-6 fixed arguments, friction)");
