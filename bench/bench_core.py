@@ -21,8 +21,9 @@ robot_dynamics is cheaper), with the goals beside them:
 * peak memory of an rnea batch of 10^6 states against the size of its output.
 
 Friction is off on both sides for the comparisons; the armature (rotor inertia) is given to
-Pinocchio. A URDF given with --urdf (or the UR5 of example-robot-data when that package is
-installed) is loaded from its file by both libraries.
+Pinocchio. A URDF given with --urdf (by default the UR5 and the Panda of example-robot-data,
+installed with Pinocchio's wheel; the Panda's finger joints fixed, since the second mimics the
+first and Pinocchio's aba takes no mimic joint) is loaded from its file by both libraries.
 """
 
 from __future__ import annotations
@@ -72,11 +73,38 @@ def _pinocchio(pin, model: rd.RobotModel, path: str | None):
     return pm
 
 
+def _example_robot(relative: str) -> str | None:
+    """A file of example-robot-data's robots (installed with Pinocchio's wheel), or None."""
+    root = sysconfig.get_paths()["purelib"]
+    hits = glob.glob(os.path.join(root, "cmeel.prefix", "share", "example-robot-data", "robots", relative))
+    return hits[0] if hits else None
+
+
 def _ur5() -> str | None:
     """The UR5 of example-robot-data (a URDF file loaded by both libraries), when installed."""
-    root = sysconfig.get_paths()["purelib"]
-    hits = glob.glob(os.path.join(root, "cmeel.prefix", "share", "example-robot-data", "robots", "ur_description", "urdf", "ur5_robot.urdf"))
-    return hits[0] if hits else None
+    return _example_robot("ur_description/urdf/ur5_robot.urdf")
+
+
+def _panda(folder: str) -> str | None:
+    """example-robot-data's Panda with its hand's two finger joints fixed, written into folder:
+    the second finger mimics the first, and Pinocchio's aba and derivatives take no mimic joint
+    (its rnea and crba agree with ours on the mimic model to 1e-14). None when not installed."""
+    path = _example_robot("panda_description/urdf/panda.urdf")
+    if path is None:
+        return None
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    for joint in ("panda_finger_joint1", "panda_finger_joint2"):
+        text = text.replace(f'<joint name="{joint}" type="prismatic">', f'<joint name="{joint}" type="fixed">')
+    out = os.path.join(folder, "panda_fixed_fingers.urdf")
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+    return out
+
+
+def example_urdfs(folder: str) -> list[str]:
+    """The URDF files compared by default: example-robot-data's UR5 and Panda, when installed."""
+    return [p for p in (_ur5(), _panda(folder)) if p]
 
 
 def compare(pin, name: str, model: rd.RobotModel, path: str | None, sizes: list[int], thread_counts: list[int],
@@ -261,19 +289,31 @@ def cold_start() -> list[tuple[str, float, float]]:
     return out
 
 
+# The peak resident memory of this process [bytes]: Linux's VmHWM, the high-water mark of the
+# process's own memory. getrusage's ru_maxrss is not: Linux carries it across fork and exec, so
+# a child of a bench that already holds 10^6-state batches starts at the bench's size and seems
+# not to grow at all. ru_maxrss (kB) where /proc is absent.
 _MEMORY = r"""
 import resource, sys
 import numpy as np
 import robot_dynamics as rd
+
+def peak_rss():
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")) * 1024
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
 m = rd.load_robot("puma560")
 N = int(sys.argv[1])
 rng = np.random.default_rng(0)
 q = rng.uniform(-1, 1, (N, m.nq)); qd = rng.uniform(-1, 1, (N, m.nq)); qdd = rng.uniform(-1, 1, (N, m.nq))
 rd.rnea(m, q[:10], qd[:10], qdd[:10])
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+base = peak_rss()
 tau = rd.rnea(m, q, qd, qdd)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(base * 1024, peak * 1024, tau.nbytes)
+peak = peak_rss()
+print(base, peak, tau.nbytes)
 """
 
 
@@ -314,7 +354,7 @@ def _batch_table(batch_rows: list) -> dict:
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--robots", nargs="+", default=["puma560", "iiwa14"])
-    parser.add_argument("--urdf", nargs="*", default=None, help="URDF files loaded by both libraries (default: example-robot-data's UR5 if installed)")
+    parser.add_argument("--urdf", nargs="*", default=None, help="URDF files loaded by both libraries (default: example-robot-data's UR5 and Panda if installed)")
     parser.add_argument("--sizes", type=int, nargs="*", default=[1_000, 10_000, 100_000], help="batch sizes (none: skip the batches)")
     parser.add_argument("--threads", type=int, nargs="+", default=None, help="thread counts of the batches (default: 1, 2 and all cores)")
     parser.add_argument("--sim-seconds", type=float, default=2.0)
@@ -342,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     batch_rows: list = []
     for name in args.robots:
         compare(pin, name, rd.load_robot(name), None, args.sizes, thread_counts, rows, batch_rows, args.generated)
-    urdfs = args.urdf if args.urdf is not None else [p for p in [_ur5()] if p]
+    urdfs = args.urdf if args.urdf is not None else example_urdfs(tempfile.mkdtemp(prefix="bench_core_"))
     for path in urdfs:
         model = rd.load_urdf(path)
         compare(pin, f"{model.name} (file)", model, path, args.sizes, thread_counts, rows, batch_rows, args.generated)

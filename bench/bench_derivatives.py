@@ -1,8 +1,9 @@
 """The analytical derivatives against Pinocchio's and against finite differences of our own
 rnea/aba, side by side in one process, on the same URDF.
 
-    python bench/bench_derivatives.py [--robots puma560 iiwa14 three_dof_geared] [--sizes 1000 10000]
-                                      [--threads 1 2 N] [--results bench/results/bench_derivatives.json]
+    python bench/bench_derivatives.py [--robots puma560 iiwa14 three_dof_geared] [--urdf FILE ...]
+                                      [--sizes 1000 10000] [--threads 1 2 N]
+                                      [--results bench/results/bench_derivatives.json]
 
 Per robot, microseconds per state and the ratios (below 1: robot_dynamics is cheaper):
 
@@ -13,8 +14,9 @@ Per robot, microseconds per state and the ratios (below 1: robot_dynamics is che
 * batches of several sizes at 1, 2 and all threads: ours (OpenMP) against a Python loop of
   Pinocchio's calls (Pinocchio has no batched or parallel derivatives; goal <= 0.5).
 
-The geared three_dof_geared has no Pinocchio counterpart (Pinocchio knows no gear coupling):
-its rows compare with finite differences only. Friction is off on both sides; the armature
+The URDF files (``--urdf``; by default example-robot-data's UR5 and Panda, as in bench_core.py)
+are loaded from their files by both libraries. The geared three_dof_geared has no Pinocchio
+counterpart (Pinocchio knows no gear coupling): its rows compare with finite differences only. Friction is off on both sides; the armature
 (rotor inertia) is given to Pinocchio.
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -30,7 +33,7 @@ import robot_dynamics as rd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _results import write_results  # noqa: E402
-from bench_core import _frictionless, _pinocchio, best_time  # noqa: E402
+from bench_core import _frictionless, _pinocchio, best_time, example_urdfs  # noqa: E402
 
 GOALS = {"pinocchio": 0.5, "fd_speedup": 5.0, "batch": 0.5}
 
@@ -69,7 +72,7 @@ def fd_aba(model: rd.RobotModel, q, qd, tau, h: float = 1e-6):
     return tuple(out)
 
 
-def one_state(pin, name: str, model: rd.RobotModel, rows: list) -> None:
+def one_state(pin, name: str, model: rd.RobotModel, rows: list, path: str | None = None) -> None:
     rng = np.random.default_rng(0)
     q, qd, qdd = rng.uniform(-1, 1, (3, model.nq))
     tau = rd.rnea(model, q, qd, qdd, friction=False)
@@ -80,7 +83,7 @@ def one_state(pin, name: str, model: rd.RobotModel, rows: list) -> None:
     fns = [ours_r, lambda: fd_rnea(model, q, qd, qdd), ours_a, lambda: fd_aba(model, q, qd, tau)]
     coupled = model.drivetrain is not None and model.drivetrain.coupled
     if pin is not None and not coupled:
-        pm = _pinocchio(pin, model, None)
+        pm = _pinocchio(pin, model, path)
         pd = pm.createData()
         ref = pin.computeRNEADerivatives(pm, pd, q, qd, qdd)
         np.testing.assert_allclose(ours_r()[0], ref[0], rtol=1e-9, atol=1e-9)
@@ -91,10 +94,11 @@ def one_state(pin, name: str, model: rd.RobotModel, rows: list) -> None:
         rows.append((name, algo, t[k], t_pin, t[k + 1]))
 
 
-def batches(pin, name: str, model: rd.RobotModel, sizes: list[int], thread_counts: list[int], rows: list) -> None:
+def batches(pin, name: str, model: rd.RobotModel, sizes: list[int], thread_counts: list[int], rows: list,
+            path: str | None = None) -> None:
     if pin is None or (model.drivetrain is not None and model.drivetrain.coupled):
         return
-    pm = _pinocchio(pin, model, None)
+    pm = _pinocchio(pin, model, path)
     pd = pm.createData()
     rng = np.random.default_rng(1)
     q, qd, qdd = rng.uniform(-1, 1, (3, max(sizes), model.nq))
@@ -118,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--robots", nargs="+", default=["puma560", "iiwa14", "three_dof_geared"])
     parser.add_argument("--sizes", type=int, nargs="*", default=[1_000, 10_000], help="batch sizes (none: skip the batches)")
     parser.add_argument("--threads", type=int, nargs="+", default=None, help="thread counts (default: 1, 2 and all cores)")
+    parser.add_argument("--urdf", nargs="*", default=None,
+                        help="URDF files loaded by both libraries (default: example-robot-data's UR5 and Panda if installed)")
     parser.add_argument("--results", default=None, metavar="JSON", help="also write the tables as JSON (atomically)")
     args = parser.parse_args(argv)
     try:
@@ -129,11 +135,14 @@ def main(argv: list[str] | None = None) -> int:
     thread_counts = args.threads or sorted({1, min(2, cores), cores})
     rows: list = []
     batch_rows: list = []
-    for name in args.robots:
-        model = _frictionless(rd.load_robot(name))
-        one_state(pin, name, model, rows)
+    urdfs = args.urdf if args.urdf is not None else example_urdfs(tempfile.mkdtemp(prefix="bench_derivatives_"))
+    cases = [(name, rd.load_robot(name), None) for name in args.robots]
+    cases += [(f"{m.name} (file)", m, path) for path in urdfs for m in [rd.load_urdf(path)]]
+    for name, model, path in cases:
+        model = _frictionless(model)
+        one_state(pin, name, model, rows, path)
         if args.sizes:
-            batches(pin, name, model, args.sizes, thread_counts, batch_rows)
+            batches(pin, name, model, args.sizes, thread_counts, batch_rows, path)
     threads_before = rd.get_num_threads()
     rd.set_num_threads(threads_before)
     print(f"\nOne state from Python [us] (goals: ours / Pinocchio <= {GOALS['pinocchio']}, "
