@@ -382,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     batch_rows: list = []
     for name in args.robots:
         compare(pin, name, rd.load_robot(name), None, args.sizes, thread_counts, rows, batch_rows, args.generated)
-    urdfs = args.urdf if args.urdf is not None else example_urdfs(tempfile.mkdtemp(prefix="bench_core_"))
+    scratch = tempfile.TemporaryDirectory(prefix="bench_core_")  # the Panda's file, removed with it
+    urdfs = args.urdf if args.urdf is not None else example_urdfs(scratch.name)
     for path in urdfs:
         model = rd.load_urdf(path)
         compare(pin, f"{model.name} (file)", model, path, args.sizes, thread_counts, rows, batch_rows, args.generated)

@@ -135,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     thread_counts = args.threads or sorted({1, min(2, cores), cores})
     rows: list = []
     batch_rows: list = []
-    urdfs = args.urdf if args.urdf is not None else example_urdfs(tempfile.mkdtemp(prefix="bench_derivatives_"))
+    scratch = tempfile.TemporaryDirectory(prefix="bench_derivatives_")  # the Panda's file, removed with it
+    urdfs = args.urdf if args.urdf is not None else example_urdfs(scratch.name)
     cases = [(name, rd.load_robot(name), None) for name in args.robots]
     cases += [(f"{m.name} (file)", m, path) for path in urdfs for m in [rd.load_urdf(path)]]
     for name, model, path in cases:

@@ -123,8 +123,8 @@ void rd_world_poses(const rd_model *m, rd_work *w)
 }
 
 /* Every body's joint transform into w->E, w->r. With vector types the sines and cosines of four
- * bodies' angles at a time (the four-state instance's sin_cos, the one-state values lane by lane):
- * a third of the scalar polynomials' work (the joint transforms of the PUMA 560 86 -> ns). */
+ * bodies' angles at a time (the four-state instance's sin_cos, the one-state values lane by lane,
+ * the same bits): the PUMA 560's body poses 142 -> 128 ns in C. */
 static void joint_transforms(const rd_model *m, const double *q, rd_work *w)
 {
 #if RD_LANES == 4
