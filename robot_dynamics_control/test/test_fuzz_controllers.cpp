@@ -11,7 +11,7 @@
 //
 // Seeded and reproducible; each case draws from its own stream of the seed:
 //   RD_FUZZ_SEED    the seed (default 42)
-//   RD_FUZZ_BUDGET  steps per case, an action and an update each (default 2000: about 10 s for
+//   RD_FUZZ_BUDGET  steps per case, an action and an update each (default 3000: about 10 s for
 //                   the six cases on 2 cores)
 // A longer run, from another seed, of one controller:
 //   RD_FUZZ_SEED=7 RD_FUZZ_BUDGET=200000 build/robot_dynamics_control/test_fuzz_controllers
@@ -71,7 +71,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 struct Settings
 {
   uint64_t seed = 42;
-  long budget = 2000;
+  long budget = 3000;
 };
 
 Settings settings()
@@ -475,7 +475,7 @@ public:
   static constexpr Law kLaw = law_of<C>();
   /// Steps between two configurations (a configuration takes a large part of a second: the model's
   /// conversion).
-  static constexpr long kStepsPerConfiguration = 700;
+  static constexpr long kStepsPerConfiguration = 1500;
 
   Fuzzer(const std::string & controller, const Robot & robot, const Robot & other, uint64_t seed, long budget)
   : name_(controller), robot_(robot), other_(other), rng_(seed), budget_(budget), q_(robot.n()), qd_(robot.n())
@@ -548,12 +548,13 @@ private:
     values["joints"] = yaml(rclcpp::ParameterValue(joints));
     values["drivetrain"] = yaml(rclcpp::ParameterValue(robot_.drivetrain));
     if (kLaw == Law::pd) {
-      values["kp"] = "[" + format(rng_.log_uniform(10.0, 300.0)) + "]";
-      values["kd"] = "[" + format(rng_.log_uniform(1.0, 30.0)) + "]";
+      values["kp"] = yaml(rclcpp::ParameterValue(std::vector<double>{rng_.log_uniform(10.0, 300.0)}));
+      values["kd"] = yaml(rclcpp::ParameterValue(std::vector<double>{rng_.log_uniform(1.0, 30.0)}));
     }
-    if (rng_.chance(0.3)) {  // effort limits of the configuration, below the URDF's
+    if (rng_.chance(0.3)) {  // effort limits of the configuration (ordered as joints), below the URDF's
       std::vector<double> limits;
-      for (double e : robot_.effort) {
+      for (const auto & joint : joints) {
+        const double e = robot_.effort[static_cast<size_t>(robot_.index(joint))];
         limits.push_back(std::isfinite(e) ? rng_.uniform(0.1, 1.0) * e : rng_.uniform(1.0, 100.0));
       }
       values["effort_limits"] = yaml(rclcpp::ParameterValue(limits));
@@ -595,7 +596,8 @@ private:
         ++tally_["configurations"].second;
         h_ = std::make_unique<Harness<C>>(name_, file_->path(), robot_.urdf, chained);
         ++tally_["configurations"].first;
-        journal.add(step_, std::string("configured") + (chained ? " (chained)" : "") + ":" + flat);
+        configuration_ = std::string("configured") + (chained ? " (chained)" : "") + ":" + flat;
+        journal.add(step_, configuration_);
       } catch (const std::runtime_error & e) {
         journal.add(step_, std::string("configuration refused (") + e.what() + "):" + flat);
         if (baseline || attempt == 4) {
@@ -852,6 +854,7 @@ private:
     } catch (const std::exception & e) {
       journal.add(step_, line + " -> threw " + e.what());
       findings_.add("set_parameters threw", step_, e.what());
+      changed_ = true;  // set_parameters sets one after the other: those before the throw are set
       return;
     }
     for (size_t k = 0; k < results.size(); ++k) {
@@ -1114,10 +1117,11 @@ private:
         tick();
       }
       if (faulting(*h_->controller)) {
-        findings_.add("faulting on a sane state after a new activation", step_, "");
+        findings_.add("faulting on a sane state after a new activation", step_, configuration_);
       } else if (!latching_since_activation_) {
         findings_.add(
-          "a fault latched on a sane state with the configured parameters (cleared by an activation only)", step_, "");
+          "a fault latched on a sane state with the configured parameters (cleared by an activation only)", step_,
+          configuration_);
       }
     }
   }
@@ -1159,6 +1163,7 @@ private:
   long step_ = 0;
   double t_ = 1000.0;
   std::unique_ptr<ParamsFile> file_;
+  std::string configuration_;                  // the journal's line of the configuration in use
   std::unique_ptr<Harness<C>> h_;
   std::vector<ParamInfo> params_;
   std::vector<rclcpp::Parameter> configured_;  // the writable parameters as configured
