@@ -137,7 +137,9 @@ std::string ComputedTorqueController::set_trajectory(const trajectory_msgs::msg:
 
 void ComputedTorqueController::latch_hold()
 {
-  hold_ = core_.q;
+  for (int k = 0; k < core_.nq(); ++k) {  // within the joints' limits, whatever the state read
+    hold_[static_cast<size_t>(k)] = core_.clamp_position(k, core_.q[static_cast<size_t>(k)]);
+  }
   qr_ = hold_;
   std::fill(qdr_.begin(), qdr_.end(), 0.0);
   std::fill(qddr_.begin(), qddr_.end(), 0.0);

@@ -113,7 +113,9 @@ void PdGravityController::activate_reference()
 
 void PdGravityController::latch_hold()
 {
-  qr_ = core_.q;
+  for (int k = 0; k < core_.nq(); ++k) {  // within the joints' limits, whatever the state read
+    qr_[static_cast<size_t>(k)] = core_.clamp_position(k, core_.q[static_cast<size_t>(k)]);
+  }
   std::fill(qdr_.begin(), qdr_.end(), 0.0);
   std::fill(delta_.begin(), delta_.end(), 0.0);
   std::fill(goal_qd_.begin(), goal_qd_.end(), 0.0);

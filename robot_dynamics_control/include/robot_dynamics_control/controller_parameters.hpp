@@ -1,5 +1,5 @@
 // What the parameter server refuses for the controllers, beyond generate_parameter_library's
-// validators: a non-finite number anywhere, a per-joint array whose length is neither 1 nor the
+// validators: a non-finite number anywhere (or one of magnitude above 1e12), a per-joint array whose length is neither 1 nor the
 // number of joints, and a change of a read-only parameter once the controller is configured (ROS's
 // own read_only descriptor is lost where the controller manager declared the parameter first).
 #ifndef ROBOT_DYNAMICS_CONTROL__CONTROLLER_PARAMETERS_HPP_
@@ -27,6 +27,9 @@ public:
   /// "" or the reason `parameter` is refused, for a controller of `n` joints (0: not known yet, no
   /// length check) that is `configured` or not.
   std::string check(const rclcpp::Parameter & parameter, size_t n, bool configured) const;
+  /// Records the type of every parameter of `node` (after their declaration): a later value of
+  /// another type is refused (the generated callback would throw out of set_parameters).
+  void record_types(rclcpp_lifecycle::LifecycleNode & node);
   /// The on-set-parameters callback's answer: refused with the first reason.
   rcl_interfaces::msg::SetParametersResult on_set(
     const std::vector<rclcpp::Parameter> & parameters, size_t n, bool configured) const;
@@ -37,6 +40,7 @@ public:
 private:
   std::vector<std::pair<std::string, bool>> per_joint_;
   std::vector<std::string> read_only_;
+  std::vector<std::pair<std::string, rclcpp::ParameterType>> types_;
 };
 
 }  // namespace robot_dynamics_control

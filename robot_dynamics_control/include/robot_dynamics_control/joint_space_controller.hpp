@@ -55,6 +55,7 @@ public:
       return controller_interface::CallbackReturn::ERROR;
     }
     checks_ = ParameterChecks(per_joint_parameters(), read_only_parameters());
+    checks_.record_types(*this->get_node());
     on_set_ = this->get_node()->add_on_set_parameters_callback(
       [this](const std::vector<rclcpp::Parameter> & parameters) {
         return checks_.on_set(parameters, configured_ ? static_cast<size_t>(core_.n()) : 0, configured_);
