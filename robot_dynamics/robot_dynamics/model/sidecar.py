@@ -12,6 +12,8 @@ Format (every key optional; joints are matched by name)::
         gear_ratio: 62.6      # N = qm_dot / q_dot, so Ia = N^2 Jm (Khalil [7.29])
         # or directly, joint side:  armature: 0.78
         limits: {lower: -2.7, upper: 2.7, velocity: 3.0, effort: 97.6}
+    accepted_model_issues:    # issues of check_model known and meant: the loaders do not warn
+      link3: {triangle_inequality: "the published parameter set"}
 
 Other top-level sections (the drive train of geared mechanisms) are handed to the handlers
 registered in :data:`SECTION_HANDLERS`; an unknown section is an error naming the valid ones.
@@ -29,6 +31,7 @@ import numpy as np
 import yaml
 
 from ..errors import ModelError
+from .checks import ACCEPTED_KEY, accepted_issues
 from .robot_model import RobotModel
 
 __all__ = ["apply_sidecar", "read_yaml", "SECTION_HANDLERS", "JOINT_KEYS"]
@@ -189,7 +192,7 @@ def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, 
             names the field and the valid choices.
     """
     data = read_yaml(source, "drive-train YAML")
-    valid_sections = ["joints", *SECTION_HANDLERS]
+    valid_sections = ["joints", *SECTION_HANDLERS, ACCEPTED_KEY]
     for key in data:
         if key not in valid_sections:
             raise ModelError(f"Unknown section {key!r} in the drive-train YAML. Valid sections: {valid_sections}")
@@ -229,4 +232,6 @@ def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, 
     for key, handler in SECTION_HANDLERS.items():
         if key in data:
             new = handler(new, data[key], data)
+    if ACCEPTED_KEY in data:  # names checked against the model as the dynamics see it
+        new = new.replace(accepted_issues=accepted_issues(new, data[ACCEPTED_KEY]))
     return new
