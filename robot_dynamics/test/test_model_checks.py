@@ -1,6 +1,6 @@
 """The model checks (issue kinds massless_link, inertia_not_positive_definite, triangle_inequality,
 no_effort_limit): found on the bodies the dynamics use, warned of by every loader naming the
-link or joint, and declared accepted in the robot's YAML."""
+link or joint, declared accepted in the robot's YAML, and refused by `engine-model --strict`."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import robot_dynamics as rd
+from robot_dynamics.cli import main
 from robot_dynamics.errors import ModelError, ModelWarning, UnknownNameError
 from robot_dynamics.model import ISSUE_KINDS, check_model, share_directory
 
@@ -291,6 +292,78 @@ def test_khalils_general_robot_has_no_limits_and_loads_quietly():
     assert np.all(np.isinf(model.effort_limit))  # it has none to give: quiet by construction, not by luck
 
 
+# -- the command line --------------------------------------------------------------------------------
+
+@pytest.fixture
+def urdf_file(tmp_path):
+    def write(text: str) -> str:
+        path = tmp_path / "small.urdf"
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+    return write
+
+
+def test_engine_model_strict_refuses_in_one_last_line_naming_every_issue(urdf_file, capsys):
+    path = urdf_file(CASES["massless middle"][0].replace('effort="50" ', "", 1))  # also: shoulder unlimited
+    assert main(["engine-model", "--urdf", path, "--strict"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[-1].startswith("robot-dynamics engine-model: error: robot 'small' fails the model checks (2 issues): ")
+    assert "link 'upper' (moved by joint 'shoulder') has no mass" in lines[-1]
+    assert "joint 'shoulder' has no effort limit" in lines[-1]
+    assert "accepted_model_issues" in lines[-1] and "--allow-no-effort-limit" in lines[-1]
+
+
+def test_engine_model_allow_no_effort_limit_leaves_that_kind_out(urdf_file, capsys):
+    path = urdf_file(CASES["no effort"][0])
+    assert main(["engine-model", "--urdf", path, "--strict", "--allow-no-effort-limit"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and out.startswith("robot_dynamics-engine-model 1 small\n")
+    assert main(["engine-model", "--urdf", path, "--strict"]) == 2
+    assert "joint 'elbow' has no effort limit" in capsys.readouterr().err
+    path = urdf_file(CASES["massless middle"][0].replace('effort="50" ', "", 1))
+    assert main(["engine-model", "--urdf", path, "--strict", "--allow-no-effort-limit"]) == 2
+    err = capsys.readouterr().err
+    assert "(1 issue)" in err and "link 'upper'" in err and "effort" not in err.split("(1 issue)")[1]
+
+
+def test_engine_model_without_strict_warns_on_stderr_and_prints_the_model(urdf_file, capsys):
+    path = urdf_file(CASES["triangle"][0])
+    assert main(["engine-model", "--urdf", path]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("robot_dynamics-engine-model 1 small\n")
+    model, _ = _loaded_with_warnings(path)
+    (issue,) = check_model(model)
+    assert err.splitlines() == [f"robot-dynamics engine-model: warning: robot 'small': {issue.message}"]
+    assert CASES["triangle"][3] in err
+
+
+def test_engine_model_strict_takes_the_bundled_robots_with_their_declarations(capsys):
+    for name in BUNDLED:
+        assert main(["engine-model", "--robot", name, "--strict"]) == 0
+        out, err = capsys.readouterr()
+        assert err == "" and out.startswith(f"robot_dynamics-engine-model 1 {name}\n")
+
+
+def test_engine_model_strict_reads_declarations_from_the_drivetrain(urdf_file, tmp_path, capsys):
+    path = urdf_file(CASES["triangle"][0])
+    yaml_path = tmp_path / "small.yaml"
+    yaml_path.write_text("accepted_model_issues:\n  fore: {triangle_inequality: measured so}\n", encoding="utf-8")
+    assert main(["engine-model", "--urdf", path, "--drivetrain", str(yaml_path), "--strict"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_other_commands_print_one_warning_line_per_issue(urdf_file, capsys):
+    path = urdf_file(CASES["no effort"][0])
+    assert main(["torque", "--urdf", path, "--json"]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["robot-dynamics torque: warning: robot 'small': joint 'elbow' has no effort limit, so it "
+                                "is never saturated (<limit effort=...> in the URDF or joints.elbow.limits.effort in the "
+                                "drive-train YAML)"]
+
+
 def test_the_pumas_urdf_alone_warns_of_link3_whose_declaration_is_in_its_yaml():
     from robot_dynamics.model import robot_files
 
@@ -301,3 +374,17 @@ def test_the_pumas_urdf_alone_warns_of_link3_whose_declaration_is_in_its_yaml():
     _, caught = _loaded_with_warnings(urdf, drivetrain=yaml_path)
     assert caught == []
 
+
+def test_info_lists_the_issues_declared_ones_too(capsys):
+    import json
+
+    assert main(["info", "--robot", "puma560", "--json"]) == 0
+    out, err = capsys.readouterr()
+    (issue,) = json.loads(out)["model_issues"]
+    assert err == "" and (issue["kind"], issue["name"]) == ("triangle_inequality", "link3")
+    assert issue["accepted"].startswith("the forearm's published moments")
+    assert main(["info", "--robot", "puma560"]) == 0
+    text = capsys.readouterr().out
+    assert "model checks: 1 issue (1 declared accepted)\n  triangle_inequality: link 'link3': " in text
+    assert main(["info", "--robot", "rx90"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("model checks: no issues")
