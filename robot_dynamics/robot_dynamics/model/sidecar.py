@@ -87,6 +87,11 @@ def is_file(path: str | os.PathLike[str], what: str, expected: str) -> bool:
         raise ModelError(f"{what} not found: cannot look up the path {shown}: {reason}; expected the path of {expected}") from None
 
 
+#: The largest magnitude of a number in the YAML (a friction, an inertia, a ratio, a stiffness):
+#: anything beyond it is a typo, refused before it overflows a computation later.
+MAX_VALUE = 1e12
+
+
 def _number(value: Any, where: str, *, minimum: float | None = None, finite: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ModelError(f"{where}: expected a number, got {value!r}")
@@ -98,8 +103,8 @@ def _number(value: Any, where: str, *, minimum: float | None = None, finite: boo
         raise ModelError(f"{where}: NaN is not a valid value")
     if finite and not np.isfinite(v):
         raise ModelError(f"{where}: must be a finite number, got {v}")
-    if np.isfinite(v) and abs(v) > 1e12:
-        raise ModelError(f"{where}: {v:g} is beyond any physical value here (|x| <= 1e12)")
+    if np.isfinite(v) and abs(v) > MAX_VALUE:
+        raise ModelError(f"{where}: {v:g} is beyond any physical value here (|x| <= {MAX_VALUE:g})")
     if minimum is not None and v < minimum:
         raise ModelError(f"{where}: must be >= {minimum}, got {v}")
     return v
