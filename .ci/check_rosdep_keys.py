@@ -1,4 +1,4 @@
-"""Every dependency key of both package.xml files resolves in rosdep for Humble and for Jazzy.
+"""Every dependency key of every package.xml of the repository resolves in rosdep for Humble and for Jazzy.
 
 usage: python3 .ci/check_rosdep_keys.py ROSDISTRO   (a clone of github.com/ros/rosdistro)
 

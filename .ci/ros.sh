@@ -14,10 +14,11 @@
 # 3. A workspace as a user makes it: the repository copied whole into src/ (its tracked and
 #    untracked-but-not-ignored files, what a clone of the work tree holds), nothing beside it.
 # 4. `colcon build` and `colcon test` of every package of the repository (robot_dynamics_interfaces,
-#    robot_dynamics and, where the repository has it, robot_dynamics_control): the whole pytest
-#    suite with real rclpy, the rclpy node tests, the launch_testing tests of sim.launch.py and
-#    arm.launch.py (ros2_control), robot_state_publisher's /tf, rviz2's screenshot and the C++
-#    packages' ctest tests (gtest and pytest).
+#    robot_dynamics, robot_dynamics_control and robot_dynamics_bringup): the whole pytest suite with
+#    real rclpy, the rclpy node tests, the launch_testing tests of sim.launch.py and of the
+#    bring-up's arm.launch.py (ros2_control: the controllers, their switch, the stop behaviour, the
+#    limits, a hardware that cannot load, Ctrl-C), robot_state_publisher's /tf, rviz2's screenshot
+#    and the C++ packages' ctest tests (gtest, pytest and launch_testing).
 # Fails on any test failure; prints the time of each stage, the counts (per package: pytest's
 # build/<pkg>/pytest.xml and ctest's build/<pkg>/test_results/<pkg>/*.xml) and every skip reason.
 # RESULTS=<folder> also writes <folder>/skipped-<distro>.txt (test id<TAB>reason) for .ci/run.
@@ -120,7 +121,7 @@ else
 fi
 cd "$ws"
 # every package of the repository (colcon finds them under src/: robot_dynamics_interfaces,
-# robot_dynamics, robot_dynamics_control where the repository has it), in dependency order
+# robot_dynamics, robot_dynamics_control, robot_dynamics_bringup), in dependency order
 packages=$(colcon list --names-only | tr '\n' ' ')
 echo "packages: $packages"
 export MAKEFLAGS=${MAKEFLAGS:--j2}

@@ -2,8 +2,9 @@
 # ROS 2 checks that run without ROS 2 installed, in their own virtualenv (.ci-venv-ros/),
 # kept apart from the test environment because the typing packages shadow the real rclpy:
 #   1. the .srv files of robot_dynamics_interfaces: syntax and field types (pytest);
-#   2. colcon discovers both packages with their build types and dependencies, and the
-#      ament_python package installs launch/, rviz/, config/, urdf/ and the node executables;
+#   2. colcon discovers the packages with their build types and dependencies (the bring-up
+#      after the packages it launches), and the ament_python package installs launch/, rviz/,
+#      config/, urdf/ and the node executables;
 #   3. mypy type-checks robot_dynamics/ros against rclpy's sources (rclpy-intellisense), the
 #      standard message classes (common-interfaces-intellisense) and stubs generated from the
 #      real definitions of rcl_interfaces (rosbags' Humble store) and of our .srv files;
@@ -60,10 +61,19 @@ grep -q "^robot_dynamics_interfaces.*(ros.ament_cmake)" "$work/list.txt" \
   || { cat "$work/list.txt"; echo "robot_dynamics_interfaces is not discovered as ros.ament_cmake"; exit 1; }
 grep -q "^robot_dynamics	.*(ros.ament_python)" "$work/list.txt" \
   || { cat "$work/list.txt"; echo "robot_dynamics is not discovered as ros.ament_python"; exit 1; }
-# build order: the interfaces before the nodes that use them
+grep -q "^robot_dynamics_bringup	.*(ros.ament_cmake)" "$work/list.txt" \
+  || { cat "$work/list.txt"; echo "robot_dynamics_bringup is not discovered as ros.ament_cmake"; exit 1; }
+# build order: the interfaces before the nodes that use them; the bring-up (arm.launch.py and the
+# controllers' configuration) after the three packages it launches
 "$VENV/bin/colcon" list --base-paths . --topological-order --names-only | tr '\n' ' ' \
   | grep -q "robot_dynamics_interfaces robot_dynamics" \
   || { echo "colcon does not order robot_dynamics_interfaces before robot_dynamics"; exit 1; }
+"$VENV/bin/colcon" list --base-paths . --topological-order --names-only | tail -n 1 | grep -qx robot_dynamics_bringup \
+  || { echo "colcon does not order robot_dynamics_bringup after the packages it depends on"; exit 1; }
+# its CMake install (ament_cmake: built under ROS only, by .ci/ros.sh) puts both where ros2 launch looks
+{ grep -q "install(DIRECTORY launch config DESTINATION share/" robot_dynamics_bringup/CMakeLists.txt \
+    && [ -f robot_dynamics_bringup/launch/arm.launch.py ] && [ -f robot_dynamics_bringup/config/controllers.yaml ]; } \
+  || { echo "robot_dynamics_bringup does not install launch/arm.launch.py and config/controllers.yaml"; exit 1; }
 "$VENV/bin/colcon" --log-base "$work/log" build --base-paths robot_dynamics --build-base "$work/build" \
   --install-base "$work/install" > "$work/colcon.txt" 2>&1 \
   || { cat "$work/colcon.txt"; exit 1; }

@@ -1,11 +1,13 @@
 """The launch files, run without ROS: launch/launch_ros replaced by recording stand-ins.
 
 The stand-ins have the constructor signatures of launch and launch_ros (DeclareLaunchArgument,
-OpaqueFunction, RegisterEventHandler, OnProcessExit(target_action, on_exit), IfCondition,
-LaunchConfiguration.perform, Node(package, executable, name, parameters, arguments, condition),
-ParameterValue(value, value_type)); they record what the launch file builds so the nodes,
-parameters and files it starts can be checked. The real launch run is test_launch_sim.py
-(skipped without ROS 2).
+OpaqueFunction, RegisterEventHandler, OnProcessExit(target_action, on_exit),
+OnProcessIO(target_action, on_stdout, on_stderr), Shutdown(reason), TimerAction(period, actions),
+IfCondition, LaunchConfiguration.perform, Node(package, executable, name, parameters, arguments,
+condition), ParameterValue(value, value_type)); they record what the launch file builds so the
+nodes, parameters and files it starts can be checked. The launch files are this package's and
+robot_dynamics_bringup's arm.launch.py (read from the repository). The real launch runs are
+test_launch_sim.py and robot_dynamics_bringup's tests (skipped without ROS 2).
 """
 
 from __future__ import annotations
@@ -24,8 +26,16 @@ import yaml
 import robot_dynamics as rd
 from robot_dynamics.ros.launch_support import as_bool, dynamics_parameters, parse_vector, sim_parameters
 
+from repo_files import repository_file
+
 PKG = Path(__file__).resolve().parents[1]
 LAUNCH = PKG / "launch"
+BRINGUP = "robot_dynamics_bringup"
+
+
+def _launch_file(filename: str) -> Path:
+    """A launch file of this package, else of robot_dynamics_bringup (the repository's)."""
+    return LAUNCH / filename if (LAUNCH / filename).is_file() else repository_file(BRINGUP, "launch", filename)
 
 
 def _console_scripts() -> set[str]:
@@ -68,15 +78,18 @@ def _fake_modules(monkeypatch):
     mods["launch.actions"].DeclareLaunchArgument = type("DeclareLaunchArgument", (_Record,), {})
     mods["launch.actions"].OpaqueFunction = type("OpaqueFunction", (_Record,), {})
     mods["launch.actions"].RegisterEventHandler = type("RegisterEventHandler", (_Record,), {})
+    mods["launch.actions"].Shutdown = type("Shutdown", (_Record,), {})
+    mods["launch.actions"].TimerAction = type("TimerAction", (_Record,), {})
     mods["launch.event_handlers"].OnProcessExit = type("OnProcessExit", (_Record,), {})
+    mods["launch.event_handlers"].OnProcessIO = type("OnProcessIO", (_Record,), {})
     mods["launch.conditions"].IfCondition = type("IfCondition", (_Record,), {})
     mods["launch.substitutions"].LaunchConfiguration = _LaunchConfiguration
     mods["launch_ros.actions"].Node = type("Node", (_Record,), {})
     mods["launch_ros.parameter_descriptions"].ParameterValue = _ParameterValue
 
     def share(package):
-        assert package == "robot_dynamics", package
-        return str(PKG)
+        assert package in ("robot_dynamics", BRINGUP), package
+        return str(PKG) if package == "robot_dynamics" else str(repository_file(BRINGUP, "package.xml").parent)
 
     mods["ament_index_python.packages"].get_package_share_directory = share
     for name, mod in mods.items():
@@ -86,7 +99,7 @@ def _fake_modules(monkeypatch):
 def _run_launch(monkeypatch, filename, **arguments):
     """Execute a launch file: declared arguments (defaults overridden) -> the Node records."""
     _fake_modules(monkeypatch)
-    spec = importlib.util.spec_from_file_location(filename.replace(".", "_"), LAUNCH / filename)
+    spec = importlib.util.spec_from_file_location(filename.replace(".", "_"), _launch_file(filename))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     entities = module.generate_launch_description()
@@ -101,24 +114,31 @@ def _run_launch(monkeypatch, filename, **arguments):
     return declared, {n.kwargs.get("name") or n.kwargs["executable"]: n for n in nodes}, context
 
 
+#: the launch context the OnProcessExit handlers see: running, not shutting down
+RUNNING = types.SimpleNamespace(is_shutdown=False)
+
+
 def _started(actions):
     """The Node records among ``actions`` and those their OnProcessExit handlers start once the
-    processes they wait for have exited, in the order of the handlers."""
+    processes they wait for (spawners) have exited with code 0, in the order of the handlers."""
     nodes = [a for a in actions if type(a).__name__ == "Node"]
     for a in actions:
-        if type(a).__name__ == "RegisterEventHandler":
+        if type(a).__name__ == "RegisterEventHandler" and "on_exit" in a.args[0].kwargs:
             handler = a.args[0]
+            if handler.kwargs["target_action"].kwargs.get("executable") == "ros2_control_node":
+                continue  # its end ends the launch
             exited = types.SimpleNamespace(action=handler.kwargs["target_action"], returncode=0)
-            nodes += _started(handler.kwargs["on_exit"](exited, None) or [])
+            nodes += _started(handler.kwargs["on_exit"](exited, RUNNING) or [])
     return nodes
 
 
 def test_launch_files_parse_and_define_generate_launch_description():
-    for path in sorted(LAUNCH.glob("*.launch.py")):
+    for path in [*sorted(LAUNCH.glob("*.launch.py")), _launch_file("arm.launch.py")]:
         tree = ast.parse(path.read_text(), filename=str(path))
         names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         assert "generate_launch_description" in names, path.name
-    assert {p.name for p in LAUNCH.glob("*.launch.py")} >= {"sim.launch.py", "dynamics.launch.py"}
+    # the ros2_control bring-up needs robot_dynamics_control: it is robot_dynamics_bringup's
+    assert {p.name for p in LAUNCH.glob("*.launch.py")} == {"sim.launch.py", "dynamics.launch.py"}
 
 
 def test_sim_launch_starts_the_five_nodes_and_rviz(monkeypatch):
@@ -173,31 +193,120 @@ def test_sim_launch_rejects_bad_arguments_before_starting(monkeypatch, arguments
         _run_launch(monkeypatch, "sim.launch.py", **arguments)
 
 
-@pytest.mark.parametrize("arguments", [{"control": "node", "hardware": "topic"}, {}], ids=["node-topic", "defaults"])
-@pytest.mark.parametrize("last", [1, 0], ids=["effort-spawner-last", "broadcaster-spawner-last"])
-def test_arm_launch_starts_the_trajectory_node_once_every_spawner_has_exited(monkeypatch, arguments, last):
-    # The trajectory node begins its motion a fixed delay after its first /joint_states, which
-    # joint_state_broadcaster publishes before the commanding controller is active: started with
-    # the other nodes, its motion could run before the arm is commanded.
+def _arm_actions(monkeypatch, **arguments):
+    """arm.launch.py's actions for ``arguments`` (defaults otherwise): the Node records, the
+    OnProcessExit handlers (target, on_exit) and the OnProcessIO handlers."""
     _fake_modules(monkeypatch)
-    spec = importlib.util.spec_from_file_location("arm_launch_py", LAUNCH / "arm.launch.py")
+    spec = importlib.util.spec_from_file_location("arm_launch_py", _launch_file("arm.launch.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     entities = module.generate_launch_description()
     declared = {e.args[0]: e.kwargs["default_value"] for e in entities if type(e).__name__ == "DeclareLaunchArgument"}
-    context = types.SimpleNamespace(launch_configurations={**declared, "goal": "0.5,-0.4,0.3,0.2,-0.1,0.6", **arguments})
+    context = types.SimpleNamespace(launch_configurations={**declared, **arguments})
     actions = [a for e in entities if type(e).__name__ == "OpaqueFunction" for a in e.kwargs["function"](context)]
     nodes = [a for a in actions if type(a).__name__ == "Node"]
-    spawners = [n for n in nodes if n.kwargs["executable"] == "spawner"]
     handlers = [a.args[0] for a in actions if type(a).__name__ == "RegisterEventHandler"]
-    assert "trajectory" not in {n.kwargs.get("name") for n in nodes} and len(spawners) == 2
-    assert [h.kwargs["target_action"] for h in handlers] == spawners
-    # whichever spawner exits last starts it, and only then
-    first = handlers[1 - last]
-    assert first.kwargs["on_exit"](types.SimpleNamespace(action=first.kwargs["target_action"]), None) is None
-    started = handlers[last].kwargs["on_exit"](types.SimpleNamespace(action=handlers[last].kwargs["target_action"]), None)
-    assert [n.kwargs["name"] for n in started] == ["trajectory"]
-    assert started[0].kwargs["parameters"][1]["initial_goal"] == [0.5, -0.4, 0.3, 0.2, -0.1, 0.6]
+    exits = [h for h in handlers if type(h).__name__ == "OnProcessExit"]
+    io = [h for h in handlers if type(h).__name__ == "OnProcessIO"]
+    return module, nodes, exits, io
+
+
+@pytest.mark.parametrize("arguments, spawned", [({"control": "node", "hardware": "topic"}, 2), ({}, 3)],
+                         ids=["node-topic", "defaults"])
+def test_arm_launch_starts_the_trajectory_node_once_every_spawner_has_succeeded(monkeypatch, arguments, spawned):
+    # The trajectory node begins its motion a fixed delay after its first /joint_states, which
+    # joint_state_broadcaster publishes before the commanding controller is active: started with
+    # the other nodes, its motion could run before the arm is commanded.
+    for order in ([*range(spawned)], [*reversed(range(spawned))]):
+        _, nodes, exits, _ = _arm_actions(monkeypatch, goal="0.5,-0.4,0.3,0.2,-0.1,0.6", **arguments)
+        spawners = [n for n in nodes if n.kwargs["executable"] == "spawner"]
+        assert "trajectory" not in {n.kwargs.get("name") for n in nodes} and len(spawners) == spawned
+
+        def exit_in_turn(which):
+            """What the handlers of the spawners ``which`` start as those exit with code 0, in turn."""
+            started = []
+            for i in which:
+                event = types.SimpleNamespace(action=spawners[i], returncode=0)
+                for h in (h for h in exits if h.kwargs["target_action"] is spawners[i]):
+                    started += [a for a in (h.kwargs["on_exit"](event, RUNNING) or []) if type(a).__name__ == "Node"]
+            return started
+
+        # whichever spawner exits last starts it, and only then
+        assert exit_in_turn(order[:-1]) == []
+        started = exit_in_turn(order[-1:])
+        assert [n.kwargs["name"] for n in started] == ["trajectory"]
+        assert started[0].kwargs["parameters"][1]["initial_goal"] == [0.5, -0.4, 0.3, 0.2, -0.1, 0.6]
+
+
+def test_arm_launch_starts_nothing_after_a_failed_spawner_or_a_ctrl_c(monkeypatch):
+    for codes, context in (({0: 1}, RUNNING), ({}, types.SimpleNamespace(is_shutdown=True))):
+        _, nodes, exits, _ = _arm_actions(monkeypatch)
+        spawners = [n for n in nodes if n.kwargs["executable"] == "spawner"]
+        waiting = [h for h in exits if h.kwargs["target_action"] in spawners]
+        started = []
+        for i, spawner in enumerate(spawners):
+            event = types.SimpleNamespace(action=spawner, returncode=codes.get(i, 0))
+            for h in (h for h in waiting if h.kwargs["target_action"] is spawner):
+                try:
+                    out = h.kwargs["on_exit"](event, context)
+                except RuntimeError:
+                    continue
+                started += [a for a in (out or []) if type(a).__name__ in ("Node", "TimerAction", "OpaqueFunction")]
+        assert [a for a in started if type(a).__name__ == "Node"] == [], (codes, context)
+
+
+def _run_failure(action, context=RUNNING):
+    """Run what a failure handler returned (a TimerAction or an OpaqueFunction) as launch would."""
+    if type(action).__name__ == "TimerAction":
+        (action,) = action.kwargs["actions"]
+    return action.kwargs["function"](context)
+
+
+def test_arm_launch_fails_loudly_when_controller_manager_ends(monkeypatch):
+    module, nodes, exits, io = _arm_actions(monkeypatch, hardware="no_such_pkg/NoSuchSystem")
+    manager = next(n for n in nodes if n.kwargs["executable"] == "ros2_control_node")
+    (heard,) = [h for h in io if h.kwargs["target_action"] is manager]
+    said = (b"[INFO] [1.0] [controller_manager]: Subscribing to '~/robot_description'\n"
+            b"terminate called after throwing an instance of 'pluginlib::LibraryLoadException'\n"
+            b"  what():  According to the loaded plugin descriptions the class no_such_pkg/NoSuchSystem with base "
+            b"class type hardware_interface::SystemInterface does not exist.\n")
+    heard.kwargs["on_stderr"](types.SimpleNamespace(text=said))
+    (ended,) = [h for h in exits if h.kwargs["target_action"] is manager]
+    (failure,) = ended.kwargs["on_exit"](types.SimpleNamespace(action=manager, returncode=-6), RUNNING)
+    # the processes started beside it get the time to finish starting before they are stopped
+    assert type(failure).__name__ == "TimerAction" and 0 < failure.kwargs["period"] <= module.START_GRACE_S
+    with pytest.raises(module.BringupError) as error:
+        _run_failure(failure)
+    message = str(error.value)
+    assert message.startswith("controller_manager (ros2_control_node) ended (exit code -6, SIGABRT)")
+    assert "hardware plugin no_such_pkg/NoSuchSystem" in message
+    assert "controller_manager said: According to the loaded plugin descriptions the class " \
+           "no_such_pkg/NoSuchSystem" in message
+    assert _run_failure(failure, types.SimpleNamespace(is_shutdown=True)) is None  # Ctrl-C meanwhile: no error
+    # stopped by a SIGINT of its own: the launch ends, without an error
+    (stop,) = ended.kwargs["on_exit"](types.SimpleNamespace(action=manager, returncode=0), RUNNING)
+    assert type(stop).__name__ == "Shutdown"
+    # while the launch shuts down (Ctrl-C), its end is no failure
+    assert ended.kwargs["on_exit"](types.SimpleNamespace(action=manager, returncode=-2),
+                                   types.SimpleNamespace(is_shutdown=True)) is None
+
+
+def test_arm_launch_fails_loudly_when_a_spawner_fails(monkeypatch):
+    module, nodes, exits, io = _arm_actions(monkeypatch)
+    inactive = next(n for n in nodes if n.kwargs["executable"] == "spawner" and "--inactive" in n.kwargs["arguments"])
+    assert inactive.kwargs["arguments"][:2] == ["gravity_compensation_controller", "pd_gravity_controller"]
+    failures = []
+    for h in (h for h in exits if h.kwargs["target_action"] is inactive):
+        out = h.kwargs["on_exit"](types.SimpleNamespace(action=inactive, returncode=1), RUNNING)
+        failures += [a for a in (out or []) if type(a).__name__ in ("TimerAction", "OpaqueFunction")]
+    (failure,) = failures
+    with pytest.raises(module.BringupError, match=r"^the spawner of gravity_compensation_controller, "
+                                                  r"pd_gravity_controller ended \(exit code 1\)"):
+        _run_failure(failure)
+    # every spawner gives up, with an error, when no controller manager answers
+    for spawner in (n for n in nodes if n.kwargs["executable"] == "spawner"):
+        arguments = spawner.kwargs["arguments"]
+        assert arguments[arguments.index("--controller-manager-timeout") + 1] == "60"
 
 
 def test_dynamics_launch_beside_a_real_arm(monkeypatch, tmp_path):

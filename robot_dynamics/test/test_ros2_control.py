@@ -1,9 +1,10 @@
 """The ros2_control bring-up without ROS: the <ros2_control> block, the controller manager's
-YAML, `robot-dynamics ros2-control`, arm.launch.py's nodes and the simulator's JointState
-commands (what topic_based_ros2_control's TopicBasedSystem sends).
+YAML, `robot-dynamics ros2-control`, robot_dynamics_bringup's arm.launch.py and its
+config/controllers.yaml, and the simulator's JointState commands (what topic_based_ros2_control's
+TopicBasedSystem sends).
 
-The real run is test_launch_arm.py (controller_manager, the controllers and TopicBasedSystem
-built from source; skipped where the ROS 2 has no C++ stack).
+The real runs are robot_dynamics_bringup's tests (controller_manager, the controllers and
+TopicBasedSystem built from source).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from robot_dynamics.ros.launch_support import arm_parameters, parse_pairs, write
 from robot_dynamics.ros.motion import SimulatedPlant
 from robot_dynamics.ros.ros2_control import (
     HARDWARE,
+    IN_LOOP_CONTROLLERS,
+    UPDATE_RATE,
     JOINT_COMMANDS_TOPIC,
     JOINT_STATES_TOPIC,
     controllers_yaml,
@@ -35,6 +38,7 @@ from robot_dynamics.ros.ros2_control import (
     with_ros2_control,
 )
 
+from repo_files import repository_file
 from test_launch_files import PKG, _run_launch  # noqa: F401 - the recording launch stand-ins
 
 ROBOTS = rd.list_robots()
@@ -172,7 +176,9 @@ def test_cli_prints_the_block_the_yaml_and_writes_both(tmp_path):
     assert out.returncode == 0, out.stderr
     urdf, controllers = (tmp_path / p for p in out.stdout.split())
     assert urdf == tmp_path / "cfg" / "planar2_ros2_control.urdf" and has_ros2_control(urdf.read_text())
-    assert yaml.safe_load(controllers.read_text())["controller_manager"]["ros__parameters"]["update_rate"] == 250
+    # one rate for the command, the launch and the docs: 1 kHz, the rate of docs/ros2_control.md's measurements
+    assert yaml.safe_load(controllers.read_text())["controller_manager"]["ros__parameters"]["update_rate"] == UPDATE_RATE
+    assert UPDATE_RATE == 1000
     for args, message in ((["--hardware", "what"], "expected 'topic'"), (["--q", "1"], "--q: expected 2 values"),
                           (["--update-rate", "0"], "update_rate: expected an integer"),
                           (["--hardware-param", "novalue"], "--hardware-param: expected NAME=VALUE")):
@@ -192,8 +198,8 @@ def test_arm_parameters_bridge_the_simulator_through_topic_based_system():
     assert sim["command_type"] == "joint_state"
     assert sim["command_topic"] == JOINT_COMMANDS_TOPIC and sim["joint_states_topic"] == JOINT_STATES_TOPIC
     assert sim["initial_positions"] == [0.0, 0.1, 0.0, 0.0, 0.0, 0.0]
-    assert (sim["rate"], sim["substeps"]) == (500.0, 2)  # the controller manager's cycle, 1 ms RK4 steps
-    assert yaml.safe_load(p["controllers_yaml"])["controller_manager"]["ros__parameters"]["update_rate"] == 500
+    assert (sim["rate"], sim["substeps"]) == (1000.0, 1)  # the controller manager's cycle, 1 ms RK4 steps
+    assert yaml.safe_load(p["controllers_yaml"])["controller_manager"]["ros__parameters"]["update_rate"] == 1000
     slow = arm_parameters(str(PKG), robot="planar2", update_rate="30", hardware="topic")["simulator"][1]
     assert (slow["rate"], slow["substeps"]) == (30.0, 34)
     root = ET.fromstring(p["robot_description"]).find("ros2_control")
@@ -202,7 +208,8 @@ def test_arm_parameters_bridge_the_simulator_through_topic_based_system():
     assert p["controller"][1]["controller"] == "computed_torque"
     assert yaml.safe_load(p["controllers_yaml"])["effort_controller"]["ros__parameters"]["joints"] == list(model.joint_names)
     assert p["fixed_frame"] == ["base_link"]
-    assert p["spawners"] == [["joint_state_broadcaster"], ["effort_controller"]] and p["remappings"] == {}
+    assert p["spawners"] == [{"controllers": ["joint_state_broadcaster"], "active": True},
+                             {"controllers": ["effort_controller"], "active": True}] and p["remappings"] == {}
     assert p["controller_manager_remappings"] == [("~/robot_description", "/robot_description")]
     mock = arm_parameters(str(PKG), robot="planar2", hardware="mock")
     assert mock["simulator"] is None
@@ -248,17 +255,22 @@ def test_arm_launch_starts_controller_manager_spawners_and_our_nodes(monkeypatch
     declared, nodes, _ = _run_launch(monkeypatch, "arm.launch.py", goal="0.5,-0.4,0.3,0.2,-0.1,0.6",
                                      control="node", hardware="topic")
     assert declared["robot"] == "puma560" and declared["use_rviz"] == "true"
+    assert declared["update_rate"] == str(UPDATE_RATE)
     assert set(nodes) == {"robot_state_publisher", "ros2_control_node", "spawner_joint_state_broadcaster",
                           "spawner_effort_controller", "simulator", "controller", "trajectory", "dynamics", "rviz2"}
     cm = nodes["ros2_control_node"].kwargs
     assert (cm["package"], cm["executable"]) == ("controller_manager", "ros2_control_node")
     assert "name" not in cm  # a __node remap would rename the controllers' nodes of that process too
-    description, controllers = cm["parameters"]
+    description, generated, gains = cm["parameters"]
     assert has_ros2_control(description["robot_description"].value)
-    assert yaml.safe_load(Path(controllers).read_text())["controller_manager"]["ros__parameters"]["update_rate"] == 500
+    assert yaml.safe_load(Path(generated).read_text())["controller_manager"]["ros__parameters"]["update_rate"] == 1000
+    # the gains: robot_dynamics_bringup's config/controllers.yaml, read last
+    assert Path(gains) == repository_file("robot_dynamics_bringup", "config", "controllers.yaml")
+    assert declared["controllers_file"] == gains
     for name in ("joint_state_broadcaster", "effort_controller"):
         spawner = nodes[f"spawner_{name}"].kwargs
         assert spawner["executable"] == "spawner" and spawner["arguments"][0] == name
+        assert "--inactive" not in spawner["arguments"]
     sim = nodes["simulator"].kwargs["parameters"][1]
     assert sim["command_type"] == "joint_state" and sim["command_topic"] == JOINT_COMMANDS_TOPIC
     rsp = nodes["robot_state_publisher"].kwargs["parameters"][0]["robot_description"].value
@@ -322,28 +334,31 @@ def test_sim_block_names_the_in_process_hardware_with_its_drivetrain():
         hardware_plugin("simulated")
 
 
-def _ct_parameter_names() -> set[str]:
-    # the computed-torque controller's declared parameters (generate_parameter_library's YAML)
-    spec = PKG.parent / "robot_dynamics_control" / "src" / "computed_torque_controller.yaml"
-    return set(yaml.safe_load(spec.read_text())["computed_torque_controller"])
+def _declared_parameters(controller: str) -> set[str]:
+    """A controller's declared parameters (its generate_parameter_library YAML in robot_dynamics_control)."""
+    spec = repository_file("robot_dynamics_control", "src", f"{controller}.yaml")
+    return set(yaml.safe_load(spec.read_text())[controller])
 
 
-def test_controllers_yaml_in_loop_chains_the_trajectory_controller_in_front_of_computed_torque():
+def test_controllers_yaml_in_loop_declares_the_three_controllers_and_the_chain():
     model = rd.load_robot("puma560")
     description = with_ros2_control(model.description, ros2_control_block(model, "sim"))
     text = controllers_yaml(model, 500, control="in_loop", description=description, drivetrain="d.yaml")
     assert "&id" not in text and "*id" not in text  # rcl's parameter parser refuses YAML aliases
     data = yaml.safe_load(text)
     cm = data["controller_manager"]["ros__parameters"]
-    assert set(cm) == {"update_rate", "joint_state_broadcaster", "computed_torque_controller",
-                       "joint_trajectory_controller"}
-    assert cm["computed_torque_controller"]["type"] == "robot_dynamics_control/ComputedTorqueController"
+    assert set(cm) == {"update_rate", "joint_state_broadcaster", "gravity_compensation_controller",
+                       "pd_gravity_controller", "computed_torque_controller", "joint_trajectory_controller"}
+    for name, plugin in IN_LOOP_CONTROLLERS.values():
+        assert cm[name]["type"] == plugin
+        params = data[name]["ros__parameters"]
+        assert params["joints"] == list(model.joint_names)
+        assert params["robot_description"] == description  # the URDF text survives the YAML round trip
+        assert params["drivetrain"] == "d.yaml"
+        # what depends on the robot, no gain: those are config/controllers.yaml's
+        assert set(params) == {"joints", "robot_description", "drivetrain"}
+        assert set(params) <= _declared_parameters(name)
     assert cm["joint_trajectory_controller"]["type"] == "joint_trajectory_controller/JointTrajectoryController"
-    ct = data["computed_torque_controller"]["ros__parameters"]
-    assert ct["joints"] == list(model.joint_names)
-    assert ct["robot_description"] == description  # the URDF text survives the YAML round trip
-    assert ct["drivetrain"] == "d.yaml" and ct["friction_velocity"] == "desired"
-    assert set(ct) <= _ct_parameter_names()  # only parameters the controller declares
     jtc = data["joint_trajectory_controller"]["ros__parameters"]
     assert jtc["joints"] == list(model.joint_names)
     # its commands are the computed-torque controller's reference interfaces
@@ -353,21 +368,59 @@ def test_controllers_yaml_in_loop_chains_the_trajectory_controller_in_front_of_c
     assert all(jtc["constraints"][j]["goal"] > 0 for j in model.joint_names)
     with pytest.raises(InputError, match=r"control: expected one of \['in_loop', 'node'\]"):
         controllers_yaml(model, 500, control="inloop", description=description)
-    with pytest.raises(InputError, match="needs the URDF text"):
+    with pytest.raises(InputError, match="need the URDF text"):
         controllers_yaml(model, 500, control="in_loop")
+
+
+def test_the_bringup_config_holds_each_gain_once_and_only_parameters_the_controllers_declare():
+    """robot_dynamics_bringup's config/controllers.yaml: the gains and options, nothing the launch
+    generates (no rate, type, joint or description), every parameter one its controller declares."""
+    config = yaml.safe_load(repository_file("robot_dynamics_bringup", "config", "controllers.yaml").read_text())
+    assert "controller_manager" not in config  # update_rate and the types: the launch's
+    names = {name for name, _ in IN_LOOP_CONTROLLERS.values()}
+    assert set(config) == names | {"joint_trajectory_controller"}
+    generated = {"joints", "robot_description", "drivetrain", "command_joints", "command_interfaces",
+                 "state_interfaces"}
+    for name, body in config.items():
+        params = body["ros__parameters"]
+        assert not generated & set(params), name
+        if name in names:
+            assert set(params) <= _declared_parameters(name), name
+    # the controllers' gains: the only place they are written (controllers_yaml writes none)
+    assert config["computed_torque_controller"]["ros__parameters"]["omega"] == [20.0]
+    assert config["pd_gravity_controller"]["ros__parameters"]["kp"] and config["pd_gravity_controller"]["ros__parameters"]["kd"]
+    model = rd.load_robot("puma560")
+    text = controllers_yaml(model, control="in_loop", description=model.description)
+    assert "omega" not in text and "kp" not in text
+
+
+def test_a_controllers_file_that_sets_the_rate_or_cannot_be_read_is_refused(tmp_path):
+    rate = tmp_path / "rate.yaml"
+    rate.write_text("controller_manager:\n  ros__parameters:\n    update_rate: 100\n")
+    with pytest.raises(InputError, match="give it as the launch argument update_rate:="):
+        arm_parameters(str(PKG), robot="planar2", controllers_file=str(rate))
+    with pytest.raises(InputError, match="controllers_file: cannot read"):
+        arm_parameters(str(PKG), robot="planar2", controllers_file=str(tmp_path / "none.yaml"))
+    ok = tmp_path / "gains.yaml"
+    ok.write_text("pd_gravity_controller:\n  ros__parameters:\n    kp: [50.0]\n")
+    assert arm_parameters(str(PKG), robot="planar2", controllers_file=str(ok))["controllers_file"] == str(ok)
 
 
 def test_arm_parameters_default_to_in_loop_control_on_the_in_process_hardware():
     p = arm_parameters(str(PKG), robot="puma560", goal="0.5,-0.4,0.3,0.2,-0.1,0.6", initial_positions="0,0.1,0,0,0,0")
     root = ET.fromstring(p["robot_description"]).find("ros2_control")
     hw = root.find("hardware")
-    assert hw.findtext("plugin") == HARDWARE["sim"]
+    assert hw.findtext("plugin") == HARDWARE["sim"] == p["hardware_plugin"]
     assert _param(hw, "drivetrain").endswith("puma560_drivetrain.yaml")
-    assert _param(hw, "substeps") == "2"  # 500 Hz: 1 ms RK4 steps, as the simulator node's
+    assert _param(hw, "substeps") == "1"  # 1 kHz: 1 ms RK4 steps, as the simulator node's
     assert [float(_param(j.find("state_interface"), "initial_value")) for j in root.findall("joint")] == \
         [0.0, 0.1, 0.0, 0.0, 0.0, 0.0]
     assert p["simulator"] is None and p["controller"] is None
-    assert p["spawners"] == [["joint_state_broadcaster"], ["computed_torque_controller", "joint_trajectory_controller"]]
+    # every controller loaded, the chain of the computed-torque controller active
+    assert p["spawners"] == [
+        {"controllers": ["joint_state_broadcaster"], "active": True},
+        {"controllers": ["computed_torque_controller", "joint_trajectory_controller"], "active": True},
+        {"controllers": ["gravity_compensation_controller", "pd_gravity_controller"], "active": False}]
     assert p["remappings"] == {"trajectory": [("~/joint_trajectory", "/joint_trajectory_controller/joint_trajectory")]}
     data = yaml.safe_load(p["controllers_yaml"])
     assert data["computed_torque_controller"]["ros__parameters"]["robot_description"] == p["robot_description"]
@@ -382,18 +435,37 @@ def test_arm_parameters_default_to_in_loop_control_on_the_in_process_hardware():
         arm_parameters(str(PKG), robot="planar2", control="loop")
 
 
+@pytest.mark.parametrize("controller, active, inactive", [
+    ("gravity_compensation", ["gravity_compensation_controller"],
+     ["pd_gravity_controller", "computed_torque_controller", "joint_trajectory_controller"]),
+    ("pd_gravity", ["pd_gravity_controller"],
+     ["gravity_compensation_controller", "computed_torque_controller", "joint_trajectory_controller"]),
+])
+def test_arm_parameters_in_loop_start_the_chosen_controller_and_load_the_others_inactive(controller, active, inactive):
+    p = arm_parameters(str(PKG), robot="puma560", controller=controller)
+    assert p["spawners"][1:] == [{"controllers": active, "active": True}, {"controllers": inactive, "active": False}]
+    with pytest.raises(InputError, match=r"controller: with control:=in_loop expected one of "
+                                         r"\['gravity_compensation', 'pd_gravity', 'computed_torque'\], got 'lqr'"):
+        arm_parameters(str(PKG), robot="puma560", controller="lqr")
+    assert arm_parameters(str(PKG), robot="puma560", controller="lqr", control="node")["controller"][1]["controller"] == "lqr"
+
+
 def test_arm_launch_defaults_start_the_chain_and_no_controller_node(monkeypatch):
     declared, nodes, _ = _run_launch(monkeypatch, "arm.launch.py", goal="0.5,-0.4,0.3,0.2,-0.1,0.6")
-    assert (declared["control"], declared["hardware"]) == ("in_loop", "sim")
+    assert (declared["control"], declared["hardware"], declared["controller"]) == ("in_loop", "sim", "computed_torque")
     assert set(nodes) == {"robot_state_publisher", "ros2_control_node", "spawner_joint_state_broadcaster",
-                          "spawner_computed_torque_controller", "trajectory", "dynamics", "rviz2"}
+                          "spawner_computed_torque_controller", "spawner_gravity_compensation_controller",
+                          "trajectory", "dynamics", "rviz2"}
     chain = nodes["spawner_computed_torque_controller"].kwargs["arguments"]
     assert chain[:2] == ["computed_torque_controller", "joint_trajectory_controller"]  # activation order
+    others = nodes["spawner_gravity_compensation_controller"].kwargs["arguments"]
+    assert others[:3] == ["gravity_compensation_controller", "pd_gravity_controller", "--inactive"]
     cm = nodes["ros2_control_node"].kwargs
-    description, controllers = cm["parameters"]
+    description, generated, gains = cm["parameters"]
     root = ET.fromstring(description["robot_description"].value)
     assert root.find("ros2_control/hardware").findtext("plugin") == HARDWARE["sim"]
-    assert "computed_torque_controller" in yaml.safe_load(Path(controllers).read_text())
+    assert "computed_torque_controller" in yaml.safe_load(Path(generated).read_text())
+    assert "omega" in yaml.safe_load(Path(gains).read_text())["computed_torque_controller"]["ros__parameters"]
     assert nodes["trajectory"].kwargs["remappings"] == [("~/joint_trajectory",
                                                          "/joint_trajectory_controller/joint_trajectory")]
     assert "remappings" not in nodes["dynamics"].kwargs

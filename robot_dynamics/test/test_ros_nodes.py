@@ -465,6 +465,92 @@ def test_a_sigint_swallowed_by_a_message_conversion_is_a_clean_stop():
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+def test_a_second_sigint_at_any_point_of_the_stop_is_a_clean_stop():
+    """A terminal's Ctrl-C reaches every process of the group, and `ros2 launch` whose stdin is not
+    a terminal sends each its own SIGINT too: the second one lands while the node stops. It
+    must not leave a traceback (it did, from destroy_node: exit code -2), nor one that lands while
+    rclpy starts or the node is built. Each in a process of its own (after a SIGINT rclpy shuts
+    down the contexts of the process)."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    from robot_dynamics.ros.compat import localhost_only
+
+    script = textwrap.dedent("""
+        import os, signal, sys, time
+        from rclpy.node import Node
+        from robot_dynamics.ros import node_common
+        from robot_dynamics.ros.node_common import run
+
+        WHERE = sys.argv[1]
+
+        def interrupt():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.3)  # the handler runs here
+
+        class Stopping(Node):
+            def __init__(self):
+                if WHERE == "build":
+                    interrupt()
+                super().__init__("stopping")
+                self.create_timer(0.05, interrupt)  # spin: the first SIGINT
+
+            def destroy_node(self):
+                interrupt()  # the second, while the node is destroyed
+                return super().destroy_node()
+
+        if WHERE == "init":
+            init = node_common.rclpy.init
+
+            def interrupted_init(*args, **kwargs):
+                init(*args, **kwargs)
+                interrupt()
+            node_common.rclpy.init = interrupted_init
+        sys.exit(run(Stopping, []))
+    """)
+    for where in ("spin", "build", "init"):
+        done = subprocess.run([sys.executable, "-c", script, where], capture_output=True, text=True, timeout=60,
+                              cwd=Path(__file__).resolve().parents[1], env={**os.environ, **localhost_only()})
+        assert done.returncode == 0, (where, done.stderr[-2000:])
+        assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, (where, done.stderr[-2000:])
+
+
+@pytest.mark.parametrize("node", ["dynamics", "trajectory", "controller", "simulator"])
+def test_every_node_stops_cleanly_on_a_terminals_ctrl_c(tmp_path, node):
+    """The console script's process (the module run as ``ros2 run`` runs it) gets SIGINT twice, 0.1
+    s apart, once it runs: exit code 0, no traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from robot_dynamics.ros.compat import localhost_only
+
+    env = dict(os.environ, **localhost_only(),
+               PYTHONPATH=os.pathsep.join([str(Path(rd.__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, "-u", "-m", f"robot_dynamics.ros.{node}_node", "--ros-args", "-p",
+                             "robot:=puma560"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True, cwd=tmp_path, env=env)
+    try:
+        # its first log line: the node is built and spinning (DDS may print before)
+        first = ""
+        while "[INFO]" not in first and proc.poll() is None:
+            first += proc.stdout.readline()
+        assert "[INFO]" in first, first
+        for _ in range(2):
+            os.killpg(proc.pid, signal.SIGINT)
+            time.sleep(0.1)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, first + out
+    assert "Traceback" not in out and "KeyboardInterrupt" not in out, out
+
+
 # -- what differs between Humble and Jazzy (robot_dynamics.ros.compat) ----------------------------
 def test_the_running_distribution_is_known_and_its_differences_hold(ros):
     """rclpy declares its own parameters beside ours (Jazzy: start_type_description_service too)

@@ -1,6 +1,6 @@
 """``ros2-control``: the robot's URDF with a ``<ros2_control>`` block, and the controller
-manager's YAML, for bringing the arm up through ros2_control (launch/arm.launch.py does the
-same at launch). ``engine-model``: the robot as the engine's text form, which the ros2_control
+manager's YAML, for bringing the arm up through ros2_control (robot_dynamics_bringup's
+launch/arm.launch.py does the same at launch). ``engine-model``: the robot as the engine's text form, which the ros2_control
 plugins of robot_dynamics_control load (they run this command once, at configuration)."""
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from ._common import CommonOptions, _pairs, emit, load_model, output_dir, state_
 
 
 def register(sub: Any, parents: CommonOptions) -> None:
+    from ..ros.ros2_control import UPDATE_RATE  # numpy and PyYAML, which the CLI has loaded already
+
     p = sub.add_parser(
         "ros2-control", parents=[parents.robot, parents.json, parents.out],
         help="the URDF with a <ros2_control> block (effort commands; position, velocity, effort states) "
@@ -23,16 +25,19 @@ def register(sub: Any, parents: CommonOptions) -> None:
                         "topic (a simulator through topic_based_ros2_control/TopicBasedSystem), "
                         "mock (mock_components/GenericSystem) or a vendor's plugin as package/Class")
     p.add_argument("--control", default="in_loop",
-                   help="in_loop (robot_dynamics_control's computed-torque controller in the controller manager, "
-                        "joint_trajectory_controller chained in front; default) or node (our Python controller "
+                   help="in_loop (robot_dynamics_control's three controllers in the controller manager, "
+                        "joint_trajectory_controller chained in front of the computed-torque one; default) or node (our Python controller "
                         "node commanding a JointGroupEffortController)")
     p.add_argument("--hardware-param", action="append", default=[], metavar="NAME=VALUE",
                    help="a <param> of the hardware (repeatable)")
     p.add_argument("--q", help="initial positions of the position state interfaces (comma list, joint order)")
-    p.add_argument("--update-rate", type=int, default=250, help="controller_manager's rate [Hz] (default 250)")
+    p.add_argument("--update-rate", type=int, default=UPDATE_RATE,
+                   help=f"controller_manager's rate [Hz] (default {UPDATE_RATE}, as arm.launch.py's)")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--block-only", action="store_true", help="print only the <ros2_control> element")
-    what.add_argument("--controllers", action="store_true", help="print the controller manager's YAML instead")
+    what.add_argument("--controllers", action="store_true",
+                      help="print the controller manager's YAML instead (what depends on the robot; the gains: "
+                           "robot_dynamics_bringup's config/controllers.yaml)")
     p.set_defaults(func=run_ros2_control)
 
     e = sub.add_parser(

@@ -107,7 +107,7 @@ class ControllerNode(Node):
 
 def main(args: list[str] | None = None) -> None:
     """Console script ``controller`` (``ros2 run robot_dynamics controller``)."""
-    raise SystemExit(run(ControllerNode, args))
+    raise SystemExit(run(ControllerNode, args, exit_after=True))
 
 
 if __name__ == "__main__":

@@ -125,7 +125,7 @@ class DynamicsNode(Node):
 
 def main(args: list[str] | None = None) -> None:
     """Console script ``dynamics`` (``ros2 run robot_dynamics dynamics``)."""
-    raise SystemExit(run(DynamicsNode, args))
+    raise SystemExit(run(DynamicsNode, args, exit_after=True))
 
 
 if __name__ == "__main__":

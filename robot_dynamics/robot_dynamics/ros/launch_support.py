@@ -1,15 +1,17 @@
 """What the launch files compute, without the launch packages: robot text and node parameters.
 
-``launch/sim.launch.py`` and ``launch/dynamics.launch.py`` call these functions from an
-OpaqueFunction with the launch arguments as plain strings, so a bad argument (unknown robot or
-controller, a goal of the wrong length) stops the launch with one clear message before any
-node starts, and the logic is tested without ROS.
+``launch/sim.launch.py``, ``launch/dynamics.launch.py`` and robot_dynamics_bringup's
+``launch/arm.launch.py`` call these functions from an OpaqueFunction with the launch arguments
+as plain strings, so a bad argument (unknown robot or controller, a goal of the wrong length)
+stops the launch with one clear message before any node starts, and the logic is tested
+without ROS.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import signal
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -21,9 +23,11 @@ from .params import validate
 from .ros2_control import (
     COMPUTED_TORQUE_CONTROLLER,
     CONTROL,
+    IN_LOOP_CONTROLLERS,
     JOINT_COMMANDS_TOPIC,
     JOINT_STATES_TOPIC,
     TRAJECTORY_CONTROLLER,
+    UPDATE_RATE,
     controllers_yaml,
     has_ros2_control,
     ros2_control_block,
@@ -32,7 +36,8 @@ from .ros2_control import (
 
 __all__ = ["robot_description", "parse_vector", "sim_parameters", "arm_parameters", "dynamics_parameters",
            "as_bool", "parse_pairs", "write_parameter_file", "text_parameters", "node_actions", "rviz_action",
-           "state_publisher_action", "LAUNCH_ARGUMENTS", "declare_arguments", "argument_values"]
+           "state_publisher_action", "LAUNCH_ARGUMENTS", "declare_arguments", "argument_values", "spawner_arguments",
+           "exit_message", "HARDWARE_NOT_LOADED"]
 
 
 def as_bool(text: str) -> bool:
@@ -107,8 +112,9 @@ def rviz_action(node: Any, params: dict[str, Any], config: str, condition: Any) 
                 arguments=["-d", config, "-f", params["fixed_frame"][0]], condition=condition)
 
 
-# Every argument of sim.launch.py and arm.launch.py: name -> (default, description); "{share}"
-# in a default is the package's share folder.
+# Every argument of sim.launch.py and robot_dynamics_bringup's arm.launch.py: name -> (default,
+# description); "{share}" in a default is robot_dynamics' share folder, "{bringup}"
+# robot_dynamics_bringup's.
 LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
     "robot": ("puma560", "Bundled robot: planar2, puma560, rx90, iiwa14, three_dof_geared"),
     "urdf": ("", "URDF/xacro file instead of a bundled robot"),
@@ -122,8 +128,14 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
                         "topic (our simulator node through TopicBasedSystem), mock (mock_components/GenericSystem), "
                         "urdf (the URDF's own <ros2_control> block) or a vendor's plugin package/Class"),
     "hardware_params": ("", "name=value pairs for the hardware plugin, separated by commas"),
-    "update_rate": ("500", "controller_manager's rate [Hz] (and the simulated hardware's)"),
-    "controller": ("computed_torque", "pid, pd_gravity, computed_torque, lqr, task_pid, task_computed_torque"),
+    "update_rate": (str(UPDATE_RATE), "controller_manager's rate [Hz] (and the simulated hardware's)"),
+    "controller": ("computed_torque", "sim.launch.py and control:=node: our controller node's law (pid, pd_gravity, "
+                                      "computed_torque, lqr, task_pid, task_computed_torque); control:=in_loop: the "
+                                      "controller active at start (gravity_compensation, pd_gravity, computed_torque; "
+                                      "the other two are loaded inactive)"),
+    "controllers_file": ("{bringup}/config/controllers.yaml",
+                         "The controllers' gains and options (a copy of robot_dynamics_bringup's config/controllers.yaml "
+                         "with your arm's values)"),
     "goal": ("", "Goal positions (comma list, model joint order) to move to after start"),
     "initial_positions": ("", "Initial positions of the simulated arm (comma list)"),
     "use_rviz": ("true", "Start rviz2"),
@@ -133,10 +145,11 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
 }
 
 
-def declare_arguments(declare: Any, share: str, names: tuple[str, ...]) -> list[Any]:
+def declare_arguments(declare: Any, share: str, names: tuple[str, ...], bringup: str = "") -> list[Any]:
     """``declare`` (launch's DeclareLaunchArgument, passed in) of each of ``names`` from
-    :data:`LAUNCH_ARGUMENTS`."""
-    return [declare(n, default_value=LAUNCH_ARGUMENTS[n][0].replace("{share}", share),
+    :data:`LAUNCH_ARGUMENTS`; ``share`` and ``bringup``: the share folders of robot_dynamics and
+    robot_dynamics_bringup."""
+    return [declare(n, default_value=LAUNCH_ARGUMENTS[n][0].replace("{share}", share).replace("{bringup}", bringup),
                     description=LAUNCH_ARGUMENTS[n][1]) for n in names]
 
 
@@ -225,10 +238,11 @@ def arm_parameters(
     controller: str = "computed_torque",
     goal: str = "",
     initial_positions: str = "",
-    update_rate: str = "500",
+    update_rate: str = str(UPDATE_RATE),
     control: str = LAUNCH_ARGUMENTS["control"][0],
+    controllers_file: str = "",
 ) -> dict[str, Any]:
-    """What arm.launch.py starts: the arm brought up through ros2_control.
+    """What robot_dynamics_bringup's arm.launch.py starts: the arm brought up through ros2_control.
 
     ``hardware``: ``sim`` (robot_dynamics_control's SimulatedSystem: the arm's dynamics integrated
     inside controller_manager's cycle, 1 ms RK4 steps at most), ``topic`` (the simulator node
@@ -237,35 +251,49 @@ def arm_parameters(
     ``package/Class`` (block generated for it); ``hardware_params``: ``name=value`` pairs for the
     plugin (they override the generated ones).
 
-    ``control``: ``in_loop`` (the computed-torque controller plugin inside controller_manager,
-    joint_trajectory_controller chained in front of it; the trajectory node's plans go to
-    joint_trajectory_controller, ``controller`` is not used) or ``node`` (the controller node
-    ``controller`` commanding effort_controllers/JointGroupEffortController).
+    ``control``: ``in_loop`` (robot_dynamics_control's three controllers loaded into
+    controller_manager, ``controller`` the one active at start: ``gravity_compensation``,
+    ``pd_gravity`` or ``computed_torque``, with joint_trajectory_controller chained in front of it,
+    which takes the trajectory node's plans; the other two inactive) or ``node`` (the controller
+    node ``controller`` commanding effort_controllers/JointGroupEffortController).
+
+    ``controllers_file``: the controllers' gains and options (robot_dynamics_bringup's
+    ``config/controllers.yaml`` or a copy), read after the generated YAML; "" : none.
 
     Returns:
-        ``{"robot_description": URDF text with its <ros2_control> block, "controllers_yaml":
-        the controller manager's YAML text, "spawners": the controllers to spawn, one list per
-        spawner (a chain in its activation order), "controller_manager_remappings": remap pairs
-        of ros2_control_node (its ``~/robot_description`` topic, which Jazzy's reads, to
-        robot_state_publisher's), "remappings": per node of ours, its remap pairs, "simulator"
-        and "controller": parameter lists or None (not started), "trajectory"/"dynamics"/
-        "robot_state_publisher": parameter lists as in :func:`sim_parameters`, "fixed_frame":
-        [base link]}``.
+        ``{"robot_description": URDF text with its <ros2_control> block, "hardware_plugin": the
+        plugin of that block, "controllers_yaml": the controller manager's YAML text (what depends
+        on the robot), "controllers_file": ``controllers_file``, "spawners": the spawners to run,
+        each ``{"controllers": [names, a chain in its activation order], "active": bool}``,
+        "controller_manager_remappings": remap pairs of ros2_control_node (its
+        ``~/robot_description`` topic, which Jazzy's reads, to robot_state_publisher's),
+        "remappings": per node of ours, its remap pairs, "simulator" and "controller": parameter
+        lists or None (not started), "trajectory"/"dynamics"/"robot_state_publisher": parameter
+        lists as in :func:`sim_parameters`, "fixed_frame": [base link]}``.
 
     Raises:
         RobotDynamicsError subclasses: unknown robot/controller/hardware/control, a URDF without
-        (with) a ros2_control block for hardware urdf (for the others), a bad goal or rate.
+        (with) a ros2_control block for hardware urdf (for the others), a bad goal or rate, a
+        controllers file that cannot be read or sets the rate.
     """
-    description, drivetrain = robot_description(robot, urdf, drivetrain)
-    params, model, q0 = _node_parameters(share, description, drivetrain, controller, goal, initial_positions)
     rate, mode = _rate_and_control(update_rate, control)
+    if mode == "in_loop" and controller not in IN_LOOP_CONTROLLERS:
+        raise InputError(f"controller: with control:=in_loop expected one of {list(IN_LOOP_CONTROLLERS)}, "
+                         f"got {controller!r}")
+    description, drivetrain = robot_description(robot, urdf, drivetrain)
+    # in the loop the controller node is not started: its parameters are checked with its default law
+    node_law = controller if mode == "node" else LAUNCH_ARGUMENTS["controller"][0]
+    params, model, q0 = _node_parameters(share, description, drivetrain, node_law, goal, initial_positions)
+    _check_controllers_file(controllers_file)
     hw = str(hardware).strip()
     # 1 ms RK4 steps at most, for the simulator node and the in-process plant alike
     substeps = max(1, math.ceil(1000.0 / rate)) if rate > 0 else 1
     full = _with_hardware(description, model, hw, hardware_params, substeps, q0, drivetrain)
     out: dict[str, Any] = {
         "robot_description": full,
+        "hardware_plugin": _plugin_of(full),
         "controllers_yaml": controllers_yaml(model, rate, control=mode, description=full, drivetrain=drivetrain),
+        "controllers_file": str(controllers_file),
         "robot_state_publisher": [{"robot_description": full}],
         "fixed_frame": params["fixed_frame"],
         "simulator": None,
@@ -274,7 +302,7 @@ def arm_parameters(
         # in the loop, the trajectory node's plans go to joint_trajectory_controller
         "remappings": {} if mode == "node" else
         {"trajectory": [("~/joint_trajectory", f"/{TRAJECTORY_CONTROLLER}/joint_trajectory")]},
-        "spawners": _spawners(mode),
+        "spawners": _spawners(mode, controller),
     }
     for node in ("trajectory", "dynamics"):
         out[node] = params[node]
@@ -296,13 +324,111 @@ def _rate_and_control(update_rate: str, control: str) -> tuple[int, str]:
     return rate, mode
 
 
-def _spawners(mode: str) -> list[list[str]]:
-    """The controllers to spawn for control ``mode``, one list per spawner."""
+def _chain(controller: str) -> list[str]:
+    """The controllers that run as ``controller`` (a key of IN_LOOP_CONTROLLERS), in their
+    activation order: joint_trajectory_controller after the computed-torque controller, whose
+    reference interfaces it claims."""
+    name = IN_LOOP_CONTROLLERS[controller][0]
+    return [name, TRAJECTORY_CONTROLLER] if name == COMPUTED_TORQUE_CONTROLLER else [name]
+
+
+def _spawners(mode: str, controller: str) -> list[dict[str, Any]]:
+    """The spawners for control ``mode``: ``{"controllers": [...], "active": bool}`` each."""
     if mode == "node":
-        return [["joint_state_broadcaster"], ["effort_controller"]]
-    # the chain in its activation order: the computed-torque controller first, then
-    # joint_trajectory_controller, which claims its reference interfaces
-    return [["joint_state_broadcaster"], [COMPUTED_TORQUE_CONTROLLER, TRAJECTORY_CONTROLLER]]
+        return [{"controllers": ["joint_state_broadcaster"], "active": True},
+                {"controllers": ["effort_controller"], "active": True}]
+    # every controller of ours loaded, one chain active: one switch_controllers call changes it
+    others = [c for k in IN_LOOP_CONTROLLERS if k != controller for c in _chain(k)]
+    return [{"controllers": ["joint_state_broadcaster"], "active": True},
+            {"controllers": _chain(controller), "active": True},
+            {"controllers": others, "active": False}]
+
+
+#: Seconds a spawner waits for controller_manager's services before it gives up with an error.
+SPAWNER_TIMEOUT_S = 60
+
+
+def spawner_arguments(spawner: dict[str, Any]) -> list[str]:
+    """The command line of controller_manager's spawner for one entry of arm_parameters'
+    ``spawners``: its controllers, ``--inactive`` (loaded and configured, not activated), and a
+    timeout so that it ends, with an error, when no controller manager answers."""
+    return [*spawner["controllers"], *([] if spawner["active"] else ["--inactive"]),
+            "--controller-manager", "/controller_manager",
+            "--controller-manager-timeout", str(SPAWNER_TIMEOUT_S)]
+
+
+def exit_message(process: str, returncode: int | None, manager_output: list[str], hardware_plugin: str) -> str:
+    """The error arm.launch.py stops with when ``process`` ends while the arm is brought up:
+    controller_manager (``ros2_control_node``), which must never end, or a spawner that failed.
+
+    ``returncode``: the process's exit code (negative: the signal that ended it); None: it runs
+    on without its hardware (ros2_control 4, Jazzy: "Could not load and initialize hardware").
+    ``manager_output``: the lines controller_manager printed, whose errors (rclcpp's [ERROR] and
+    [FATAL] lines, a C++ exception's ``what()``) are the cause; ``hardware_plugin``: the plugin
+    of the URDF's ``<ros2_control>`` block.
+    """
+    if returncode is None:
+        how = "could not load its hardware"
+    else:
+        how = f"ended (exit code {returncode}"
+        if returncode < 0:
+            try:
+                how += f", {signal.Signals(-returncode).name}"
+            except ValueError:
+                pass
+        how += ")"
+    causes = [line for line in (_cause(text) for text in manager_output) if line]
+    said = "; controller_manager said: " + " | ".join(dict.fromkeys(causes[-3:])) if causes else ""
+    plugin = f" (hardware plugin {hardware_plugin})" if hardware_plugin else ""
+    return f"{process} {how}: the arm is not up{plugin}{said}"
+
+
+#: What controller_manager of ros2_control 4 (Jazzy) prints when its hardware does not load; it
+#: then runs on, waiting for another robot description, and never serves its controllers.
+HARDWARE_NOT_LOADED = "Could not load and initialize hardware"
+
+
+def _cause(line: str) -> str:
+    """An error line of controller_manager's output, without rcutils' severity and time stamp
+    ("" for any other line)."""
+    text = line.strip()
+    if "what():" in text:
+        return text[text.index("what():") + len("what():"):].strip()[:400]
+    for severity in ("[ERROR]", "[FATAL]"):
+        if text.startswith(severity):
+            # "[ERROR] [1712345678.123] [controller_manager]: message" -> "controller_manager: message"
+            rest = text[len(severity):].strip()
+            if rest.startswith("[") and "] " in rest:
+                rest = rest[rest.index("] ") + 2:]
+            return rest.replace("[", "", 1).replace("]", "", 1)[:400] if rest.startswith("[") else rest[:400]
+    return ""
+
+
+def _check_controllers_file(path: str) -> None:
+    """InputError unless ``path`` ("" : none) is a readable parameters YAML that leaves the rate to
+    the launch (update_rate:=, which the simulated hardware's steps follow too)."""
+    if not path:
+        return
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(f"controllers_file: cannot read {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"controllers_file: {path} is not a parameters YAML (node: ros__parameters: ...)")
+    manager = (data.get("controller_manager") or {}).get("ros__parameters") or {}
+    if "update_rate" in manager:
+        raise InputError(f"controllers_file: {path} sets controller_manager's update_rate; give it as the launch "
+                         "argument update_rate:= instead")
+
+
+def _plugin_of(description: str) -> str:
+    """The hardware plugin named by the ``<ros2_control>`` block of ``description`` ("" : none)."""
+    import xml.etree.ElementTree as ET
+
+    found = ET.fromstring(description).find("ros2_control/hardware/plugin")
+    return (found.text or "").strip() if found is not None else ""
 
 
 def _with_hardware(description: str, model: Any, hw: str, hardware_params: str, substeps: int, q0: list[float],

@@ -4,9 +4,11 @@
         --timing-log /path/timing.csv --command-log /path/commands.csv [--nodes arm|loop] \
         [--robot puma560] [--node-rate HZ] [--cycles N]
 
-One launch service in this process, stopped by SIGINT (Ctrl-C), brings up what ``arm.launch.py
-control:=<control> hardware:=sim update_rate:=<rate> use_rviz:=false`` does, from the same
-parameters (:func:`robot_dynamics.ros.launch_support.arm_parameters`), plus:
+One launch service in this process, stopped by SIGINT (Ctrl-C), brings up what robot_dynamics_bringup's
+``arm.launch.py control:=<control> hardware:=sim update_rate:=<rate> use_rviz:=false`` does, from
+the same parameters (:func:`robot_dynamics.ros.launch_support.arm_parameters`, the gains of
+robot_dynamics_bringup's ``config/controllers.yaml`` where that package is installed), only the
+controllers that run (none loaded inactive), plus:
 
 - the simulated hardware's timing log (``timing_log``, ``timing_log_cycles`` hardware
   parameters): per cycle the steady-clock times of read() and write(), the ROS time given to
@@ -34,6 +36,7 @@ from ..errors import RobotDynamicsError
 from .launch_support import (
     arm_parameters,
     node_actions,
+    spawner_arguments,
     state_publisher_action,
     text_parameters,
     write_parameter_file,
@@ -78,19 +81,22 @@ def launch_description(
             raise InputError(f"{what}: a path without commas, got {path!r}")
     share = get_package_share_directory("robot_dynamics")
     params = arm_parameters(share, robot=robot, control=control, hardware="sim", update_rate=str(rate),
-                            hardware_params=f"timing_log={timing_log},timing_log_cycles={cycles}")
+                            hardware_params=f"timing_log={timing_log},timing_log_cycles={cycles}",
+                            controllers_file=_bringup_gains())
     controllers_file = write_parameter_file(params["controllers_yaml"], "ros2_controllers.yaml")
+    spawners = [s for s in params["spawners"] if s["active"]]
     actions: list[Any] = [SetLaunchConfiguration("sigterm_timeout", str(STOP_TIMEOUT_S))]
     if nodes == "arm":
         actions.append(state_publisher_action(Node, ParameterValue, params))
     actions.append(Node(
         package="controller_manager", executable="ros2_control_node", output="screen",
-        parameters=text_parameters([{"robot_description": params["robot_description"]}, controllers_file],
+        parameters=text_parameters([{"robot_description": params["robot_description"]}, controllers_file,
+                                    *([params["controllers_file"]] if params["controllers_file"] else [])],
                                    ParameterValue),
         remappings=params["controller_manager_remappings"]))
-    actions += [Node(package="controller_manager", executable="spawner", name=f"spawner_{chain[0]}",
-                     output="screen", arguments=[*chain, "--controller-manager", "/controller_manager"])
-                for chain in params["spawners"]]
+    actions += [Node(package="controller_manager", executable="spawner", name=f"spawner_{s['controllers'][0]}",
+                     output="screen", arguments=spawner_arguments(s))
+                for s in spawners]
     ours: tuple[str, ...] = ()
     if control == "node":
         if not command_log:
@@ -102,7 +108,20 @@ def launch_description(
     if nodes == "arm":
         ours += ("trajectory", "dynamics")
     actions += node_actions(Node, ParameterValue, params, ours, params["remappings"])
-    return LaunchDescription(actions), [c for chain in params["spawners"] for c in chain]
+    return LaunchDescription(actions), [c for s in spawners for c in s["controllers"]]
+
+
+def _bringup_gains() -> str:
+    """robot_dynamics_bringup's config/controllers.yaml, "" where that package is not installed."""
+    import os
+
+    from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+
+    try:
+        path = os.path.join(get_package_share_directory("robot_dynamics_bringup"), "config", "controllers.yaml")
+    except PackageNotFoundError:
+        return ""
+    return path if os.path.isfile(path) else ""
 
 
 def _version(package: str) -> str:

@@ -1,26 +1,29 @@
 """What the four rclpy nodes share: declaring the parameter table, reading time, running main().
 
-Targets ROS 2 Humble and Jazzy: ``rclpy.init()`` / ``rclpy.spin()`` / ``destroy_node()`` /
+Targets ROS 2 Humble and Jazzy: ``rclpy.init()`` / an executor's ``spin()`` / ``destroy_node()`` /
 ``rclpy.try_shutdown()`` (no context-manager form, which exists only on Rolling).
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import rclpy
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
-from rclpy.executors import ExternalShutdownException
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, qos_profile_services_default
 
 from ..errors import InputError, RobotDynamicsError
 from .params import NODE_PARAMETERS, ParamSpec, describe, service_history, validate
 
-__all__ = ["declare_parameters", "seconds", "run", "service_qos"]
+__all__ = ["declare_parameters", "seconds", "run", "service_qos", "sigint_ignored"]
 
 
 def _descriptor(spec: ParamSpec) -> ParameterDescriptor:
@@ -110,18 +113,48 @@ def _shutting_down(node: Node, wait: float = 1.0) -> bool:
     return True
 
 
-def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
+@contextlib.contextmanager
+def sigint_ignored(restore: bool = True) -> Iterator[None]:
+    """SIGINT ignored inside the block (main thread only; elsewhere the block runs as it is), and
+    after it too unless ``restore``.
+
+    A Ctrl-C on a terminal reaches the whole process group, and ``ros2 launch`` whose stdin is
+    not a terminal (a script, a container, launch_testing) sends each process its own SIGINT
+    as well: the second one must not interrupt the cleanup of the first with a KeyboardInterrupt
+    (seen in destroy_node: a traceback and exit code -2).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        if restore:
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+
+
+def run(factory: Callable[[], Node], args: list[str] | None = None, *, exit_after: bool = False) -> int:
     """Init rclpy, build the node, spin until Ctrl-C or shutdown, clean up. Returns an exit code.
 
-    A configuration error (bad parameter, robot that does not load) ends the node with a
-    one-line message and exit code 1.
+    Ctrl-C (SIGINT, once or twice) and an external shutdown end the node with exit code 0 and no
+    traceback, at any point: while rclpy starts, while the node is built, while it spins or
+    while it is destroyed. A configuration error (bad parameter, robot that does not load) ends
+    the node with a one-line message and exit code 1. ``exit_after``: the caller ends the
+    process with the code (a console script): SIGINT stays ignored from the node's stop on, so
+    that a late second one cannot end the process with its signal (exit code -2) instead.
     """
-    rclpy.init(args=args)
     node: Node | None = None
+    executor: SingleThreadedExecutor | None = None
     code = 0
     try:
+        rclpy.init(args=args)
+        # the executor before the node (rclpy.spin would make one after it): a SIGINT that lands
+        # while an executor is constructed leaves a half-made one whose __del__ prints a traceback
+        executor = SingleThreadedExecutor()
         node = factory()
-        rclpy.spin(node)
+        executor.add_node(node)
+        executor.spin()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except RobotDynamicsError as exc:
@@ -139,7 +172,10 @@ def run(factory: Callable[[], Node], args: list[str] | None = None) -> int:
         if node is None or not _shutting_down(node):
             raise
     finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+        with sigint_ignored(restore=not exit_after):
+            if executor is not None:
+                executor.shutdown()
+            if node is not None:
+                node.destroy_node()
+            rclpy.try_shutdown()  # shuts down only a context still up
     return code

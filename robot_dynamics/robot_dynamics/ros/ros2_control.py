@@ -7,20 +7,23 @@ sensor_msgs/JointState topics, or ``robot_dynamics_control/SimulatedSystem``, th
 integrated inside the controller manager's cycle) and, per joint, its command and state
 interfaces. This module writes that block for any robot the package loads, with an effort
 command interface limited by the URDF's effort limit and position/velocity/effort state
-interfaces, and the controller manager's YAML for one of two ways of controlling the arm
-(:data:`CONTROL`):
+interfaces, and the part of the controller manager's YAML that depends on the robot, for one of
+two ways of controlling the arm (:data:`CONTROL`):
 
 - ``node``: ``joint_state_broadcaster`` (publishes /joint_states) and ``effort_controller``
   (``effort_controllers/JointGroupEffortController``: a std_msgs/Float64MultiArray on
   ``/effort_controller/commands``, one effort per joint in the order of its ``joints``), which
   the controller node commands;
-- ``in_loop``: ``joint_state_broadcaster``, ``computed_torque_controller``
-  (``robot_dynamics_control/ComputedTorqueController``, inside the controller manager's update)
-  and ``joint_trajectory_controller`` chained in front of it: it takes FollowJointTrajectory
-  goals and trajectories and writes the reference interfaces ``<joint>/position``,
-  ``/velocity`` and ``/acceleration`` of the computed-torque controller.
+- ``in_loop``: ``joint_state_broadcaster``, the three controllers of robot_dynamics_control
+  (:data:`IN_LOOP_CONTROLLERS`: gravity compensation, PD + gravity, computed torque, inside the
+  controller manager's update; one of them active at a time) and ``joint_trajectory_controller``
+  chained in front of the computed-torque controller: it takes FollowJointTrajectory goals and
+  trajectories and writes the reference interfaces ``<joint>/position``, ``/velocity`` and
+  ``/acceleration`` of the computed-torque controller.
 
-``launch/arm.launch.py`` uses both; ``robot-dynamics ros2-control`` prints them.
+The gains are not here: they are tuned, not derived from the robot, and live in
+robot_dynamics_bringup's ``config/controllers.yaml``, which its ``arm.launch.py`` passes beside
+this YAML; ``robot-dynamics ros2-control`` prints this one.
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ from ..model import RobotModel
 __all__ = [
     "HARDWARE",
     "CONTROL",
+    "UPDATE_RATE",
+    "IN_LOOP_CONTROLLERS",
+    "GRAVITY_COMPENSATION_CONTROLLER",
+    "PD_GRAVITY_CONTROLLER",
     "COMPUTED_TORQUE_CONTROLLER",
     "TRAJECTORY_CONTROLLER",
     "JOINT_COMMANDS_TOPIC",
@@ -59,10 +66,23 @@ HARDWARE = {
 #: The ways of controlling the arm: our controller inside ros2_control's loop, or the
 #: controller node beside it commanding JointGroupEffortController.
 CONTROL = ("in_loop", "node")
-#: The controllers' names of ``in_loop`` (the computed-torque controller and the
-#: joint_trajectory_controller chained in front of it).
+#: controller_manager's rate [Hz]: the default of ``robot-dynamics ros2-control`` and of
+#: arm.launch.py (the rate of the measurements in docs/ros2_control.md).
+UPDATE_RATE = 1000
+#: The controllers' names of ``in_loop``: robot_dynamics_control's three and the
+#: joint_trajectory_controller chained in front of the computed-torque one.
+GRAVITY_COMPENSATION_CONTROLLER = "gravity_compensation_controller"
+PD_GRAVITY_CONTROLLER = "pd_gravity_controller"
 COMPUTED_TORQUE_CONTROLLER = "computed_torque_controller"
 TRAJECTORY_CONTROLLER = "joint_trajectory_controller"
+#: ``in_loop``'s choice (arm.launch.py's ``controller:=``) -> (controller name, plugin type).
+IN_LOOP_CONTROLLERS = {
+    "gravity_compensation": (GRAVITY_COMPENSATION_CONTROLLER, "robot_dynamics_control/GravityCompensationController"),
+    "pd_gravity": (PD_GRAVITY_CONTROLLER, "robot_dynamics_control/PdGravityController"),
+    "computed_torque": (COMPUTED_TORQUE_CONTROLLER, "robot_dynamics_control/ComputedTorqueController"),
+}
+#: joint_trajectory_controller's goal tolerance per joint [rad or m] (its default, 0, checks nothing)
+GOAL_TOLERANCE = 0.02
 #: Where TopicBasedSystem publishes the effort commands (sensor_msgs/JointState, effort field)
 #: and reads the simulated state (sensor_msgs/JointState) in arm.launch.py.
 JOINT_COMMANDS_TOPIC = "/robot_dynamics/joint_commands"
@@ -207,25 +227,28 @@ def with_ros2_control(description: str, block: str) -> str:
 
 def controllers_yaml(
     model: RobotModel,
-    update_rate: int = 250,
+    update_rate: int = UPDATE_RATE,
     joints: Sequence[str] | None = None,
     *,
     control: str = "node",
     description: str = "",
     drivetrain: str = "",
 ) -> str:
-    """The controller manager's parameter file (YAML text) for ``model``.
+    """The controller manager's parameter file (YAML text) for ``model``: what depends on the robot.
 
     ``controller_manager`` runs at ``update_rate`` [Hz] and knows ``joint_state_broadcaster`` and,
     for ``control``:
 
     - ``node``: ``effort_controller`` (JointGroupEffortController over ``joints``, default the
       model's joints in model order: the order the controller node's commands use);
-    - ``in_loop``: ``computed_torque_controller`` (robot_dynamics_control/ComputedTorqueController
-      over ``joints``, its model from ``description``, the URDF text, and ``drivetrain``, a YAML
-      path; the gains and friction feed-forward of the controller node's configuration) and
-      ``joint_trajectory_controller`` commanding its reference interfaces
+    - ``in_loop``: the three controllers of :data:`IN_LOOP_CONTROLLERS` over ``joints``, each with
+      its model from ``description`` (the URDF text) and ``drivetrain`` (a YAML path), and
+      ``joint_trajectory_controller`` commanding the reference interfaces
       ``computed_torque_controller/<joint>/position|velocity|acceleration``.
+
+    No gains: the controllers' own defaults apply unless a second file (robot_dynamics_bringup's
+    ``config/controllers.yaml``, or your copy of it) gives them; the PD + gravity controller has
+    no default gains and needs that file.
 
     Raises:
         InputError: a rate outside 1..10000 Hz, an unknown control, no description for
@@ -248,30 +271,25 @@ def controllers_yaml(
         params["effort_controller"] = {"ros__parameters": {"joints": names}}
     else:
         if not description:
-            raise InputError("control in_loop: the computed-torque controller needs the URDF text (description)")
-        manager[COMPUTED_TORQUE_CONTROLLER] = {"type": "robot_dynamics_control/ComputedTorqueController"}
+            raise InputError("control in_loop: the controllers need the URDF text (description)")
+        for name, plugin in IN_LOOP_CONTROLLERS.values():
+            manager[name] = {"type": plugin}
+            params[name] = {"ros__parameters": {
+                "joints": names,
+                # Humble's controller manager hands no description to its controllers: the URDF text here
+                "robot_description": description,
+                "drivetrain": str(drivetrain),
+            }}
         manager[TRAJECTORY_CONTROLLER] = {"type": "joint_trajectory_controller/JointTrajectoryController"}
-        params[COMPUTED_TORQUE_CONTROLLER] = {"ros__parameters": {
-            "joints": names,
-            # Humble's controller manager hands no description to its controllers: the URDF text here
-            "robot_description": description,
-            "drivetrain": str(drivetrain),
-            # as the controller node's computed_torque (config/controller_node.yaml): a critically
-            # damped error of bandwidth 20 rad/s, friction fed forward at the desired velocity
-            "omega": [20.0],
-            "xi": [1.0],
-            "friction_velocity": "desired",
-        }}
         params[TRAJECTORY_CONTROLLER] = {"ros__parameters": {
             "joints": names,  # its state: the hardware's <joint>/position and /velocity
             "command_joints": [f"{COMPUTED_TORQUE_CONTROLLER}/{j}" for j in names],
             "command_interfaces": ["position", "velocity", "acceleration"],
             "state_interfaces": ["position", "velocity"],
-            "allow_partial_joints_goal": False,
-            "constraints": {"stopped_velocity_tolerance": 0.05, "goal_time": 2.0,
-                            **{j: {"trajectory": 0.0, "goal": 0.02} for j in names}},
+            "constraints": {j: {"trajectory": 0.0, "goal": GOAL_TOLERANCE} for j in names},
         }}
-    header = f"# ros2_control's controller manager for {model.name} (robot-dynamics ros2-control)\n"
+    header = (f"# ros2_control's controller manager for {model.name} (robot-dynamics ros2-control): what depends on\n"
+              "# the robot; the gains: robot_dynamics_bringup's config/controllers.yaml, a second params file\n")
     # no anchors/aliases for the lists used twice: rcl's parameter parser refuses them
     return header + yaml.dump(params, Dumper=_PlainDumper, sort_keys=False, default_flow_style=False, width=1 << 20)
 

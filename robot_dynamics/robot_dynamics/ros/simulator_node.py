@@ -77,7 +77,7 @@ class SimulatorNode(Node):
 
 def main(args: list[str] | None = None) -> None:
     """Console script ``simulator`` (``ros2 run robot_dynamics simulator``)."""
-    raise SystemExit(run(SimulatorNode, args))
+    raise SystemExit(run(SimulatorNode, args, exit_after=True))
 
 
 if __name__ == "__main__":

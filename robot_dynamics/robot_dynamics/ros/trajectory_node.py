@@ -223,7 +223,7 @@ class TrajectoryNode(Node):
 
 def main(args: list[str] | None = None) -> None:
     """Console script ``trajectory`` (``ros2 run robot_dynamics trajectory``)."""
-    raise SystemExit(run(TrajectoryNode, args))
+    raise SystemExit(run(TrajectoryNode, args, exit_after=True))
 
 
 if __name__ == "__main__":

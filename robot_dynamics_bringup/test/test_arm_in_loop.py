@@ -1,22 +1,22 @@
-"""launch_testing test of arm.launch.py control:=in_loop hardware:=sim: the PUMA 560's dynamics and
-its computed-torque controller both inside controller_manager's cycle.
+"""launch_testing test of arm.launch.py's defaults (control:=in_loop hardware:=sim): the PUMA 560's
+dynamics and its computed-torque controller both inside controller_manager's cycle, the other two
+controllers loaded inactive, and the documented switch to gravity compensation.
 
 Run where ROS 2 with its C++ stack is sourced and the packages are built (``colcon test``):
-    launch_test robot_dynamics/test/test_launch_arm_in_loop.py
+    launch_test robot_dynamics_bringup/test/test_arm_in_loop.py
 
 Real components only: controller_manager's ros2_control_node with robot_dynamics_control's
 SimulatedSystem as the hardware (no simulator process, no topic in the loop), joint_state_broadcaster,
 robot_dynamics_control's ComputedTorqueController and joint_trajectory_controller chained in
 front of it (its commands are the computed-torque controller's reference interfaces),
-robot_state_publisher, our trajectory node (its plan to the launch's goal goes to
-joint_trajectory_controller) and dynamics node. The tests check the three controllers are
-active, that nothing but joint_state_broadcaster publishes /joint_states and no controller or
-simulator node runs, that the arm reaches the launch's goal at rest within its effort limits,
-that a FollowJointTrajectory goal sent to joint_trajectory_controller succeeds with the arm at its
-last point, and that every process ends cleanly.
-
-Where a package it needs is missing, the test classes are skipped naming it and there is no
-launch description (see test_launch_arm.py for why nothing is skipped at import).
+GravityCompensationController and PdGravityController inactive, robot_state_publisher, our
+trajectory node (its plan to the launch's goal goes to joint_trajectory_controller) and dynamics
+node. The tests check the controllers and their states, that nothing but joint_state_broadcaster
+publishes /joint_states and no controller or simulator node runs, that the arm reaches the
+launch's goal at rest within its effort limits, that a FollowJointTrajectory goal sent to
+joint_trajectory_controller succeeds with the arm at its last point, that the command of
+docs/real_arm.md switches to gravity compensation (the arm then stays where it was) and back, and
+that every process ends with exit code 0.
 """
 
 from __future__ import annotations
@@ -25,71 +25,51 @@ import os
 import sys
 import unittest
 
+import launch_testing
+import launch_testing.actions
+import launch_testing.asserts
 import numpy as np
 import pytest
-
-import robot_dynamics as rd
+from action_msgs.msg import GoalStatus
+from builtin_interfaces.msg import Duration
+from control_msgs.action import FollowJointTrajectory
+from launch import LaunchDescription
+from launch.actions import IncludeLaunchDescription
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from rclpy.action import ActionClient
+from trajectory_msgs.msg import JointTrajectoryPoint
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from launch_probe import ProbeTestCase  # noqa: E402
-from ros_presence import missing_ros  # noqa: E402
-
-MISSING = missing_ros(modules=("rclpy", "launch_testing", "launch_ros", "controller_manager_msgs", "control_msgs"),
-                      packages=("controller_manager", "joint_state_broadcaster", "joint_trajectory_controller",
-                                "robot_dynamics_control", "robot_state_publisher"))
-if not MISSING:
-    import launch_testing
-    import launch_testing.actions
-    import launch_testing.asserts
-    from action_msgs.msg import GoalStatus
-    from ament_index_python.packages import get_package_share_directory
-    from builtin_interfaces.msg import Duration
-    from control_msgs.action import FollowJointTrajectory
-    from controller_manager_msgs.srv import ListControllers
-    from launch import LaunchDescription
-    from launch.actions import IncludeLaunchDescription
-    from launch.launch_description_sources import PythonLaunchDescriptionSource
-    from rclpy.action import ActionClient
-    from trajectory_msgs.msg import JointTrajectoryPoint
+from arm_probe import ArmProbe, arm_launch_file, documented_command  # noqa: E402
 
 GOAL = [0.5, -0.4, 0.3, 0.2, -0.1, 0.6]  # the README's arm.launch.py goal
 # a FollowJointTrajectory goal through a via point, as MoveIt sends them
 VIA, LAST = [0.3, -0.2, 0.5, 0.0, 0.2, 0.3], [0.1, -0.6, 0.4, -0.2, 0.3, -0.2]
-CONTROLLERS = {
-    "joint_state_broadcaster": "joint_state_broadcaster/JointStateBroadcaster",
-    "computed_torque_controller": "robot_dynamics_control/ComputedTorqueController",
-    "joint_trajectory_controller": "joint_trajectory_controller/JointTrajectoryController",
+CONTROLLERS = {  # name: (state at start, type)
+    "joint_state_broadcaster": ("active", "joint_state_broadcaster/JointStateBroadcaster"),
+    "computed_torque_controller": ("active", "robot_dynamics_control/ComputedTorqueController"),
+    "joint_trajectory_controller": ("active", "joint_trajectory_controller/JointTrajectoryController"),
+    "gravity_compensation_controller": ("inactive", "robot_dynamics_control/GravityCompensationController"),
+    "pd_gravity_controller": ("inactive", "robot_dynamics_control/PdGravityController"),
 }
 
 
-if not MISSING:
-
-    @pytest.mark.launch_test
-    def generate_test_description():
-        share = get_package_share_directory("robot_dynamics")
-        arm = IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(os.path.join(share, "launch", "arm.launch.py")),
-            launch_arguments={"robot": "puma560", "control": "in_loop", "hardware": "sim",
-                              "goal": ",".join(str(g) for g in GOAL), "use_rviz": "false"}.items(),
-        )
-        return LaunchDescription([arm, launch_testing.actions.ReadyToTest()])
+@pytest.mark.launch_test
+def generate_test_description():
+    arm = IncludeLaunchDescription(
+        PythonLaunchDescriptionSource(arm_launch_file()),
+        launch_arguments={"robot": "puma560", "control": "in_loop", "hardware": "sim",
+                          "goal": ",".join(str(g) for g in GOAL), "use_rviz": "false"}.items(),
+    )
+    return LaunchDescription([arm, launch_testing.actions.ReadyToTest()])
 
 
 def _duration(t):
     return Duration(sec=int(t), nanosec=int(round((t - int(t)) * 1e9)))
 
 
-@unittest.skipIf(bool(MISSING), MISSING)
-class TestArmInLoop(ProbeTestCase):
+class TestArmInLoop(ArmProbe):
     probe_name = "arm_in_loop_probe"
-
-    def model_order(self, s, field):
-        where = {n: i for i, n in enumerate(s.name)}
-        return np.array([getattr(s, field)[where[n]] for n in self.model.joint_names])
-
-    def setUp(self):
-        super().setUp()
-        self.model = rd.load_robot("puma560")
 
     def at(self, target, tol=1e-2):
         def check():
@@ -109,18 +89,9 @@ class TestArmInLoop(ProbeTestCase):
         at_limit = np.any(np.abs(efforts) >= 0.999 * self.model.effort_limit, axis=1)
         self.assertLess(float(np.mean(at_limit)), 0.05, f"{int(at_limit.sum())} of {len(at_limit)} states at a limit")
 
-    def test_1_the_three_controllers_are_active(self):
-        client = self.node.create_client(ListControllers, "/controller_manager/list_controllers")
-        self.assertTrue(client.wait_for_service(timeout_sec=60.0), "no controller_manager")
-
-        def states():
-            future = client.call_async(ListControllers.Request())
-            self.spin_until(future.done, 10.0)
-            return {c.name: (c.state, c.type) for c in future.result().controller} if future.done() else {}
-
-        self.assertTrue(self.spin_until(lambda: all(states().get(n, ("",))[0] == "active" for n in CONTROLLERS), 90.0),
-                        f"controllers: {states()}")
-        self.assertEqual({n: t for n, (_, t) in states().items()}, CONTROLLERS)
+    def test_1_the_chain_is_active_and_the_other_controllers_inactive(self):
+        self.wait_for_controllers({name: state for name, (state, _) in CONTROLLERS.items()})
+        self.assertEqual(self.controllers(), CONTROLLERS)
 
     def test_2_no_topic_in_the_loop(self):
         def endpoints(topic, kind):
@@ -178,13 +149,31 @@ class TestArmInLoop(ProbeTestCase):
             client.destroy()
 
 
-@unittest.skipIf(bool(MISSING), MISSING)
+    def test_5_one_documented_command_switches_to_gravity_compensation_and_back(self):
+        self.wait_for_controllers({name: state for name, (state, _) in CONTROLLERS.items()})
+        before = self.at_rest()
+        to_gravity = documented_command("real_arm.md", "ros2 control switch_controllers")
+        self.assertIn("gravity_compensation_controller", to_gravity[to_gravity.index("--activate"):])
+        done = self.ros2(*to_gravity[1:])
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.wait_for_controllers({"gravity_compensation_controller": "active", "computed_torque_controller": "inactive",
+                                   "joint_trajectory_controller": "inactive", "pd_gravity_controller": "inactive"}, 10.0)
+        # the arm floats where it was: gravity compensated by the same model the simulated arm has
+        self.states.clear()
+        self.spin_for(2.0)
+        drift = max(float(np.max(np.abs(self.model_order(s) - before))) for s in self.states)
+        self.assertLess(drift, 0.05, "the arm moved under gravity compensation")
+        back = documented_command("real_arm.md", "ros2 control switch_controllers --deactivate gravity")
+        done = self.ros2(*back[1:])
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.wait_for_controllers({name: state for name, (state, _) in CONTROLLERS.items()}, 10.0)
+
+
 class TestArmInLoopShutdown(unittest.TestCase):
     def test_every_process_exits_cleanly(self, proc_info):
-        # 0: our nodes' Ctrl-C handling and the spawners, which exit once their controllers are active;
-        # -2/-15 where a process is ended by its signal.
-        launch_testing.asserts.assertExitCodes(proc_info, allowable_exit_codes=[0, -2, -15])
+        # our nodes stop cleanly on launch's SIGINT, controller_manager and robot_state_publisher too,
+        # and the spawners exit once their controllers are active
+        launch_testing.asserts.assertExitCodes(proc_info, allowable_exit_codes=[0])
 
 
-if not MISSING:
-    TestArmInLoopShutdown = launch_testing.post_shutdown_test()(TestArmInLoopShutdown)
+TestArmInLoopShutdown = launch_testing.post_shutdown_test()(TestArmInLoopShutdown)
