@@ -199,6 +199,7 @@ SimulatedSystem::CallbackReturn SimulatedSystem::on_init(const hardware_interfac
     }
     ModelChecks checks;  // a physically impossible plant is refused unless allowed
     checks.strict = !p.allow_nonphysical_model;
+    checks.effort_limits_given = true;  // a plant takes any effort: a missing limit is the controllers' issue
     model_ = EngineModel::from_description(info_.original_xml, p.drivetrain, checks);
     nq_ = model_->nq();
     std::vector<double> initial = read_joints();

@@ -1289,7 +1289,7 @@ TEST_F(FuzzControllers, ReproduceGainsOfAnotherLengthAllocate)
   // PdGravityThreeDofGeared, step 138: kd from one value to 2 (any other length does the same);
   // update() copies the parameters into vectors of the old length
   const Robot & robot = three_dof_geared();
-  ParamsFile params(robot.urdf, joints_line(robot) + "    kp: [100.0]\n    kd: [10.0]\n");
+  ParamsFile params(robot.urdf, joints_line(robot) + "    drivetrain: " + robot.drivetrain + "\n    kp: [100.0]\n    kd: [10.0]\n");
   Harness<PdGravityController> h("pd_gravity", params.path(), robot.urdf);
   h.set_state(middle(robot), std::vector<double>(robot.n(), 0.0));
   h.activate();
@@ -1317,7 +1317,7 @@ TEST_F(FuzzControllers, ReproduceActivationOnNonFiniteStateLatchesFault)
   // PdGravityPuma560, step 1087: activated on a state with q3 = -inf, the goal held is that state:
   // the controller faults on every sane state afterwards, until activated again
   const Robot & robot = puma560();
-  ParamsFile params(robot.urdf, joints_line(robot) + "    kp: [100.0]\n    kd: [10.0]\n");
+  ParamsFile params(robot.urdf, joints_line(robot) + "    drivetrain: " + robot.drivetrain + "\n    kp: [100.0]\n    kd: [10.0]\n");
   Harness<PdGravityController> h("pd_gravity", params.path(), robot.urdf);
   auto q = middle(robot);
   q[2] = -kInf;
@@ -1388,7 +1388,7 @@ TEST_F(FuzzControllers, ReproduceParameterTypeChangeThrows)
   // ParameterNotDeclaredException, that ends the process spinning the controller:
   // `ros2 param set /pd_gravity kp 1.0` ends the controller manager.
   const Robot & robot = puma560();
-  ParamsFile params(robot.urdf, joints_line(robot) + "    kp: [100.0]\n    kd: [10.0]\n");
+  ParamsFile params(robot.urdf, joints_line(robot) + "    drivetrain: " + robot.drivetrain + "\n    kp: [100.0]\n    kd: [10.0]\n");
   Harness<PdGravityController> h("pd_gravity", params.path(), robot.urdf);
   rcl_interfaces::msg::SetParametersResult result;
   EXPECT_NO_THROW(result = h.controller->get_node()->set_parameter(rclcpp::Parameter("kp", 1.0)));
