@@ -11,6 +11,7 @@ __all__ = [
     "UnknownNameError",
     "SingularityError",
     "MissingDependencyError",
+    "ModelWarning",
 ]
 
 
@@ -20,6 +21,20 @@ class RobotDynamicsError(Exception):
 
 class ModelError(RobotDynamicsError):
     """A robot description (URDF, xacro, DH or drive-train YAML) is malformed or inconsistent."""
+
+
+class ModelWarning(UserWarning):
+    """A robot description loads but describes something no rigid body has, or leaves out what a
+    controller needs (a massless moving link, an impossible inertia, a joint without effort limit).
+
+    One warning per issue; ``issue`` holds it as a :class:`robot_dynamics.model.ModelIssue`
+    (its ``kind``, the link or joint ``name``, the ``message``). Silence a known one by declaring
+    it in the robot's YAML (``accepted_model_issues``), not with a warnings filter.
+    """
+
+    def __init__(self, message: str, issue: object = None):
+        super().__init__(message)
+        self.issue = issue
 
 
 class InputError(RobotDynamicsError, ValueError):

@@ -167,7 +167,7 @@ def test_dh_prismatic_joint_needs_limits():
 
 
 def test_dh_unknown_top_level_key_is_refused():
-    with pytest.raises(ModelError, match=r"unknown top-level keys \['tool_frame'\]. Valid keys: \['base_link', "):
+    with pytest.raises(ModelError, match=r"unknown top-level keys \['tool_frame'\]. Valid keys: \['accepted_model_issues', 'base_link', "):
         rd.load_dh_yaml({"name": "x", "tool_frame": {"xyz": [0, 0, 0.1]}, "links": [ROW]})
 
 
@@ -177,10 +177,14 @@ def test_dh_unknown_tool_key_is_refused():
 
 
 def test_dh_joint_without_limits_is_continuous_in_the_model_and_its_urdf():
-    m = rd.load_dh_yaml({"name": "x", "links": [ROW, {**ROW, "limits": {"lower": -1, "upper": 2, "velocity": 3}}]})
+    with pytest.warns(rd.ModelWarning) as record:  # neither row has an effort limit: the checks say so
+        m = rd.load_dh_yaml({"name": "x", "links": [ROW, {**ROW, "limits": {"lower": -1, "upper": 2, "velocity": 3}}]})
+    assert [(w.message.issue.kind, w.message.issue.name) for w in record] == [("no_effort_limit", "joint1"), ("no_effort_limit", "joint2")]
     assert m.lower[0] == -np.inf and m.upper[0] == np.inf
     assert '<joint name="joint1" type="continuous">' in m.description and 'lower="-1000000.0"' not in m.description
-    back = rd.load_urdf(m.description)
+    with pytest.warns(rd.ModelWarning) as record:
+        back = rd.load_urdf(m.description)
+    assert [w.message.issue.name for w in record] == ["joint1", "joint2"]
     assert np.array_equal(back.lower, m.lower) and np.array_equal(back.upper, m.upper)
     assert back.lower[1] == -1.0 and back.upper[1] == 2.0 and back.velocity_limit[1] == 3.0
     q = np.array([0.3, -0.2])

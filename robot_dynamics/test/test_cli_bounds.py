@@ -19,6 +19,9 @@ from robot_dynamics.cli import main
     (["simulate", "--move-time", "30"], "more than 20,000; shorten the time or lower the rate (or raise --max-ticks, at most 5,000,000)"),
     (["simulate", "--max-ticks", "0"], "--max-ticks: expected an integer from 1 to 5,000,000"),
     (["simulate", "--tf-every", "0"], "--tf-every"),
+    (["simulate", "--coulomb-smoothing", "-1"], "--coulomb-smoothing: expected a velocity >= 0 [rad/s] (0: the exact sign), got -1.0"),
+    (["simulate", "--coulomb-smoothing", "nan"], "--coulomb-smoothing: expected a velocity >= 0"),
+    (["simulate", "--integrator", "RK45", "--max-evaluations", "0"], "--max-evaluations: expected an integer >= 1, got 0"),
     (["trajectory", "--duration", "1", "--rate", "1e6"], "more than the table's 200,000; lower --rate"),  # took 29 s
     (["quadruped-yaw", "--duration", "1e6"], "more than 20,000,000"),
     (["quadruped-yaw", "--dt", "1e-300"], "more than 20,000,000"),

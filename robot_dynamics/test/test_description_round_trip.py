@@ -30,9 +30,11 @@ def _dh(tmp_path, extra=""):
 
 
 def test_an_unlimited_dh_joint_stays_unlimited_through_its_description(tmp_path):
-    model = rd.load_dh_yaml(_dh(tmp_path))
+    with pytest.warns(rd.ModelWarning, match="joint 'j1' has no effort limit"):  # and the model checks say so
+        model = rd.load_dh_yaml(_dh(tmp_path))
     assert model.effort_limit[0] == np.inf and model.velocity_limit[0] == np.inf
-    again = rd.load_urdf(model.description)
+    with pytest.warns(rd.ModelWarning, match="joint 'j1' has no effort limit"):
+        again = rd.load_urdf(model.description)
     np.testing.assert_array_equal(again.effort_limit, model.effort_limit)
     np.testing.assert_array_equal(again.velocity_limit, model.velocity_limit)
     np.testing.assert_array_equal(again.lower, model.lower)

@@ -10,6 +10,7 @@ import robot_dynamics as rd
 from robot_dynamics.model import share_directory
 from robot_dynamics.model.dh import modified_dh_transform, standard_dh_transform
 from robot_dynamics.spatial import rpy_to_matrix
+from robot_dynamics.testing import random_inertia
 
 
 def _rot_x(a):
@@ -45,8 +46,7 @@ def _rx90_three_links(rng):
     for j, (alpha, d) in enumerate([(0.0, 0.0), (np.pi / 2, 0.0), (0.0, D3)], start=1):
         m = rng.uniform(2, 10)
         c = rng.uniform(-0.1, 0.1, 3)
-        A = rng.normal(size=(3, 3))
-        Ic = A @ A.T * 0.05 + np.eye(3) * 0.05
+        Ic = random_inertia(rng) * m  # a random box, rotated: moments a body has
         Jo = Ic - m * np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]]) @ np.array(
             [[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]]
         )
@@ -55,7 +55,7 @@ def _rx90_three_links(rng):
         params.append(dict(XX=XX, XY=XY, XZ=XZ, YY=YY, YZ=YZ, ZZ=ZZ, MX=MX, MY=MY, MZ=MZ, M=m))
         links.append(
             {"name": f"link{j}", "joint": f"joint{j}", "alpha": alpha, "d": d, "theta": 0.0, "r": 0.0,
-             "mass": float(m), "ms": [float(MX), float(MY), float(MZ)],
+             "mass": float(m), "ms": [float(MX), float(MY), float(MZ)], "limits": {"effort": 200.0},
              "inertia_origin": [float(XX), float(XY), float(XZ), float(YY), float(YZ), float(ZZ)]}
         )
     Ia = rng.uniform(0.5, 2.0, 3)
@@ -128,7 +128,8 @@ def test_standard_dh_rows_move_about_previous_z():
     """Standard DH: joint i turns about z_{i-1}; with one revolute row, the link frame is Rz(q)."""
     data = {"name": "one", "convention": "standard",
             "links": [{"name": "l1", "joint": "j1", "theta": 0.0, "d": 0.1, "a": 0.5, "alpha": 0.3,
-                       "mass": 1.0, "com": [-0.25, 0.0, 0.0], "inertia": [0.01, 0, 0, 0.02, 0, 0.02]}]}
+                       "mass": 1.0, "com": [-0.25, 0.0, 0.0], "inertia": [0.01, 0, 0, 0.02, 0, 0.02],
+                       "limits": {"effort": 10.0}}]}
     model = rd.load_dh_yaml(data)
     q = 0.8
     T = rd.frame_pose(model, [q], "flange")

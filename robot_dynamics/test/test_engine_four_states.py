@@ -78,7 +78,8 @@ def test_the_joint_transforms_sine_and_cosine_are_within_one_and_a_half_ulp():
     mpmath.mp.prec = 120
     urdf = """<robot name="r"><link name="base"/>
       <link name="a"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
-      <joint name="j" type="continuous"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/></joint></robot>"""
+      <joint name="j" type="continuous"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/>
+        <limit effort="10" velocity="1"/></joint></robot>"""
     model = rd.load_urdf(urdf)
     rng = np.random.default_rng(4)
     q = np.concatenate([rng.uniform(-1, 1, 300), rng.uniform(-100, 100, 300), rng.uniform(-2e4, 2e4, 300),

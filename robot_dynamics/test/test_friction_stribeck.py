@@ -94,7 +94,7 @@ def test_info_shows_fst_and_b(planar, capsys, tmp_path):
 
 ROTOR = """<robot name="rotor"><link name="base"/>
 <link name="arm"><inertial><origin xyz="0.1 0 0"/><mass value="2.0"/>
-<inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.004"/></inertial></link>
+<inertia ixx="0.002" ixy="0" ixz="0" iyy="0.002" iyz="0" izz="0.004"/></inertial></link>
 <joint name="spin" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
 <limit effort="10" velocity="20"/></joint></robot>"""
 

@@ -69,7 +69,9 @@ def test_links_without_inertial_are_massless_and_direct_dynamics_says_why():
         '    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.005" iyz="0" izz="0.01"/></inertial></link>',
         '<link name="b"/>',
     )
-    m = rd.load_urdf(text)
+    with pytest.warns(rd.ModelWarning, match=r"link 'b' \(moved by joint 'j2'\) has no mass") as record:
+        m = rd.load_urdf(text)
+    assert [w.message.issue.kind for w in record] == ["massless_link"]
     assert m.mass[1] == 0.0
     assert np.all(np.isfinite(rd.rnea(m, [0.1, 0.2], [1, 1], [1, 1])))
     with pytest.raises(rd.SingularityError, match="'j2' moves no inertia"):

@@ -218,3 +218,93 @@ def test_an_adaptive_solver_stops_at_its_evaluation_budget():
     assert "more than 2000 plant evaluations" in text and "rk4" in text
     with pytest.raises(InputError, match="max_evaluations"):
         Integration(max_evaluations=0)
+
+
+def _cli_run(capsys, *argv):
+    import json
+
+    from robot_dynamics.cli import main
+
+    code = main(["simulate", "--move-time", "0.3", "--settle", "0.05", "--no-plot", "--no-bag", "--json", *argv])
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def rk4_and_rk45(tmp_path_factory):
+    """The default robot's short default move under rk4 (the exact Coulomb sign) and RK45 (its
+    default smoothing): (final errors, final errors) [rad]."""
+    import json
+    import subprocess
+    import sys
+
+    runs = []
+    for integrator in ("rk4", "RK45"):
+        out = subprocess.run([sys.executable, "-m", "robot_dynamics.cli", "simulate", "--integrator", integrator,
+                              "--move-time", "0.3", "--settle", "0.05", "--no-plot", "--no-bag", "--json"],
+                             capture_output=True, text=True, check=True, cwd=tmp_path_factory.mktemp("run")).stdout
+        runs.append(json.loads(out))
+    return runs
+
+
+@pytest.mark.parametrize("integrator", ["RK45", "LSODA", "DOP853", "BDF"])
+def test_the_cli_runs_the_default_robot_with_each_adaptive_integrator(integrator, rk4_and_rk45, capsys, tmp_path, monkeypatch):
+    """They stopped at t = 0 with PLANT DIVERGED: the PUMA's Coulomb friction at rest flips its
+    sign at every step, however short. The command smooths it for an adaptive integrator (1 mrad/s,
+    --coulomb-smoothing) and says so; the run then follows rk4's with the exact sign."""
+    import numpy as np
+
+    monkeypatch.chdir(tmp_path)
+    rk4, rk45 = rk4_and_rk45
+    code, run = _cli_run(capsys, "--integrator", integrator)
+    assert code == 0 and not run["metrics"]["diverged"]
+    # what happens on the way is rk4's: joint 1 saturates on this fast move, nothing fails
+    assert [m["message"] for m in run["messages"]] == [m["message"] for m in rk4["messages"]] == ["effort saturated on ['joint1']"]
+    assert run["coulomb_smoothing"] == 1e-3 and rk4["coulomb_smoothing"] == 0.0 and run["ticks"] == 351
+    final = np.array(run["metrics"]["final_error"])
+    # the same smooth plant to the solvers' tolerance (measured: 1e-12 DOP853, 4e-8 LSODA, 4e-7 BDF)
+    np.testing.assert_allclose(final, rk45["metrics"]["final_error"], rtol=0, atol=1e-6)
+    # and the exact sign's motion to 1 mrad/s of smoothing (measured: 7e-5 rad)
+    np.testing.assert_allclose(final, rk4["metrics"]["final_error"], rtol=0, atol=2e-4)
+    assert abs(final[0]) > 0.019  # joint 1's own lag at the end of this fast move, not a zero
+
+
+def test_the_cli_names_its_own_options_when_an_adaptive_integrator_stops(capsys, tmp_path, monkeypatch):
+    from robot_dynamics.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", "--integrator", "RK45", "--coulomb-smoothing", "0", "--max-evaluations", "500",
+                 "--move-time", "0.05", "--settle", "0", "--no-plot", "--no-bag"]) == 1
+    out = capsys.readouterr().out
+    assert "PLANT DIVERGED" in out
+    line = next(x for x in out.splitlines() if x.startswith("  t = 0.000 s: "))
+    assert "RK45 made more than 500 plant evaluations over one period at t = 0 s" in line  # --max-evaluations reaches it
+    assert line.endswith("smooth the sign (--coulomb-smoothing V > 0, e.g. 0.001 rad/s) or use --integrator rk4")
+    assert "max_evaluations" not in line  # no budget gets through a sign that flips at every step
+    # the smoothing is the way out it names
+    assert main(["simulate", "--integrator", "RK45", "--coulomb-smoothing", "0.001", "--move-time", "0.05", "--settle", "0",
+                 "--no-plot", "--no-bag"]) == 0
+    out = capsys.readouterr().out
+    assert "plant: Coulomb friction smoothed, Fc tanh(qd / 0.001 rad/s)" in out and "DIVERGED" not in out
+
+
+def test_a_stiff_plant_without_switching_friction_is_told_to_raise_the_budget():
+    """Without Coulomb friction the budget is the way out, and the message says so."""
+    import numpy as np
+
+    import robot_dynamics as rd
+    from robot_dynamics.control import ComputedTorque
+    from robot_dynamics.simulation import Integration, PlantOptions, Simulation, SimulationOptions
+    from robot_dynamics.trajectory import plan
+
+    m = rd.load_robot("puma560")
+    move = plan("quintic", np.zeros(6), np.full(6, 0.5), duration=0.1)
+    options = SimulationOptions(integration=Integration(rate=200.0, integrator="RK45", max_evaluations=5),
+                                plant=PlantOptions(friction=False))
+    sim = Simulation(m, ComputedTorque(m, omega=20.0), move, 0.1, options)
+    sim.reset(np.zeros(6))
+    result = sim.run()
+    assert result.metrics.diverged and result.t.size == 1
+    (_, message), = result.messages
+    assert "RK45 made more than 5 plant evaluations" in message
+    assert message.endswith("a stiff plant: raise max_evaluations, or use a stiff solver (Radau, BDF, LSODA) or the rk4 integrator")

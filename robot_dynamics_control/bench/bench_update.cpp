@@ -1,9 +1,9 @@
 // The cost of one update() of each controller of this package, with its peers side by side in the
 // same process: the engine call alone and ros2_controllers' JointGroupEffortController.
 //
-//   bench_update [--calls N] [--warmup W] [--robot puma560|three_dof_geared|all] [--rounds R] [--cpu K]
+//   bench_update [--calls N] [--warmup W] [--robot puma560|three_dof_geared|iiwa14|all] [--rounds R] [--cpu K]
 //
-// For each robot (share/robot_dynamics/urdf/<robot>.urdf with config/<robot>_drivetrain.yaml,
+// For each robot (share/robot_dynamics/urdf/<robot>.urdf with config/<robot>_drivetrain.yaml where it has one,
 // loaded through EngineModel::from_description as the controllers load it), each subject is timed
 // over N calls (default 100,000, after W = 1,000 warm-up calls) with clock_gettime(CLOCK_MONOTONIC)
 // around each call:
@@ -28,6 +28,7 @@
 // and the ratios ours / rd_rnea and ours / JointGroupEffortController (of p50 and p99), then one
 // JSON object a line per subject x robot. Exit status 2 on bad arguments, 1 when a subject cannot be set up.
 #include <sched.h>
+
 #include <time.h>
 
 #include <algorithm>
@@ -35,6 +36,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -42,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "controller_harness.hpp"
 #include "controller_interface/version.h"
 #include "robot_dynamics_control/computed_torque_controller.hpp"
@@ -63,7 +66,7 @@ using robot_dynamics_control::test::read_text;
 using robot_dynamics_control::test::robot_file;
 
 constexpr double kDt = 0.001;  // the control period the controllers are told [s]
-const char * const kRobots[] = {"puma560", "three_dof_geared"};
+const char * const kRobots[] = {"puma560", "three_dof_geared", "iiwa14"};
 constexpr double kAmplitude = 0.3;  // of the joints' sines [rad]
 
 #ifdef RD_BENCH_HAVE_EFFORT_CONTROLLERS
@@ -171,14 +174,14 @@ struct Options
 {
   int64_t calls = 100000, warmup = 1000;
   int rounds = 10, cpu = -1;
-  std::vector<std::string> robots{kRobots[0], kRobots[1]};
+  std::vector<std::string> robots{std::begin(kRobots), std::end(kRobots)};
 };
 
 int usage(const std::string & reason)
 {
   std::fprintf(stderr,
     "bench_update: %s\nusage: bench_update [--calls N (>= 100)] [--warmup W (>= 0)] "
-    "[--robot puma560|three_dof_geared|all] [--rounds R (1..calls)] [--cpu K (pin to core K)]\n",
+    "[--robot puma560|three_dof_geared|iiwa14|all] [--rounds R (1..calls)] [--cpu K (pin to core K)]\n",
     reason.c_str());
   return 2;
 }
@@ -188,6 +191,7 @@ struct Row
 {
   std::string robot, name, kind;
   Stats s;
+  long allocations = 0;  // in 1,000 untimed calls after the timed ones
 };
 
 /// Sets up every subject of `robot`, times them in interleaved rounds and appends their rows.
@@ -195,14 +199,18 @@ struct Row
 void bench_robot(const std::string & robot, const Options & opt, std::vector<Row> & rows)
 {
   const std::string urdf = read_text(robot_file("urdf/" + robot + ".urdf"));
-  const std::string drivetrain = robot_file("config/" + robot + "_drivetrain.yaml");
+  // the robot's drive train where it has one (the iiwa14 has none)
+  std::string drivetrain = robot_file("config/" + robot + "_drivetrain.yaml");
+  if (!std::ifstream(drivetrain)) {
+    drivetrain.clear();
+  }
   // the engine's own model, loaded as the controllers load theirs
   const auto engine = EngineModel::from_description(urdf, drivetrain);
   const rd_model & m = engine->model();
   rd_work & w = engine->work();
   const auto & joints = engine->joint_names();  // model order: the controllers' too
   const size_t n = joints.size();
-  const std::string head = "    joints: " + yaml_list(joints) + "\n    drivetrain: " + drivetrain + "\n";
+  const std::string head = "    joints: " + yaml_list(joints) + "\n    drivetrain: \"" + drivetrain + "\"\n";
   const int64_t total = opt.warmup + opt.calls;
 
   std::vector<Subject> subjects;
@@ -210,7 +218,8 @@ void bench_robot(const std::string & robot, const Options & opt, std::vector<Row
   const std::vector<double> kp(n, 100.0), kd(n, 20.0);
 
   // -- our controllers ---------------------------------------------------------------------------
-  ParamsFile gravity_params(urdf, head + "    friction_feedforward: true\n");
+  // the friction's bare sign, as rd_gravity_compensation's (the check after the timed calls)
+  ParamsFile gravity_params(urdf, head + "    friction_feedforward: true\n    friction_smoothing_velocity: 0.0\n");
   auto gravity = std::make_shared<Harness<robot_dynamics_control::GravityCompensationController>>(
     "gravity_compensation", gravity_params.path(), urdf);
   gravity->activate();
@@ -365,8 +374,13 @@ void bench_robot(const std::string & robot, const Options & opt, std::vector<Row
                                std::to_string(gravity->command_values[i]) + ", the engine's " + std::to_string(expected));
     }
   }
-  for (const auto & s : subjects) {
-    rows.push_back({robot, s.name, s.kind, stats_of(s.ns)});
+  for (auto & s : subjects) {  // allocations counted in 1,000 more calls, untimed
+    long allocations = 0;
+    for (int k = 0; k < 1000; ++k, ++s.next) {
+      s.prepare(s.next);
+      allocations += robot_dynamics_control::test::count_allocations([&] { s.call(s.next); });
+    }
+    rows.push_back({robot, s.name, s.kind, stats_of(s.ns), allocations});
   }
 }
 
@@ -390,7 +404,7 @@ int main(int argc, char ** argv)
     if (a == "-h" || a == "--help") {
       std::printf(
         "bench_update: the cost of update() per controller, with its peers\nusage: bench_update [--calls N] "
-        "[--warmup W] [--robot puma560|three_dof_geared|all] [--rounds R] [--cpu K]\n");
+        "[--warmup W] [--robot puma560|three_dof_geared|iiwa14|all] [--rounds R] [--cpu K]\n");
       return 0;
     }
     if (k + 1 >= argc) {
@@ -408,10 +422,10 @@ int main(int argc, char ** argv)
       opt.rounds = static_cast<int>(x);
     } else if (a == "--cpu" && integer && x >= 0) {
       opt.cpu = static_cast<int>(x);
-    } else if (a == "--robot" && (v == "all" || v == kRobots[0] || v == kRobots[1])) {
-      opt.robots = v == "all" ? std::vector<std::string>{kRobots[0], kRobots[1]} : std::vector<std::string>{v};
+    } else if (a == "--robot" && (v == "all" || std::find(std::begin(kRobots), std::end(kRobots), v) != std::end(kRobots))) {
+      opt.robots = v == "all" ? std::vector<std::string>{std::begin(kRobots), std::end(kRobots)} : std::vector<std::string>{v};
     } else if (a == "--robot") {
-      return usage("unknown robot '" + v + "': puma560, three_dof_geared or all");
+      return usage("unknown robot '" + v + "': puma560, three_dof_geared, iiwa14 or all");
     } else if (a == "--calls" || a == "--warmup" || a == "--rounds" || a == "--cpu") {
       return usage("bad value '" + v + "' for " + a);
     } else {
@@ -452,7 +466,7 @@ int main(int argc, char ** argv)
     "around each call; ros2_control %s\n",
     static_cast<long long>(opt.calls), static_cast<long long>(opt.warmup), opt.rounds, CONTROLLER_INTERFACE_VERSION_STR);
   std::printf("%-17s %-35s %8s %8s %8s %8s %8s %6s %9s %9s %9s %9s\n", "robot", "subject", "p50", "p99", "p99.9", "max",
-    "mean", ">20us", "p50/rnea", "p99/rnea", "p50/JGEC", "p99/JGEC");
+    "mean", ">20us", "p50/rnea", "p99/rnea", "p50/JGEC", "p99/JGEC", "allocs");
   auto ratio = [](double a, const Row * b, double Stats::*f) { return b ? a / (b->s.*f) : std::nan(""); };
   for (const auto & r : rows) {
     const Row * rnea = find(rows, r.robot, "rd_rnea");
@@ -462,8 +476,10 @@ int main(int argc, char ** argv)
     if (r.kind == "controller") {
       std::printf(" %9.2f %9.2f %9.2f %9.2f", ratio(r.s.p50, rnea, &Stats::p50), ratio(r.s.p99, rnea, &Stats::p99),
         ratio(r.s.p50, effort, &Stats::p50), ratio(r.s.p99, effort, &Stats::p99));
+    } else {
+      std::printf(" %9s %9s %9s %9s", "", "", "", "");
     }
-    std::printf("\n");
+    std::printf(" %6ld\n", r.allocations);
   }
   for (const auto & r : rows) {  // JSON lines; ratios of our controllers only (else, or without the peer: null)
     const bool ours = r.kind == "controller";
@@ -478,12 +494,12 @@ int main(int argc, char ** argv)
       "{\"robot\": \"%s\", \"subject\": \"%s\", \"kind\": \"%s\", \"calls\": %lld, \"warmup\": %lld, "
       "\"p50_us\": %s, \"p99_us\": %s, \"p999_us\": %s, \"max_us\": %s, \"mean_us\": %s, \"over_20us\": %lld, "
       "\"ratio_rnea_p50\": %s, \"ratio_rnea_p99\": %s, \"ratio_jgec_p50\": %s, \"ratio_jgec_p99\": %s, "
-      "\"ros2_control\": \"%s\"}\n",
+      "\"allocations_in_1000_calls\": %ld, \"ros2_control\": \"%s\"}\n",
       r.robot.c_str(), r.name.c_str(), r.kind.c_str(), static_cast<long long>(opt.calls),
       static_cast<long long>(opt.warmup), num(r.s.p50).c_str(), num(r.s.p99).c_str(), num(r.s.p999).c_str(),
       num(r.s.max).c_str(), num(r.s.mean).c_str(), static_cast<long long>(r.s.over_goal), num(ratio(r.s.p50, rnea, &Stats::p50)).c_str(),
       num(ratio(r.s.p99, rnea, &Stats::p99)).c_str(), num(ratio(r.s.p50, effort, &Stats::p50)).c_str(),
-      num(ratio(r.s.p99, effort, &Stats::p99)).c_str(), CONTROLLER_INTERFACE_VERSION_STR);
+      num(ratio(r.s.p99, effort, &Stats::p99)).c_str(), r.allocations, CONTROLLER_INTERFACE_VERSION_STR);
   }
   return 0;
 }

@@ -34,21 +34,27 @@ bool ComputedTorqueController::apply_gains() noexcept
   return true;
 }
 
+std::string ComputedTorqueController::parameter_error() const
+{
+  return "gains (kp, kd or omega, xi), hold_damping and max_tracking_error: give one value (every joint) or " +
+         std::to_string(core_.n()) + " ordered as joints " + format_names(params_.joints);
+}
+
 CallbackReturn ComputedTorqueController::configure_law()
 {
   const auto n = static_cast<size_t>(core_.n());
+  const auto nq = static_cast<size_t>(core_.nq());
   for (auto * v : {&kp_, &kd_, &omega_, &xi_, &qr_, &qdr_, &qddr_, &q0_, &qd0_, &qdd0_, &hold_}) {
-    v->assign(n, 0.0);
+    v->assign(nq, 0.0);
+  }
+  for (auto * v : {&params_.kp, &params_.kd, &params_.omega, &params_.xi}) {
+    v->reserve(n);
   }
   if (params_.kp.empty() != params_.kd.empty()) {
     RCLCPP_ERROR(get_node()->get_logger(), "kp and kd: give both, or neither and use omega and xi");
     return CallbackReturn::ERROR;
   }
   if (!apply_gains()) {
-    RCLCPP_ERROR(
-      get_node()->get_logger(),
-      "gains (kp, kd or omega, xi): give one value (every joint) or %zu ordered as joints %s", n,
-      format_names(params_.joints).c_str());
     return CallbackReturn::ERROR;
   }
   options_.kp = kp_.data();
@@ -56,6 +62,7 @@ CallbackReturn ComputedTorqueController::configure_law()
   options_.position = params_.scheme == "position" ? 1 : 0;
   options_.predictive = 0;
   options_.desired_friction = params_.friction_velocity == "desired" ? 1 : 0;
+  options_.smooth = core_.friction_smoothing;
 
   reference_interfaces_.assign(3 * n, kNaN);
   {
@@ -100,23 +107,47 @@ std::string ComputedTorqueController::set_trajectory(const trajectory_msgs::msg:
     return "the controller is not configured";
   }
   std::lock_guard<std::mutex> lock(receive_mutex_);
-  const std::string reason = trajectory_from_message(msg, core_.joints(), core_.index(), core_.n(), incoming_);
+  const std::string reason = trajectory_from_message(msg, core_.joints(), core_.index(), core_.nq(), incoming_);
   if (!reason.empty()) {
     return reason;
+  }
+  const auto nq = static_cast<size_t>(core_.nq());
+  std::vector<double> point(nq);
+  for (size_t p = 0; p < incoming_.points; ++p) {  // every waypoint within the joints' limits
+    for (int k : core_.index()) {
+      point[static_cast<size_t>(k)] = incoming_.q[p * nq + static_cast<size_t>(k)];
+    }
+    const std::string outside = outside_limits(point);
+    if (!outside.empty()) {
+      return "point " + std::to_string(p) + ": " + outside;
+    }
+  }
+  if (incoming_.stamp > 0.0) {  // as joint_trajectory_controller: a trajectory that ends in the past is refused
+    const double now = get_node()->now().seconds();
+    const double end = incoming_.stamp + incoming_.t[incoming_.points - 1];
+    if (end < now) {
+      return "the trajectory ends in the past (at " + std::to_string(end) + " s, " + std::to_string(now - end) +
+             " s before now)";
+    }
   }
   incoming_.sequence = ++received_;
   trajectory_.writeFromNonRT(incoming_);  // a copy into the buffer's non-real-time side
   return "";
 }
 
-void ComputedTorqueController::activate_reference()
+void ComputedTorqueController::latch_hold()
 {
-  // hold the position at activation until a reference arrives: no trajectory, NaN references
-  core_.read(state_interfaces_);
-  hold_ = core_.q;
+  for (int k = 0; k < core_.nq(); ++k) {  // within the joints' limits, whatever the state read
+    hold_[static_cast<size_t>(k)] = core_.clamp_position(k, core_.q[static_cast<size_t>(k)]);
+  }
   qr_ = hold_;
   std::fill(qdr_.begin(), qdr_.end(), 0.0);
   std::fill(qddr_.begin(), qddr_.end(), 0.0);
+}
+
+void ComputedTorqueController::activate_reference()
+{
+  // hold the first valid position until a reference arrives: no trajectory, NaN references
   std::fill(reference_interfaces_.begin(), reference_interfaces_.end(), kNaN);
   {
     std::lock_guard<std::mutex> lock(receive_mutex_);
@@ -141,6 +172,9 @@ controller_interface::return_type ComputedTorqueController::update_reference_fro
 void ComputedTorqueController::sample_subscribed(double now) noexcept
 {
   const Trajectory & tr = *trajectory_.readFromRT();
+  if (tr.sequence != active_ && tr.points > 0 && tr.stamp > 0.0 && tr.stamp + tr.t[tr.points - 1] < now) {
+    return;  // ended in the past while it waited for this tick (the receiver refuses such trajectories)
+  }
   if (tr.sequence != active_) {  // a new trajectory starts from the reference of this moment
     active_ = tr.sequence;
     q0_ = qr_;
@@ -165,12 +199,36 @@ void ComputedTorqueController::sample_subscribed(double now) noexcept
   }
 }
 
+void ComputedTorqueController::finish_reference() noexcept
+{
+  const auto & index = core_.index();
+  for (int k = 0; k < core_.nq(); ++k) {
+    const auto j = static_cast<size_t>(k);
+    if (std::find(index.begin(), index.end(), k) == index.end()) {  // not commanded: its own state, w = 0
+      qr_[j] = core_.q[j];
+      qdr_[j] = core_.qd[j];
+      qddr_[j] = 0.0;
+      continue;
+    }
+    const double p = core_.clamp_position(k, qr_[j]), v = core_.clamp_velocity(k, qdr_[j]);
+    if (p != qr_[j]) {  // at a position limit: stop there
+      qr_[j] = p;
+      qdr_[j] = 0.0;
+      qddr_[j] = 0.0;
+      core_.mark_limited(k);
+    } else if (v != qdr_[j]) {
+      qdr_[j] = v;
+      qddr_[j] = 0.0;
+      core_.mark_limited(k);
+    }
+  }
+}
+
 controller_interface::return_type ComputedTorqueController::update_and_write_commands(
   const rclcpp::Time & time, const rclcpp::Duration &)
 {
-  if (param_listener_->try_get_params(params_)) {
-    apply_gains();  // gains changed while running (a wrong size keeps the previous ones)
-  }
+  refresh_parameters();  // gains changed while running
+  options_.smooth = core_.friction_smoothing;
   if (is_in_chained_mode()) {
     const auto & index = core_.index();
     const size_t n = index.size();
@@ -184,7 +242,8 @@ controller_interface::return_type ComputedTorqueController::update_and_write_com
   } else {
     sample_subscribed(time.seconds());
   }
-  return tick([this] {
+  return tick(time, [this] {
+    finish_reference();
     return rd_computed_torque(
       &core_.model(), &options_, core_.q.data(), core_.qd.data(), qr_.data(), qdr_.data(), qddr_.data(),
       core_.tau.data(), &core_.work());

@@ -1,6 +1,8 @@
 #include "robot_dynamics_control/controller_core.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 
@@ -9,58 +11,85 @@
 namespace robot_dynamics_control
 {
 
-void JointSpaceCore::configure(
-  const std::string & urdf, const std::string & drivetrain, const std::vector<std::string> & joints,
-  const std::vector<double> & effort_limits)
+StopBehaviour stop_behaviour_of(const std::string & name)
 {
-  model_ = EngineModel::from_description(urdf, drivetrain);
-  const int nq = model_->nq();
+  if (name == "hold") {
+    return StopBehaviour::hold;
+  }
+  if (name == "zero") {
+    return StopBehaviour::zero;
+  }
+  if (name == "brake") {
+    return StopBehaviour::brake;
+  }
+  throw std::runtime_error("stop_behaviour: unknown '" + name + "'. Valid names: ['hold', 'zero', 'brake']");
+}
+
+void JointSpaceCore::configure(const CoreConfig & config)
+{
+  const auto & joints = config.joints;
+  ModelChecks checks;
+  checks.strict = !config.allow_nonphysical_model;
+  checks.effort_limits_given = !config.effort_limits.empty();
+  model_ = EngineModel::from_description(config.urdf, config.drivetrain, checks);
+  nq_ = model_->nq();
   index_ = model_->indices_of(joints);  // throws on an unknown name, naming the valid ones
-  std::vector<bool> named(static_cast<size_t>(nq), false);
+  std::vector<bool> named(static_cast<size_t>(nq_), false);
   for (size_t i = 0; i < index_.size(); ++i) {
     if (named[static_cast<size_t>(index_[i])]) {
       throw std::runtime_error("joints: '" + joints[i] + "' is named twice");
     }
     named[static_cast<size_t>(index_[i])] = true;
   }
-  std::vector<std::string> missing;
-  for (int k = 0; k < nq; ++k) {
+  others_.clear();  // read from the state interfaces, never commanded (e.g. a gripper's)
+  for (int k = 0; k < nq_; ++k) {
     if (!named[static_cast<size_t>(k)]) {
-      missing.push_back(model_->joint_names()[static_cast<size_t>(k)]);
+      others_.push_back(k);
     }
-  }
-  if (!missing.empty()) {
-    throw std::runtime_error(
-      "joints: every joint of the model is controlled, missing " + format_names(missing) +
-      " (the model's joints: " + format_names(model_->joint_names()) + ")");
   }
   joints_ = joints;
-  n_ = nq;
-  const auto size = static_cast<size_t>(nq);
-  q.assign(size, 0.0);
-  qd.assign(size, 0.0);
-  tau.assign(size, 0.0);
-  last_valid_q_.assign(size, 0.0);
-  zero_.assign(size, 0.0);
-  has_valid_ = false;
+  law_model_ = model_->model();  // the same arrays (read-only); gravity of its own
+  if (config.gravity_compensated_by_hardware) {
+    law_model_.gravity[0] = law_model_.gravity[1] = law_model_.gravity[2] = 0.0;
+  }
+  stop_ = config.stop;
+  const auto size = static_cast<size_t>(nq_);
+  for (auto * v : {&q, &qd, &tau, &last_valid_q_, &zero_, &max_tracking_error}) {
+    v->assign(size, 0.0);
+  }
+  hold_damping.assign(size, 0.0);
+  lower = model_->position_lower();
+  upper = model_->position_upper();
+  velocity_limit = model_->velocity_limits();
+  has_valid_ = state_ok_ = limited_ = tracking_latched_ = false;
   status_ = TICK_OK;
   clipped_ = 0;
-  if (effort_limits.empty()) {
+  fault_ = Fault::none;
+  fault_joint_ = -1;
+  if (config.effort_limits.empty()) {
     limit = model_->effort_limits();
+    for (int k : index_) {
+      if (!std::isfinite(limit[static_cast<size_t>(k)]) && !config.allow_nonphysical_model) {
+        throw std::runtime_error(
+          "joint '" + model_->joint_names()[static_cast<size_t>(k)] +
+          "' has no effort limit in the description: give effort_limits (one per joint), or set "
+          "allow_nonphysical_model to command it unsaturated");
+      }
+    }
   } else {
-    if (effort_limits.size() != joints.size()) {
+    if (config.effort_limits.size() != joints.size()) {
       throw std::runtime_error(
         "effort_limits: expected " + std::to_string(joints.size()) + " values ordered as joints " +
-        format_names(joints) + ", got " + std::to_string(effort_limits.size()));
+        format_names(joints) + ", got " + std::to_string(config.effort_limits.size()));
     }
-    limit.assign(size, 0.0);
-    for (size_t i = 0; i < effort_limits.size(); ++i) {
-      if (!(effort_limits[i] > 0.0)) {
+    limit = model_->effort_limits();
+    for (size_t i = 0; i < config.effort_limits.size(); ++i) {
+      if (!(config.effort_limits[i] > 0.0) || std::isnan(config.effort_limits[i])) {
         throw std::runtime_error(
-          "effort_limits: limits must be > 0, got " + std::to_string(effort_limits[i]) + " for '" +
+          "effort_limits: limits must be > 0, got " + std::to_string(config.effort_limits[i]) + " for '" +
           joints[i] + "'");
       }
-      limit[static_cast<size_t>(index_[i])] = effort_limits[i];
+      limit[static_cast<size_t>(index_[i])] = config.effort_limits[i];
     }
   }
   for (double & l : limit) {  // a NaN limit (none given) means no limit
@@ -86,6 +115,10 @@ std::vector<std::string> JointSpaceCore::state_interface_names() const
     names.push_back(j + "/position");
     names.push_back(j + "/velocity");
   }
+  for (int k : others_) {
+    names.push_back(model_->joint_names()[static_cast<size_t>(k)] + "/position");
+    names.push_back(model_->joint_names()[static_cast<size_t>(k)] + "/velocity");
+  }
   return names;
 }
 
@@ -108,68 +141,181 @@ void JointSpaceCore::bind(
   const std::vector<hardware_interface::LoanedStateInterface> & states)
 {
   command_at_.clear();
-  position_at_.clear();
-  velocity_at_.clear();
-  for (const auto & j : joints_) {
-    command_at_.push_back(find_interface(commands, j, "effort"));
-    position_at_.push_back(find_interface(states, j, "position"));
-    velocity_at_.push_back(find_interface(states, j, "velocity"));
+  position_at_.assign(static_cast<size_t>(nq_), 0);
+  velocity_at_.assign(static_cast<size_t>(nq_), 0);
+  for (size_t i = 0; i < joints_.size(); ++i) {
+    command_at_.push_back(find_interface(commands, joints_[i], "effort"));
   }
+  for (int k = 0; k < nq_; ++k) {
+    const auto & name = model_->joint_names()[static_cast<size_t>(k)];
+    position_at_[static_cast<size_t>(k)] = find_interface(states, name, "position");
+    velocity_at_[static_cast<size_t>(k)] = find_interface(states, name, "velocity");
+  }
+}
+
+void JointSpaceCore::reset() noexcept
+{
+  has_valid_ = state_ok_ = limited_ = tracking_latched_ = false;
+  limited_joint_ = -1;
+  fault_ = Fault::none;
+  fault_joint_ = -1;
+  status_ = TICK_OK;
+  clipped_ = 0;
 }
 
 bool JointSpaceCore::read(const std::vector<hardware_interface::LoanedStateInterface> & states) noexcept
 {
-  bool finite = true;
-  for (size_t i = 0; i < index_.size(); ++i) {
-    const auto k = static_cast<size_t>(index_[i]);
-    q[k] = states[position_at_[i]].get_value();
-    qd[k] = states[velocity_at_[i]].get_value();
-    finite = finite && std::isfinite(q[k]) && std::isfinite(qd[k]);
+  int bad = -1;
+  for (int k = 0; k < nq_; ++k) {
+    const auto j = static_cast<size_t>(k);
+    q[j] = states[position_at_[j]].get_value();
+    qd[j] = states[velocity_at_[j]].get_value();
+    if (bad < 0 && !(std::isfinite(q[j]) && std::isfinite(qd[j]))) {
+      bad = k;
+    }
   }
-  return finite;
+  state_ok_ = bad < 0;
+  if (!state_ok_) {
+    set_fault(Fault::state, bad, 0.0, 0.0);
+  }
+  return state_ok_;
 }
 
-void JointSpaceCore::fault() noexcept
+void JointSpaceCore::set_fault(Fault kind, int joint, double value, double limit) noexcept
 {
-  status_ = TICK_FAULT;
-  if (
-    !has_valid_ ||
-    rd_gravity_compensation(&model(), last_valid_q_.data(), zero_.data(), 0, tau.data(), &work()) != RD_OK)
-  {
-    for (double & t : tau) {
-      t = 0.0;
+  if (kind != fault_ || joint != fault_joint_) {
+    ++fault_count_;
+  }
+  fault_ = kind;
+  fault_joint_ = joint;
+  fault_value_ = value;
+  fault_limit_ = limit;
+}
+
+void JointSpaceCore::stop_output(bool damped) noexcept
+{
+  if (stop_ == StopBehaviour::zero) {
+    std::fill(tau.begin(), tau.end(), 0.0);
+    return;
+  }
+  if (stop_ == StopBehaviour::brake) {
+    std::fill(tau.begin(), tau.end(), std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  // hold: Q(q) of the current pose (the last valid one when the state is not finite), Khalil [9.12]
+  const bool current = state_ok_;
+  if (!current && !has_valid_) {
+    std::fill(tau.begin(), tau.end(), 0.0);  // no pose ever seen: nothing to hold against
+    return;
+  }
+  const double * pose = current ? q.data() : last_valid_q_.data();
+  if (rd_gravity_compensation(&law_model_, pose, zero_.data(), 0, tau.data(), &work()) != RD_OK) {
+    std::fill(tau.begin(), tau.end(), 0.0);
+    return;
+  }
+  if (damped && current) {
+    for (size_t k = 0; k < tau.size(); ++k) {
+      tau[k] -= hold_damping[k] * qd[k];
     }
   }
 }
 
-void JointSpaceCore::finish(
-  int rd_status, std::vector<hardware_interface::LoanedCommandInterface> & commands) noexcept
+void JointSpaceCore::stop(std::vector<hardware_interface::LoanedCommandInterface> & commands, bool damped) noexcept
 {
-  bool ok = rd_status == RD_OK;
-  for (size_t k = 0; ok && k < tau.size(); ++k) {
-    ok = std::isfinite(tau[k]);
+  stop_output(damped);
+  status_ = TICK_HOLDING | (fault_ != Fault::none ? TICK_FAULT : 0) | (limited_ ? TICK_LIMITED : 0);
+  limited_ = false;  // the next tick's clamping marks it again
+  clipped_ = 0;
+  for (size_t i = 0; i < index_.size(); ++i) {
+    const auto k = static_cast<size_t>(index_[i]);
+    double t = tau[k];
+    if (t > limit[k]) {  // NaN (the brake) passes
+      t = limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);
+    } else if (t < -limit[k]) {
+      t = -limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);
+    }
+    tau[k] = t;
+    commands[command_at_[i]].set_value(t);
   }
-  if (ok) {
-    status_ = TICK_OK;
-    last_valid_q_ = q;  // same size: a copy, no allocation
-    has_valid_ = true;
-  } else {
-    fault();
-  }
-  clipped_ = rd_saturate(n_, limit.data(), tau.data());
   if (clipped_ != 0) {
     status_ |= TICK_SATURATED;
   }
-  for (size_t i = 0; i < index_.size(); ++i) {
-    commands[command_at_[i]].set_value(tau[static_cast<size_t>(index_[i])]);
+}
+
+void JointSpaceCore::finish(
+  int rd_status, const double * q_ref, std::vector<hardware_interface::LoanedCommandInterface> & commands) noexcept
+{
+  bool ok = state_ok_ && rd_status == RD_OK;
+  for (size_t k = 0; ok && k < tau.size(); ++k) {
+    ok = std::isfinite(tau[k]);
   }
+  if (state_ok_ && !ok) {
+    set_fault(Fault::law, -1, static_cast<double>(rd_status), 0.0);
+  }
+  if (ok && q_ref != nullptr && !tracking_latched_) {
+    for (int k : index_) {  // |q_r - q| against max_tracking_error (0: none)
+      const auto j = static_cast<size_t>(k);
+      const double e = std::abs(q_ref[j] - q[j]);
+      if (max_tracking_error[j] > 0.0 && e > max_tracking_error[j]) {
+        set_fault(Fault::tracking, k, e, max_tracking_error[j]);
+        tracking_latched_ = true;
+        break;
+      }
+    }
+  }
+  if (tracking_latched_) {
+    ok = false;
+  }
+  if (ok) {
+    fault_ = Fault::none;
+    fault_joint_ = -1;
+    last_valid_q_ = q;  // same size: a copy, no allocation
+    has_valid_ = true;
+  } else if (state_ok_) {
+    last_valid_q_ = q;
+    has_valid_ = true;
+  }
+  if (!ok) {
+    stop(commands, true);
+    status_ |= TICK_FAULT;
+    return;
+  }
+  status_ = limited_ ? TICK_LIMITED : TICK_OK;
+  limited_ = false;  // the next tick's clamping marks it again
+  clipped_ = 0;
+  for (size_t i = 0; i < index_.size(); ++i) {
+    const auto k = static_cast<size_t>(index_[i]);
+    double t = tau[k];
+    if (t > limit[k]) {
+      t = limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);
+    } else if (t < -limit[k]) {
+      t = -limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);
+    }
+    tau[k] = t;
+    commands[command_at_[i]].set_value(t);
+  }
+  if (clipped_ != 0) {
+    status_ |= TICK_SATURATED;
+  }
+}
+
+double JointSpaceCore::clamp_position(int k, double x) const noexcept
+{
+  const auto j = static_cast<size_t>(k);
+  return std::min(std::max(x, lower[j]), upper[j]);
+}
+
+double JointSpaceCore::clamp_velocity(int k, double v) const noexcept
+{
+  const double l = velocity_limit[static_cast<size_t>(k)];
+  return std::min(std::max(v, -l), l);
 }
 
 bool JointSpaceCore::to_model_order(const std::vector<double> & values, std::vector<double> & out) const noexcept
 {
   if (values.size() == 1) {
-    for (double & o : out) {
-      o = values[0];
+    for (int k : index_) {
+      out[static_cast<size_t>(k)] = values[0];
     }
     return true;
   }
@@ -180,6 +326,25 @@ bool JointSpaceCore::to_model_order(const std::vector<double> & values, std::vec
     out[static_cast<size_t>(index_[i])] = values[i];
   }
   return true;
+}
+
+std::string fault_reason(Fault kind, const std::string & joint_name, double value, double limit)
+{
+  const std::string joint = joint_name.empty() ? std::string("?") : "'" + joint_name + "'";
+  char numbers[96];
+  switch (kind) {
+    case Fault::none:
+      return "";
+    case Fault::state:
+      return "the measured state of joint " + joint + " is not finite: holding the last valid pose";
+    case Fault::law:
+      return "the law gave no finite effort (engine status " + std::to_string(static_cast<int>(value)) + "): holding";
+    case Fault::tracking:
+      std::snprintf(numbers, sizeof numbers, "%.4g, above max_tracking_error %.4g", value, limit);
+      return "tracking error of joint " + joint + " is " + numbers +
+             ": stop behaviour until the controller is activated again";
+  }
+  return "";
 }
 
 std::string robot_description_of(

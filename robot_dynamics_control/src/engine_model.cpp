@@ -188,7 +188,7 @@ std::string format_names(const std::vector<std::string> & names)
 }
 
 std::shared_ptr<EngineModel> EngineModel::from_description(
-  const std::string & urdf, const std::string & drivetrain)
+  const std::string & urdf, const std::string & drivetrain, const ModelChecks & checks)
 {
   if (urdf.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw std::runtime_error("the robot description (URDF text) is empty");
@@ -198,6 +198,12 @@ std::shared_ptr<EngineModel> EngineModel::from_description(
   if (!drivetrain.empty()) {
     args.push_back("--drivetrain");
     args.push_back(drivetrain);
+  }
+  if (checks.strict) {
+    args.push_back("--strict");
+  }
+  if (checks.effort_limits_given) {
+    args.push_back("--allow-no-effort-limit");
   }
   const ProcessResult r = run(args);
   if (r.status != 0) {
@@ -238,6 +244,9 @@ std::shared_ptr<EngineModel> EngineModel::from_text(const std::string & text)
   for (int k = 0; k < m.nq; ++k) {
     self->joint_names_.emplace_back(m.joint_name[k]);
     self->effort_limits_.push_back(m.effort_limit[k]);
+    self->position_lower_.push_back(m.position_lower[k]);
+    self->position_upper_.push_back(m.position_upper[k]);
+    self->velocity_limits_.push_back(m.velocity_limit[k]);
   }
   // The first line: "robot_dynamics-engine-model 1 <robot name>"
   std::istringstream first(text.substr(0, text.find('\n')));

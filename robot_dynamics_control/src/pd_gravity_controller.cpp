@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "pluginlib/class_list_macros.hpp"
 
@@ -15,20 +16,31 @@ bool PdGravityController::apply_gains() noexcept
   return core_.to_model_order(params_.kp, kp_) && core_.to_model_order(params_.kd, kd_);
 }
 
+std::string PdGravityController::parameter_error() const
+{
+  return "kp, kd, hold_damping and max_tracking_error: give one value (every joint) or " +
+         std::to_string(core_.n()) + " ordered as joints " + format_names(params_.joints) + "; got kp " +
+         std::to_string(params_.kp.size()) + ", kd " + std::to_string(params_.kd.size());
+}
+
 CallbackReturn PdGravityController::configure_law()
 {
-  const auto n = static_cast<size_t>(core_.n());
-  kp_.assign(n, 0.0);
-  kd_.assign(n, 0.0);
+  const auto nq = static_cast<size_t>(core_.nq());
+  for (auto * v : {&kp_, &kd_, &qr_, &qdr_, &q0_, &delta_, &goal_qd_}) {
+    v->assign(nq, 0.0);
+  }
+  params_.kp.reserve(static_cast<size_t>(core_.n()));
+  params_.kd.reserve(static_cast<size_t>(core_.n()));
   if (!apply_gains()) {
-    RCLCPP_ERROR(
-      get_node()->get_logger(), "kp and kd: give one value (every joint) or %zu ordered as joints %s; got %zu and %zu",
-      n, format_names(params_.joints).c_str(), params_.kp.size(), params_.kd.size());
     return CallbackReturn::ERROR;
   }
-  incoming_.q.assign(n, 0.0);
-  incoming_.qd.assign(n, 0.0);
-  goal_.initRT(incoming_);
+  {
+    std::lock_guard<std::mutex> lock(receive_mutex_);
+    incoming_.q.assign(nq, 0.0);
+    incoming_.qd.assign(nq, 0.0);
+    incoming_.sequence = received_;
+    goal_.initRT(incoming_);
+  }
   subscribe_reference("~/reference", [this](const trajectory_msgs::msg::JointTrajectory & msg) {
     return set_reference(msg);
   });
@@ -46,6 +58,9 @@ std::string PdGravityController::set_reference(const trajectory_msgs::msg::Joint
     const auto it = std::find(joints.begin(), joints.end(), msg.joint_names[c]);
     if (it == joints.end()) {
       return "unknown joint '" + msg.joint_names[c] + "'. Valid names: " + format_names(joints);
+    }
+    if (column[static_cast<size_t>(it - joints.begin())] != msg.joint_names.size()) {
+      return "joint '" + msg.joint_names[c] + "' is named twice";
     }
     column[static_cast<size_t>(it - joints.begin())] = c;
   }
@@ -66,8 +81,8 @@ std::string PdGravityController::set_reference(const trajectory_msgs::msg::Joint
     return std::to_string(point.velocities.size()) + " velocities for " + std::to_string(m) + " joints";
   }
   Goal goal;
-  goal.q.assign(static_cast<size_t>(core_.n()), 0.0);
-  goal.qd.assign(static_cast<size_t>(core_.n()), 0.0);
+  goal.q.assign(static_cast<size_t>(core_.nq()), 0.0);
+  goal.qd.assign(static_cast<size_t>(core_.nq()), 0.0);
   for (size_t i = 0; i < joints.size(); ++i) {
     const auto k = static_cast<size_t>(core_.index()[i]);
     goal.q[k] = point.positions[column[i]];
@@ -75,36 +90,86 @@ std::string PdGravityController::set_reference(const trajectory_msgs::msg::Joint
     if (!std::isfinite(goal.q[k]) || !std::isfinite(goal.qd[k])) {
       return "non-finite goal for joint '" + joints[i] + "'";
     }
+    if (std::abs(goal.qd[k]) > core_.velocity_limit[k]) {
+      return "a goal velocity of " + std::to_string(goal.qd[k]) + " is above the velocity limit " +
+             std::to_string(core_.velocity_limit[k]) + " of joint '" + joints[i] + "'";
+    }
   }
+  const std::string outside = outside_limits(goal.q);
+  if (!outside.empty()) {
+    return outside;
+  }
+  std::lock_guard<std::mutex> lock(receive_mutex_);
+  goal.sequence = ++received_;
   goal_.writeFromNonRT(goal);
   return "";
 }
 
 void PdGravityController::activate_reference()
 {
-  // hold the position at activation until a reference arrives
-  Goal hold;
-  hold.qd.assign(static_cast<size_t>(core_.n()), 0.0);
-  core_.read(state_interfaces_);
-  hold.q = core_.q;
-  goal_.writeFromNonRT(hold);
+  std::lock_guard<std::mutex> lock(receive_mutex_);
+  active_ = received_;  // a goal received before activation is not replayed
 }
 
-controller_interface::return_type PdGravityController::update(const rclcpp::Time &, const rclcpp::Duration &)
+void PdGravityController::latch_hold()
 {
-  // gains changed while running: a copy into the same-sized Params, then into kp_, kd_ (a wrong
-  // size keeps the previous gains)
-  if (param_listener_->try_get_params(params_)) {
-    apply_gains();
+  for (int k = 0; k < core_.nq(); ++k) {  // within the joints' limits, whatever the state read
+    qr_[static_cast<size_t>(k)] = core_.clamp_position(k, core_.q[static_cast<size_t>(k)]);
   }
+  std::fill(qdr_.begin(), qdr_.end(), 0.0);
+  std::fill(delta_.begin(), delta_.end(), 0.0);
+  std::fill(goal_qd_.begin(), goal_qd_.end(), 0.0);
+  q0_ = qr_;
+  duration_ = 0.0;
+  t0_ = 0.0;
+}
+
+void PdGravityController::follow(const Goal & goal, double now) noexcept
+{
+  if (goal.sequence != active_) {  // a new goal: a profile from the reference of this moment
+    active_ = goal.sequence;
+    q0_ = qr_;
+    double duration = 0.0;
+    for (int k : core_.index()) {  // a cubic's peak velocity is 1.5 |delta| / T
+      const auto j = static_cast<size_t>(k);
+      delta_[j] = goal.q[j] - q0_[j];
+      goal_qd_[j] = goal.qd[j];
+      const double v = params_.goal_velocity_scaling * core_.velocity_limit[j];
+      if (std::isfinite(v) && v > 0.0) {
+        duration = std::max(duration, 1.5 * std::abs(delta_[j]) / v);
+      }
+    }
+    duration_ = duration;
+    t0_ = now;
+  }
+  const double s = duration_ > 0.0 ? std::min(std::max((now - t0_) / duration_, 0.0), 1.0) : 1.0;
+  for (int k : core_.index()) {
+    const auto j = static_cast<size_t>(k);
+    qr_[j] = q0_[j] + delta_[j] * s * s * (3.0 - 2.0 * s);
+    qdr_[j] = s < 1.0 ? delta_[j] * 6.0 * s * (1.0 - s) / duration_ : goal_qd_[j];
+  }
+}
+
+controller_interface::return_type PdGravityController::update(const rclcpp::Time & time, const rclcpp::Duration &)
+{
+  refresh_parameters();
   const Goal & goal = *goal_.readFromRT();
-  return tick([this, &goal] {
+  return tick(time, [this, &goal, &time] {
+    follow(goal, time.seconds());
+    for (int k = 0; k < core_.nq(); ++k) {  // the joints not commanded: no PD term
+      const auto j = static_cast<size_t>(k);
+      if (kp_[j] == 0.0 && kd_[j] == 0.0 && std::find(core_.index().begin(), core_.index().end(), k) == core_.index().end()) {
+        qr_[j] = core_.q[j];
+        qdr_[j] = core_.qd[j];
+      }
+    }
     const int status = rd_pd_gravity(
-      &core_.model(), kp_.data(), kd_.data(), core_.q.data(), core_.qd.data(), goal.q.data(), goal.qd.data(),
+      &core_.model(), kp_.data(), kd_.data(), core_.q.data(), core_.qd.data(), qr_.data(), qdr_.data(),
       core_.tau.data(), &core_.work());
     if (status == RD_OK && params_.friction_feedforward) {
-      for (int k = 0; k < core_.n(); ++k) {  // the friction feed-forward at the goal velocity, Khalil [7.26]
-        core_.tau[static_cast<size_t>(k)] += rd_friction(&core_.model(), k, goal.qd[static_cast<size_t>(k)], 0.0);
+      for (int k : core_.index()) {  // the friction feed-forward at the reference velocity, Khalil [7.26]
+        const auto j = static_cast<size_t>(k);
+        core_.tau[j] += rd_friction(&core_.model(), k, qdr_[j], core_.friction_smoothing);
       }
     }
     return status;

@@ -197,7 +197,10 @@ SimulatedSystem::CallbackReturn SimulatedSystem::on_init(const hardware_interfac
     if (info_.original_xml.empty()) {
       throw std::runtime_error("the hardware info holds no URDF (original_xml)");
     }
-    model_ = EngineModel::from_description(info_.original_xml, p.drivetrain);
+    ModelChecks checks;  // a physically impossible plant is refused unless allowed
+    checks.strict = !p.allow_nonphysical_model;
+    checks.effort_limits_given = true;  // a plant takes any effort: a missing limit is the controllers' issue
+    model_ = EngineModel::from_description(info_.original_xml, p.drivetrain, checks);
     nq_ = model_->nq();
     std::vector<double> initial = read_joints();
     if (!p.initial_positions.empty()) {
@@ -238,7 +241,7 @@ SimulatedSystem::PlantParameters SimulatedSystem::read_parameters()
   };
   static const std::set<std::string> known = {
     "drivetrain", "substeps", "max_step", "friction", "coulomb_smoothing", "initial_positions",
-    "timing_log", "timing_log_cycles"};
+    "timing_log", "timing_log_cycles", "allow_nonphysical_model"};
   for (const auto & kv : hw) {
     if (!known.count(kv.first)) {
       throw std::runtime_error(
@@ -257,6 +260,7 @@ SimulatedSystem::PlantParameters SimulatedSystem::read_parameters()
   }
   PlantParameters p;
   p.friction = parse_bool(param("friction", "true"), "friction");
+  p.allow_nonphysical_model = parse_bool(param("allow_nonphysical_model", "false"), "allow_nonphysical_model");
   p.smooth = parse_number(param("coulomb_smoothing", "0"), "coulomb_smoothing");
   if (!(p.smooth >= 0.0 && std::isfinite(p.smooth))) {
     throw std::runtime_error("coulomb_smoothing: expected a velocity >= 0 [rad/s], got '" +

@@ -20,6 +20,9 @@ std::string trajectory_from_message(
     if (it == joints.end()) {
       return "unknown joint '" + msg.joint_names[c] + "'. Valid names: " + format_names(joints);
     }
+    if (column[static_cast<size_t>(it - joints.begin())] != m) {
+      return "joint '" + msg.joint_names[c] + "' is named twice";
+    }
     column[static_cast<size_t>(it - joints.begin())] = c;
   }
   std::vector<std::string> missing;

@@ -110,7 +110,14 @@ public:
     }
   }
 
-  /// q and qd in the controller's joint order.
+  void deactivate()
+  {
+    if (controller->get_node()->deactivate().id() != lifecycle_msgs::msg::State::PRIMARY_STATE_INACTIVE) {
+      throw std::runtime_error("deactivate failed");
+    }
+  }
+
+  /// q and qd in the order of the state interfaces: the commanded joints', then the model's others.
   void set_state(const std::vector<double> & q, const std::vector<double> & qd)
   {
     for (size_t i = 0; i < q.size(); ++i) {

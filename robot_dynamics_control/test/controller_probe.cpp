@@ -3,14 +3,18 @@
 //
 //   controller_probe gravity|pd|ct PARAMS_FILE [URDF_FILE] [--chained]
 // stdin, one command a line (vectors in the controller's joint order, n values each):
-//   state q.. qd..                 the measured state
+//   state q.. qd..                 the measured state (the commanded joints, then the model's others)
+//   activate | deactivate          the lifecycle transitions (the probe starts active); each prints
+//                                  "effort e.. | status S": the first command, the stop behaviour's
 //   update T                       one update at time T [s]; prints "effort e.. | status S" and, for
-//                                  ct, "reference q_r.. qd_r.. qdd_r.."
+//                                  ct, "reference q_r.. qd_r.. qdd_r.." (the one the law used)
 //   trajectory STAMP P V A         a JointTrajectory of P points follows, one a line:
 //                                  "t q.. [qd.. if V] [qdd.. if A]" (pd: ~/reference; ct:
 //                                  ~/joint_trajectory); prints "ok" or "rejected: reason"
 //   chained q.. qd.. qdd..         ct in chained mode: writes its reference interfaces
-//   param NAME v..                 sets a double-array parameter while running
+//   param NAME v..                 sets a double-array parameter while running; prints "ok" or
+//                                  "rejected: reason"
+//   param_double NAME v            the same for a double parameter
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -58,6 +62,7 @@ int run(const std::string & name, const std::string & params, const std::string 
   h.activate();
   const auto & joints = h.controller->core().joints();
   const size_t n = joints.size();
+  const size_t m = h.state_values.size() / 2;  // the joints read: commanded, then the others
   std::string line;
   while (std::getline(std::cin, line)) {
     std::istringstream in(line);
@@ -66,9 +71,17 @@ int run(const std::string & name, const std::string & params, const std::string 
       continue;
     }
     if (cmd == "state") {
-      const auto q = read_values(in, n);
-      const auto qd = read_values(in, n);
+      const auto q = read_values(in, m);
+      const auto qd = read_values(in, m);
       h.set_state(q, qd);
+    } else if (cmd == "activate" || cmd == "deactivate") {
+      if (cmd == "activate") {
+        h.activate();
+      } else {
+        h.deactivate();
+      }
+      print("effort", h.command_values);
+      std::printf(" | status %d\n", h.controller->core().status());
     } else if (cmd == "update") {
       double t = 0.0;
       in >> t;
@@ -76,7 +89,7 @@ int run(const std::string & name, const std::string & params, const std::string 
       print("effort", h.command_values);
       std::printf(" | status %d\n", h.controller->core().status());
       if constexpr (std::is_same_v<C, robot_dynamics_control::ComputedTorqueController>) {
-        print("reference", h.controller->reference());
+        print("reference", h.controller->applied_reference());
         std::printf("\n");
       }
     } else if (cmd == "trajectory") {
@@ -127,6 +140,12 @@ int run(const std::string & name, const std::string & params, const std::string 
         v.push_back(std::strtod(token.c_str(), nullptr));
       }
       const auto result = h.controller->get_node()->set_parameter(rclcpp::Parameter(pname, v));
+      std::printf("%s\n", result.successful ? "ok" : ("rejected: " + result.reason).c_str());
+    } else if (cmd == "param_double") {
+      std::string pname, token;
+      in >> pname >> token;
+      const auto result =
+        h.controller->get_node()->set_parameter(rclcpp::Parameter(pname, std::strtod(token.c_str(), nullptr)));
       std::printf("%s\n", result.successful ? "ok" : ("rejected: " + result.reason).c_str());
     } else {
       throw std::runtime_error("unknown command '" + cmd + "'");

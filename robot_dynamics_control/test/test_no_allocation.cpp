@@ -147,4 +147,82 @@ TEST_F(NoAllocation, ComputedTorqueChained)
   EXPECT_EQ(updates(h, 1.0, 1000), 0);
 }
 
+/// Every parameter the controller declares changed while running, between counted updates: each
+/// double array to one value, to one per joint and back (a change of length), each double and bool
+/// to another valid value, and a refused value (NaN) of each; read-only ones are refused.
+template<typename C>
+void every_parameter(Harness<C> & h, double t0)
+{
+  auto node = h.controller->get_node();
+  const size_t n = h.command_values.size();
+  const auto names = node->list_parameters({}, 0).names;
+  int changed = 0;
+  for (const auto & name : names) {
+    const auto p = node->get_parameter(name);
+    std::vector<rclcpp::Parameter> values;
+    if (p.get_type() == rclcpp::ParameterType::PARAMETER_DOUBLE_ARRAY && !p.as_double_array().empty()) {
+      const double v = p.as_double_array()[0] > 0.0 ? p.as_double_array()[0] : 0.5;
+      values = {rclcpp::Parameter(name, std::vector<double>(n, 1.1 * v)), rclcpp::Parameter(name, std::vector<double>{v}),
+                rclcpp::Parameter(name, std::vector<double>(n, v))};
+    } else if (p.get_type() == rclcpp::ParameterType::PARAMETER_DOUBLE) {
+      const double v = p.as_double() > 0.0 ? p.as_double() : 0.01;
+      values = {rclcpp::Parameter(name, 0.5 * v), rclcpp::Parameter(name, v)};
+    } else if (p.get_type() == rclcpp::ParameterType::PARAMETER_BOOL) {
+      values = {rclcpp::Parameter(name, !p.as_bool()), rclcpp::Parameter(name, p.as_bool())};
+    }
+    for (const auto & v : values) {
+      changed += node->set_parameter(v).successful ? 1 : 0;
+      EXPECT_EQ(updates(h, t0, 30), 0) << "after setting " << name << " to " << v.value_to_string();
+      t0 += 0.03;
+    }
+    if (p.get_type() == rclcpp::ParameterType::PARAMETER_DOUBLE_ARRAY) {
+      EXPECT_FALSE(node->set_parameter(rclcpp::Parameter(name, std::vector<double>{std::nan("")})).successful) << name;
+    }
+    if (p.get_type() == rclcpp::ParameterType::PARAMETER_DOUBLE) {
+      EXPECT_FALSE(node->set_parameter(rclcpp::Parameter(name, std::nan(""))).successful) << name;
+    }
+  }
+  EXPECT_GE(changed, 4) << "parameters changed while running";
+  EXPECT_EQ(updates(h, t0, 100), 0);
+}
+
+TEST_F(NoAllocation, EveryParameterGravityCompensation)
+{
+  ParamsFile params(urdf, joints + drivetrain);
+  Harness<robot_dynamics_control::GravityCompensationController> h("gravity_compensation", params.path(), urdf);
+  h.activate();
+  updates(h, 0.0, 5);
+  every_parameter(h, 1.0);
+}
+
+TEST_F(NoAllocation, EveryParameterPdGravity)
+{
+  ParamsFile params(urdf, joints + drivetrain + "    kp: [100.0]\n    kd: [2.0]\n    max_tracking_error: [0.0]\n");
+  Harness<robot_dynamics_control::PdGravityController> h("pd_gravity", params.path(), urdf);
+  h.activate();
+  updates(h, 0.0, 5);
+  ASSERT_EQ(h.controller->set_reference(three_points(h.controller->core().joints(), false)), "");
+  every_parameter(h, 1.0);
+}
+
+TEST_F(NoAllocation, EveryParameterComputedTorque)
+{
+  ParamsFile params(urdf, joints + drivetrain + "    omega: [15.0]\n");
+  Harness<robot_dynamics_control::ComputedTorqueController> h("computed_torque", params.path(), urdf);
+  h.activate();
+  updates(h, 0.0, 5);
+  ASSERT_EQ(h.controller->set_trajectory(three_points(h.controller->core().joints(), true)), "");
+  every_parameter(h, 1.0);
+}
+
+TEST_F(NoAllocation, FaultsAndTheStopBehaviour)
+{
+  // a tracking fault latched, the hold with damping, the state published: none allocates
+  ParamsFile params(urdf, joints + drivetrain + "    kp: [100.0]\n    kd: [2.0]\n    max_tracking_error: [0.05]\n");
+  Harness<robot_dynamics_control::PdGravityController> h("pd_gravity", params.path(), urdf);
+  h.activate();
+  EXPECT_EQ(updates(h, 0.0, 300), 0);
+  EXPECT_NE(h.controller->core().status() & robot_dynamics_control::TICK_FAULT, 0) << "the moving state faults";
+}
+
 }  // namespace

@@ -37,6 +37,8 @@ using CallbackReturn = SimulatedSystem::CallbackReturn;
 const std::vector<std::string> kJoints = {"joint1", "joint2", "joint3", "joint4", "joint5", "joint6"};
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+std::string param(const std::string & name, const std::string & value);
+
 // The PUMA 560 with a <ros2_control> block for SimulatedSystem (as robot_dynamics' ros2_control.py
 // writes it): `params` inside <hardware>, `q0` as the position states' initial values.
 std::string puma_with_block(const std::string & params, const std::vector<double> & q0, const std::string & joint_extra = "")
@@ -44,8 +46,12 @@ std::string puma_with_block(const std::string & params, const std::vector<double
   std::string urdf = read_text(robot_file("urdf/puma560.urdf"));
   std::ostringstream b;
   b.precision(17);
+  // the bare URDF carries the published link 3 inertia, which breaks the triangle inequality: the
+  // drive-train YAML accepts that issue, a block without it has to allow it
+  const std::string allow =
+    params.find("drivetrain") == std::string::npos ? param("allow_nonphysical_model", "true") : std::string();
   b << "<ros2_control name=\"puma560\" type=\"system\"><hardware><plugin>robot_dynamics_control/SimulatedSystem"
-    << "</plugin>" << params << "</hardware>";
+    << "</plugin>" << params << allow << "</hardware>";
   for (std::size_t i = 0; i < kJoints.size(); ++i) {
     b << "<joint name=\"" << kJoints[i] << "\"><command_interface name=\"effort\"/>"
       << "<state_interface name=\"position\"><param name=\"initial_value\">" << q0[i] << "</param></state_interface>"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.dh import load_dh_yaml
+from ..model.dh import dh_model, load_dh_yaml
 from ..model.registry import load_robot
 from ..model.robot_model import RobotModel
 from ..testing import random_inertia
@@ -64,7 +64,7 @@ def general_robot(n: int = 6, seed: int = 0) -> RobotModel:
                 "inertia": [I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2]],
             }
         )
-    model = load_dh_yaml({"name": f"general{n}R", "convention": "modified", "links": links})
+    model = dh_model({"name": f"general{n}R", "convention": "modified", "links": links})  # no limits to warn of
     return model.replace(rotor_inertia=rng.uniform(0.1, 1.0, n))
 
 

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import os
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -70,8 +71,42 @@ def _pairs(items: Sequence[str] | None, sep: str, option: str, form: str) -> dic
     return out
 
 
-def load_model(args: argparse.Namespace) -> RobotModel:
-    """The robot chosen by --robot / --urdf (+ --drivetrain); the default robot otherwise."""
+#: The model checks' warnings a command prints before it counts the rest.
+WARNING_LINES = 5
+
+
+def load_model(args: argparse.Namespace, *, report_issues: bool = True) -> RobotModel:
+    """The robot chosen by --robot / --urdf (+ --drivetrain); the default robot otherwise.
+
+    The loaders' :class:`~robot_dynamics.errors.ModelWarning` become one line each on stderr,
+    ``robot-dynamics COMMAND: warning: ...``, the first :data:`WARNING_LINES` of them and a line
+    that counts the rest (none with ``report_issues=False``, for a command that reports the
+    model's issues itself).
+    """
+    import warnings
+
+    from ..errors import ModelWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ModelWarning)
+        model = _load_model(args)
+    prog = " ".join(filter(None, ("robot-dynamics", getattr(args, "command", None))))
+    issues = []
+    for w in caught:
+        if issubclass(w.category, ModelWarning):
+            issues.append(str(w.message))
+        else:  # another warning: shown as it would have been
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    if report_issues:
+        for message in issues[:WARNING_LINES]:
+            print(f"{prog}: warning: {message}", file=sys.stderr)
+        if len(issues) > WARNING_LINES:
+            print(f"{prog}: warning: and {len(issues) - WARNING_LINES} more issues of the model checks "
+                  "(`robot-dynamics info` with the same robot lists them all)", file=sys.stderr)
+    return model
+
+
+def _load_model(args: argparse.Namespace) -> RobotModel:
     urdf = getattr(args, "urdf", None)
     drivetrain = getattr(args, "drivetrain", None)
     if urdf:

@@ -59,7 +59,10 @@ def run_info(args: argparse.Namespace) -> int:
         emit(args, {"robots": robots, "default": DEFAULT_ROBOT},
              "\n".join(f"{r}{'  (default)' if r == DEFAULT_ROBOT else ''}" for r in robots))
         return 0
-    m = load_model(args)
+    from ..model import check_model
+
+    m = load_model(args, report_issues=False)  # listed below, declared ones too
+    issues = check_model(m, include_accepted=True)
     joints = [
         {
             "name": n,
@@ -86,6 +89,7 @@ def run_info(args: argparse.Namespace) -> int:
         "total_mass": m.total_mass(),
         "mimic_joints": [n for n in m.body_joint_names if n not in m.joint_names],
         "joints": joints,
+        "model_issues": [{"kind": i.kind, "name": i.name, "message": i.message, "accepted": i.accepted} for i in issues],
     }
 
     def text() -> str:
@@ -101,7 +105,10 @@ def run_info(args: argparse.Namespace) -> int:
             heads[8:8] = ["Fst", "B"]
             for r, j in zip(rows, joints):
                 r[8:8] = [j["static_friction"], j["stribeck"]]
-        return head + "\n\n" + format_table(heads, rows)
+        checks = [f"model checks: {len(issues) or 'no'} issue{'' if len(issues) == 1 else 's'}"
+                  + (f" ({sum(i.accepted is not None for i in issues)} declared accepted)" if issues else "")]
+        checks += [f"  {i.kind}: {i.message}" + (f" [accepted: {i.accepted}]" if i.accepted else "") for i in issues]
+        return head + "\n\n" + format_table(heads, rows) + "\n\n" + "\n".join(checks)
 
     emit(args, data, text)
     return 0

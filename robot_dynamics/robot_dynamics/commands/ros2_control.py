@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..model.checks import ACCEPTED_KEY
 from ._common import CommonOptions, _pairs, emit, load_model, output_dir, state_vector, write_atomic
 
 
@@ -44,6 +45,13 @@ def register(sub: Any, parents: CommonOptions) -> None:
         help="the robot (URDF + drive-train YAML) as the engine's text form, for C and C++ users "
              "(robot_dynamics_control's controllers and simulated hardware load it)",
     )
+    e.add_argument("--strict", action="store_true",
+                   help="refuse a model with issues its YAML does not accept (a massless moving link, an inertia that "
+                        "is not positive definite or breaks the triangle inequality, a joint without effort limit): "
+                        "exit status 2 and one line naming them all (without it: a warning line each on stderr)")
+    e.add_argument("--allow-no-effort-limit", action="store_true",
+                   help="leave joints without effort limit out of the checks (where the caller limits the efforts "
+                        "itself)")
     e.set_defaults(func=run_engine_model)
 
 
@@ -94,9 +102,24 @@ def _drivetrain_path(args: argparse.Namespace) -> str:
 
 
 def run_engine_model(args: argparse.Namespace) -> int:
-    from ..kernels.layout import model_text
+    import sys
 
-    m = load_model(args)
+    from ..errors import ModelError
+    from ..kernels.layout import model_text
+    from ..model import check_model
+
+    m = load_model(args, report_issues=False)
+    issues = check_model(m, allow=("no_effort_limit",) if args.allow_no_effort_limit else ())
+    if issues and args.strict:
+        # one line: the C++ plugins report the last line of stderr as the reason they refuse the model
+        raise ModelError(
+            f"robot {m.name!r} fails the model checks ({len(issues)} issue{'s' if len(issues) > 1 else ''}): "
+            + "; ".join(i.message for i in issues)
+            + f"; declare a known one under {ACCEPTED_KEY} in the drive-train YAML"
+            + ("" if args.allow_no_effort_limit or all(i.kind != "no_effort_limit" for i in issues)
+               else ", or give the effort limits and --allow-no-effort-limit"))
+    for issue in issues:
+        print(f"robot-dynamics engine-model: warning: robot {m.name!r}: {issue.message}", file=sys.stderr)
     text = model_text(m)
     if args.out:
         print(write_atomic(output_dir(args) / f"{m.name}.engine-model", text))

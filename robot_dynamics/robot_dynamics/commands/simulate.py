@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..simulation.options import MAX_TICKS
+from ..simulation.options import MAX_TICKS, Integration
 from ._common import check_steps, default_displacement, emit, format_table, load_model, output_dir, parse_vector, task_start_pose
 
 #: --controller choices.
@@ -39,6 +39,11 @@ CONTROLLERS = (
 #: computed torque on the PUMA 560, RK4, 2 cores); a longer run is asked for explicitly.
 DEFAULT_MAX_TICKS = 20_000
 
+
+#: --coulomb-smoothing's default with an adaptive integrator [rad/s]: the exact sign of a joint at
+#: rest flips at every step however short, and the step size collapses at t = 0; smoothed over
+#: 1 mrad/s, RK45, DOP853, LSODA and BDF run the default move (the rk4 result, within 2e-4 rad).
+ADAPTIVE_COULOMB_SMOOTHING = 1e-3
 
 #: The rate of /tf in the recording by default [Hz]: rviz draws at 30-60 Hz; the joint states keep
 #: the simulation's rate.
@@ -80,6 +85,13 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     g.add_argument("--mass-error", type=float, default=0.0, help="relative error of the controller's link masses and inertias, e.g. 0.2")
     g = p.add_argument_group("plant")
     g.add_argument("--integrator", default="rk4", help="rk4 (fixed step) or a scipy solve_ivp method: RK45, DOP853, LSODA, ...")
+    g.add_argument("--coulomb-smoothing", type=float, default=None, metavar="V",
+                   help="velocity scale v_s [rad/s] of the plant's Coulomb friction, Fc tanh(qd / v_s) instead of Fc sign(qd) "
+                        f"(0: the sign; default 0 with rk4, {ADAPTIVE_COULOMB_SMOOTHING:g} with an adaptive integrator, "
+                        "which cannot step across the sign's switch while a joint is at rest)")
+    g.add_argument("--max-evaluations", type=int, default=Integration.max_evaluations, metavar="N",
+                   help="most plant evaluations an adaptive integrator may make over one controller period before the "
+                        f"run stops (default {Integration.max_evaluations:,})")
     g.add_argument("--noise", type=float, default=0.0, help="std of the position measurement noise [rad]")
     g.add_argument("--disturbance", help="constant joint torque disturbance, comma list [N m]")
     g = p.add_argument_group("files")
@@ -154,7 +166,7 @@ def _task_error_rows(result: Any) -> list[list[Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..simulation import Integration, Logging, Noise, Simulation, SimulationOptions
+    from ..simulation import Logging, Noise, PlantOptions, Simulation, SimulationOptions
 
     model = load_model(args)
     _check_options(args)
@@ -169,7 +181,9 @@ def run(args: argparse.Namespace) -> int:
     reference = _reference(args, model, start, goal, frame, task)
     q0 = start + args.offset
     wall = time.perf_counter()
-    options = SimulationOptions(integration=Integration(rate=args.rate, integrator=args.integrator),
+    options = SimulationOptions(integration=Integration(rate=args.rate, integrator=args.integrator,
+                                                        max_evaluations=args.max_evaluations),
+                                plant=PlantOptions(coulomb_smoothing=args.coulomb_smoothing),
                                 noise=Noise(position=args.noise, disturbance=disturbance),
                                 logging=Logging(progress=None, max_ticks=args.max_ticks))  # a bar: a long run, on a terminal
     sim = Simulation(model, controller, reference, args.move_time + args.settle, options)
@@ -185,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
         "profile": args.profile,
         "control_rate": args.rate,
         "integrator": args.integrator,
+        "coulomb_smoothing": args.coulomb_smoothing,
         "duration": float(result.t[-1]),
         "ticks": int(result.t.size),
         "wall_time": wall,
@@ -226,6 +241,13 @@ def _check_options(args: argparse.Namespace) -> None:
         raise InputError(f"--max-ticks: expected an integer from 1 to {MAX_TICKS:,}, got {args.max_ticks}")
     check_steps(args.move_time + args.settle, 1.0 / args.rate, "--move-time + --settle at --rate",
                 limit=args.max_ticks, lift="--max-ticks", most=MAX_TICKS)
+    if args.coulomb_smoothing is None:
+        args.coulomb_smoothing = 0.0 if args.integrator == "rk4" else ADAPTIVE_COULOMB_SMOOTHING
+    if not (np.isfinite(args.coulomb_smoothing) and args.coulomb_smoothing >= 0):
+        raise InputError(f"--coulomb-smoothing: expected a velocity >= 0 [rad/s] (0: the exact sign), "
+                         f"got {args.coulomb_smoothing!r}")
+    if args.max_evaluations < 1:
+        raise InputError(f"--max-evaluations: expected an integer >= 1, got {args.max_evaluations}")
     if args.tf_every is None:
         args.tf_every = max(1, int(round(args.rate / TF_RATE)))
     if args.tf_every < 1:
@@ -292,6 +314,8 @@ def _report_text(args: argparse.Namespace, model: Any, result: Any, wall: float,
         f"{model.name}: {result.controller} at {args.rate:g} Hz, {args.profile} move of {args.move_time:g} s + {args.settle:g} s, "
         f"{result.t.size} ticks ({args.integrator}) in {wall:.2f} s",
     ]
+    if args.coulomb_smoothing > 0 and np.any(np.asarray(model.coulomb) > 0):
+        lines.append(f"plant: Coulomb friction smoothed, Fc tanh(qd / {args.coulomb_smoothing:g} rad/s)")
     if args.mass_error:
         lines.append(f"controller model: link masses and inertias x {1.0 + args.mass_error:g} (Khalil [9.28] predicts the error column)")
     if task:
@@ -306,13 +330,25 @@ def _report_text(args: argparse.Namespace, model: Any, result: Any, wall: float,
         + (", PLANT DIVERGED" if m.diverged else "")
     )
     for t, msg in result.messages[:5]:
-        lines.append(f"  t = {t:.3f} s: {msg}")
+        lines.append(f"  t = {t:.3f} s: {_in_cli_words(msg)}")
     if _friction_notes(model, args, task):
         lines.append(f"the torque steps at t = 0 and {args.move_time:g} s are Coulomb friction (Khalil [7.26]) switching "
                      "with the sign of the joint velocities as the joints start and stop")
     for k, v in files.items():
         lines.append(f"{k}: {v}")
     return "\n".join(lines)
+
+
+#: The library's names of the ways out that a diverged run's message offers, as this command spells them.
+_CLI_WORDS = (("coulomb_smoothing > 0", "--coulomb-smoothing V > 0"), ("raise max_evaluations", "raise --max-evaluations"),
+              ("the rk4 integrator", "--integrator rk4"))
+
+
+def _in_cli_words(message: str) -> str:
+    """A run's message with the options it names spelt as this command's."""
+    for library, cli in _CLI_WORDS:
+        message = message.replace(library, cli)
+    return message
 
 
 def _friction_notes(model: Any, args: argparse.Namespace, task: bool) -> list[tuple[float, str]]:

@@ -33,7 +33,8 @@ import numpy as np
 
 from ..errors import ModelError
 from ..model.robot_model import RobotModel, _merge_inertia
-from ..model.sidecar import SECTION_HANDLERS
+from ..model.sidecar import MAX_VALUE, SECTION_HANDLERS
+from ..model.urdf import MAX_LENGTH, MAX_MASS
 from .model import DriveTrain, ElasticJoints
 
 __all__ = [
@@ -53,7 +54,10 @@ ELASTIC_KEYS = ("stiffness", "motor_inertia", "motor_viscous", "motor_coulomb")
 _UNIT_TOL = 1e-6
 
 
-def _num(value: Any, where: str, *, minimum: float | None = None, positive: bool = False) -> float:
+def _num(value: Any, where: str, *, minimum: float | None = None, positive: bool = False,
+         limit: float = MAX_VALUE, unit: str = "") -> float:
+    """A finite number with |x| <= ``limit`` (the physical range of the field, ``unit`` its unit
+    as written in the message), >= ``minimum`` or > 0 when asked; ModelError naming ``where``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ModelError(f"{where}: expected a number, got {value!r}")
     try:
@@ -62,6 +66,8 @@ def _num(value: Any, where: str, *, minimum: float | None = None, positive: bool
         raise ModelError(f"{where}: {str(value)[:20]}... is too large for a number; expected a finite number") from None
     if not np.isfinite(v):
         raise ModelError(f"{where}: expected a finite number, got {value!r}")
+    if abs(v) > limit:
+        raise ModelError(f"{where}: {v:g}{unit} is beyond any physical value here (|x| <= {limit:g}{unit})")
     if minimum is not None and v < minimum:
         raise ModelError(f"{where}: must be >= {minimum}, got {v}")
     if positive and v <= 0.0:
@@ -69,10 +75,10 @@ def _num(value: Any, where: str, *, minimum: float | None = None, positive: bool
     return v
 
 
-def _vec3(value: Any, where: str) -> np.ndarray:
+def _vec3(value: Any, where: str, *, limit: float = MAX_VALUE, unit: str = "") -> np.ndarray:
     if not isinstance(value, (list, tuple)) or len(value) != 3:
         raise ModelError(f"{where}: expected a list of 3 numbers, got {value!r}")
-    return np.array([_num(x, f"{where}[{i}]") for i, x in enumerate(value)])
+    return np.array([_num(x, f"{where}[{i}]", limit=limit, unit=unit) for i, x in enumerate(value)])
 
 
 def _mapping(value: Any, where: str, what: str) -> dict[str, Any]:
@@ -126,10 +132,11 @@ class _Secondary:
             raise ModelError(f"{where}.axis: must be a unit vector, got norm {norm:.6g}")
         self.name = name
         self.carrier = carrier
-        self.inertia = _num(props["inertia"], f"{where}.inertia", minimum=0.0)
-        self.mass = _num(props.get("mass", 0.0), f"{where}.mass", minimum=0.0)
-        com = _vec3(props.get("com", [0.0, 0.0, 0.0]), f"{where}.com")
-        It = _num(props.get("transverse_inertia", 0.0), f"{where}.transverse_inertia", minimum=0.0)
+        self.inertia = _num(props["inertia"], f"{where}.inertia", minimum=0.0, unit=" kg m^2")
+        # the bounds of a URDF link's mass and lengths (robot_dynamics.model.urdf)
+        self.mass = _num(props.get("mass", 0.0), f"{where}.mass", minimum=0.0, limit=MAX_MASS, unit=" kg")
+        com = _vec3(props.get("com", [0.0, 0.0, 0.0]), f"{where}.com", limit=MAX_LENGTH, unit=" m")
+        It = _num(props.get("transverse_inertia", 0.0), f"{where}.transverse_inertia", minimum=0.0, unit=" kg m^2")
         self.b: np.ndarray | None = (
             _coefficients(model, props["coefficients"], f"{where}.coefficients") if "coefficients" in props else None
         )

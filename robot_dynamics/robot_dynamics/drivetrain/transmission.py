@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..model.robot_model import RobotModel
+from ..model.sidecar import MAX_VALUE
 from .model import ElasticJoints
 
 __all__ = ["TRANSMISSION_TYPES", "parse_transmissions", "transmissions_drivetrain"]
@@ -53,7 +54,10 @@ class _Rotor:
         return self.inertia * np.outer(self.axis, self.axis)
 
 
-def _float_child(elem: ET.Element, tags: tuple[str, ...], default: float, where: str) -> float:
+def _float_child(elem: ET.Element, tags: tuple[str, ...], default: float, where: str, *, inertia: bool = False) -> float:
+    """The number in the first of ``tags`` that ``elem`` has, else ``default``: a mechanical
+    reduction (finite, non-zero, |x| <= 1e6) or, with ``inertia``, a rotor inertia (0 to
+    :data:`MAX_VALUE` kg m^2, the drive-train YAML's bound)."""
     for tag in tags:
         child = elem.find(tag)
         if child is not None and child.text is not None:
@@ -61,7 +65,10 @@ def _float_child(elem: ET.Element, tags: tuple[str, ...], default: float, where:
                 value = float(child.text.strip())
             except ValueError:
                 raise ModelError(f"{where} <{tag}>: expected a number, got {child.text!r}") from None
-            if not np.isfinite(value) or value == 0.0 or abs(value) > 1e6:
+            if inertia and not 0.0 <= value <= MAX_VALUE:  # NaN fails too
+                raise ModelError(f"{where} <{tag}>: expected a rotor inertia from 0 to {MAX_VALUE:g} kg m^2, "
+                                 f"got {child.text.strip()!r}")
+            if not inertia and (not np.isfinite(value) or value == 0.0 or abs(value) > 1e6):
                 raise ModelError(f"{where} <{tag}>: expected a finite, non-zero reduction up to 1e6, got {child.text.strip()!r}")
             return value
     return default
@@ -109,7 +116,7 @@ def parse_transmissions(model: RobotModel) -> list[dict[str, Any]]:
                 (
                     an,
                     _float_child(a, _REDUCTION, 1.0, f"{where} actuator {an!r}"),
-                    _float_child(a, _INERTIA, 0.0, f"{where} actuator {an!r}"),
+                    _float_child(a, _INERTIA, 0.0, f"{where} actuator {an!r}", inertia=True),
                 )
             )
         need = 1 if kind == "SimpleTransmission" else 2
@@ -151,7 +158,7 @@ def transmissions_drivetrain(model: RobotModel, section: Any, elastic: ElasticJo
                 raise ModelError(f"transmissions.{an}: unknown actuator. Valid actuators: {names}")
             props = _mapping(props, f"transmissions.{an}", "['inertia']")
             _check_keys(props, ("inertia",), f"transmissions.{an}")
-            inertia_yaml[an] = _num(props.get("inertia", 0.0), f"transmissions.{an}.inertia", minimum=0.0)
+            inertia_yaml[an] = _num(props.get("inertia", 0.0), f"transmissions.{an}.inertia", minimum=0.0, unit=" kg m^2")
     nq = model.nq
     columns: dict[str, np.ndarray] = {}
     rotors: list[_Rotor] = []

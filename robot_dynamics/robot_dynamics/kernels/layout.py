@@ -108,7 +108,8 @@ def _values(x: Any) -> str:
 def model_text(model: RobotModel) -> str:
     """The engine's text form of ``model`` (engine.h, ``rd_model_parse``): the first line
     ``robot_dynamics-engine-model 1 <name>``, the sizes, ``joint_names``, ``effort_limit`` [N m or N]
-    (``inf``: none) and every field of :func:`pack` as ``<name> <count> <values>``, each double
+    (``inf``: none), ``position_lower``, ``position_upper`` [rad or m] and ``velocity_limit``
+    [rad/s or m/s] (``-inf``, ``inf`` or ``nan``: none) and every field of :func:`pack` as ``<name> <count> <values>``, each double
     written so that C reads back the same bits.
 
     Raises:
@@ -126,8 +127,10 @@ def model_text(model: RobotModel) -> str:
     lines = [f"{TEXT_MAGIC} {TEXT_VERSION} {robot}"]
     lines += [f"{key} {int(fields[key])}" for key in ("nb", "nq", "nr", "nf", "tree")]
     lines.append(f"joint_names {len(names)} {' '.join(names)}".rstrip())
-    limit = np.asarray(model.effort_limit, dtype=float).reshape(-1)
-    lines.append(f"effort_limit {limit.size} {_values(limit)}".rstrip())
+    for key, values in (("effort_limit", model.effort_limit), ("position_lower", model.lower),
+                        ("position_upper", model.upper), ("velocity_limit", model.velocity_limit)):
+        limit = np.asarray(values, dtype=float).reshape(-1)
+        lines.append(f"{key} {limit.size} {_values(limit)}".rstrip())
     for key in engine().FIELDS:
         x = np.asarray(fields[key], dtype=float).reshape(-1)
         lines.append(f"{key} {x.size} {_values(x)}".rstrip())

@@ -1,5 +1,6 @@
-"""Robot models and their loaders (URDF, xacro, DH YAML, joint-properties YAML)."""
+"""Robot models, their loaders (URDF, xacro, DH YAML, joint-properties YAML) and their checks."""
 
+from .checks import ISSUE_KINDS, ModelIssue, check_model
 from .dh import load_dh_yaml
 from .registry import DEFAULT_ROBOT, list_robots, load_robot, robot_files, share_directory
 from .robot_model import JOINT_TYPES, JointSpec, LinkSpec, RobotModel, build_model
@@ -9,12 +10,15 @@ from .urdf_writer import specs_to_urdf
 
 __all__ = [
     "DEFAULT_ROBOT",
+    "ISSUE_KINDS",
     "JOINT_TYPES",
     "JointSpec",
     "LinkSpec",
+    "ModelIssue",
     "RobotModel",
     "apply_sidecar",
     "build_model",
+    "check_model",
     "list_robots",
     "load_dh_yaml",
     "load_robot",

@@ -24,6 +24,8 @@ YAML format::
         # or Khalil's standard parameters about O_j:
         # inertia_origin: [XX, XY, XZ, YY, YZ, ZZ]   ms: [MX, MY, MZ]
     tool: {name: tool0, xyz: [0, 0, 0.1], rpy: [0, 0, 0]}   # optional fixed frame
+    accepted_model_issues:        # optional: issues of check_model known and meant (no warning)
+      link3: {triangle_inequality: "the published parameter set"}
 
 Khalil's modified DH: ``T_{j-1,j} = Rot(x, alpha_j) Trans(x, d_j) Rot(z, theta_j) Trans(z, r_j)``;
 standard DH: ``T_{i-1,i} = Rot(z, theta_i) Trans(z, d_i) Trans(x, a_i) Rot(x, alpha_i)``.
@@ -40,16 +42,17 @@ import numpy as np
 
 from ..errors import ModelError
 from ..spatial import homogeneous, rotation_about_axis, skew
+from .checks import ACCEPTED_KEY, accepted_issues, warn_model_issues
 from .robot_model import JointSpec, LinkSpec, RobotModel, build_model
 from .sidecar import read_yaml
 
-__all__ = ["load_dh_yaml", "dh_specs", "modified_dh_transform", "standard_dh_transform"]
+__all__ = ["load_dh_yaml", "dh_model", "dh_specs", "modified_dh_transform", "standard_dh_transform"]
 
 _Z = np.array([0.0, 0.0, 1.0])
 _X = np.array([1.0, 0.0, 0.0])
 CONVENTIONS = ("modified", "standard")
 #: The keys of a DH table's top level.
-_TOP_KEYS = {"name", "convention", "base_link", "links", "tool", "gravity"}
+_TOP_KEYS = {"name", "convention", "base_link", "links", "tool", "gravity", ACCEPTED_KEY}
 _LINK_KEYS = {
     "name", "joint", "type", "alpha", "d", "theta", "r", "a", "limits", "mass", "com",
     "inertia", "inertia_origin", "ms", "damping", "friction",
@@ -287,7 +290,22 @@ def load_dh_yaml(
     Args:
         source: YAML path or parsed dict.
         drivetrain: optional joint-properties / drive-train YAML, as for :func:`load_urdf`.
+
+    Warns:
+        ModelWarning: as :func:`load_urdf`, for each issue that neither the table's nor the
+            drive-train YAML's ``accepted_model_issues`` declares.
     """
+    model = dh_model(source, drivetrain)
+    warn_model_issues(model)
+    return model
+
+
+def dh_model(
+    source: str | os.PathLike[str] | dict[str, Any],
+    drivetrain: str | os.PathLike[str] | dict[str, Any] | None = None,
+) -> RobotModel:
+    """:func:`load_dh_yaml` without its warnings: for models built from tables in code (Khalil's
+    general robot), which have no effort limits to give."""
     data = read_yaml(source, "DH YAML")
     name, links, joints = dh_specs(data)
     from .urdf_writer import specs_to_urdf
@@ -297,6 +315,8 @@ def load_dh_yaml(
         name, links, joints, description=specs_to_urdf(name, links, joints),
         **({"gravity": gravity} if gravity is not None else {}),
     )
+    if ACCEPTED_KEY in data:
+        model = model.replace(accepted_issues=accepted_issues(model, data[ACCEPTED_KEY]))
     if drivetrain is not None:
         from .sidecar import apply_sidecar
 

@@ -124,8 +124,16 @@ def robot_files(name: str) -> tuple[Path, Path | None]:
 
 
 def load_robot(name: str = DEFAULT_ROBOT) -> RobotModel:
-    """Load a bundled robot with its drive-train YAML (friction, rotor inertia) when it has one."""
-    from .urdf import load_urdf
+    """Load a bundled robot with its drive-train YAML (friction, rotor inertia) when it has one.
+
+    Warns:
+        ModelWarning: as :func:`~robot_dynamics.model.load_urdf`; the bundled robots declare
+            their known issues in their YAML and load without one.
+    """
+    from .checks import warn_model_issues
+    from .urdf import _load_urdf
 
     urdf, sidecar = robot_files(name)
-    return load_urdf(urdf, drivetrain=sidecar)
+    model = _load_urdf(urdf, drivetrain=sidecar)
+    warn_model_issues(model)
+    return model

@@ -129,6 +129,9 @@ class RobotModel:
             dynamics algorithms add the secondary links' spin terms.
         description: the source text (URDF) when known, for /robot_description.
         transmissions: raw ros2_control ``<transmission>`` XML elements of the URDF.
+        accepted_issues: the issues of :func:`robot_dynamics.model.check_model` that the robot's
+            YAML declares known and accepted (``accepted_model_issues``), as
+            ``((link or joint name, kind, reason), ...)``; loaders do not warn about them.
     """
 
     name: str
@@ -163,6 +166,7 @@ class RobotModel:
     transmissions: tuple[str, ...] = ()
     static_friction: Array | None = None
     stribeck: Array | None = None
+    accepted_issues: tuple[tuple[str, str, str], ...] = ()
 
     # Derived in __post_init__ (never passed in): per-model constants of the recursions.
     h: Array = field(init=False, repr=False)  # first moments of mass m c, (nb, 3)
@@ -485,8 +489,9 @@ def build_model(
 
     Inertias are checked after the links a fixed joint carries are lumped into their moving
     body (:func:`check_body_inertias`): round-off of CAD exports (iCub's -2.4e-35, a lumped
-    antenna's -3.5e-8 on TIAGo's base) is accepted with one warning naming the link, a
-    genuinely indefinite moving body is refused. ``strict=True`` refuses any link whose own
+    antenna's -3.5e-8 on TIAGo's base) is accepted (the loaders warn of it naming the link,
+    with the other issues of :func:`robot_dynamics.model.check_model`), a genuinely
+    indefinite moving body is refused. ``strict=True`` refuses any link whose own
     inertia tensor has a negative principal moment beyond 1e-9 of its own scale.
 
     Raises:
@@ -582,7 +587,8 @@ def check_body_inertias(body_names: Sequence[str], masses: Array, inertia_com: A
 
     A principal moment below ``-INERTIA_TOLERANCE`` times the largest principal moment of any
     body (or of the body itself) is refused naming the link; a smaller negative one is
-    round-off, accepted with one warning per link.
+    round-off, accepted here (the loaders warn of it: ``inertia_not_positive_definite`` of
+    :func:`robot_dynamics.model.check_model`).
 
     Raises:
         ModelError: a body whose inertia is genuinely indefinite.
@@ -602,20 +608,6 @@ def check_body_inertias(body_names: Sequence[str], masses: Array, inertia_com: A
                 f"moment {low:.3g} kg m^2, beyond round-off of this robot's scale ({scale:.3g} kg m^2); "
                 "fix the <inertia> values (a tensor must be positive semi-definite)"
             )
-        if low < -1e-15 * scale:  # beyond double round-off: say so once
-            _warn_once(f"Link {name!r}: inertia tensor has a negative principal moment {low:.3g} kg m^2 "
-                       "(round-off; accepted)")
-
-
-_WARNED: set[str] = set()
-
-
-def _warn_once(message: str) -> None:
-    import warnings
-
-    if message not in _WARNED:
-        _WARNED.add(message)
-        warnings.warn(message, stacklevel=3)
 
 
 def origin_matrix(xyz: Any, rpy: Any) -> Array:

@@ -12,6 +12,8 @@ Format (every key optional; joints are matched by name)::
         gear_ratio: 62.6      # N = qm_dot / q_dot, so Ia = N^2 Jm (Khalil [7.29])
         # or directly, joint side:  armature: 0.78
         limits: {lower: -2.7, upper: 2.7, velocity: 3.0, effort: 97.6}
+    accepted_model_issues:    # issues of check_model known and meant: the loaders do not warn
+      link3: {triangle_inequality: "the published parameter set"}
 
 Other top-level sections (the drive train of geared mechanisms) are handed to the handlers
 registered in :data:`SECTION_HANDLERS`; an unknown section is an error naming the valid ones.
@@ -29,6 +31,7 @@ import numpy as np
 import yaml
 
 from ..errors import ModelError
+from .checks import ACCEPTED_KEY, accepted_issues
 from .robot_model import RobotModel
 
 __all__ = ["apply_sidecar", "read_yaml", "SECTION_HANDLERS", "JOINT_KEYS"]
@@ -84,6 +87,11 @@ def is_file(path: str | os.PathLike[str], what: str, expected: str) -> bool:
         raise ModelError(f"{what} not found: cannot look up the path {shown}: {reason}; expected the path of {expected}") from None
 
 
+#: The largest magnitude of a number in the YAML (a friction, an inertia, a ratio, a stiffness):
+#: anything beyond it is a typo, refused before it overflows a computation later.
+MAX_VALUE = 1e12
+
+
 def _number(value: Any, where: str, *, minimum: float | None = None, finite: bool = True) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ModelError(f"{where}: expected a number, got {value!r}")
@@ -95,8 +103,8 @@ def _number(value: Any, where: str, *, minimum: float | None = None, finite: boo
         raise ModelError(f"{where}: NaN is not a valid value")
     if finite and not np.isfinite(v):
         raise ModelError(f"{where}: must be a finite number, got {v}")
-    if np.isfinite(v) and abs(v) > 1e12:
-        raise ModelError(f"{where}: {v:g} is beyond any physical value here (|x| <= 1e12)")
+    if np.isfinite(v) and abs(v) > MAX_VALUE:
+        raise ModelError(f"{where}: {v:g} is beyond any physical value here (|x| <= {MAX_VALUE:g})")
     if minimum is not None and v < minimum:
         raise ModelError(f"{where}: must be >= {minimum}, got {v}")
     return v
@@ -189,7 +197,7 @@ def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, 
             names the field and the valid choices.
     """
     data = read_yaml(source, "drive-train YAML")
-    valid_sections = ["joints", *SECTION_HANDLERS]
+    valid_sections = ["joints", *SECTION_HANDLERS, ACCEPTED_KEY]
     for key in data:
         if key not in valid_sections:
             raise ModelError(f"Unknown section {key!r} in the drive-train YAML. Valid sections: {valid_sections}")
@@ -229,4 +237,6 @@ def apply_sidecar(model: RobotModel, source: str | os.PathLike[str] | dict[str, 
     for key, handler in SECTION_HANDLERS.items():
         if key in data:
             new = handler(new, data[key], data)
+    if ACCEPTED_KEY in data:  # names checked against the model as the dynamics see it
+        new = new.replace(accepted_issues=accepted_issues(new, data[ACCEPTED_KEY]))
     return new

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
+from .checks import warn_model_issues
 from .robot_model import JOINT_TYPES, JointSpec, LinkSpec, RobotModel, build_model, origin_matrix
 
 __all__ = ["parse_urdf", "load_urdf", "read_description"]
@@ -337,7 +338,27 @@ def load_urdf(
 
     Raises:
         ModelError: missing file, malformed XML, unsupported joint types, broken tree.
+
+    Warns:
+        ModelWarning: one per issue of :func:`~robot_dynamics.model.check_model` that the
+            drive-train YAML does not declare accepted (a massless moving link, an inertia that
+            is not positive definite or breaks the triangle inequality, a joint without effort
+            limit), naming the link or joint.
     """
+    model = _load_urdf(source, drivetrain, xacro_args=xacro_args, packages=packages, strict=strict)
+    warn_model_issues(model)
+    return model
+
+
+def _load_urdf(
+    source: str | os.PathLike[str],
+    drivetrain: str | os.PathLike[str] | dict[str, Any] | None = None,
+    *,
+    xacro_args: dict[str, str] | None = None,
+    packages: Mapping[str, str | os.PathLike[str]] | None = None,
+    strict: bool = False,
+) -> RobotModel:
+    """:func:`load_urdf` without its warnings (for the loaders that warn themselves)."""
     if isinstance(source, str) and source.lstrip().startswith("<"):
         text = source
     else:

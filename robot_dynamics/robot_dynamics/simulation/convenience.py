@@ -29,6 +29,7 @@ def simulate(  # noqa: PLR0913 - the documented keyword API; the options live in
     substeps: int = 1,
     rtol: float = 1e-8,
     atol: float = 1e-10,
+    max_evaluations: int = 20_000,
     settle: float = 0.5,
     friction: bool = True,
     coulomb_smoothing: float = 0.0,
@@ -62,9 +63,9 @@ def simulate(  # noqa: PLR0913 - the documented keyword API; the options live in
         duration: simulated time [s]; default the trajectory's duration + ``settle``.
         q0, qd0: initial state (nq,); default the reference at t = 0 (at rest for task refs:
             q0 is then required).
-        control_rate, integrator, substeps, rtol, atol: :class:`Integration` (rate [Hz],
-            ``"rk4"`` or a solve_ivp method of :data:`INTEGRATORS`, RK4 steps per period,
-            tolerances of the adaptive solvers).
+        control_rate, integrator, substeps, rtol, atol, max_evaluations: :class:`Integration`
+            (rate [Hz], ``"rk4"`` or a solve_ivp method of :data:`INTEGRATORS`, RK4 steps per
+            period, tolerances of the adaptive solvers, their plant evaluations per period at most).
         friction, coulomb_smoothing, gravity, elastic_joints: :class:`PlantOptions`.
         position_noise, velocity_noise, disturbance, seed: :class:`Noise` (std of white
             Gaussian measurement noise [rad, rad/s]; joint torque disturbance (nq,) or
@@ -83,7 +84,8 @@ def simulate(  # noqa: PLR0913 - the documented keyword API; the options live in
             with ``metrics.diverged``).
     """
     options = SimulationOptions(
-        integration=Integration(rate=control_rate, integrator=integrator, substeps=substeps, rtol=rtol, atol=atol),
+        integration=Integration(rate=control_rate, integrator=integrator, substeps=substeps, rtol=rtol, atol=atol,
+                                max_evaluations=max_evaluations),
         noise=Noise(position=position_noise, velocity=velocity_noise, disturbance=disturbance, seed=seed),
         plant=PlantOptions(friction=friction, coulomb_smoothing=coulomb_smoothing, gravity=gravity,
                            elastic_joints=elastic_joints),

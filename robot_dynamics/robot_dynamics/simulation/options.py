@@ -43,9 +43,11 @@ class Integration:
         substeps: RK4 steps per controller period (>= 1).
         rtol, atol: tolerances of the adaptive solvers (> 0).
         max_evaluations: most evaluations of the plant an adaptive solver may make over one
-            controller period (>= 1); past it the run stops with a message instead of crawling
-            (a stiff or discontinuous plant, e.g. Coulomb friction switching at rest: use
-            ``"rk4"``, a smoothed Coulomb sign, or ``"Radau"``/``"BDF"``).
+            controller period (>= 1); past it the run stops with a message instead of crawling.
+            A stiff plant needs more, or a stiff solver (``"Radau"``, ``"BDF"``, ``"LSODA"``);
+            Coulomb friction with the exact sign defeats every adaptive solver as soon as a
+            joint rests (its sign flips at every step, however short): smooth it
+            (:attr:`PlantOptions.coulomb_smoothing`) or use ``"rk4"``.
         compiled: run the ticks in the engine's compiled loop where the controller and the
             plant allow it (joint-space computed torque, rigid plant, RK4: same results as the
             Python tick); False: always the Python tick.

@@ -57,6 +57,26 @@ class Plant:
             raise InputError("elastic plant: every joint stiffness must be > 0 (set elastic_joints=False for a rigid plant)")
         self._solve_ivp: Any = None
 
+    def switching_friction(self) -> bool:
+        """Whether the plant's friction has the exact sign of the joint velocities (Coulomb or
+        static friction, not smoothed; an elastic plant's never is): a state equation
+        discontinuous at qd = 0."""
+        m = self.model
+        static = m.static_friction if m.static_friction is not None else m.coulomb
+        dry = np.any(m.coulomb > 0) or np.any(static > 0)
+        if self.elastic:
+            dry = dry or np.any(np.asarray(m.drivetrain.elastic.motor_coulomb) > 0)
+        return bool(self.friction and (self.smooth == 0.0 or self.elastic) and dry)
+
+    def _way_out(self) -> str:
+        """What to change when an adaptive solver cannot get through a period."""
+        if self.switching_friction():
+            # at rest the sign flips at every step, however short: no step meets the tolerances
+            smooth = "" if self.elastic else "smooth the sign (coulomb_smoothing > 0, e.g. 0.001 rad/s) or "
+            return ("the plant's Coulomb friction switches with the sign of the joint velocities, which an adaptive "
+                    f"solver cannot step across while a joint is at rest: {smooth}use the rk4 integrator")
+        return "a stiff plant: raise max_evaluations, or use a stiff solver (Radau, BDF, LSODA) or the rk4 integrator"
+
     @property
     def size(self) -> int:
         """Length of the state x: 2 nq (rigid) or 4 nq (elastic joints)."""
@@ -127,10 +147,10 @@ class Plant:
             except _OverBudget:
                 raise FloatingPointError(
                     f"{integration.integrator} made more than {integration.max_evaluations} plant evaluations over "
-                    f"one period at t = {t:.6g} s (a stiff or discontinuous plant: Coulomb friction switching at "
-                    "rest); use the rk4 integrator, a smoothed Coulomb sign, or raise max_evaluations") from None
+                    f"one period at t = {t:.6g} s; {self._way_out()}") from None
             if not sol.success:
-                raise FloatingPointError(sol.message)
+                raise FloatingPointError(f"{integration.integrator} failed at t = {t:.6g} s: {sol.message}; "
+                                         f"{self._way_out()}")
             x = sol.y[:, -1].copy()
         if not max(map(abs, x.tolist())) < DIVERGED:  # NaN compares false too
             raise FloatingPointError("non-finite plant state")

@@ -55,12 +55,12 @@ int rd_computed_torque(const rd_model *m, const rd_computed_torque_options *o, c
     }
     const double *qs = o->predictive ? qr : q, *qds = o->predictive ? qdr : qd; /* [9.31] */
     /* Gamma = A^ w + H^ by Newton-Euler (Khalil 9.4.2.5), friction at the measured velocity ... */
-    int st = rd_rnea(m, qs, qds, wv, m->gravity, NULL, 0, !o->desired_friction, 0.0, tau, w);
+    int st = rd_rnea(m, qs, qds, wv, m->gravity, NULL, 0, !o->desired_friction, o->smooth, tau, w);
     if (st != RD_OK)
         return st;
     if (o->desired_friction) /* ... or fed forward at the desired one */
         for (int j = 0; j < n; ++j)
-            tau[j] = tau[j] + rd_friction(m, j, qdr[j], 0.0);
+            tau[j] = tau[j] + rd_friction(m, j, qdr[j], o->smooth);
     return rd_finite(tau, n) ? RD_OK : RD_BAD_OUTPUT;
 }
 

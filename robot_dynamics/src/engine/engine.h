@@ -85,9 +85,13 @@ typedef struct {
     double *b;            /* nr * nq */
     rd_frame *frame;      /* nf */
     /* The description's side of the independent joints, read from the text form only (NULL from
-     * the fields): names in model order and effort limits [N m or N] (inf: none). */
+     * the fields): names in model order, effort limits [N m or N] (inf: none), position limits
+     * [rad or m] (-inf, inf: none) and velocity limits [rad/s or m/s] (inf: none). */
     const char *const *joint_name; /* nq */
     const double *effort_limit;    /* nq */
+    const double *position_lower;  /* nq */
+    const double *position_upper;  /* nq */
+    const double *velocity_limit;  /* nq */
     void *memory;         /* the one block all of the above live in (rd_model_free) */
 } rd_model;
 
@@ -134,8 +138,9 @@ int rd_model_build(rd_model *m, const rd_model_size *z, const double *const x[RD
  * YAML (the package's one loader): a first line "robot_dynamics-engine-model 1 <robot name>",
  * then one line per entry: "nb|nq|nr|nf|tree <integer>", "joint_names <nq> <name>...",
  * "effort_limit <nq> <value>..." and each field of RD_MODEL_FIELDS as "<name> <count> <value>...",
- * in any order, values as C's strtod reads them (17 significant digits: the same doubles). Builds
- * *m as rd_model_build does, with joint_name and effort_limit set. Configuration time only. */
+ * optionally "position_lower", "position_upper" and "velocity_limit" (<nq> values each; absent: no
+ * limit), in any order, values as C's strtod reads them (17 significant digits: the same doubles).
+ * Builds *m as rd_model_build does, with joint_name and the limits set. Configuration time only. */
 int rd_model_parse(rd_model *m, const char *text, size_t extra, void **extra_at, char *err, size_t errlen);
 
 /* The sizes of the model of a text form (to size the `extra` of rd_model_parse, e.g. for
@@ -267,6 +272,7 @@ typedef struct {
     int position;           /* Khalil [9.29] w = Kp e - Kd qd, instead of [9.24] */
     int predictive;         /* the model on the desired state (Khalil [9.31]) */
     int desired_friction;   /* friction feed-forward at qdr (else the measured velocity's, in rnea) */
+    double smooth;          /* > 0: the Coulomb sign smoothed to tanh(v / smooth) [rad/s]; 0: sign(v) */
 } rd_computed_torque_options;
 
 /* tau = A^(q) w + H^(q, qd) by Newton-Euler (Khalil 9.4.2.5), w = qddr + Kd (qdr - qd) + Kp (qr - q)

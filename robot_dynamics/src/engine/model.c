@@ -50,11 +50,15 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 /* The block's layout: the structs, then `names` bytes of joint names and their nq pointers plus nq
  * effort limits when `described`, then `extra` bytes. Offsets in off[0..7]; returns the total. */
+/* The description's limits per joint in the text form: effort, position lower and upper, velocity. */
+enum { RD_LIMITS = 4 };
+static const char *const LIMIT_KEYS[RD_LIMITS] = {"effort_limit", "position_lower", "position_upper", "velocity_limit"};
+
 static size_t layout(const rd_model_size *z, int described, size_t names, size_t extra, size_t off[8])
 {
     const size_t sizes[7] = {sizeof(rd_body) * z->nb, sizeof(rd_joint) * z->nq, sizeof(rd_secondary) * z->nr,
                              sizeof(double) * z->nr * z->nq, sizeof(rd_frame) * z->nf,
-                             described ? sizeof(char *) * z->nq + sizeof(double) * z->nq : 0, described ? names : 0};
+                             described ? sizeof(char *) * z->nq + RD_LIMITS * sizeof(double) * z->nq : 0, described ? names : 0};
     size_t total = 0;
     for (int k = 0; k < 7; ++k) {
         off[k] = total;
@@ -278,7 +282,9 @@ enum { SZ_NB, SZ_NQ, SZ_NR, SZ_NF, SZ_TREE, SZ_COUNT };
 static const char *const SIZE_KEYS[SZ_COUNT] = {"nb", "nq", "nr", "nf", "tree"};
 
 /* The index of `key` among the fields (0..RD_FIELD_COUNT-1), the extra keys (joint_names:
- * RD_FIELD_COUNT, effort_limit: + 1) or the sizes (RD_FIELD_COUNT + 2 + SZ_*); -1 if unknown. */
+ * RD_FIELD_COUNT, the limits: RD_FIELD_COUNT + 1 + LIMIT_KEYS' index) or the sizes (SIZES + SZ_*);
+ * -1 if unknown. */
+enum { LIMITS_AT = RD_FIELD_COUNT + 1, SIZES = LIMITS_AT + RD_LIMITS, KEYS = SIZES + SZ_COUNT };
 static int key_index(const char *key)
 {
     for (int k = 0; k < RD_FIELD_COUNT; ++k)
@@ -286,15 +292,14 @@ static int key_index(const char *key)
             return k;
     if (strcmp(key, "joint_names") == 0)
         return RD_FIELD_COUNT;
-    if (strcmp(key, "effort_limit") == 0)
-        return RD_FIELD_COUNT + 1;
+    for (int k = 0; k < RD_LIMITS; ++k)
+        if (strcmp(key, LIMIT_KEYS[k]) == 0)
+            return LIMITS_AT + k;
     for (int k = 0; k < SZ_COUNT; ++k)
         if (strcmp(key, SIZE_KEYS[k]) == 0)
-            return RD_FIELD_COUNT + 2 + k;
+            return SIZES + k;
     return -1;
 }
-
-enum { KEYS = RD_FIELD_COUNT + 2 + SZ_COUNT };
 
 /* First pass: the header, the sizes, and where each entry's line starts (seen[k]: its cursor). */
 static int scan(const char *text, cursor seen[KEYS], int found[KEYS], size_t *names_bytes, rd_model_size *z,
@@ -327,8 +332,8 @@ static int scan(const char *text, cursor seen[KEYS], int found[KEYS], size_t *na
             return fail(err, errlen, "model text, line %d: '%s' given twice", c.line, key);
         found[k] = 1;
         seen[k] = c;
-        if (k >= RD_FIELD_COUNT + 2) {
-            if (read_count(&c, &sizes[k - RD_FIELD_COUNT - 2], key, err, errlen))
+        if (k >= SIZES) {
+            if (read_count(&c, &sizes[k - SIZES], key, err, errlen))
                 return RD_BAD_INPUT;
             if (!end_of_line(&c))
                 return fail(err, errlen, "model text, line %d: %s: expected one integer", c.line, key);
@@ -348,10 +353,10 @@ static int scan(const char *text, cursor seen[KEYS], int found[KEYS], size_t *na
         next_line(&c);
     }
     for (int k = 0; k < SZ_COUNT; ++k)
-        if (!found[RD_FIELD_COUNT + 2 + k])
+        if (!found[SIZES + k])
             return fail(err, errlen, "model text: no '%s' line", SIZE_KEYS[k]);
     *z = (rd_model_size){(int)sizes[SZ_NB], (int)sizes[SZ_NQ], (int)sizes[SZ_NR], (int)sizes[SZ_NF], (int)sizes[SZ_TREE]};
-    for (int k = 0; k < RD_FIELD_COUNT + 2; ++k)
+    for (int k = 0; k < LIMITS_AT + 1; ++k) /* the position and velocity limits are optional */
         if (!found[k])
             return fail(err, errlen, "model text: no '%s' line",
                         k < RD_FIELD_COUNT ? rd_model_field_names[k] : (k == RD_FIELD_COUNT ? "joint_names" : "effort_limit"));
@@ -398,9 +403,9 @@ int rd_model_parse(rd_model *m, const char *text, size_t extra, void **extra_at,
         st = place(m, &z, 1, names_bytes, extra, extra_at, off, err, errlen);
     if (st == RD_OK)
         st = fill(m, (const double *const *)values, err, errlen);
-    if (st == RD_OK) { /* the description's side: joint names, effort limits */
+    if (st == RD_OK) { /* the description's side: joint names, limits */
         char **name = (char **)((char *)m->memory + off[5]);
-        double *limit = (double *)(name + m->nq);
+        double *limits = (double *)(name + m->nq); /* RD_LIMITS rows of nq, LIMIT_KEYS' order */
         char *bytes = (char *)m->memory + off[6];
         cursor c = seen[RD_FIELD_COUNT];
         long n;
@@ -412,18 +417,37 @@ int rd_model_parse(rd_model *m, const char *text, size_t extra, void **extra_at,
             name[j] = bytes;
             bytes += len + 1;
         }
-        c = seen[RD_FIELD_COUNT + 1];
-        if (st == RD_OK)
-            st = read_count(&c, &n, "effort_limit", err, errlen);
-        if (st == RD_OK && n != m->nq)
-            st = fail(err, errlen, "model text, line %d: effort_limit has %ld values, expected nq = %d", c.line, n, m->nq);
-        if (st == RD_OK)
-            st = read_values(&c, limit, n, "effort_limit", err, errlen);
-        for (long j = 0; st == RD_OK && j < n; ++j)
-            if (!(limit[j] > 0.0))
-                st = fail(err, errlen, "model text: effort_limit of joint '%s' is %g, expected > 0 (inf: none)", name[j], limit[j]);
+        for (int k = 0; st == RD_OK && k < RD_LIMITS; ++k) {
+            double *limit = limits + (size_t)k * (size_t)m->nq;
+            const double none = k == 1 ? -INFINITY : INFINITY;
+            for (int j = 0; j < m->nq; ++j)
+                limit[j] = none;
+            if (!found[LIMITS_AT + k])
+                continue;
+            c = seen[LIMITS_AT + k];
+            st = read_count(&c, &n, LIMIT_KEYS[k], err, errlen);
+            if (st == RD_OK && n != m->nq)
+                st = fail(err, errlen, "model text, line %d: %s has %ld values, expected nq = %d", c.line, LIMIT_KEYS[k],
+                          n, m->nq);
+            if (st == RD_OK)
+                st = read_values(&c, limit, n, LIMIT_KEYS[k], err, errlen);
+            for (long j = 0; st == RD_OK && j < n; ++j) {
+                if (isnan(limit[j])) /* NaN: none */
+                    limit[j] = none;
+                else if ((k == 0 || k == 3) && !(limit[j] > 0.0))
+                    st = fail(err, errlen, "model text: %s of joint '%s' is %g, expected > 0 (inf: none)", LIMIT_KEYS[k],
+                              name[j], limit[j]);
+            }
+        }
+        for (long j = 0; st == RD_OK && j < m->nq; ++j)
+            if (!(limits[m->nq + j] <= limits[2 * m->nq + j]))
+                st = fail(err, errlen, "model text: joint '%s' has position_lower %g above position_upper %g", name[j],
+                          limits[m->nq + j], limits[2 * m->nq + j]);
         m->joint_name = (const char *const *)name;
-        m->effort_limit = limit;
+        m->effort_limit = limits;
+        m->position_lower = limits + m->nq;
+        m->position_upper = limits + 2 * m->nq;
+        m->velocity_limit = limits + 3 * m->nq;
     }
     for (int k = 0; k < RD_FIELD_COUNT; ++k)
         free(values[k]);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "controller_interface/chainable_controller_interface.hpp"
@@ -34,7 +35,9 @@ namespace robot_dynamics_control
 /// command_joints [<controller>/<joint>, ...] and command_interfaces [position, velocity,
 /// acceleration]. Otherwise the trajectory_msgs/JointTrajectory of ~/joint_trajectory, sampled by
 /// Hermite interpolation from the reference at its arrival (the header stamp's time, or at once when
-/// 0); before any, the position at activation.
+/// 0; refused when its positions leave the joints' limits or when it ends in the past); before any,
+/// the first valid position after activation. Either reference is clamped to the joints' position
+/// and velocity limits each cycle (the state's `limited` flag).
 class ComputedTorqueController
 : public JointSpaceController<
     controller_interface::ChainableControllerInterface, computed_torque_controller::ParamListener,
@@ -45,8 +48,20 @@ public:
   /// Returns "" or the reason the message is rejected (the trajectory is then unchanged).
   std::string set_trajectory(const trajectory_msgs::msg::JointTrajectory & msg);
 
-  /// The reference of the last tick in `joints` order: positions, velocities, accelerations (3 n).
+  /// The reference interfaces in `joints` order: positions, velocities, accelerations (3 n): the
+  /// sampled trajectory's, or in chained mode what the controller in front wrote.
   const std::vector<double> & reference() const { return reference_interfaces_; }
+  /// The reference the last tick's law used, after the limits, in `joints` order (3 n). Allocates.
+  std::vector<double> applied_reference() const
+  {
+    std::vector<double> out;
+    for (const auto * v : {&qr_, &qdr_, &qddr_}) {
+      for (int k : core_.index()) {
+        out.push_back((*v)[static_cast<size_t>(k)]);
+      }
+    }
+    return out;
+  }
   /// The gains in model order.
   const std::vector<double> & kp() const { return kp_; }
   const std::vector<double> & kd() const { return kd_; }
@@ -55,8 +70,26 @@ protected:
   /// The gains, the law's options and the reference's buffers; subscribes to ~/joint_trajectory.
   controller_interface::CallbackReturn configure_law() override;
   std::string law_name() const override;
-  /// The reference becomes the position at activation (hold): no trajectory, NaN reference interfaces.
+  /// No trajectory, NaN reference interfaces: the hold until a reference arrives.
   void activate_reference() override;
+  /// The hold: the first valid position after activation.
+  void latch_hold() override;
+  const double * reference_position() const override { return qr_.data(); }
+  const double * reference_velocity() const override { return qdr_.data(); }
+  std::vector<std::pair<std::string, bool>> per_joint_parameters() const override
+  {
+    return {{"hold_damping", false}, {"max_tracking_error", false}, {"kp", true}, {"kd", true}, {"omega", false},
+            {"xi", false}};
+  }
+  std::vector<std::string> read_only_parameters() const override
+  {
+    auto names = JointSpaceController::read_only_parameters();
+    names.insert(names.end(), {"scheme", "friction_velocity"});
+    return names;
+  }
+  std::string parameter_error() const override;
+  /// Gains from the parameters into kp_, kd_ (model order); false when a size is wrong.
+  bool apply_gains() noexcept override;
 
   std::vector<hardware_interface::CommandInterface> on_export_reference_interfaces() override;
   bool on_set_chained_mode(bool chained_mode) override;
@@ -70,8 +103,9 @@ protected:
     const rclcpp::Time & time, const rclcpp::Duration & period) override;
 
 private:
-  /// Gains from the parameters into kp_, kd_ (model order); false when a size is wrong.
-  bool apply_gains() noexcept;
+  /// The reference of the joints not commanded (their measured state, no acceleration) and every
+  /// joint's clamped to its limits.
+  void finish_reference() noexcept;
   /// Samples the trajectory (or the hold) into qr_, qdr_, qddr_ at `now` [s].
   void sample_subscribed(double now) noexcept;
 

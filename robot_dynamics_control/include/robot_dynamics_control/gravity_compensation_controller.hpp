@@ -18,7 +18,8 @@ namespace robot_dynamics_control
 
 /// effort = rd_gravity_compensation(q, qd, friction_feedforward): the inverse dynamics at rest
 /// (Khalil [9.12]'s Q(q)) plus, when friction_feedforward is set, the joint friction (Khalil [7.26])
-/// at the measured velocity; clipped to the effort limits.
+/// at the measured velocity, its Coulomb sign smoothed by friction_smoothing_velocity; clipped to the
+/// effort limits. With gravity_compensated_by_hardware: the friction alone (or zero).
 class GravityCompensationController
 : public JointSpaceController<
     controller_interface::ControllerInterface, gravity_compensation_controller::ParamListener,

@@ -107,6 +107,7 @@ private:
   struct PlantParameters
   {
     bool friction = true;
+    bool allow_nonphysical_model = false;  // accept a model the loader's checks refuse
     double smooth = 0.0;  // Coulomb smoothing velocity [rad/s] (0: the sign)
     std::size_t timing_log_cycles = 0;
     std::string drivetrain, initial_positions;
