@@ -113,53 +113,59 @@ def _shutting_down(node: Node, wait: float = 1.0) -> bool:
     return True
 
 
-def _ignore_sigint() -> Any:
-    """Ignore SIGINT from now on (main thread only: None elsewhere); the handler it replaces.
+class _Interrupt:
+    """The Python-level SIGINT handler while a node runs: the first SIGINT raises KeyboardInterrupt
+    (the stop, as Python's default handler does), every later one, and any once the node stops,
+    does nothing.
 
     A Ctrl-C on a terminal reaches the whole process group, and ``ros2 launch`` whose stdin is
-    not a terminal (a script, a container, launch_testing) sends each process its own SIGINT
-    as well: the second one must not interrupt the cleanup of the first with a KeyboardInterrupt
-    (seen in destroy_node: a traceback and exit code -2). One that lands while this runs is
-    absorbed here.
+    not a terminal (a script, a container, launch_testing) sends each process its own SIGINT as
+    well: the second one lands while the node handles the first or is destroyed, where a
+    KeyboardInterrupt is a traceback and exit code -2 (seen in destroy_node). Installed before
+    ``rclpy.init``, whose own handler (it wakes the executor) then runs first and calls this one.
     """
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    replaced: list[Any] = []
-    while True:
-        try:
-            replaced.append(signal.signal(signal.SIGINT, signal.SIG_IGN))
-            break
-        except KeyboardInterrupt:  # raised as the call returned: SIGINT is ignored from here on
-            continue
-    first = replaced[0] if replaced else None
-    return first if first not in (None, signal.SIG_IGN) else signal.default_int_handler
+
+    def __init__(self) -> None:
+        self.stopping = False
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if not self.stopping:
+            self.stopping = True
+            raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def sigint_ignored(restore: bool = True) -> Iterator[None]:
     """SIGINT ignored inside the block (main thread only; elsewhere the block runs as it is), and
-    after it too unless ``restore`` (see :func:`_ignore_sigint`)."""
-    previous = _ignore_sigint()
+    after it too unless ``restore``: a second Ctrl-C does not interrupt a cleanup."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
-        if restore and previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        if restore:
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
 
 
 def run(factory: Callable[[], Node], args: list[str] | None = None, *, exit_after: bool = False) -> int:
     """Init rclpy, build the node, spin until Ctrl-C or shutdown, clean up. Returns an exit code.
 
-    Ctrl-C (SIGINT, once or twice) and an external shutdown end the node with exit code 0 and no
+    Ctrl-C (SIGINT, once or more) and an external shutdown end the node with exit code 0 and no
     traceback, at any point: while rclpy starts, while the node is built, while it spins or
-    while it is destroyed. A configuration error (bad parameter, robot that does not load) ends
-    the node with a one-line message and exit code 1. ``exit_after``: the caller ends the
-    process with the code (a console script): SIGINT stays ignored from the node's stop on, so
-    that a late second one cannot end the process with its signal (exit code -2) instead.
+    while it is destroyed (see :class:`_Interrupt`). A configuration error (bad parameter, robot
+    that does not load) ends the node with a one-line message and exit code 1. ``exit_after``:
+    the caller ends the process with the code (a console script): SIGINT stays ignored after the
+    node's stop, so that a late one cannot end the process with its signal (exit code -2)
+    instead; otherwise the handler before the call is restored.
     """
     node: Node | None = None
     executor: SingleThreadedExecutor | None = None
     code = 0
+    interrupt = _Interrupt()
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, interrupt) if main else None
     try:
         try:
             rclpy.init(args=args)
@@ -181,21 +187,27 @@ def run(factory: Callable[[], Node], args: list[str] | None = None, *, exit_afte
             # RuntimeError ("Unable to convert call argument to Python object"), not as
             # KeyboardInterrupt (seen under load at launch's shutdown); the take can also fail a
             # moment before rclpy's signal handler has shut the context down. All are a stop.
-            # rclpy's own SIGINT handler shuts the context down (a Python handler installed here
-            # would replace it at the C level: nodes without timers then never wake up to stop).
             if node is None or not _shutting_down(node):
                 raise
-    except KeyboardInterrupt:  # a second SIGINT while the first was being handled
+    except KeyboardInterrupt:  # the first SIGINT while another stop (an error above) was handled
         pass
     finally:
-        previous = _ignore_sigint()
+        interrupt.stopping = True
         try:
             if executor is not None:
                 executor.shutdown()
             if node is not None:
                 node.destroy_node()
-            rclpy.try_shutdown()  # shuts down only a context still up
+            try:
+                rclpy.try_shutdown()  # shuts down only a context still up
+            except Exception:  # "rcl_shutdown already called": a SIGINT shut it down since the check
+                if rclpy.ok():
+                    raise
         finally:
-            if not exit_after and previous is not None:
-                signal.signal(signal.SIGINT, previous)
+            if main and exit_after:
+                # ignored, not this handler: Python restores the default (death by SIGINT, exit code
+                # -2) for a signal with a Python handler while it finalises the interpreter
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            elif main:
+                signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
     return code
