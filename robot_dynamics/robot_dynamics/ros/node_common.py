@@ -114,24 +114,24 @@ def _shutting_down(node: Node, wait: float = 1.0) -> bool:
 
 
 class _Interrupt:
-    """The Python-level SIGINT handler while a node runs: the first SIGINT raises KeyboardInterrupt
-    (the stop, as Python's default handler does), every later one, and any once the node stops,
-    does nothing.
+    """The Python-level SIGINT handler while a node runs: it counts the SIGINTs and raises nothing.
 
-    A Ctrl-C on a terminal reaches the whole process group, and ``ros2 launch`` whose stdin is
-    not a terminal (a script, a container, launch_testing) sends each process its own SIGINT as
-    well: the second one lands while the node handles the first or is destroyed, where a
-    KeyboardInterrupt is a traceback and exit code -2 (seen in destroy_node). Installed before
-    ``rclpy.init``, whose own handler (it wakes the executor) then runs first and calls this one.
+    rclpy's own handler, installed by ``rclpy.init`` on top of this one (it calls it after its
+    own work), shuts the context down and wakes the executor, whose spin then ends with
+    ExternalShutdownException: that is the stop. Python's default handler would raise
+    KeyboardInterrupt wherever the interpreter happens to be instead: inside rclpy's message
+    conversion, an object's ``__del__`` ("Exception ignored ... Traceback"), and, for the second
+    SIGINT a terminal's Ctrl-C brings (it reaches the whole process group, and ``ros2 launch``
+    whose stdin is not a terminal sends its own too), inside the stop itself (a traceback and
+    exit code -2, seen in destroy_node). A SIGINT before rclpy's handler is installed, or while
+    the node is built, is counted and the node stops before it spins.
     """
 
     def __init__(self) -> None:
-        self.stopping = False
+        self.count = 0
 
     def __call__(self, signum: int, frame: Any) -> None:
-        if not self.stopping:
-            self.stopping = True
-            raise KeyboardInterrupt
+        self.count += 1
 
 
 @contextlib.contextmanager
@@ -156,9 +156,9 @@ def run(factory: Callable[[], Node], args: list[str] | None = None, *, exit_afte
     traceback, at any point: while rclpy starts, while the node is built, while it spins or
     while it is destroyed (see :class:`_Interrupt`). A configuration error (bad parameter, robot
     that does not load) ends the node with a one-line message and exit code 1. ``exit_after``:
-    the caller ends the process with the code (a console script): SIGINT stays ignored after the
-    node's stop, so that a late one cannot end the process with its signal (exit code -2)
-    instead; otherwise the handler before the call is restored.
+    the caller ends the process with the code (a console script): SIGINT is then left ignored
+    (Python would restore its default, death by the signal and exit code -2, for a late one
+    while it finalises the interpreter); otherwise the handler before the call is restored.
     """
     node: Node | None = None
     executor: SingleThreadedExecutor | None = None
@@ -167,32 +167,29 @@ def run(factory: Callable[[], Node], args: list[str] | None = None, *, exit_afte
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, interrupt) if main else None
     try:
-        try:
-            rclpy.init(args=args)
-            # the executor before the node (rclpy.spin would make one after it): a SIGINT that lands
-            # while an executor is constructed leaves a half-made one whose __del__ prints a traceback
+        rclpy.init(args=args)
+        # each step only while no SIGINT came (an Executor made on a context a SIGINT has shut
+        # down is left half-made, and its __del__ prints a traceback)
+        if not interrupt.count:
             executor = SingleThreadedExecutor()
-            node = factory()
-            executor.add_node(node)
-            executor.spin()
-        except (KeyboardInterrupt, ExternalShutdownException):
-            pass
-        except RobotDynamicsError as exc:
-            print(f"robot_dynamics: {exc}", file=sys.stderr)
-            code = 1
-        except Exception:
-            # Ctrl-C (or launch's SIGINT) shuts the context down while a callback may be running;
-            # its next publish then fails with "publisher's context is invalid". And a SIGINT that
-            # lands while rclpy converts a message it takes surfaces as that conversion's
-            # RuntimeError ("Unable to convert call argument to Python object"), not as
-            # KeyboardInterrupt (seen under load at launch's shutdown); the take can also fail a
-            # moment before rclpy's signal handler has shut the context down. All are a stop.
-            if node is None or not _shutting_down(node):
-                raise
-    except KeyboardInterrupt:  # the first SIGINT while another stop (an error above) was handled
+            if not interrupt.count:
+                node = factory()
+                if not interrupt.count:
+                    executor.add_node(node)
+                    executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except RobotDynamicsError as exc:
+        print(f"robot_dynamics: {exc}", file=sys.stderr)
+        code = 1
+    except Exception:
+        # A SIGINT shuts the context down at once, while the node is built or a callback runs:
+        # what uses the context next fails ("publisher's context is invalid", a node that cannot
+        # be created). The context can also go down without a SIGINT of ours (an external
+        # shutdown) just before the take that fails. Both are a stop.
+        if not interrupt.count and (node is None or not _shutting_down(node)):
+            raise
     finally:
-        interrupt.stopping = True
         try:
             if executor is not None:
                 executor.shutdown()
@@ -204,10 +201,7 @@ def run(factory: Callable[[], Node], args: list[str] | None = None, *, exit_afte
                 if rclpy.ok():
                     raise
         finally:
-            if main and exit_after:
-                # ignored, not this handler: Python restores the default (death by SIGINT, exit code
-                # -2) for a signal with a Python handler while it finalises the interpreter
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
-            elif main:
-                signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+            if main:
+                signal.signal(signal.SIGINT, signal.SIG_IGN if exit_after else
+                              previous if previous is not None else signal.default_int_handler)
     return code
