@@ -210,7 +210,12 @@ void ComputedTorqueController::finish_reference() noexcept
       qddr_[j] = 0.0;
       continue;
     }
-    const double p = core_.clamp_position(k, qr_[j]), v = core_.clamp_velocity(k, qdr_[j]);
+    // the position limits less the overshoot of a critically damped error equation whose reference
+    // stops at once from the velocity limit, v / (e omega) with omega = sqrt(Kp): the arm stays within
+    const double margin = kp_[j] > 0.0 ? core_.velocity_limit[j] / (2.718281828459045 * std::sqrt(kp_[j])) : 0.0;
+    const double lo = core_.lower[j] + margin, hi = core_.upper[j] - margin;
+    const double p = lo < hi ? std::min(std::max(qr_[j], lo), hi) : core_.clamp_position(k, qr_[j]);
+    const double v = core_.clamp_velocity(k, qdr_[j]);
     if (p != qr_[j]) {  // at a position limit: stop there
       qr_[j] = p;
       qdr_[j] = 0.0;
