@@ -97,6 +97,30 @@ void JointSpaceCore::configure(const CoreConfig & config)
       l = std::numeric_limits<double>::infinity();
     }
   }
+  // the largest M_jj over 3^min(nq, 6) poses (each joint at its limits' quarter points; the others
+  // cycling), then a = limit / (2 M_jj): half the effort is left for gravity and the law
+  std::vector<double> pose(size), M(size * size), largest(size, 0.0);
+  const int combos = static_cast<int>(std::pow(3.0, std::min(nq_, 6)));
+  for (int c = 0; c < combos; ++c) {
+    int code = c;
+    for (int k = 0; k < nq_; ++k) {
+      const auto j = static_cast<size_t>(k);
+      const double lo = std::isfinite(lower[j]) ? lower[j] : -M_PI, hi = std::isfinite(upper[j]) ? upper[j] : M_PI;
+      pose[j] = lo + (hi - lo) * (0.25 * static_cast<double>(1 + code % 3));
+      code = k < 6 ? code / 3 : code;
+    }
+    if (rd_crba(&model_->model(), pose.data(), M.data(), &work()) == RD_OK) {
+      for (size_t j = 0; j < size; ++j) {
+        largest[j] = std::max(largest[j], M[j * size + j]);
+      }
+    }
+  }
+  braking_acceleration.assign(size, std::numeric_limits<double>::infinity());
+  for (size_t j = 0; j < size; ++j) {
+    if (largest[j] > 0.0 && std::isfinite(limit[j])) {
+      braking_acceleration[j] = limit[j] / (2.0 * largest[j]);
+    }
+  }
 }
 
 std::vector<std::string> JointSpaceCore::command_interface_names() const
