@@ -43,8 +43,9 @@ CHAINS = {
 }
 #: how far a joint may move in the 3 s after its controller is deactivated [rad]
 HOLD_TOLERANCE = 0.05
-#: how far beyond a limit joint1 may be seen [rad]: the tracking error of the critically damped
-#: computed-torque law (20 rad/s) as its clamped reference stops at the limit
+#: how far beyond a limit joint1 may be seen [rad]: a tracking error, not an overshoot (a reference
+#: that reaches the limit at speed and stops there leaves the arm to stop beyond it: about v / (e
+#: omega), 0.03 rad at 1.7 rad/s with omega = 20 rad/s; it must slow down before the limit)
 LIMIT_TOLERANCE = 0.01
 
 
@@ -83,14 +84,15 @@ class TestArmSafety(ArmProbe):
     def test_2_a_nan_gain_is_refused(self):
         before = self.ros2("param", "get", "/computed_torque_controller", "omega")
         self.assertEqual(before.returncode, 0, before.stdout + before.stderr)
-        original = self.parameter("/computed_torque_controller", "omega")
-        done = self.ros2("param", "set", "/computed_torque_controller", "omega", "[.nan]")
-        after = self.ros2("param", "get", "/computed_torque_controller", "omega")
-        if "nan" in after.stdout.lower():  # taken: the next tests find the gain as it was
-            self.restore_parameter("/computed_torque_controller", "omega", original)
-        self.assertIn("Setting parameter failed", done.stdout + done.stderr)
-        self.assertEqual(after.stdout, before.stdout)
-        self.assertNotIn("nan", after.stdout.lower())
+        value = self.parameter("/computed_torque_controller", "omega")
+        try:
+            done = self.ros2("param", "set", "/computed_torque_controller", "omega", "[.nan]")
+            self.assertIn("Setting parameter failed", done.stdout + done.stderr)
+            after = self.ros2("param", "get", "/computed_torque_controller", "omega")
+            self.assertEqual(after.stdout, before.stdout)
+            self.assertNotIn("nan", after.stdout.lower())
+        finally:  # should the NaN be taken, the next tests find the gain as it was
+            self.restore_parameter("/computed_torque_controller", "omega", value)
 
     def test_3_a_trajectory_beyond_joint1s_limit_leaves_joint1_within_it(self):
         q0 = self.at_rest()

@@ -113,25 +113,38 @@ def _shutting_down(node: Node, wait: float = 1.0) -> bool:
     return True
 
 
-@contextlib.contextmanager
-def sigint_ignored(restore: bool = True) -> Iterator[None]:
-    """SIGINT ignored inside the block (main thread only; elsewhere the block runs as it is), and
-    after it too unless ``restore``.
+def _ignore_sigint() -> Any:
+    """Ignore SIGINT from now on (main thread only: None elsewhere); the handler it replaces.
 
     A Ctrl-C on a terminal reaches the whole process group, and ``ros2 launch`` whose stdin is
     not a terminal (a script, a container, launch_testing) sends each process its own SIGINT
     as well: the second one must not interrupt the cleanup of the first with a KeyboardInterrupt
-    (seen in destroy_node: a traceback and exit code -2).
+    (seen in destroy_node: a traceback and exit code -2). One that lands while this runs is
+    absorbed here.
     """
     if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return None
+    replaced: list[Any] = []
+    while True:
+        try:
+            replaced.append(signal.signal(signal.SIGINT, signal.SIG_IGN))
+            break
+        except KeyboardInterrupt:  # raised as the call returned: SIGINT is ignored from here on
+            continue
+    first = replaced[0] if replaced else None
+    return first if first not in (None, signal.SIG_IGN) else signal.default_int_handler
+
+
+@contextlib.contextmanager
+def sigint_ignored(restore: bool = True) -> Iterator[None]:
+    """SIGINT ignored inside the block (main thread only; elsewhere the block runs as it is), and
+    after it too unless ``restore`` (see :func:`_ignore_sigint`)."""
+    previous = _ignore_sigint()
     try:
         yield
     finally:
-        if restore:
-            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+        if restore and previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 def run(factory: Callable[[], Node], args: list[str] | None = None, *, exit_after: bool = False) -> int:
@@ -148,34 +161,41 @@ def run(factory: Callable[[], Node], args: list[str] | None = None, *, exit_afte
     executor: SingleThreadedExecutor | None = None
     code = 0
     try:
-        rclpy.init(args=args)
-        # the executor before the node (rclpy.spin would make one after it): a SIGINT that lands
-        # while an executor is constructed leaves a half-made one whose __del__ prints a traceback
-        executor = SingleThreadedExecutor()
-        node = factory()
-        executor.add_node(node)
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
+        try:
+            rclpy.init(args=args)
+            # the executor before the node (rclpy.spin would make one after it): a SIGINT that lands
+            # while an executor is constructed leaves a half-made one whose __del__ prints a traceback
+            executor = SingleThreadedExecutor()
+            node = factory()
+            executor.add_node(node)
+            executor.spin()
+        except (KeyboardInterrupt, ExternalShutdownException):
+            pass
+        except RobotDynamicsError as exc:
+            print(f"robot_dynamics: {exc}", file=sys.stderr)
+            code = 1
+        except Exception:
+            # Ctrl-C (or launch's SIGINT) shuts the context down while a callback may be running;
+            # its next publish then fails with "publisher's context is invalid". And a SIGINT that
+            # lands while rclpy converts a message it takes surfaces as that conversion's
+            # RuntimeError ("Unable to convert call argument to Python object"), not as
+            # KeyboardInterrupt (seen under load at launch's shutdown); the take can also fail a
+            # moment before rclpy's signal handler has shut the context down. All are a stop.
+            # rclpy's own SIGINT handler shuts the context down (a Python handler installed here
+            # would replace it at the C level: nodes without timers then never wake up to stop).
+            if node is None or not _shutting_down(node):
+                raise
+    except KeyboardInterrupt:  # a second SIGINT while the first was being handled
         pass
-    except RobotDynamicsError as exc:
-        print(f"robot_dynamics: {exc}", file=sys.stderr)
-        code = 1
-    except Exception:
-        # Ctrl-C (or launch's SIGINT) shuts the context down while a callback may be running;
-        # its next publish then fails with "publisher's context is invalid". And a SIGINT that
-        # lands while rclpy converts a message it takes surfaces as that conversion's
-        # RuntimeError ("Unable to convert call argument to Python object"), not as
-        # KeyboardInterrupt (seen under load at launch's shutdown); the take can also fail a
-        # moment before rclpy's signal handler has shut the context down. All are a stop.
-        # rclpy's own SIGINT handler shuts the context down (a Python handler installed here
-        # would replace it at the C level: nodes without timers then never wake up to stop).
-        if node is None or not _shutting_down(node):
-            raise
     finally:
-        with sigint_ignored(restore=not exit_after):
+        previous = _ignore_sigint()
+        try:
             if executor is not None:
                 executor.shutdown()
             if node is not None:
                 node.destroy_node()
             rclpy.try_shutdown()  # shuts down only a context still up
+        finally:
+            if not exit_after and previous is not None:
+                signal.signal(signal.SIGINT, previous)
     return code
