@@ -249,21 +249,7 @@ void JointSpaceCore::stop(std::vector<hardware_interface::LoanedCommandInterface
   stop_output(damped);
   status_ = TICK_HOLDING | (fault_ != Fault::none ? TICK_FAULT : 0) | (limited_ ? TICK_LIMITED : 0);
   limited_ = false;  // the next tick's clamping marks it again
-  clipped_ = 0;
-  for (size_t i = 0; i < index_.size(); ++i) {
-    const auto k = static_cast<size_t>(index_[i]);
-    double t = tau[k];
-    if (t > limit[k]) {  // NaN (the brake) passes
-      t = limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);
-    } else if (t < -limit[k]) {
-      t = -limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);
-    }
-    tau[k] = t;
-    commands[command_at_[i]].set_value(t);
-  }
-  if (clipped_ != 0) {
-    status_ |= TICK_SATURATED;
-  }
+  write(commands);
 }
 
 void JointSpaceCore::finish(
@@ -306,11 +292,16 @@ void JointSpaceCore::finish(
   }
   status_ = limited_ ? TICK_LIMITED : TICK_OK;
   limited_ = false;  // the next tick's clamping marks it again
+  write(commands);
+}
+
+void JointSpaceCore::write(std::vector<hardware_interface::LoanedCommandInterface> & commands) noexcept
+{
   clipped_ = 0;
-  for (size_t i = 0; i < index_.size(); ++i) {
+  for (size_t i = 0; i < index_.size(); ++i) {  // the commanded joints' efforts, clipped to the limits
     const auto k = static_cast<size_t>(index_[i]);
     double t = tau[k];
-    if (t > limit[k]) {
+    if (t > limit[k]) {  // NaN (the brake) passes
       t = limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);
     } else if (t < -limit[k]) {
       t = -limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);

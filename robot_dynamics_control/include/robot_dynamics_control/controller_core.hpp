@@ -158,6 +158,8 @@ private:
   /// tau = the stop behaviour's output; `damped`: with -hold_damping qd (q, qd finite).
   void stop_output(bool damped) noexcept;
   void set_fault(Fault kind, int joint, double value, double limit) noexcept;
+  /// tau of the commanded joints clipped to their limits (the TICK_SATURATED flag) and written.
+  void write(std::vector<hardware_interface::LoanedCommandInterface> & commands) noexcept;
 
   std::shared_ptr<EngineModel> model_;
   rd_model law_model_{};
