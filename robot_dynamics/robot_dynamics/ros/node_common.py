@@ -188,7 +188,12 @@ def run(factory: Callable[[], Node], args: list[str] | None = None, *, exit_afte
     except KeyboardInterrupt:  # a second SIGINT while the first was being handled
         pass
     finally:
-        previous = _ignore_sigint()
+        while True:  # one that lands as this clause starts, before SIGINT is ignored, is absorbed too
+            try:
+                previous = _ignore_sigint()
+                break
+            except KeyboardInterrupt:
+                continue
         try:
             if executor is not None:
                 executor.shutdown()
