@@ -465,7 +465,7 @@ int main(int argc, char ** argv)
     "update() per call [us]: %lld calls after %lld warm-up, %d interleaved rounds, clock_gettime(CLOCK_MONOTONIC) "
     "around each call; ros2_control %s\n",
     static_cast<long long>(opt.calls), static_cast<long long>(opt.warmup), opt.rounds, CONTROLLER_INTERFACE_VERSION_STR);
-  std::printf("%-17s %-35s %8s %8s %8s %8s %8s %6s %9s %9s %9s %9s\n", "robot", "subject", "p50", "p99", "p99.9", "max",
+  std::printf("%-17s %-35s %8s %8s %8s %8s %8s %6s %9s %9s %9s %9s %6s\n", "robot", "subject", "p50", "p99", "p99.9", "max",
     "mean", ">20us", "p50/rnea", "p99/rnea", "p50/JGEC", "p99/JGEC", "allocs");
   auto ratio = [](double a, const Row * b, double Stats::*f) { return b ? a / (b->s.*f) : std::nan(""); };
   for (const auto & r : rows) {

@@ -210,7 +210,18 @@ void ComputedTorqueController::finish_reference() noexcept
       qddr_[j] = 0.0;
       continue;
     }
-    const double p = core_.clamp_position(k, qr_[j]), v = core_.clamp_velocity(k, qdr_[j]);
+    // the position limits less what the joint needs to stop from its measured speed towards
+    // them: the overshoot of a critically damped error equation whose reference stops at once,
+    // v / (e omega) with omega = sqrt(Kp) (v at least the velocity limit), and the braking
+    // distance speed^2 / (2 a) at the deceleration its effort limit surely gives
+    const double speed = std::abs(core_.qd[j]);
+    const double v_stop = std::isfinite(core_.velocity_limit[j]) ? std::max(core_.velocity_limit[j], speed) : speed;
+    const double lag = kp_[j] > 0.0 ? v_stop / (2.718281828459045 * std::sqrt(kp_[j])) : 0.0;
+    const double braking = speed * speed / (2.0 * core_.braking_acceleration[j]);
+    const double lo = core_.lower[j] + lag + (core_.qd[j] < 0.0 ? braking : 0.0);
+    const double hi = core_.upper[j] - lag - (core_.qd[j] > 0.0 ? braking : 0.0);
+    const double p = lo < hi ? std::min(std::max(qr_[j], lo), hi) : core_.clamp_position(k, qr_[j]);
+    const double v = core_.clamp_velocity(k, qdr_[j]);
     if (p != qr_[j]) {  // at a position limit: stop there
       qr_[j] = p;
       qdr_[j] = 0.0;

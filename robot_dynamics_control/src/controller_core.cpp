@@ -97,6 +97,30 @@ void JointSpaceCore::configure(const CoreConfig & config)
       l = std::numeric_limits<double>::infinity();
     }
   }
+  // the largest M_jj over 3^min(nq, 6) poses (each joint at its limits' quarter points; the others
+  // cycling), then a = limit / (2 M_jj): half the effort is left for gravity and the law
+  std::vector<double> pose(size), M(size * size), largest(size, 0.0);
+  const int combos = static_cast<int>(std::pow(3.0, std::min(nq_, 6)));
+  for (int c = 0; c < combos; ++c) {
+    int code = c;
+    for (int k = 0; k < nq_; ++k) {
+      const auto j = static_cast<size_t>(k);
+      const double lo = std::isfinite(lower[j]) ? lower[j] : -M_PI, hi = std::isfinite(upper[j]) ? upper[j] : M_PI;
+      pose[j] = lo + (hi - lo) * (0.25 * static_cast<double>(1 + code % 3));
+      code = k < 6 ? code / 3 : code;
+    }
+    if (rd_crba(&model_->model(), pose.data(), M.data(), &work()) == RD_OK) {
+      for (size_t j = 0; j < size; ++j) {
+        largest[j] = std::max(largest[j], M[j * size + j]);
+      }
+    }
+  }
+  braking_acceleration.assign(size, std::numeric_limits<double>::infinity());
+  for (size_t j = 0; j < size; ++j) {
+    if (largest[j] > 0.0 && std::isfinite(limit[j])) {
+      braking_acceleration[j] = limit[j] / (2.0 * largest[j]);
+    }
+  }
 }
 
 std::vector<std::string> JointSpaceCore::command_interface_names() const
@@ -225,21 +249,7 @@ void JointSpaceCore::stop(std::vector<hardware_interface::LoanedCommandInterface
   stop_output(damped);
   status_ = TICK_HOLDING | (fault_ != Fault::none ? TICK_FAULT : 0) | (limited_ ? TICK_LIMITED : 0);
   limited_ = false;  // the next tick's clamping marks it again
-  clipped_ = 0;
-  for (size_t i = 0; i < index_.size(); ++i) {
-    const auto k = static_cast<size_t>(index_[i]);
-    double t = tau[k];
-    if (t > limit[k]) {  // NaN (the brake) passes
-      t = limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);
-    } else if (t < -limit[k]) {
-      t = -limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);
-    }
-    tau[k] = t;
-    commands[command_at_[i]].set_value(t);
-  }
-  if (clipped_ != 0) {
-    status_ |= TICK_SATURATED;
-  }
+  write(commands);
 }
 
 void JointSpaceCore::finish(
@@ -282,11 +292,16 @@ void JointSpaceCore::finish(
   }
   status_ = limited_ ? TICK_LIMITED : TICK_OK;
   limited_ = false;  // the next tick's clamping marks it again
+  write(commands);
+}
+
+void JointSpaceCore::write(std::vector<hardware_interface::LoanedCommandInterface> & commands) noexcept
+{
   clipped_ = 0;
-  for (size_t i = 0; i < index_.size(); ++i) {
+  for (size_t i = 0; i < index_.size(); ++i) {  // the commanded joints' efforts, clipped to the limits
     const auto k = static_cast<size_t>(index_[i]);
     double t = tau[k];
-    if (t > limit[k]) {
+    if (t > limit[k]) {  // NaN (the brake) passes
       t = limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);
     } else if (t < -limit[k]) {
       t = -limit[k], clipped_ |= int64_t{1} << std::min<size_t>(i, 62);

@@ -382,4 +382,21 @@ TEST(SimulatedSystem, AFailingStepIsAnErrorAndKeepsTheState)
   EXPECT_LT(std::abs(hw.positions()[0]), 0.3);  // the pendulum swings back under gravity
 }
 
+TEST(SimulatedSystem, RefusesAPhysicallyImpossiblePlantUnlessAllowed)
+{
+  // the bare URDF's link 3 breaks the triangle inequality; its drive-train YAML accepts that issue
+  const std::vector<double> q0(kJoints.size(), 0.0);
+  std::string bare = puma_with_block("", q0);
+  const std::string allow = param("allow_nonphysical_model", "true");
+  bare.erase(bare.find(allow), allow.size());
+  SimulatedSystem refused;
+  EXPECT_EQ(refused.on_init(info_of(bare)), CallbackReturn::ERROR);
+  SimulatedSystem allowed;
+  EXPECT_EQ(allowed.on_init(info_of(puma_with_block("", q0))), CallbackReturn::SUCCESS);
+  SimulatedSystem declared;
+  EXPECT_EQ(
+    declared.on_init(info_of(puma_with_block(param("drivetrain", robot_file("config/puma560_drivetrain.yaml")), q0))),
+    CallbackReturn::SUCCESS);
+}
+
 }  // namespace

@@ -142,6 +142,10 @@ public:
   bool has_valid_state() const { return has_valid_; }
   StopBehaviour stop_behaviour() const { return stop_; }
 
+  /// The deceleration each joint reaches surely [rad/s^2 or m/s^2], model order (nq): half its effort
+  /// limit over the largest diagonal entry of the mass matrix found on poses spread over the joints'
+  /// limits (+inf without an effort limit). Braking distances of the reference clamps.
+  std::vector<double> braking_acceleration;
   /// Buffers in model order, (nq) each: measured q, qd; the torque being computed; the effort
   /// limits (+inf: none), position limits (-inf, +inf: none) and velocity limits (+inf: none).
   std::vector<double> q, qd, tau, limit, lower, upper, velocity_limit;
@@ -154,6 +158,8 @@ private:
   /// tau = the stop behaviour's output; `damped`: with -hold_damping qd (q, qd finite).
   void stop_output(bool damped) noexcept;
   void set_fault(Fault kind, int joint, double value, double limit) noexcept;
+  /// tau of the commanded joints clipped to their limits (the TICK_SATURATED flag) and written.
+  void write(std::vector<hardware_interface::LoanedCommandInterface> & commands) noexcept;
 
   std::shared_ptr<EngineModel> model_;
   rd_model law_model_{};
