@@ -186,6 +186,13 @@ class ArmProbe(unittest.TestCase):
         return self.model_order(self.states[-1])
 
     def ros2(self, *args, timeout=60.0):
-        """The ros2 command line, as a user runs it (stdout and stderr together)."""
-        return subprocess.run(["ros2", *args], capture_output=True, text=True, timeout=timeout,
-                              env=dict(os.environ))
+        """The ros2 command line, as a user runs it (stdout and stderr together). "Node not found"
+        (the command's discovery has not seen the node yet, as a user may meet right after a
+        launch) is asked again, for up to 20 s."""
+        end = time.monotonic() + 20.0
+        while True:
+            done = subprocess.run(["ros2", *args], capture_output=True, text=True, timeout=timeout,
+                                  env=dict(os.environ))
+            if "Node not found" not in done.stdout + done.stderr or time.monotonic() > end:
+                return done
+            time.sleep(1.0)
