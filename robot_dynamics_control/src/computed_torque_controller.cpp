@@ -201,15 +201,14 @@ void ComputedTorqueController::sample_subscribed(double now) noexcept
 
 void ComputedTorqueController::finish_reference() noexcept
 {
-  const auto & index = core_.index();
-  for (int k = 0; k < core_.nq(); ++k) {
+  for (int k : core_.others()) {  // not commanded: its own state, w = 0
     const auto j = static_cast<size_t>(k);
-    if (std::find(index.begin(), index.end(), k) == index.end()) {  // not commanded: its own state, w = 0
-      qr_[j] = core_.q[j];
-      qdr_[j] = core_.qd[j];
-      qddr_[j] = 0.0;
-      continue;
-    }
+    qr_[j] = core_.q[j];
+    qdr_[j] = core_.qd[j];
+    qddr_[j] = 0.0;
+  }
+  for (int k : core_.index()) {
+    const auto j = static_cast<size_t>(k);
     // the position limits less what the joint needs to stop from its measured speed towards
     // them: the overshoot of a critically damped error equation whose reference stops at once,
     // v / (e omega) with omega = sqrt(Kp) (v at least the velocity limit), and the braking

@@ -156,12 +156,9 @@ controller_interface::return_type PdGravityController::update(const rclcpp::Time
   const Goal & goal = *goal_.readFromRT();
   return tick(time, [this, &goal, &time] {
     follow(goal, time.seconds());
-    for (int k = 0; k < core_.nq(); ++k) {  // the joints not commanded: no PD term
-      const auto j = static_cast<size_t>(k);
-      if (kp_[j] == 0.0 && kd_[j] == 0.0 && std::find(core_.index().begin(), core_.index().end(), k) == core_.index().end()) {
-        qr_[j] = core_.q[j];
-        qdr_[j] = core_.qd[j];
-      }
+    for (int k : core_.others()) {  // the joints not commanded: no PD term
+      qr_[static_cast<size_t>(k)] = core_.q[static_cast<size_t>(k)];
+      qdr_[static_cast<size_t>(k)] = core_.qd[static_cast<size_t>(k)];
     }
     const int status = rd_pd_gravity(
       &core_.model(), kp_.data(), kd_.data(), core_.q.data(), core_.qd.data(), qr_.data(), qdr_.data(),

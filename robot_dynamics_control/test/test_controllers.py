@@ -630,3 +630,48 @@ def test_a_physically_impossible_model_is_refused_unless_allowed():
     p.update(1.0)
     _, statuses, _, _ = p.run()
     assert statuses == [0]
+
+
+CONTROLLERS = {"gravity": {}, "pd": {"kp": [100.0], "kd": [3.0]},
+               "ct": {"kp": [100.0], "kd": [20.0], "friction_velocity": "measured"}}
+
+
+@pytest.mark.parametrize("kind", sorted(CONTROLLERS))
+def test_every_controller_holds_on_deactivation_and_on_a_fault(kind):
+    """Each of the three: deactivation writes the gravity torque of that pose; a non-finite state
+    is a fault whose output is the gravity torque of the last valid pose (hold)."""
+    model = rd.load_robot("puma560")
+    n = model.nq
+    p = Probe(kind, "puma560", dict(CONTROLLERS[kind], friction_smoothing_velocity=0.0))
+    q1 = inside(model, np.linspace(-0.4, 0.5, n))
+    p.state(q1, np.zeros(n))
+    p.update(1.0)
+    bad = q1.copy()
+    bad[3] = np.inf
+    p.state(bad, np.zeros(n))
+    p.update(1.001)
+    q2 = inside(model, np.linspace(0.3, -0.2, n))
+    p.state(q2, np.full(n, 0.2))
+    p.send("deactivate")
+    efforts, statuses, _, _ = p.run()
+    held = np.clip(gravity(model, q1), -model.effort_limit, model.effort_limit)
+    assert statuses[1] & 4 and statuses[1] & 16, statuses
+    close(efforts[1], held, f"{kind}: the hold at a fault")
+    assert statuses[2] & 16, statuses
+    close(efforts[2], np.clip(gravity(model, q2), -model.effort_limit, model.effort_limit),
+          f"{kind}: the hold at deactivation")
+
+
+@pytest.mark.parametrize("kind", sorted(CONTROLLERS))
+def test_every_controller_refuses_nan_inf_and_wrong_lengths(kind):
+    p = Probe(kind, "puma560", dict(CONTROLLERS[kind]))
+    p.param("hold_damping", [np.nan])
+    p.param("max_tracking_error", [np.inf])
+    p.param("hold_damping", [1.0, 2.0])
+    p.param_double("friction_smoothing_velocity", np.nan)
+    p.param("hold_damping", [2.0] * 6)  # one per joint: taken
+    p.update(1.0)
+    _, statuses, _, other = p.run()
+    assert [o.split(":")[0] for o in other] == ["rejected"] * 4 + ["ok"], other
+    assert "finite" in other[0] and "finite" in other[1] and "got 2" in other[2] and "finite" in other[3]
+    assert statuses == [0]

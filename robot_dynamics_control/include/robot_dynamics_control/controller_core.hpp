@@ -123,6 +123,8 @@ public:
   const std::vector<std::string> & joints() const { return joints_; }
   /// Model index of each entry of `joints`.
   const std::vector<int> & index() const { return index_; }
+  /// Model indices of the joints read but not commanded, in model order.
+  const std::vector<int> & others() const { return others_; }
   EngineModel & engine() { return *model_; }
   const EngineModel & engine() const { return *model_; }
   /// The model the laws use: the loaded one, with zero gravity when the hardware compensates it.
