@@ -561,7 +561,7 @@ private:
     }
     if (hostile) {
       for (const auto & p : params_) {
-        if (p.name == "robot_description" || !rng_.chance(0.15)) {
+        if (p.name == "robot_model" || !rng_.chance(0.15)) {
           continue;
         }
         if (p.name == "drivetrain") {
