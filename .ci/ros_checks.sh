@@ -95,6 +95,26 @@ for exe in dynamics trajectory controller simulator; do
     || { echo "lib/robot_dynamics/$exe does not start robot_dynamics.ros.${exe}_node:main"; exit 1; }
 done
 echo "install tree: launch files, rviz config, node configs, urdf and the 4 node executables are in place"
+# the engine as the CMake package robot_dynamics_engine (share/robot_dynamics_engine), as
+# robot_dynamics_control finds it: a project of its own finds it in the install tree and links it
+engine="$work/install/robot_dynamics/share/robot_dynamics_engine"
+for f in "$engine/cmake/robot_dynamics_engineConfig.cmake" "$engine/CMakeLists.txt" "$engine/engine.cmake" \
+         "$engine/engine.h"; do
+  [ -e "$f" ] || { echo "missing in the colcon install tree: ${f#"$work"/}"; exit 1; }
+done
+if command -v cmake > /dev/null; then
+  mkdir -p "$work/consumer"
+  printf '%s\n' 'cmake_minimum_required(VERSION 3.16)' 'project(consumer LANGUAGES C)' \
+    'find_package(robot_dynamics_engine REQUIRED)' 'add_executable(consumer main.c)' \
+    'target_link_libraries(consumer robot_dynamics_engine::robot_dynamics_engine)' > "$work/consumer/CMakeLists.txt"
+  printf '%s\n' '#include <robot_dynamics_engine/engine.h>' \
+    'int main(void) { rd_model_size z; char err[128]; return rd_model_text_size("x", &z, err, sizeof err) == RD_OK; }' \
+    > "$work/consumer/main.c"
+  { cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$work/install/robot_dynamics" \
+      && cmake --build "$work/consumer/build" && "$work/consumer/build/consumer"; } > "$work/consumer.txt" 2>&1 \
+    || { cat "$work/consumer.txt"; echo "find_package(robot_dynamics_engine) from the install tree failed"; exit 1; }
+  echo "install tree: find_package(robot_dynamics_engine) builds and links the engine"
+fi
 
 echo "-- mypy: robot_dynamics/ros against the rclpy and message sources"
 stubs="$VENV/stubs"

@@ -4,7 +4,8 @@
 # 1. `python -m build` (PyPI's build) makes the source distribution, then a wheel from that
 #    sdist; the sdist must hold the engine's C sources (src/engine), the bundled robots and their
 #    configurations (urdf/, config/), launch/, rviz/, package.xml and the test suite, and the
-#    wheel must carry them as data files into share/robot_dynamics.
+#    wheel must carry them as data files into share/robot_dynamics (and the engine's CMake
+#    package into share/robot_dynamics_engine).
 # 2. The sdist (not the wheel: pip compiles the engine from it) pip-installed into a fresh venv;
 #    from an empty folder, the README's Python example and the main job (robot-dynamics
 #    simulate, with its plot and its rosbag2 recording), both from that install.
@@ -84,6 +85,10 @@ for d in ("urdf", "config", "launch", "rviz"):
     there = sorted(n[len(data) + len(d) + 1:] for n in wnames if n.startswith(f"{data}{d}/"))
     assert here == there, f"share/robot_dynamics/{d} in the wheel: {there}, the package has {here}"
 assert data + "package.xml" in wnames
+# the engine's CMake package (share/robot_dynamics_engine): what robot_dynamics_control finds
+engine = data.replace("/share/robot_dynamics/", "/share/robot_dynamics_engine/")
+for name in ("CMakeLists.txt", "engine.cmake", "engine.h", "cmake/robot_dynamics_engineConfig.cmake"):
+    assert engine + name in wnames, f"share/robot_dynamics_engine/{name} is not in the wheel"
 assert any(n.startswith("_robot_dynamics_engine") and n.endswith((".so", ".pyd")) for n in wnames), "no engine"
 assert "# robot_dynamics" in body, "the wheel built from the sdist lost the README (long description)"
 print(f"wheel (built from the sdist): {len(wnames)} files; the engine, share/robot_dynamics/{{urdf,config,launch,rviz}} "

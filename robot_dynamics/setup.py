@@ -69,18 +69,41 @@ class BuildEngine(build_ext):
         return True
 
 
-#: The engine's C library (everything but the Python module), as robot_dynamics_control builds it too.
-ENGINE_LIBRARY = ("algorithms", "derivatives", "model", "control", "plant", "simulate")
+def engine_build() -> dict[str, list[str]]:
+    """The engine library's sources, headers and flags, as src/engine/engine.cmake lists them once
+    for both builds (its CMakeLists.txt includes that file): ``{"RD_ENGINE_SOURCES": [...],
+    "RD_ENGINE_HEADERS": [...], "RD_ENGINE_FLAGS": [...]}`` from its ``set(NAME words...)`` lines."""
+    import re
+
+    text = (HERE / ENGINE_DIR / "engine.cmake").read_text(encoding="utf-8")
+    text = re.sub(r"#[^\n]*", "", text)
+    return {m[1]: m[2].split() for m in re.finditer(r"\bset\(\s*(\w+)\s+([^)]*)\)", text)}
+
+
+ENGINE_DIR = "src/engine"
+ENGINE_BUILD = engine_build()
+#: The CPython side of the extension, which the engine library (robot_dynamics_engine) leaves out.
+MODULE_SOURCES = ("module.c", "module_batch.c")
+MODULE_HEADERS = ("module.h",)
 
 # The engine: a top-level private module installed beside the package, so that the package is
 # importable from its source tree (the test suite's pythonpath) with the installed engine.
 ENGINE = Extension(
     "_robot_dynamics_engine",
-    # one source for the Python extension and the C library of robot_dynamics_control (CMake)
-    sources=["src/engine/module.c", "src/engine/module_batch.c", *(f"src/engine/{name}.c" for name in ENGINE_LIBRARY)],
-    depends=[f"src/engine/{name}.h" for name in ("engine", "internal", "recursions", "module")],
-    extra_compile_args=["-std=c99", "-O3", "-fno-tree-loop-vectorize", "-fvisibility=hidden", "-fno-math-errno", "-ffp-contract=fast"],
+    sources=[f"{ENGINE_DIR}/{name}" for name in (*MODULE_SOURCES, *ENGINE_BUILD["RD_ENGINE_SOURCES"])],
+    depends=[f"{ENGINE_DIR}/{name}" for name in (*ENGINE_BUILD["RD_ENGINE_HEADERS"], *MODULE_HEADERS, "engine.cmake")],
+    extra_compile_args=list(ENGINE_BUILD["RD_ENGINE_FLAGS"]),
 )
+
+
+def engine_package() -> list[tuple[str, list[str]]]:
+    """data_files of the CMake package robot_dynamics_engine (share/robot_dynamics_engine): the
+    library's sources and headers with the CMakeLists.txt and engine.cmake that build them, and
+    cmake/robot_dynamics_engineConfig.cmake, which find_package reads (robot_dynamics_control)."""
+    names = [*ENGINE_BUILD["RD_ENGINE_SOURCES"], *ENGINE_BUILD["RD_ENGINE_HEADERS"], "CMakeLists.txt", "engine.cmake"]
+    return [("share/robot_dynamics_engine", [f"{ENGINE_DIR}/{name}" for name in names]),
+            ("share/robot_dynamics_engine/cmake", [f"{ENGINE_DIR}/cmake/robot_dynamics_engineConfig.cmake"])]
+
 
 setup(
     name=PACKAGE,
@@ -100,6 +123,7 @@ setup(
         share("urdf"),
         share("config"),
         share("rviz"),
+        *engine_package(),
     ],
     install_requires=[
         "numpy>=1.24",

@@ -119,3 +119,24 @@ def test_a_joint_name_with_white_space_is_refused():
     model = rd.load_urdf(urdf)
     with pytest.raises(ModelError, match="white space"):
         model_text(model)
+
+
+def test_strict_records_its_checks_in_a_line_the_parser_skips(tmp_path):
+    """`engine-model --strict [--allow-no-effort-limit]`: the text ends in the line that
+    robot_dynamics_control's plugins require (`# checks: strict ...`), a comment to the engine's
+    parser, which reads the same model with it."""
+    model = rd.load_robot("puma560")
+    bare = model_text(model)
+
+    def cli(*options):
+        return subprocess.run([sys.executable, "-m", "robot_dynamics.cli", "engine-model", "--robot", "puma560",
+                               *options], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+
+    assert cli() == bare
+    assert cli("--strict") == bare + "# checks: strict\n"
+    assert cli("--strict", "--allow-no-effort-limit") == bare + "# checks: strict allow-no-effort-limit\n"
+    parsed, names, limits = engine().parse_model(cli("--strict"))
+    assert names == tuple(model.joint_names)
+    np.testing.assert_array_equal(limits, model.effort_limit)
+    q = np.array([0.1, -0.2, 0.3, -0.4, 0.5, -0.6])
+    np.testing.assert_array_equal(engine().rnea(parsed, q, q, q, True), rd.rnea(model, q, q, q))

@@ -122,15 +122,24 @@ def test_numba_is_optional_and_the_engine_is_built_by_setup_py():
     assert f'"{ENGINE}"' in setup and "ext_modules=[ENGINE]" in setup
     pyproject = (PACKAGE / "pyproject.toml").read_text(encoding="utf-8")
     assert "setuptools" in pyproject and "numpy" in pyproject  # pip's isolated build compiles the engine
-    library = re.search(r"ENGINE_LIBRARY = \(([^)]*)\)", setup)
-    assert library, "setup.py: ENGINE_LIBRARY, the engine's C library sources, not found"
-    names = re.findall(r'"([a-z_]+)"', library.group(1))
+    # one list: src/engine/engine.cmake names the library's sources and flags once, for its
+    # CMakeLists.txt (robot_dynamics_control's library) and for setup.py, which writes no copy
+    engine = PACKAGE / "src" / "engine"
+    cmake = (engine / "engine.cmake").read_text(encoding="utf-8")
+    library = re.search(r"^set\(RD_ENGINE_SOURCES ([^)]*)\)", cmake, re.M)
+    assert library, "src/engine/engine.cmake: RD_ENGINE_SOURCES, the engine's C library sources, not found"
+    names = [Path(name).stem for name in library.group(1).split()]
     assert names and "algorithms" in names and "model" in names
+    assert 'include("${CMAKE_CURRENT_LIST_DIR}/engine.cmake")' in (engine / "CMakeLists.txt").read_text(encoding="utf-8")
+    assert '"engine.cmake"' in setup and 'ENGINE_BUILD["RD_ENGINE_SOURCES"]' in setup
+    assert 'ENGINE_BUILD["RD_ENGINE_FLAGS"]' in setup and "-ffp-contract" not in setup, "setup.py: a second flag set"
     sources = [*re.findall(r'"(src/engine/[^"{]+)"', setup), *(f"src/engine/{name}.c" for name in names)]
     for source in sources:
         assert (PACKAGE / source).is_file(), source
+    for name in ("module", "module_batch"):  # the extension's CPython side, not the library's
+        assert f'"{name}.c"' in setup and name not in names
     # one source: every C file of the engine but the Python module's is in the library both builds compile
-    on_disk = {p.stem for p in (PACKAGE / "src" / "engine").glob("*.c")} - {"module", "module_batch"}
-    assert on_disk == set(names), f"src/engine/*.c {sorted(on_disk)} against ENGINE_LIBRARY {sorted(names)}"
+    on_disk = {p.stem for p in engine.glob("*.c")} - {"module", "module_batch"}
+    assert on_disk == set(names), f"src/engine/*.c {sorted(on_disk)} against RD_ENGINE_SOURCES {sorted(names)}"
     root = ET.parse(PACKAGE / "package.xml").getroot()
     assert "python3-dev" in {e.text for e in root if e.tag == "build_depend"}

@@ -22,7 +22,9 @@ import pytest
 import yaml
 
 import robot_dynamics as rd
-from robot_dynamics.errors import InputError, RobotDynamicsError, UnknownNameError
+from robot_dynamics.errors import InputError, ModelError, RobotDynamicsError, UnknownNameError
+from robot_dynamics.kernels.layout import model_text
+from robot_dynamics.model import check_model
 from robot_dynamics.ros.launch_support import arm_parameters, parse_pairs, write_parameter_file
 from robot_dynamics.ros.motion import SimulatedPlant
 from robot_dynamics.ros.ros2_control import (
@@ -32,6 +34,7 @@ from robot_dynamics.ros.ros2_control import (
     JOINT_COMMANDS_TOPIC,
     JOINT_STATES_TOPIC,
     controllers_yaml,
+    engine_model_text,
     has_ros2_control,
     hardware_plugin,
     ros2_control_block,
@@ -161,14 +164,16 @@ def test_cli_prints_the_block_the_yaml_and_writes_both(tmp_path):
     assert out.stdout.strip() == with_ros2_control(model.description, ros2_control_block(model)).strip()
     # the defaults are arm.launch.py's: the simulated arm in-process, the law in the loop
     out = cli("--robot", "planar2")
-    full = with_ros2_control(model.description, ros2_control_block(model, "sim"))
+    text = engine_model_text(model)  # the plugins' robot_model, made by the one loader with its checks
+    full = with_ros2_control(model.description, ros2_control_block(model, "sim", robot_model=engine_model_text(
+        model, allow_no_effort_limit=True)))
     assert out.stdout.strip() == full.strip()
     out = cli("--robot", "planar2", "--block-only", "--hardware", "mock", "--q", "0.1,0.2")
     assert out.stdout.strip() == ros2_control_block(model, "mock", initial_positions=[0.1, 0.2])
     out = cli("-r", "planar2", "--controllers", "--update-rate", "100", "--control", "node")
     assert out.stdout == controllers_yaml(model, 100)
     out = cli("-r", "planar2", "--controllers", "--update-rate", "100")
-    assert out.stdout == controllers_yaml(model, 100, control="in_loop", description=full)
+    assert out.stdout == controllers_yaml(model, 100, control="in_loop", robot_model=text)
     out = cli("-r", "planar2", "--json", "--hardware-param", "robot_ip=10.0.0.2", "--hardware", "drv/Arm")
     data = json.loads(out.stdout)
     assert "<param name=\"robot_ip\">10.0.0.2</param>" in data["ros2_control"] and data["files"] is None
@@ -315,21 +320,24 @@ def test_simulator_takes_joint_state_efforts_by_name_and_nan_as_no_command():
         SimulatedPlant(model, command_type="joint_states")
 
 
-def test_sim_block_names_the_in_process_hardware_with_its_drivetrain():
+def test_sim_block_names_the_in_process_hardware_with_its_model_text():
     model = rd.load_robot("puma560")
     q0 = [0.1, -0.2, 0.3, 0.0, 0.5, -0.6]
-    root = ET.fromstring(ros2_control_block(model, "sim", initial_positions=q0, drivetrain="drive.yaml",
+    text = engine_model_text(model, allow_no_effort_limit=True)
+    root = ET.fromstring(ros2_control_block(model, "sim", initial_positions=q0, robot_model=text,
                                             hardware_params={"substeps": 2}))
     hw = root.find("hardware")
     assert hw.findtext("plugin") == HARDWARE["sim"] == "robot_dynamics_control/SimulatedSystem"
-    assert {p.get("name"): p.text for p in hw.findall("param")} == {"drivetrain": "drive.yaml", "substeps": "2"}
+    # the model text survives the XML round trip, line by line
+    assert {p.get("name"): p.text for p in hw.findall("param")} == {"robot_model": text, "substeps": "2"}
+    assert text.endswith("\n# checks: strict allow-no-effort-limit\n")
     for q, j in zip(q0, root.findall("joint")):
         assert _interfaces(j, "command_interface") == ["effort"]
         position, _, effort = j.findall("state_interface")
         assert float(_param(position, "initial_value")) == q  # SimulatedSystem starts there
         assert _param(effort, "initial_value") is None
     bare = ET.fromstring(ros2_control_block(model, "sim")).find("hardware")
-    assert bare.findall("param") == []  # no drive train: no parameter (an empty <param> is no value)
+    assert bare.findall("param") == []  # no model text: no parameter (an empty <param> is no value)
     with pytest.raises(InputError, match="'sim'"):
         hardware_plugin("simulated")
 
@@ -342,8 +350,9 @@ def _declared_parameters(controller: str) -> set[str]:
 
 def test_controllers_yaml_in_loop_declares_the_three_controllers_and_the_chain():
     model = rd.load_robot("puma560")
-    description = with_ros2_control(model.description, ros2_control_block(model, "sim"))
-    text = controllers_yaml(model, 500, control="in_loop", description=description, drivetrain="d.yaml")
+    models = {name: engine_model_text(model, allow_no_effort_limit=name == "pd_gravity_controller")
+              for name, _ in IN_LOOP_CONTROLLERS.values()}
+    text = controllers_yaml(model, 500, control="in_loop", robot_model=models)
     assert "&id" not in text and "*id" not in text  # rcl's parameter parser refuses YAML aliases
     data = yaml.safe_load(text)
     cm = data["controller_manager"]["ros__parameters"]
@@ -353,10 +362,9 @@ def test_controllers_yaml_in_loop_declares_the_three_controllers_and_the_chain()
         assert cm[name]["type"] == plugin
         params = data[name]["ros__parameters"]
         assert params["joints"] == list(model.joint_names)
-        assert params["robot_description"] == description  # the URDF text survives the YAML round trip
-        assert params["drivetrain"] == "d.yaml"
+        assert params["robot_model"] == models[name]  # the model text survives the YAML round trip
         # what depends on the robot, no gain: those are config/controllers.yaml's
-        assert set(params) == {"joints", "robot_description", "drivetrain"}
+        assert set(params) == {"joints", "robot_model"}
         assert set(params) <= _declared_parameters(name)
     assert cm["joint_trajectory_controller"]["type"] == "joint_trajectory_controller/JointTrajectoryController"
     jtc = data["joint_trajectory_controller"]["ros__parameters"]
@@ -367,8 +375,8 @@ def test_controllers_yaml_in_loop_declares_the_three_controllers_and_the_chain()
     assert jtc["state_interfaces"] == ["position", "velocity"]
     assert all(jtc["constraints"][j]["goal"] > 0 for j in model.joint_names)
     with pytest.raises(InputError, match=r"control: expected one of \['in_loop', 'node'\]"):
-        controllers_yaml(model, 500, control="inloop", description=description)
-    with pytest.raises(InputError, match="need the URDF text"):
+        controllers_yaml(model, 500, control="inloop", robot_model=models)
+    with pytest.raises(InputError, match=r"need the robot's model text \(robot_model\)"):
         controllers_yaml(model, 500, control="in_loop")
 
 
@@ -379,7 +387,7 @@ def test_the_bringup_config_holds_each_gain_once_and_only_parameters_the_control
     assert "controller_manager" not in config  # update_rate and the types: the launch's
     names = {name for name, _ in IN_LOOP_CONTROLLERS.values()}
     assert set(config) == names | {"joint_trajectory_controller"}
-    generated = {"joints", "robot_description", "drivetrain", "command_joints", "command_interfaces",
+    generated = {"joints", "robot_model", "command_joints", "command_interfaces",
                  "state_interfaces"}
     for name, body in config.items():
         params = body["ros__parameters"]
@@ -390,7 +398,7 @@ def test_the_bringup_config_holds_each_gain_once_and_only_parameters_the_control
     assert config["computed_torque_controller"]["ros__parameters"]["omega"] == [20.0]
     assert config["pd_gravity_controller"]["ros__parameters"]["kp"] and config["pd_gravity_controller"]["ros__parameters"]["kd"]
     model = rd.load_robot("puma560")
-    text = controllers_yaml(model, control="in_loop", description=model.description)
+    text = controllers_yaml(model, control="in_loop", robot_model=engine_model_text(model))
     assert "omega" not in text and "kp" not in text
 
 
@@ -411,7 +419,10 @@ def test_arm_parameters_default_to_in_loop_control_on_the_in_process_hardware():
     root = ET.fromstring(p["robot_description"]).find("ros2_control")
     hw = root.find("hardware")
     assert hw.findtext("plugin") == HARDWARE["sim"] == p["hardware_plugin"]
-    assert _param(hw, "drivetrain").endswith("puma560_drivetrain.yaml")
+    # the plant's model text: the robot with its drive-train YAML (rotor inertias), checked
+    with_drive = rd.load_urdf(rd.load_robot("puma560").description, drivetrain=rd.model.robot_files("puma560")[1])
+    assert [line.strip() for line in _param(hw, "robot_model").strip().splitlines()] == \
+        engine_model_text(with_drive, allow_no_effort_limit=True).strip().splitlines()
     assert _param(hw, "substeps") == "1"  # 1 kHz: 1 ms RK4 steps, as the simulator node's
     assert [float(_param(j.find("state_interface"), "initial_value")) for j in root.findall("joint")] == \
         [0.0, 0.1, 0.0, 0.0, 0.0, 0.0]
@@ -423,8 +434,7 @@ def test_arm_parameters_default_to_in_loop_control_on_the_in_process_hardware():
         {"controllers": ["gravity_compensation_controller", "pd_gravity_controller"], "active": False}]
     assert p["remappings"] == {"trajectory": [("~/joint_trajectory", "/joint_trajectory_controller/joint_trajectory")]}
     data = yaml.safe_load(p["controllers_yaml"])
-    assert data["computed_torque_controller"]["ros__parameters"]["robot_description"] == p["robot_description"]
-    assert data["computed_torque_controller"]["ros__parameters"]["drivetrain"] == _param(hw, "drivetrain")
+    assert data["computed_torque_controller"]["ros__parameters"]["robot_model"] == engine_model_text(with_drive)
     assert p["trajectory"][1]["initial_goal"] == [0.5, -0.4, 0.3, 0.2, -0.1, 0.6]
     q = arm_parameters(str(PKG), robot="planar2", hardware_params="substeps=5, timing_log=t.csv", update_rate="100")
     hw = ET.fromstring(q["robot_description"]).find("ros2_control/hardware")
@@ -469,3 +479,45 @@ def test_arm_launch_defaults_start_the_chain_and_no_controller_node(monkeypatch)
     assert nodes["trajectory"].kwargs["remappings"] == [("~/joint_trajectory",
                                                          "/joint_trajectory_controller/joint_trajectory")]
     assert "remappings" not in nodes["dynamics"].kwargs
+
+
+def test_arm_parameters_hand_each_plugin_its_model_text(tmp_path):
+    """arm.launch.py's plugins get the robot as the engine's model text, made by the one loader:
+    SimulatedSystem in its <ros2_control> block, each in-loop controller in the generated YAML;
+    strict unless that plugin sets allow_nonphysical_model (hardware_params, the controllers
+    file), with allow-no-effort-limit for the plant and for a controller giving effort_limits."""
+    model = rd.load_robot("puma560")
+    strict = engine_model_text(model)
+    own_limits = engine_model_text(model, allow_no_effort_limit=True)
+    gains = tmp_path / "gains.yaml"
+    gains.write_text("pd_gravity_controller:\n  ros__parameters:\n    kp: [10.0]\n    effort_limits: [5.0]\n"
+                     "gravity_compensation_controller:\n  ros__parameters:\n    allow_nonphysical_model: true\n")
+    p = arm_parameters(str(PKG), robot="puma560", controllers_file=str(gains))
+    hw = ET.fromstring(p["robot_description"]).find("ros2_control/hardware")
+    assert "drivetrain" not in {e.get("name") for e in hw.findall("param")}
+    hw_text = next(e.text for e in hw.findall("param") if e.get("name") == "robot_model")
+    # the block's lines are indented with the URDF's; the engine's parser skips leading blanks
+    assert [line.strip() for line in hw_text.strip().splitlines()] == own_limits.strip().splitlines()
+    data = yaml.safe_load(p["controllers_yaml"])
+    models = {name: data[name]["ros__parameters"]["robot_model"] for name, _ in IN_LOOP_CONTROLLERS.values()}
+    assert models == {"computed_torque_controller": strict, "pd_gravity_controller": own_limits,
+                      "gravity_compensation_controller": model_text(model)}
+    # the node path: only the simulated arm takes a model text; a mock none
+    node = arm_parameters(str(PKG), robot="puma560", control="node", hardware="mock")
+    assert "robot_model" not in node["robot_description"] and "robot_model" not in node["controllers_yaml"]
+
+
+@pytest.mark.filterwarnings("ignore::robot_dynamics.errors.ModelWarning")  # the loader's, tested here as errors
+def test_arm_parameters_refuse_a_model_that_fails_the_checks_naming_the_plugin(tmp_path):
+    import re
+
+    urdf = tmp_path / "massless.urdf"
+    urdf.write_text(re.sub(r'<mass value="[^"]*"', '<mass value="0"', rd.load_robot("planar2").description))
+    model = rd.load_urdf(urdf)
+    assert check_model(model)  # the premise: an issue the description does not accept
+    with pytest.raises(ModelError, match=r"robot_model of hardware: .* fails the model checks.*allow_nonphysical_model"):
+        arm_parameters(str(PKG), urdf=str(urdf))
+    p = arm_parameters(str(PKG), urdf=str(urdf), hardware_params="allow_nonphysical_model=true", control="node")
+    assert "# checks:" not in p["robot_description"]  # the plant's text, unchecked as it asked
+    with pytest.raises(ModelError, match=r"robot_model of gravity_compensation_controller: "):
+        arm_parameters(str(PKG), urdf=str(urdf), hardware="mock")

@@ -6,8 +6,9 @@
 
 controller_manager (``ros2_control_node``) loads the robot's URDF with a ``<ros2_control>`` block
 generated for it (``robot-dynamics ros2-control`` prints the same) and two parameter files: one
-generated for the robot (the controllers' types, joints, description, drive train; controller
-manager's ``update_rate``) and ``controllers_file``, the gains (default: this package's
+generated for the robot (the controllers' types, joints and ``robot_model``, the robot as the
+engine's model text, made here by robot_dynamics' one loader with each plugin's checks, as the
+simulated hardware's in its block; controller manager's ``update_rate``) and ``controllers_file``, the gains (default: this package's
 ``config/controllers.yaml``, read last). Spawners start joint_state_broadcaster and the
 controllers; our trajectory node plans the motion to ``goal``. The defaults of every argument are
 in robot_dynamics.ros.launch_support. The control (``control:=``):

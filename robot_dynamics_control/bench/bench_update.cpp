@@ -4,7 +4,8 @@
 //   bench_update [--calls N] [--warmup W] [--robot puma560|three_dof_geared|iiwa14|all] [--rounds R] [--cpu K]
 //
 // For each robot (share/robot_dynamics/urdf/<robot>.urdf with config/<robot>_drivetrain.yaml where it has one,
-// loaded through EngineModel::from_description as the controllers load it), each subject is timed
+// its model text made by `robot-dynamics engine-model --strict` as a launch makes the controllers'
+// robot_model, test/test_files.hpp), each subject is timed
 // over N calls (default 100,000, after W = 1,000 warm-up calls) with clock_gettime(CLOCK_MONOTONIC)
 // around each call:
 //
@@ -204,8 +205,12 @@ void bench_robot(const std::string & robot, const Options & opt, std::vector<Row
   if (!std::ifstream(drivetrain)) {
     drivetrain.clear();
   }
-  // the engine's own model, loaded as the controllers load theirs
-  const auto engine = EngineModel::from_description(urdf, drivetrain);
+  // the engine's own model, of the text the controllers are given
+  const std::string text = robot_dynamics_control::test::engine_model_text(urdf, drivetrain, "--strict");
+  if (text.empty()) {
+    throw std::runtime_error("robot-dynamics engine-model --strict failed for " + robot);
+  }
+  const auto engine = EngineModel::from_text(text);
   const rd_model & m = engine->model();
   rd_work & w = engine->work();
   const auto & joints = engine->joint_names();  // model order: the controllers' too

@@ -6,7 +6,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include "controller_interface/version.h"
 
 namespace robot_dynamics_control
 {
@@ -28,10 +27,8 @@ StopBehaviour stop_behaviour_of(const std::string & name)
 void JointSpaceCore::configure(const CoreConfig & config)
 {
   const auto & joints = config.joints;
-  ModelChecks checks;
-  checks.strict = !config.allow_nonphysical_model;
-  checks.effort_limits_given = !config.effort_limits.empty();
-  model_ = EngineModel::from_description(config.urdf, config.drivetrain, checks);
+  model_ = EngineModel::from_parameter(
+    "robot_model", config.robot_model, config.allow_nonphysical_model, !config.effort_limits.empty());
   nq_ = model_->nq();
   index_ = model_->indices_of(joints);  // throws on an unknown name, naming the valid ones
   std::vector<bool> named(static_cast<size_t>(nq_), false);
@@ -360,25 +357,6 @@ std::string fault_reason(Fault kind, const std::string & joint_name, double valu
              ": stop behaviour until the controller is activated again";
   }
   return "";
-}
-
-std::string robot_description_of(
-  const controller_interface::ControllerInterfaceBase & controller, const std::string & parameter)
-{
-  if (!parameter.empty()) {
-    return parameter;
-  }
-#if CONTROLLER_INTERFACE_VERSION_MAJOR >= 4
-  if (!controller.get_robot_description().empty()) {
-    return controller.get_robot_description();
-  }
-  throw std::runtime_error(
-    "no robot description: set the robot_description parameter, or give the controller manager one");
-#else
-  (void)controller;
-  throw std::runtime_error(
-    "no robot description: set the controller's robot_description parameter (the URDF text)");
-#endif
 }
 
 }  // namespace robot_dynamics_control

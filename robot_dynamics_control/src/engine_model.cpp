@@ -1,182 +1,44 @@
 #include "robot_dynamics_control/engine_model.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "ament_index_cpp/get_package_prefix.hpp"
-
-extern char ** environ;
 
 namespace robot_dynamics_control
 {
 namespace
 {
 
-/// The converter: $ROBOT_DYNAMICS_CLI, robot_dynamics' lib/robot_dynamics/robot-dynamics (where
-/// ament_python installs console scripts), else `robot-dynamics` looked up on PATH.
-std::string converter_path()
+/// The checks recorded in `text` (its `# checks:` line; none: nothing checked).
+ModelChecks checks_of(const std::string & text)
 {
-  if (const char * env = std::getenv("ROBOT_DYNAMICS_CLI"); env != nullptr && *env != '\0') {
-    return env;
-  }
-  try {
-    const std::string path =
-      ament_index_cpp::get_package_prefix("robot_dynamics") + "/lib/robot_dynamics/robot-dynamics";
-    if (::access(path.c_str(), X_OK) == 0) {
-      return path;
-    }
-  } catch (const std::exception &) {
-    // not in the ament index: PATH below
-  }
-  return "robot-dynamics";
-}
-
-/// A temporary file holding `text`, removed when this goes out of scope.
-class TempFile
-{
-public:
-  TempFile(const std::string & text, const char * suffix)
-  {
-    std::string pattern =
-      (std::filesystem::temp_directory_path() / "robot_dynamics_control-XXXXXX").string() + suffix;
-    std::vector<char> name(pattern.begin(), pattern.end());
-    name.push_back('\0');
-    const int fd = ::mkstemps(name.data(), static_cast<int>(std::strlen(suffix)));
-    if (fd < 0) {
-      throw std::runtime_error(
-        std::string("cannot create a temporary file for the robot description: ") + std::strerror(errno));
-    }
-    path_.assign(name.data());
-    size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t k = ::write(fd, text.data() + done, text.size() - done);
-      if (k < 0 && errno == EINTR) {
-        continue;
-      }
-      if (k <= 0) {
-        const int err = errno;
-        ::close(fd);
-        ::unlink(path_.c_str());
-        throw std::runtime_error(
-          "cannot write the robot description to " + path_ + ": " + std::strerror(err));
-      }
-      done += static_cast<size_t>(k);
-    }
-    ::close(fd);
-  }
-  ~TempFile() { ::unlink(path_.c_str()); }
-  TempFile(const TempFile &) = delete;
-  TempFile & operator=(const TempFile &) = delete;
-  const std::string & path() const { return path_; }
-
-private:
-  std::string path_;
-};
-
-struct ProcessResult
-{
-  int status = -1;  // exit code; -1: killed by a signal
-  std::string out, err;
-};
-
-/// Runs argv[0] (looked up on PATH when it has no slash) and collects stdout and stderr.
-ProcessResult run(const std::vector<std::string> & args)
-{
-  int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  }
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    ::close(out_pipe[0]);
-    ::close(out_pipe[1]);
-    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  std::vector<char *> argv;
-  for (const auto & a : args) {
-    argv.push_back(const_cast<char *>(a.c_str()));
-  }
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (rc != 0) {
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    throw std::runtime_error(
-      "cannot run '" + args[0] + "' (the robot_dynamics package's command line): " + std::strerror(rc));
-  }
-  ProcessResult result;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string * sinks[2] = {&result.out, &result.err};
-  int open_fds = 2;
-  char buffer[65536];
-  while (open_fds > 0) {
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) {
-        continue;
-      }
-      const ssize_t k = ::read(fds[i].fd, buffer, sizeof(buffer));
-      if (k > 0) {
-        sinks[i]->append(buffer, static_cast<size_t>(k));
-      } else if (k == 0 || errno != EINTR) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  for (auto & fd : fds) {
-    if (fd.fd >= 0) {
-      ::close(fd.fd);
-    }
-  }
-  int wstatus = 0;
-  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-  }
-  result.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
-  return result;
-}
-
-/// The last non-empty line of `text` (a command's one-line reason).
-std::string last_line(const std::string & text)
-{
+  ModelChecks checks;
   std::istringstream in(text);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) {
-      last = line;
+  const std::string tag = kModelChecksLine;
+  for (std::string line; std::getline(in, line);) {
+    const auto start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line.compare(start, tag.size(), tag) != 0) {
+      continue;
+    }
+    std::istringstream words(line.substr(start + tag.size()));
+    for (std::string word; words >> word;) {
+      checks.strict = checks.strict || word == "strict";
+      checks.effort_limits_given = checks.effort_limits_given || word == "allow-no-effort-limit";
     }
   }
-  return last;
+  return checks;
 }
 
 }  // namespace
+
+std::string model_parameter_help(const std::string & parameter)
+{
+  return "set " + parameter + " to the text that `robot-dynamics engine-model --urdf ROBOT.urdf "
+         "[--drivetrain DRIVE.yaml] --strict` prints (robot_dynamics_bringup's arm.launch.py sets it; "
+         "robot_dynamics.ros.launch_support.robot_model_text gives it to a launch file)";
+}
 
 std::string format_names(const std::vector<std::string> & names)
 {
@@ -187,33 +49,33 @@ std::string format_names(const std::vector<std::string> & names)
   return s + "]";
 }
 
-std::shared_ptr<EngineModel> EngineModel::from_description(
-  const std::string & urdf, const std::string & drivetrain, const ModelChecks & checks)
+std::shared_ptr<EngineModel> EngineModel::from_parameter(
+  const std::string & parameter, const std::string & text, bool allow_nonphysical_model, bool own_effort_limits)
 {
-  if (urdf.find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw std::runtime_error("the robot description (URDF text) is empty");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw std::runtime_error("no robot model: " + model_parameter_help(parameter));
   }
-  TempFile file(urdf, ".urdf");
-  std::vector<std::string> args = {converter_path(), "engine-model", "--urdf", file.path()};
-  if (!drivetrain.empty()) {
-    args.push_back("--drivetrain");
-    args.push_back(drivetrain);
+  std::shared_ptr<EngineModel> model;
+  try {
+    model = from_text(text);
+  } catch (const std::runtime_error & e) {
+    throw std::runtime_error(parameter + ": " + e.what() + "; " + model_parameter_help(parameter));
   }
-  if (checks.strict) {
-    args.push_back("--strict");
+  if (allow_nonphysical_model) {
+    return model;
   }
-  if (checks.effort_limits_given) {
-    args.push_back("--allow-no-effort-limit");
+  const ModelChecks & checks = model->checks();
+  if (!checks.strict) {
+    throw std::runtime_error(
+      parameter + " was made without the model checks (no '" + kModelChecksLine + " strict' line): " +
+      model_parameter_help(parameter) + ", or set allow_nonphysical_model to accept it unchecked");
   }
-  const ProcessResult r = run(args);
-  if (r.status != 0) {
-    std::string reason = last_line(r.err);
-    if (reason.empty()) {
-      reason = r.status < 0 ? "killed by a signal" : "exit status " + std::to_string(r.status);
-    }
-    throw std::runtime_error("robot-dynamics engine-model failed: " + reason);
+  if (checks.effort_limits_given && !own_effort_limits) {
+    throw std::runtime_error(
+      parameter + " was made with --allow-no-effort-limit, and no effort limits are given here: make it "
+      "without that option, give effort_limits, or set allow_nonphysical_model");
   }
-  return from_text(r.out);
+  return model;
 }
 
 std::shared_ptr<EngineModel> EngineModel::from_text(const std::string & text)
@@ -253,6 +115,7 @@ std::shared_ptr<EngineModel> EngineModel::from_text(const std::string & text)
   std::string tag, version;
   first >> tag >> version;
   std::getline(first >> std::ws, self->robot_name_);
+  self->checks_ = checks_of(text);
   return self;
 }
 

@@ -194,13 +194,10 @@ SimulatedSystem::CallbackReturn SimulatedSystem::on_init(const hardware_interfac
   }
   try {
     const PlantParameters p = read_parameters();
-    if (info_.original_xml.empty()) {
-      throw std::runtime_error("the hardware info holds no URDF (original_xml)");
-    }
-    ModelChecks checks;  // a physically impossible plant is refused unless allowed
-    checks.strict = !p.allow_nonphysical_model;
-    checks.effort_limits_given = true;  // a plant takes any effort: a missing limit is the controllers' issue
-    model_ = EngineModel::from_description(info_.original_xml, p.drivetrain, checks);
+    // a physically impossible plant is refused unless allowed; a plant takes any effort: a missing
+    // effort limit is the controllers' issue
+    model_ = EngineModel::from_parameter(
+      "the hardware parameter robot_model", p.robot_model, p.allow_nonphysical_model, true);
     nq_ = model_->nq();
     std::vector<double> initial = read_joints();
     if (!p.initial_positions.empty()) {
@@ -240,7 +237,7 @@ SimulatedSystem::PlantParameters SimulatedSystem::read_parameters()
     return it == hw.end() ? fallback : trim(it->second);
   };
   static const std::set<std::string> known = {
-    "drivetrain", "substeps", "max_step", "friction", "coulomb_smoothing", "initial_positions",
+    "robot_model", "substeps", "max_step", "friction", "coulomb_smoothing", "initial_positions",
     "timing_log", "timing_log_cycles", "allow_nonphysical_model"};
   for (const auto & kv : hw) {
     if (!known.count(kv.first)) {
@@ -273,7 +270,7 @@ SimulatedSystem::PlantParameters SimulatedSystem::read_parameters()
                              param("timing_log_cycles", "") + "'");
   }
   p.timing_log_cycles = static_cast<std::size_t>(cycles);
-  p.drivetrain = param("drivetrain", "");
+  p.robot_model = param("robot_model", "");
   p.initial_positions = param("initial_positions", "");
   return p;
 }

@@ -1,7 +1,9 @@
 """The controllers of robot_dynamics_control against robot_dynamics' Python controllers.
 
 controller_probe (test/controller_probe.cpp) runs one controller plugin class on plain doubles:
-configured from a parameters file, activated, fed states and references, updated; it prints the
+configured from a parameters file (its robot_model made here by `robot-dynamics engine-model`, as a
+launch makes it: strict unless allow_nonphysical_model, --allow-no-effort-limit with effort_limits),
+activated, fed states and references, updated; it prints the
 efforts it writes. The expected values come from the Python package on the same robots:
 gravity compensation from rd.rnea at rest (+ joint friction at the measured velocity), PD + gravity
 from robot_dynamics.control.PDGravity, computed torque from robot_dynamics.control.ComputedTorque
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -44,6 +47,7 @@ class Probe:
     """One controller in controller_probe; vectors in and out in model order."""
 
     def __init__(self, kind: str, robot: str, params: dict, *, chained: bool = False):
+        params = dict(params)
         self.model = rd.load_robot(robot)
         urdf, drivetrain = robot_files(robot)
         self.n = self.model.nq
@@ -51,12 +55,30 @@ class Probe:
         self.perm = [self.model.joint_names.index(j) for j in self.joints if j in self.model.joint_names]  # controller i -> model index
         # the state interfaces: the commanded joints, then the model's others in model order
         self.read_order = self.perm + [k for k in range(self.n) if k not in self.perm]
-        full = {"joints": self.joints, "robot_description": Path(urdf).read_text(),
-                "drivetrain": str(drivetrain) if drivetrain else "", **params}
+        description = params.pop("robot_description", None) or Path(urdf).read_text()
+        drivetrain = params.pop("drivetrain", str(drivetrain) if drivetrain else "")
+        self.refused = ""  # the command's reason where it refuses to make the model text
+        if "robot_model" not in params:
+            params["robot_model"] = self._model_text(description, drivetrain, params)
+        full = {"joints": self.joints, **params}
         self.kind, self.chained, self.lines = kind, chained, []
         self._params = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
         yaml.safe_dump({"/**": {"ros__parameters": full}}, self._params)
         self._params.close()
+
+    def _model_text(self, description: str, drivetrain: str, params: dict) -> str:
+        """`robot-dynamics engine-model` of the URDF text and drive-train YAML, with the options a
+        launch gives it for a controller with ``params`` ("" where it refuses: self.refused)."""
+        with tempfile.TemporaryDirectory() as folder:
+            urdf = Path(folder) / "robot.urdf"
+            urdf.write_text(description, encoding="utf-8")
+            args = [sys.executable, "-m", "robot_dynamics.cli", "engine-model", "--urdf", str(urdf)]
+            args += ["--drivetrain", drivetrain] if drivetrain else []
+            args += [] if params.get("allow_nonphysical_model") else ["--strict"]
+            args += ["--allow-no-effort-limit"] if params.get("effort_limits") else []
+            r = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        self.refused = r.stderr if r.returncode else ""
+        return r.stdout if r.returncode == 0 else ""
 
     def c(self, x) -> list[float]:
         """Model order -> controller order."""
@@ -116,7 +138,11 @@ class Probe:
         return efforts, statuses, references, other
 
     def fails(self) -> str:
-        """Runs expecting a configuration failure; its stderr."""
+        """Runs expecting a configuration failure; its stderr (the command's, where it refused to
+        make the model text)."""
+        if self.refused:
+            os.unlink(self._params.name)
+            return self.refused
         args = [PROBE, self.kind, self._params.name]
         try:
             r = subprocess.run(args, input="", capture_output=True, text=True, timeout=120)
@@ -612,8 +638,9 @@ def _without_inertial(text: str, link: str) -> str:
 
 
 def test_a_physically_impossible_model_is_refused_unless_allowed():
-    """A moving link without mass, or a commanded joint without an effort limit, is refused at
-    configuration, naming it; allow_nonphysical_model (or effort_limits) lets it through."""
+    """A moving link without mass, or a commanded joint without an effort limit, is refused where
+    the model text is made (`engine-model --strict`, naming it) and a text made without the checks
+    at the controller's configuration; allow_nonphysical_model (or effort_limits) lets it through."""
     massless = _puma_text(lambda t: _without_inertial(t, "link2"))
     err = Probe("gravity", "puma560", {"robot_description": massless}).fails()
     assert "link 'link2'" in err and "has no mass" in err, err
@@ -622,6 +649,15 @@ def test_a_physically_impossible_model_is_refused_unless_allowed():
     p.update(1.0)
     efforts, statuses, _, _ = p.run()
     assert statuses == [0] and np.all(np.isfinite(efforts[0]))
+    # a text made without the checks (no --strict) is refused by the controller itself, naming the
+    # parameter and the command, unless allow_nonphysical_model
+    unchecked = subprocess.run([sys.executable, "-m", "robot_dynamics.cli", "engine-model", "--robot", "puma560"],
+                               capture_output=True, text=True, check=True).stdout
+    err = Probe("gravity", "puma560", {"robot_model": unchecked}).fails()
+    assert "robot_model was made without the model checks" in err and "--strict" in err, err
+    p = Probe("gravity", "puma560", {"robot_model": unchecked, "allow_nonphysical_model": True})
+    p.update(1.0)
+    assert p.run()[1] == [0]
     no_effort = _puma_text(lambda t: t.replace('effort="97.6" ', ""))
     err = Probe("pd", "puma560", {"robot_description": no_effort, "kp": [10.0], "kd": [1.0]}).fails()
     assert "joint1" in err and "effort" in err, err

@@ -1,5 +1,6 @@
-// EngineModel: the model of a URDF through robot_dynamics' converter, its names and limits, and
-// the one-line errors of bad input.
+// EngineModel: the model of the text robot_dynamics' loader makes (`robot-dynamics engine-model`,
+// run here as a launch runs it), its names, limits and recorded checks, and the one-line errors of
+// a missing, bad or unchecked robot_model.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "test_files.hpp"
 
 using robot_dynamics_control::EngineModel;
+using robot_dynamics_control::test::engine_model_text;
 using robot_dynamics_control::test::read_text;
 using robot_dynamics_control::test::robot_file;
 
@@ -29,10 +31,14 @@ std::string error_of(const std::function<void()> & f)
   return "";
 }
 
-TEST(EngineModel, Puma560FromDescription)
+std::string puma_text(const std::string & drivetrain, const std::string & options)
 {
-  const auto m = EngineModel::from_description(
-    read_text(robot_file("urdf/puma560.urdf")), robot_file("config/puma560_drivetrain.yaml"));
+  return engine_model_text(read_text(robot_file("urdf/puma560.urdf")), drivetrain, options);
+}
+
+TEST(EngineModel, Puma560FromTheLoadersText)
+{
+  const auto m = EngineModel::from_text(puma_text(robot_file("config/puma560_drivetrain.yaml"), "--strict"));
   ASSERT_EQ(m->nq(), 6);
   EXPECT_EQ(m->model().nb, 6);
   EXPECT_EQ(m->joint_names().front(), "joint1");
@@ -50,26 +56,16 @@ TEST(EngineModel, Puma560FromDescription)
     EXPECT_TRUE(std::isfinite(t));
   }
   EXPECT_GT(m->model().joint[0].Ia, 0.0);
+  EXPECT_TRUE(m->checks().strict);
+  EXPECT_FALSE(m->checks().effort_limits_given);
 }
 
 TEST(EngineModel, UnknownJointNamesTheValidOnes)
 {
-  const auto m = EngineModel::from_description(read_text(robot_file("urdf/puma560.urdf")), "");
+  const auto m = EngineModel::from_text(puma_text("", ""));
   const std::string e = error_of([&] { m->indices_of({"joint1", "elbow"}); });
   EXPECT_NE(e.find("'elbow'"), std::string::npos) << e;
   EXPECT_NE(e.find("['joint1', 'joint2', 'joint3', 'joint4', 'joint5', 'joint6']"), std::string::npos) << e;
-}
-
-TEST(EngineModel, BadDescriptionGivesTheConvertersReason)
-{
-  const std::string e = error_of([] { EngineModel::from_description("<robot name='x'><link", ""); });
-  EXPECT_EQ(e.rfind("robot-dynamics engine-model failed: ", 0), 0u) << e;
-  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
-  EXPECT_NE(error_of([] { EngineModel::from_description("  \n", ""); }).find("empty"), std::string::npos);
-  const std::string d = error_of([] {
-    EngineModel::from_description(read_text(robot_file("urdf/puma560.urdf")), "/nonexistent/drive.yaml");
-  });
-  EXPECT_NE(d.find("drive.yaml"), std::string::npos) << d;
 }
 
 TEST(EngineModel, BadTextGivesTheParsersReason)
@@ -79,12 +75,54 @@ TEST(EngineModel, BadTextGivesTheParsersReason)
   EXPECT_GT(e.size(), std::string("engine model text: ").size()) << e;
 }
 
-TEST(EngineModel, MissingConverterIsNamed)
+TEST(EngineModel, TheTextRecordsTheChecksItWasMadeWith)
 {
-  ::setenv("ROBOT_DYNAMICS_CLI", "/nonexistent/robot-dynamics", 1);
-  const std::string e = error_of([] { EngineModel::from_description("<robot name='x'/>", ""); });
-  ::unsetenv("ROBOT_DYNAMICS_CLI");
-  EXPECT_NE(e.find("/nonexistent/robot-dynamics"), std::string::npos) << e;
+  const std::string drive = robot_file("config/puma560_drivetrain.yaml");
+  const auto bare = EngineModel::from_text(puma_text(drive, ""));
+  EXPECT_FALSE(bare->checks().strict);
+  EXPECT_FALSE(bare->checks().effort_limits_given);
+  const auto both = EngineModel::from_text(puma_text(drive, "--strict --allow-no-effort-limit"));
+  EXPECT_TRUE(both->checks().strict);
+  EXPECT_TRUE(both->checks().effort_limits_given);
+  // the same model either way: the record is a comment to the engine's parser
+  EXPECT_EQ(bare->joint_names(), both->joint_names());
+  EXPECT_EQ(bare->effort_limits(), both->effort_limits());
+}
+
+TEST(EngineModel, TheParameterNamesItselfAndTheCommandThatMakesIt)
+{
+  const std::string drive = robot_file("config/puma560_drivetrain.yaml");
+  const std::string command = "robot-dynamics engine-model --urdf";
+  for (const std::string & text : {std::string(), std::string(" \n")}) {
+    const std::string e = error_of([&] { EngineModel::from_parameter("robot_model", text, false, false); });
+    EXPECT_EQ(e.rfind("no robot model: set robot_model to ", 0), 0u) << e;
+    EXPECT_NE(e.find(command), std::string::npos) << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+  const std::string bad = error_of([] { EngineModel::from_parameter("robot_model", "<robot name='x'/>", true, false); });
+  EXPECT_EQ(bad.rfind("robot_model: engine model text: ", 0), 0u) << bad;
+  EXPECT_NE(bad.find(command), std::string::npos) << bad;
+  // made without --strict: refused unless allow_nonphysical_model
+  const std::string unchecked = puma_text(drive, "");
+  const std::string e = error_of([&] { EngineModel::from_parameter("robot_model", unchecked, false, true); });
+  EXPECT_NE(e.find("robot_model was made without the model checks"), std::string::npos) << e;
+  EXPECT_NE(e.find("--strict"), std::string::npos) << e;
+  EXPECT_NE(e.find("allow_nonphysical_model"), std::string::npos) << e;
+  EXPECT_EQ(EngineModel::from_parameter("robot_model", unchecked, true, false)->nq(), 6);
+  // made with --allow-no-effort-limit: only where the caller gives its own effort limits
+  const std::string own = puma_text(drive, "--strict --allow-no-effort-limit");
+  const std::string f = error_of([&] { EngineModel::from_parameter("robot_model", own, false, false); });
+  EXPECT_NE(f.find("--allow-no-effort-limit"), std::string::npos) << f;
+  EXPECT_NE(f.find("effort_limits"), std::string::npos) << f;
+  EXPECT_EQ(EngineModel::from_parameter("robot_model", own, false, true)->nq(), 6);
+  EXPECT_EQ(EngineModel::from_parameter("robot_model", puma_text(drive, "--strict"), false, false)->nq(), 6);
+}
+
+TEST(EngineModel, TheLoaderRefusesWhatTheStrictChecksFind)
+{
+  // the bare URDF's link 3 breaks the triangle inequality, which only its drive-train YAML accepts
+  EXPECT_EQ(puma_text("", "--strict"), "");
+  EXPECT_NE(puma_text(robot_file("config/puma560_drivetrain.yaml"), "--strict"), "");
 }
 
 }  // namespace

@@ -561,7 +561,7 @@ private:
     }
     if (hostile) {
       for (const auto & p : params_) {
-        if (p.name == "robot_description" || !rng_.chance(0.15)) {
+        if (p.name == "robot_model" || !rng_.chance(0.15)) {
           continue;
         }
         if (p.name == "drivetrain") {
@@ -1360,7 +1360,7 @@ TEST_F(FuzzControllers, ReproduceReadOnlyParameterChangeAccepted)
   auto node = h.controller->get_node();
   const std::vector<std::string> joints = {"joint3", "joint1", "joint2"};
   EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("joints", joints)).successful);
-  EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("robot_description", "text")).successful);
+  EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("robot_model", "text")).successful);
 }
 
 TEST_F(FuzzControllers, ReproduceReadOnlyParameterChangeAllocates)

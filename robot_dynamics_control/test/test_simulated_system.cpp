@@ -30,6 +30,7 @@ using robot_dynamics_control::EngineModel;
 using robot_dynamics_control::SimulatedSystem;
 using robot_dynamics_control::test::allocations;
 using robot_dynamics_control::test::counting;
+using robot_dynamics_control::test::engine_model_text;
 using robot_dynamics_control::test::read_text;
 using robot_dynamics_control::test::robot_file;
 using CallbackReturn = SimulatedSystem::CallbackReturn;
@@ -40,7 +41,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 std::string param(const std::string & name, const std::string & value);
 
 // The PUMA 560 with a <ros2_control> block for SimulatedSystem (as robot_dynamics' ros2_control.py
-// writes it): `params` inside <hardware>, `q0` as the position states' initial values.
+// writes it): `params` inside <hardware>, `q0` as the position states' initial values. The model
+// text (the robot_model parameter) is made as a launch makes it: a `drivetrain` param of `params`
+// becomes the text of the URDF with that YAML, made strict (empty where the loader fails); without,
+// the bare URDF's text, unchecked.
 std::string puma_with_block(const std::string & params, const std::vector<double> & q0, const std::string & joint_extra = "")
 {
   std::string urdf = read_text(robot_file("urdf/puma560.urdf"));
@@ -48,10 +52,21 @@ std::string puma_with_block(const std::string & params, const std::vector<double
   b.precision(17);
   // the bare URDF carries the published link 3 inertia, which breaks the triangle inequality: the
   // drive-train YAML accepts that issue, a block without it has to allow it
-  const std::string allow =
-    params.find("drivetrain") == std::string::npos ? param("allow_nonphysical_model", "true") : std::string();
+  std::string hardware = params, allow;
+  const std::string open = "<param name=\"drivetrain\">";
+  const auto at = hardware.find(open);
+  std::string model;
+  if (at != std::string::npos) {
+    const auto end = hardware.find("</param>", at);
+    const std::string drivetrain = hardware.substr(at + open.size(), end - at - open.size());
+    hardware.erase(at, end + std::string("</param>").size() - at);
+    model = engine_model_text(urdf, drivetrain, "--strict --allow-no-effort-limit");
+  } else {
+    model = engine_model_text(urdf, "", "");
+    allow = param("allow_nonphysical_model", "true");
+  }
   b << "<ros2_control name=\"puma560\" type=\"system\"><hardware><plugin>robot_dynamics_control/SimulatedSystem"
-    << "</plugin>" << params << allow << "</hardware>";
+    << "</plugin>" << param("robot_model", model) << hardware << allow << "</hardware>";
   for (std::size_t i = 0; i < kJoints.size(); ++i) {
     b << "<joint name=\"" << kJoints[i] << "\"><command_interface name=\"effort\"/>"
       << "<state_interface name=\"position\"><param name=\"initial_value\">" << q0[i] << "</param></state_interface>"
@@ -184,7 +199,7 @@ TEST(SimulatedSystem, EachPeriodIsRk4OfTheDirectDynamicsUnderTheHeldEffort)
 {
   for (int substeps : {1, 3}) {
     Sim sim(puma_with_block(param("drivetrain", drive()) + param("substeps", std::to_string(substeps)), kQ0));
-    auto model = EngineModel::from_description(read_text(robot_file("urdf/puma560.urdf")), drive());
+    auto model = EngineModel::from_text(engine_model_text(read_text(robot_file("urdf/puma560.urdf")), drive(), "--strict"));
     std::vector<double> x(kQ0);
     x.resize(12, 0.0);
     sim.cycle();  // braked: nothing moves
@@ -209,7 +224,7 @@ TEST(SimulatedSystem, EachPeriodIsRk4OfTheDirectDynamicsUnderTheHeldEffort)
 TEST(SimulatedSystem, GravityTorquesHoldTheArmAndEnergyIsConservedWithoutFriction)
 {
   Sim sim(puma_with_block(param("drivetrain", drive()) + param("friction", "false") + param("substeps", "2"), kQ0));
-  auto model = EngineModel::from_description(read_text(robot_file("urdf/puma560.urdf")), drive());
+  auto model = EngineModel::from_text(engine_model_text(read_text(robot_file("urdf/puma560.urdf")), drive(), "--strict"));
   std::vector<double> tau(6), zero(6, 0.0);
   ASSERT_EQ(rd_rnea(&model->model(), kQ0.data(), zero.data(), zero.data(), model->model().gravity, nullptr, 0, 0, 0.0,
                     tau.data(), &model->work()), RD_OK);
@@ -243,7 +258,7 @@ TEST(SimulatedSystem, GravityTorquesHoldTheArmAndEnergyIsConservedWithoutFrictio
 TEST(SimulatedSystem, EffortsAreClippedToTheLimitsAndALatePeriodIsCutIntoShortSteps)
 {
   Sim sim(puma_with_block(param("drivetrain", drive()), kQ0));
-  auto model = EngineModel::from_description(read_text(robot_file("urdf/puma560.urdf")), drive());
+  auto model = EngineModel::from_text(engine_model_text(read_text(robot_file("urdf/puma560.urdf")), drive(), "--strict"));
   sim.command = {1e6, -1e6, 0.0, 0.0, 0.0, std::numeric_limits<double>::infinity()};
   sim.cycle();
   sim.cycle();
@@ -357,11 +372,13 @@ TEST(SimulatedSystem, BadConfigurationsFailAtInitNamingTheChoices)
 TEST(SimulatedSystem, AFailingStepIsAnErrorAndKeepsTheState)
 {
   // a pendulum on a continuous joint: no effort limit, so an infinite command reaches the engine
-  const std::string urdf =
+  const std::string robot =
     "<robot name='pendulum'><link name='base'/><link name='bob'><inertial><origin xyz='0 0 -0.5'/>"
     "<mass value='1'/><inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial></link>"
-    "<joint name='swing' type='continuous'><parent link='base'/><child link='bob'/><axis xyz='0 1 0'/></joint>"
-    "<ros2_control name='pendulum' type='system'><hardware><plugin>robot_dynamics_control/SimulatedSystem</plugin>"
+    "<joint name='swing' type='continuous'><parent link='base'/><child link='bob'/><axis xyz='0 1 0'/></joint>";
+  const std::string urdf =
+    robot + "<ros2_control name='pendulum' type='system'><hardware><plugin>robot_dynamics_control/SimulatedSystem</plugin>" +
+    param("robot_model", engine_model_text(robot + "</robot>", "", "--strict --allow-no-effort-limit")) +
     "</hardware><joint name='swing'><command_interface name='effort'/><state_interface name='position'>"
     "<param name='initial_value'>0.3</param></state_interface></joint></ros2_control></robot>";
   SimulatedSystem hw;

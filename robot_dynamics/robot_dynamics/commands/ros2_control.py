@@ -1,14 +1,14 @@
 """``ros2-control``: the robot's URDF with a ``<ros2_control>`` block, and the controller
 manager's YAML, for bringing the arm up through ros2_control (robot_dynamics_bringup's
 launch/arm.launch.py does the same at launch). ``engine-model``: the robot as the engine's text form, which the ros2_control
-plugins of robot_dynamics_control load (they run this command once, at configuration)."""
+plugins of robot_dynamics_control take as their ``robot_model`` parameter (a launch runs this command, or
+robot_dynamics.ros.launch_support.robot_model_text; the plugins run no loader)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from ..model.checks import ACCEPTED_KEY
 from ._common import CommonOptions, _pairs, emit, load_model, output_dir, state_vector, write_atomic
 
 
@@ -42,13 +42,15 @@ def register(sub: Any, parents: CommonOptions) -> None:
 
     e = sub.add_parser(
         "engine-model", parents=[parents.robot, parents.out],
-        help="the robot (URDF + drive-train YAML) as the engine's text form, for C and C++ users "
-             "(robot_dynamics_control's controllers and simulated hardware load it)",
+        help="the robot (URDF + drive-train YAML) as the engine's text form, for C and C++ users: the robot_model "
+             "parameter of robot_dynamics_control's controllers and simulated hardware (with --strict, which they "
+             "require unless allow_nonphysical_model)",
     )
     e.add_argument("--strict", action="store_true",
                    help="refuse a model with issues its YAML does not accept (a massless moving link, an inertia that "
                         "is not positive definite or breaks the triangle inequality, a joint without effort limit): "
-                        "exit status 2 and one line naming them all (without it: a warning line each on stderr)")
+                        "exit status 2 and one line naming them all (without it: a warning line each on stderr); the "
+                        "text ends in the line '# checks: strict' recording it")
     e.add_argument("--allow-no-effort-limit", action="store_true",
                    help="leave joints without effort limit out of the checks (where the caller limits the efforts "
                         "itself)")
@@ -57,18 +59,31 @@ def register(sub: Any, parents: CommonOptions) -> None:
 
 def run_ros2_control(args: argparse.Namespace) -> int:
     from ..errors import ModelError
-    from ..ros.ros2_control import controllers_yaml, ros2_control_block, with_ros2_control
+    from ..ros.ros2_control import (
+        HARDWARE,
+        IN_LOOP_CONTROLLERS,
+        controllers_yaml,
+        hardware_plugin,
+        robot_models,
+        ros2_control_block,
+        with_ros2_control,
+    )
 
     m = load_model(args)
     if m.description is None:
         raise ModelError(f"robot {m.name!r} has no URDF description")
     q0 = state_vector(args, "q", m) if args.q else None
-    drivetrain = _drivetrain_path(args)
-    block = ros2_control_block(m, args.hardware, initial_positions=q0,
-                               hardware_params=_pairs(args.hardware_param, "=", "--hardware-param", "NAME=VALUE"),
-                               drivetrain=drivetrain if args.hardware == "sim" else "")
+    hardware_params = _pairs(args.hardware_param, "=", "--hardware-param", "NAME=VALUE")
+    # the plugins' model text, made here by the one loader: the simulated arm's and the controllers'
+    users = {"hardware": hardware_params} if hardware_plugin(args.hardware) == HARDWARE["sim"] else {}
+    if args.control == "in_loop":
+        users.update((name, {}) for name, _ in IN_LOOP_CONTROLLERS.values())
+    models = robot_models(m, users)
+    block = ros2_control_block(m, args.hardware, initial_positions=q0, hardware_params=hardware_params,
+                               robot_model=models.get("hardware", ""))
     urdf = with_ros2_control(m.description, block)
-    controllers = controllers_yaml(m, args.update_rate, control=args.control, description=urdf, drivetrain=drivetrain)
+    controllers = controllers_yaml(m, args.update_rate, control=args.control,
+                                   robot_model={k: v for k, v in models.items() if k != "hardware"})
     files = None
     if args.out:
         folder = output_dir(args)
@@ -84,43 +99,20 @@ def run_ros2_control(args: argparse.Namespace) -> int:
     return 0
 
 
-def _drivetrain_path(args: argparse.Namespace) -> str:
-    """The drive-train YAML the plugins load beside the URDF: --drivetrain, else a bundled
-    robot's own (absolute, as the controller manager runs elsewhere), else none."""
-    from pathlib import Path
-
-    from ..model.registry import robot_files
-
-    if getattr(args, "drivetrain", None):
-        return str(Path(args.drivetrain).resolve())
-    if getattr(args, "urdf", None):
-        return ""
-    from ..model import DEFAULT_ROBOT
-
-    sidecar = robot_files(getattr(args, "robot", None) or DEFAULT_ROBOT)[1]
-    return "" if sidecar is None else str(Path(sidecar).resolve())
-
-
 def run_engine_model(args: argparse.Namespace) -> int:
     import sys
 
-    from ..errors import ModelError
     from ..kernels.layout import model_text
     from ..model import check_model
+    from ..ros.ros2_control import engine_model_text
 
     m = load_model(args, report_issues=False)
-    issues = check_model(m, allow=("no_effort_limit",) if args.allow_no_effort_limit else ())
-    if issues and args.strict:
-        # one line: the C++ plugins report the last line of stderr as the reason they refuse the model
-        raise ModelError(
-            f"robot {m.name!r} fails the model checks ({len(issues)} issue{'s' if len(issues) > 1 else ''}): "
-            + "; ".join(i.message for i in issues)
-            + f"; declare a known one under {ACCEPTED_KEY} in the drive-train YAML"
-            + ("" if args.allow_no_effort_limit or all(i.kind != "no_effort_limit" for i in issues)
-               else ", or give the effort limits and --allow-no-effort-limit"))
-    for issue in issues:
-        print(f"robot-dynamics engine-model: warning: robot {m.name!r}: {issue.message}", file=sys.stderr)
-    text = model_text(m)
+    if args.strict:  # refused on an issue, one line naming them all; the text records the checks
+        text = engine_model_text(m, strict=True, allow_no_effort_limit=args.allow_no_effort_limit)
+    else:
+        for issue in check_model(m, allow=("no_effort_limit",) if args.allow_no_effort_limit else ()):
+            print(f"robot-dynamics engine-model: warning: robot {m.name!r}: {issue.message}", file=sys.stderr)
+        text = model_text(m)
     if args.out:
         print(write_atomic(output_dir(args) / f"{m.name}.engine-model", text))
     else:

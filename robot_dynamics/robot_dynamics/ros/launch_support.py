@@ -28,13 +28,17 @@ from .ros2_control import (
     JOINT_STATES_TOPIC,
     TRAJECTORY_CONTROLLER,
     UPDATE_RATE,
+    HARDWARE,
     controllers_yaml,
+    engine_model_text,
+    hardware_plugin,
     has_ros2_control,
+    robot_models,
     ros2_control_block,
     with_ros2_control,
 )
 
-__all__ = ["robot_description", "parse_vector", "sim_parameters", "arm_parameters", "dynamics_parameters",
+__all__ = ["robot_description", "robot_model_text", "parse_vector", "sim_parameters", "arm_parameters", "dynamics_parameters",
            "as_bool", "parse_pairs", "write_parameter_file", "text_parameters", "node_actions", "rviz_action",
            "state_publisher_action", "LAUNCH_ARGUMENTS", "declare_arguments", "argument_values", "spawner_arguments",
            "exit_message", "HARDWARE_NOT_LOADED"]
@@ -62,6 +66,27 @@ def robot_description(robot: str = "", urdf: str = "", drivetrain: str = "") -> 
         return read_description(urdf), drivetrain
     path, sidecar = robot_files(robot)
     return read_description(path), drivetrain or (str(sidecar) if sidecar is not None else "")
+
+
+def robot_model_text(robot: str = "", urdf: str = "", drivetrain: str = "", *, strict: bool = True,
+                     allow_no_effort_limit: bool = False) -> str:
+    """The ``robot_model`` parameter of robot_dynamics_control's controllers and SimulatedSystem:
+    the engine's model text of a bundled robot or of a URDF/xacro file (with ``drivetrain``, default
+    the bundled robot's own), made by the package's one loader and, with ``strict``, its checks
+    (what ``robot-dynamics engine-model --urdf URDF --drivetrain YAML --strict
+    [--allow-no-effort-limit]`` prints). For a launch file of one's own::
+
+        from launch_ros.parameter_descriptions import ParameterValue
+        model = ParameterValue(robot_model_text(urdf="/path/arm.urdf", drivetrain="/path/drive.yaml"), value_type=str)
+        # the controllers' parameters: {"robot_model": model, ...}
+
+    Raises:
+        UnknownNameError, ModelError: an unknown robot, an unreadable file, a model failing the
+        strict checks (one line naming each issue).
+    """
+    description, drivetrain = robot_description(robot, urdf, drivetrain)
+    model = load_urdf(description, drivetrain=drivetrain or None)
+    return engine_model_text(model, strict=strict, allow_no_effort_limit=allow_no_effort_limit)
 
 
 def parse_vector(text: str, what: str) -> list[float]:
@@ -284,15 +309,16 @@ def arm_parameters(
     # in the loop the controller node is not started: its parameters are checked with its default law
     node_law = controller if mode == "node" else LAUNCH_ARGUMENTS["controller"][0]
     params, model, q0 = _node_parameters(share, description, drivetrain, node_law, goal, initial_positions)
-    _check_controllers_file(controllers_file)
+    gains = _controllers_file(controllers_file)
     hw = str(hardware).strip()
     # 1 ms RK4 steps at most, for the simulator node and the in-process plant alike
     substeps = max(1, math.ceil(1000.0 / rate)) if rate > 0 else 1
-    full = _with_hardware(description, model, hw, hardware_params, substeps, q0, drivetrain)
+    models = _robot_models(model, mode, hw, hardware_params, gains)
+    full = _with_hardware(description, model, hw, hardware_params, substeps, q0, models.pop("hardware", ""))
     out: dict[str, Any] = {
         "robot_description": full,
         "hardware_plugin": _plugin_of(full),
-        "controllers_yaml": controllers_yaml(model, rate, control=mode, description=full, drivetrain=drivetrain),
+        "controllers_yaml": controllers_yaml(model, rate, control=mode, robot_model=models),
         "controllers_file": str(controllers_file),
         "robot_state_publisher": [{"robot_description": full}],
         "fixed_frame": params["fixed_frame"],
@@ -404,11 +430,26 @@ def _cause(line: str) -> str:
     return ""
 
 
-def _check_controllers_file(path: str) -> None:
-    """InputError unless ``path`` ("" : none) is a readable parameters YAML that leaves the rate to
-    the launch (update_rate:=, which the simulated hardware's steps follow too)."""
+def _robot_models(model: Any, mode: str, hw: str, hardware_params: str, gains: dict[str, Any]) -> dict[str, str]:
+    """The ``robot_model`` text of each plugin of ours the launch loads: ``"hardware"`` (hardware
+    ``sim``) and, in the loop, each controller, made as it checks it (robot_models): strict unless
+    its hardware_params or its entry in the controllers file sets allow_nonphysical_model, with
+    allow-no-effort-limit where that entry gives effort_limits."""
+    users: dict[str, Any] = {}
+    if hw != "urdf" and hardware_plugin(hw) == HARDWARE["sim"]:
+        users["hardware"] = parse_pairs(hardware_params, "hardware_params")
+    if mode == "in_loop":
+        for name, _ in IN_LOOP_CONTROLLERS.values():
+            entry = gains.get(name)
+            users[name] = (entry.get("ros__parameters") or {}) if isinstance(entry, dict) else {}
+    return robot_models(model, users)
+
+
+def _controllers_file(path: str) -> dict[str, Any]:
+    """The parameters YAML at ``path`` ("" : none, {}); InputError unless it is readable and leaves
+    the rate to the launch (update_rate:=, which the simulated hardware's steps follow too)."""
     if not path:
-        return
+        return {}
     import yaml
 
     try:
@@ -421,6 +462,7 @@ def _check_controllers_file(path: str) -> None:
     if "update_rate" in manager:
         raise InputError(f"controllers_file: {path} sets controller_manager's update_rate; give it as the launch "
                          "argument update_rate:= instead")
+    return data
 
 
 def _plugin_of(description: str) -> str:
@@ -432,10 +474,10 @@ def _plugin_of(description: str) -> str:
 
 
 def _with_hardware(description: str, model: Any, hw: str, hardware_params: str, substeps: int, q0: list[float],
-                   drivetrain: str) -> str:
+                   robot_model: str) -> str:
     """The URDF text with the ``<ros2_control>`` block of hardware ``hw``: the URDF's own for
     ``urdf`` (InputError when it has none), else one generated with ``hardware_params`` (and
-    ``substeps`` for ``sim``)."""
+    ``substeps`` and the model text ``robot_model`` for ``sim``)."""
     if hw == "urdf":
         if not has_ros2_control(description):
             raise InputError("hardware:=urdf: the URDF has no <ros2_control> block; choose sim, topic, mock or a plugin")
@@ -444,7 +486,7 @@ def _with_hardware(description: str, model: Any, hw: str, hardware_params: str, 
     if hw == "sim":
         extra = {"substeps": str(substeps), **extra}
     block = ros2_control_block(model, hw, initial_positions=q0 or None, hardware_params=extra,
-                               drivetrain=drivetrain if hw == "sim" else "")
+                               robot_model=robot_model)
     return with_ros2_control(description, block)
 
 

@@ -21,6 +21,12 @@ two ways of controlling the arm (:data:`CONTROL`):
   trajectories and writes the reference interfaces ``<joint>/position``, ``/velocity`` and
   ``/acceleration`` of the computed-torque controller.
 
+The robot reaches robot_dynamics_control's plugins as the engine's model text
+(:func:`engine_model_text`, what ``robot-dynamics engine-model --strict`` prints), made here by
+the package's one URDF loader: the hardware parameter ``robot_model`` of the ``sim`` block and
+the parameter ``robot_model`` of each in-loop controller (:func:`robot_models`); the plugins
+parse it and run no loader of their own.
+
 The gains are not here: they are tuned, not derived from the robot, and live in
 robot_dynamics_bringup's ``config/controllers.yaml``, which its ``arm.launch.py`` passes beside
 this YAML; ``robot-dynamics ros2-control`` prints this one.
@@ -36,8 +42,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import yaml
 
-from ..errors import InputError
-from ..model import RobotModel
+from ..errors import InputError, ModelError
+from ..model import RobotModel, check_model
+from ..model.checks import ACCEPTED_KEY
 
 __all__ = [
     "HARDWARE",
@@ -55,6 +62,9 @@ __all__ = [
     "with_ros2_control",
     "has_ros2_control",
     "controllers_yaml",
+    "CHECKS_LINE",
+    "engine_model_text",
+    "robot_models",
 ]
 
 #: Short names of the hardware plugins; any other ``package/Class`` plugin name is taken as is.
@@ -87,6 +97,12 @@ GOAL_TOLERANCE = 0.02
 #: and reads the simulated state (sensor_msgs/JointState) in arm.launch.py.
 JOINT_COMMANDS_TOPIC = "/robot_dynamics/joint_commands"
 JOINT_STATES_TOPIC = "/robot_dynamics/joint_states"
+
+#: The model text's line recording the checks it was made with (``# checks: strict`` and, with
+#: ``allow_no_effort_limit``, `` allow-no-effort-limit``): a comment to the engine's parser, read by
+#: robot_dynamics_control's plugins, which refuse a text without ``strict`` unless their
+#: ``allow_nonphysical_model`` is set.
+CHECKS_LINE = "# checks:"
 
 _PLUGIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*/[A-Za-z_][A-Za-z0-9_]*$")
 _PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
@@ -130,7 +146,7 @@ def ros2_control_block(
     initial_positions: Sequence[float] | None = None,
     hardware_params: Mapping[str, object] | None = None,
     name: str | None = None,
-    drivetrain: str = "",
+    robot_model: str = "",
 ) -> str:
     """The ``<ros2_control>`` element of ``model`` as XML text (indented, no declaration).
 
@@ -146,8 +162,8 @@ def ros2_control_block(
             see robot_dynamics_control's SimulatedSystem (``substeps``, ``friction``,
             ``timing_log``, ...).
         name: the system's name (default: the robot's name).
-        drivetrain: ``sim``: the drive-train YAML path of the simulated arm (rotor inertias,
-            friction), its ``drivetrain`` parameter ("" : none).
+        robot_model: ``sim``: the simulated arm as the engine's model text (:func:`engine_model_text`),
+            its ``robot_model`` parameter ("" : none, which SimulatedSystem refuses).
 
     Raises:
         InputError: bad hardware, parameters or initial positions.
@@ -157,8 +173,8 @@ def ros2_control_block(
     if plugin == HARDWARE["topic"]:
         params = {"joint_commands_topic": JOINT_COMMANDS_TOPIC, "joint_states_topic": JOINT_STATES_TOPIC,
                   "trigger_joint_command_threshold": "-1"}
-    elif plugin == HARDWARE["sim"] and drivetrain:
-        params = {"drivetrain": str(drivetrain)}
+    elif plugin == HARDWARE["sim"] and robot_model:
+        params = {"robot_model": str(robot_model)}
     params.update(_check_params(hardware_params or {}))
     q0 = _initial_positions(model, initial_positions)
     root = ET.Element("ros2_control", name=name or model.name, type="system")
@@ -231,8 +247,7 @@ def controllers_yaml(
     joints: Sequence[str] | None = None,
     *,
     control: str = "node",
-    description: str = "",
-    drivetrain: str = "",
+    robot_model: str | Mapping[str, str] = "",
 ) -> str:
     """The controller manager's parameter file (YAML text) for ``model``: what depends on the robot.
 
@@ -242,7 +257,8 @@ def controllers_yaml(
     - ``node``: ``effort_controller`` (JointGroupEffortController over ``joints``, default the
       model's joints in model order: the order the controller node's commands use);
     - ``in_loop``: the three controllers of :data:`IN_LOOP_CONTROLLERS` over ``joints``, each with
-      its model from ``description`` (the URDF text) and ``drivetrain`` (a YAML path), and
+      its ``robot_model``: the engine's model text (:func:`engine_model_text`), one for all or one
+      per controller name (:func:`robot_models`), and
       ``joint_trajectory_controller`` commanding the reference interfaces
       ``computed_torque_controller/<joint>/position|velocity|acceleration``.
 
@@ -251,7 +267,7 @@ def controllers_yaml(
     no default gains and needs that file.
 
     Raises:
-        InputError: a rate outside 1..10000 Hz, an unknown control, no description for
+        InputError: a rate outside 1..10000 Hz, an unknown control, no model text for
             ``in_loop``, or an unknown joint.
     """
     if isinstance(update_rate, bool) or not isinstance(update_rate, (int, np.integer)) or not 1 <= update_rate <= 10000:
@@ -270,16 +286,14 @@ def controllers_yaml(
         manager["effort_controller"] = {"type": "effort_controllers/JointGroupEffortController"}
         params["effort_controller"] = {"ros__parameters": {"joints": names}}
     else:
-        if not description:
-            raise InputError("control in_loop: the controllers need the URDF text (description)")
+        texts = {name: robot_model if isinstance(robot_model, str) else robot_model.get(name, "")
+                 for name, _ in IN_LOOP_CONTROLLERS.values()}
+        if not all(texts.values()):
+            raise InputError("control in_loop: the controllers need the robot's model text (robot_model)")
         for name, plugin in IN_LOOP_CONTROLLERS.values():
             manager[name] = {"type": plugin}
-            params[name] = {"ros__parameters": {
-                "joints": names,
-                # Humble's controller manager hands no description to its controllers: the URDF text here
-                "robot_description": description,
-                "drivetrain": str(drivetrain),
-            }}
+            # the robot as the engine's model text, made by the package's one loader
+            params[name] = {"ros__parameters": {"joints": names, "robot_model": texts[name]}}
         manager[TRAJECTORY_CONTROLLER] = {"type": "joint_trajectory_controller/JointTrajectoryController"}
         params[TRAJECTORY_CONTROLLER] = {"ros__parameters": {
             "joints": names,  # its state: the hardware's <joint>/position and /velocity
@@ -297,3 +311,54 @@ def controllers_yaml(
 class _PlainDumper(yaml.SafeDumper):
     def ignore_aliases(self, data: object) -> bool:
         return True
+
+
+def engine_model_text(model: RobotModel, *, strict: bool = True, allow_no_effort_limit: bool = False) -> str:
+    """The engine's model text of ``model`` (``rd_model_parse``'s form), as ``robot-dynamics
+    engine-model`` prints it: with ``strict``, the model checks first (:func:`~robot_dynamics.model.check_model`;
+    ``allow_no_effort_limit`` leaves joints without an effort limit out of them) and the line
+    :data:`CHECKS_LINE` recording them at the end, which robot_dynamics_control's plugins require
+    unless their ``allow_nonphysical_model`` is set; without, the bare text.
+
+    Raises:
+        ModelError: ``strict`` and an issue the description does not accept (one line naming each),
+            or a joint name with white space.
+    """
+    from ..kernels.layout import model_text
+
+    text = model_text(model)
+    if not strict:
+        return text
+    issues = check_model(model, allow=("no_effort_limit",) if allow_no_effort_limit else ())
+    if issues:
+        raise ModelError(
+            f"robot {model.name!r} fails the model checks ({len(issues)} issue{'s' if len(issues) > 1 else ''}): "
+            + "; ".join(i.message for i in issues)
+            + f"; declare a known one under {ACCEPTED_KEY} in the drive-train YAML"
+            + ("" if allow_no_effort_limit or all(i.kind != "no_effort_limit" for i in issues)
+               else ", or give the effort limits and --allow-no-effort-limit"))
+    return text + f"{CHECKS_LINE} strict{' allow-no-effort-limit' if allow_no_effort_limit else ''}\n"
+
+
+def robot_models(model: RobotModel, consumers: Mapping[str, Mapping[str, object]]) -> dict[str, str]:
+    """The ``robot_model`` text of each plugin in ``consumers`` (its name -> the parameters it is
+    given: a controller's ``allow_nonphysical_model`` and ``effort_limits``; ``"hardware"``:
+    SimulatedSystem's hardware parameters), each made as the plugin checks it: strict unless it
+    sets ``allow_nonphysical_model``, with ``allow-no-effort-limit`` where it gives its own effort
+    limits (the simulated arm always: a plant takes any effort).
+
+    Raises:
+        ModelError: a strict text the model fails, naming the plugin and the way out.
+    """
+    made: dict[tuple[bool, bool], str] = {}
+    out = {}
+    for who, params in consumers.items():
+        allow = str(params.get("allow_nonphysical_model", False)).strip().lower() in ("true", "1", "yes", "on")
+        key = (not allow, who == "hardware" or bool(params.get("effort_limits")))
+        if key not in made:
+            try:
+                made[key] = engine_model_text(model, strict=key[0], allow_no_effort_limit=key[1])
+            except ModelError as exc:
+                raise ModelError(f"robot_model of {who}: {exc}; or set its allow_nonphysical_model") from None
+        out[who] = made[key]
+    return out

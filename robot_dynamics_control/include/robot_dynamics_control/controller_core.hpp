@@ -50,12 +50,13 @@ enum class Fault : int {
 /// The model and the safety settings of a controller, fixed at configuration.
 struct CoreConfig
 {
-  std::string urdf, drivetrain;
+  /// The engine's model text (`robot-dynamics engine-model ... --strict`), the robot_model parameter.
+  std::string robot_model;
   /// The commanded joints (any subset of the model's, any order).
   std::vector<std::string> joints;
   /// One per entry of joints, or empty: the description's.
   std::vector<double> effort_limits;
-  /// Accept a model the loader's checks refuse (a warning instead).
+  /// Accept a model text made without the loader's strict checks.
   bool allow_nonphysical_model = false;
   /// The hardware adds g(q) itself: the laws and the hold leave it out.
   bool gravity_compensated_by_hardware = false;
@@ -65,8 +66,8 @@ struct CoreConfig
 class JointSpaceCore
 {
 public:
-  /// Loads the model (EngineModel::from_description, its checks strict unless
-  /// allow_nonphysical_model), matches the joints to its joints by name and sizes every buffer.
+  /// Loads the model (EngineModel::from_parameter: the text made with the loader's strict checks
+  /// unless allow_nonphysical_model), matches the joints to its joints by name and sizes every buffer.
   /// Throws std::runtime_error with the reason (a joint named twice or unknown, a model refused,
   /// a joint without an effort limit when none is given).
   void configure(const CoreConfig & config);
@@ -186,11 +187,6 @@ private:
 /// joint 'joint2' is 0.31, above max_tracking_error 0.2: ..." (outside the real-time loop: it
 /// allocates).
 std::string fault_reason(Fault kind, const std::string & joint, double value, double limit);
-
-/// The robot description to load: the parameter, else (ros2_control 4 and later) the controller
-/// manager's. Throws std::runtime_error when both are empty.
-std::string robot_description_of(
-  const controller_interface::ControllerInterfaceBase & controller, const std::string & parameter);
 
 }  // namespace robot_dynamics_control
 

@@ -1,5 +1,6 @@
 // The engine's packed model for C++: built once, at configuration time, from the text form that
 // robot_dynamics' one loader prints (`robot-dynamics engine-model`), with one state's workspace.
+// The text comes as a parameter (robot_model): the launch runs the loader, never the plugin.
 #ifndef ROBOT_DYNAMICS_CONTROL__ENGINE_MODEL_HPP_
 #define ROBOT_DYNAMICS_CONTROL__ENGINE_MODEL_HPP_
 
@@ -14,31 +15,41 @@ extern "C" {
 namespace robot_dynamics_control
 {
 
-/// What the loader checks (`robot-dynamics engine-model --strict`): a massless moving link, an
-/// inertia that is not physically realizable, a joint without an effort limit, each named, unless
-/// the robot's drive-train YAML accepts it.
+/// What the loader checked when it made the text: `robot-dynamics engine-model --strict` refuses a
+/// massless moving link, an inertia that is not physically realizable and a joint without an effort
+/// limit, each named, unless the robot's drive-train YAML accepts it, and records its options in the
+/// text's line `# checks: strict [allow-no-effort-limit]` (kModelChecksLine); a text without that
+/// line was not checked.
 struct ModelChecks
 {
-  /// Refuse a model with an issue the description does not accept (else the loader only warns).
+  /// Made with --strict: the loader refused the issues the description does not accept.
   bool strict = false;
-  /// The caller gives its own effort limits: a joint without one in the description is no issue.
+  /// Made with --allow-no-effort-limit: a joint without an effort limit was no issue (the caller
+  /// gives its own effort limits).
   bool effort_limits_given = false;
 };
+
+/// The start of the text's line recording the checks ("# checks: strict allow-no-effort-limit"): a
+/// comment to the engine's parser (rd_model_parse skips lines starting with '#').
+inline constexpr const char * kModelChecksLine = "# checks:";
+
+/// What a configuration error says about the model's parameter `parameter` (robot_model): the
+/// command that prints its text, and who sets it.
+std::string model_parameter_help(const std::string & parameter);
 
 class EngineModel
 {
 public:
-  /// The packed model of a URDF (robot_description text) and an optional drive-train YAML path
-  /// (empty: none), by running the package's one loader, `robot-dynamics engine-model --urdf FILE
-  /// [--drivetrain YAML]` (robot_dynamics' lib/robot_dynamics/robot-dynamics, else `robot-dynamics`
-  /// on PATH; the environment variable ROBOT_DYNAMICS_CLI overrides both).
-  /// Configuration time only (it starts a process). Throws std::runtime_error with a one-line
-  /// reason (the converter's last stderr line), e.g. the issues `checks.strict` refuses.
-  static std::shared_ptr<EngineModel> from_description(
-    const std::string & urdf, const std::string & drivetrain, const ModelChecks & checks = {});
-
-  /// The model of its text form (rd_model_parse). Throws std::runtime_error with the parser's reason.
+  /// The model of its text form (rd_model_parse), its checks read from the `# checks:` line.
+  /// Configuration time only (it allocates). Throws std::runtime_error with the parser's reason.
   static std::shared_ptr<EngineModel> from_text(const std::string & text);
+
+  /// The model of the parameter `parameter` holding the text: from_text, then the loader's checks
+  /// required unless `allow_nonphysical_model`: made with --strict, and, where `own_effort_limits` is
+  /// false (the caller gives none), not with --allow-no-effort-limit. Throws std::runtime_error
+  /// naming the parameter and the command that makes the text (empty text, bad text, checks missing).
+  static std::shared_ptr<EngineModel> from_parameter(
+    const std::string & parameter, const std::string & text, bool allow_nonphysical_model, bool own_effort_limits);
 
   ~EngineModel();
   EngineModel(const EngineModel &) = delete;
@@ -63,6 +74,8 @@ public:
   std::vector<int> indices_of(const std::vector<std::string> & names) const;
   /// The robot name of the text form's first line.
   const std::string & robot_name() const { return robot_name_; }
+  /// What the loader checked when it made the text (its `# checks:` line; none: all false).
+  const ModelChecks & checks() const { return checks_; }
 
 private:
   EngineModel() = default;
@@ -72,6 +85,7 @@ private:
   std::vector<std::string> joint_names_;
   std::vector<double> effort_limits_, position_lower_, position_upper_, velocity_limits_;
   std::string robot_name_;
+  ModelChecks checks_;
 };
 
 /// "['a', 'b']": names as a list for error messages.

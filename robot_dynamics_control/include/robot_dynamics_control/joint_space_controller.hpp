@@ -34,7 +34,7 @@ namespace robot_dynamics_control
 /// A joint-space controller on `Base` (controller_interface::ControllerInterface, or
 /// ChainableControllerInterface), configured by generate_parameter_library's `ParamListener` and
 /// `Params`, whose parameters include the common ones of every controller (controller_parameters.hpp:
-/// joints, robot_description, drivetrain, effort_limits, stop_behaviour, hold_damping,
+/// joints, robot_model, effort_limits, stop_behaviour, hold_damping,
 /// max_tracking_error, gravity_compensated_by_hardware, allow_nonphysical_model,
 /// state_publish_rate, friction_smoothing_velocity).
 template<typename Base, typename ParamListener, typename Params>
@@ -83,8 +83,7 @@ public:
       params_ = param_listener_->get_params();
       checks_.check_node(*this->get_node(), params_.joints.size());
       CoreConfig config;
-      config.urdf = robot_description_of(*this, params_.robot_description);
-      config.drivetrain = params_.drivetrain;
+      config.robot_model = params_.robot_model;
       config.joints = params_.joints;
       config.effort_limits = params_.effort_limits;
       config.allow_nonphysical_model = params_.allow_nonphysical_model;
@@ -179,7 +178,7 @@ protected:
   /// The parameters fixed once configured.
   virtual std::vector<std::string> read_only_parameters() const
   {
-    return {"joints", "robot_description", "drivetrain", "effort_limits", "stop_behaviour",
+    return {"joints", "robot_model", "effort_limits", "stop_behaviour",
             "gravity_compensated_by_hardware", "allow_nonphysical_model", "state_publish_rate"};
   }
   /// Why the parameters do not fit the joints (configure_law's ERROR).

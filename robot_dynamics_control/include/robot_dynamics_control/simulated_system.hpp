@@ -9,7 +9,9 @@
 // engine's direct dynamics, gravity of the model, joint friction of the drive-train YAML).
 //
 // Hardware parameters (<hardware><param name="...">):
-//   drivetrain          drive-train YAML path of the model ("" or absent: none)
+//   robot_model         the robot as the engine's model text (required): what `robot-dynamics
+//                       engine-model --urdf ROBOT.urdf [--drivetrain DRIVE.yaml] --strict` prints
+//                       (robot_dynamics' ros2_control_block writes it into the block)
 //   substeps            RK4 steps per period (default 1)
 //   max_step            longest RK4 step [s] (default 0.005): a late period is cut into more
 //                       steps, never integrated with a step RK4 is unstable at
@@ -107,10 +109,10 @@ private:
   struct PlantParameters
   {
     bool friction = true;
-    bool allow_nonphysical_model = false;  // accept a model the loader's checks refuse
+    bool allow_nonphysical_model = false;  // accept a robot_model made without the loader's strict checks
     double smooth = 0.0;  // Coulomb smoothing velocity [rad/s] (0: the sign)
     std::size_t timing_log_cycles = 0;
-    std::string drivetrain, initial_positions;
+    std::string robot_model, initial_positions;
   };
 
   PlantParameters read_parameters();                 // the <hardware> parameters, checked
