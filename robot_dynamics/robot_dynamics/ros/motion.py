@@ -38,7 +38,7 @@ from ..dynamics import gravity_torques
 from ..errors import InputError, RobotDynamicsError, UnknownNameError
 from ..kinematics import frame_pose, frame_velocity, jacobian_dot_qdot
 from ..model import RobotModel
-from ..simulation import Plant, PlantOptions, rk4_step
+from ..simulation import Plant, PlantOptions
 from ..trajectory import PROFILES, TabulatedTrajectory, Trajectory, plan, sample_table, scale_to_torque_limits
 from . import conversion as cv
 from .logic import guarded
@@ -556,39 +556,35 @@ class SimulatedPlant:
         return True, "ok"
 
     def step(self, dt: float, now: float, substeps: int = 1) -> tuple[bool, str]:
-        """Advance the state by ``dt`` [s] (classical RK4, ``substeps`` steps, effort held).
+        """Advance the state by ``dt`` [s] (classical RK4, ``substeps`` steps, effort held): one
+        period of the engine's plant (:meth:`robot_dynamics.simulation.Plant.period`, the step of
+        the simulation and of ros2_control's SimulatedSystem too).
 
-        A step longer than :data:`MAX_SUBSTEP` per substep is refused (RK4 on an arm's
-        dynamics is not stable there: it would return "ok" and diverge).
+        Brakes on until the first command, as a real arm waits for its controller: a simulated
+        arm must not fall while the nodes start. A step longer than :data:`MAX_SUBSTEP` per
+        substep is refused (RK4 on an arm's dynamics is not stable there: it would return "ok"
+        and diverge).
         """
         try:
-            h = dt / max(int(substeps), 1)
-            if not (np.isfinite(dt) and dt > 0 and int(substeps) >= 1 and h <= MAX_SUBSTEP):
+            n = self.model.nq
+            tau, stale = None, False  # no command yet: the plant's brakes
+            if np.isfinite(self.command_time):
+                stale = now - self.command_time > self.command_timeout
+                effort = np.zeros(n) if stale else self.effort
+                # joint efforts as commanded, or the motors' efforts through the plant's drive train
+                tau = effort if self.command_space == "joint" else actuator_to_joint(self.model, self.q, effort)
+            r = self._plant.period(np.concatenate([self.q, self.qd]), tau, float(dt), int(substeps), MAX_SUBSTEP)
+            if r.refused:
                 return False, (f"step of {dt!r} s in {substeps} substeps refused: each RK4 substep must be "
                                f"in (0, {MAX_SUBSTEP}] s (raise the rate or the substeps)")
-            if not np.isfinite(self.command_time):
-                # Brakes on until the first command, as a real arm waits for its controller:
-                # a simulated arm must not fall while the nodes start.
-                self.qd = np.zeros(self.model.nq)
-                self.applied = np.zeros(self.model.nq)
+            if r.braked:
+                self.qd, self.applied = r.x[n:], r.applied
                 return True, "waiting for the first command (brakes on)"
-            stale = now - self.command_time > self.command_timeout
-            effort = np.zeros(self.model.nq) if stale else self.effort
-            # joint efforts as commanded, or the motors' efforts through the plant's drive train
-            tau = effort if self.command_space == "joint" else actuator_to_joint(self.model, self.q, effort)
-            n = self.model.nq
-
-            def xdot(x: Array) -> Array:  # x = (q, qd), tau held between commands (ZOH)
-                return self._plant.derivative(x, tau)[0]
-
-            x = self._plant.initial_state(self.q, self.qd)
-            for _ in range(substeps):
-                x = rk4_step(xdot, x, dt / substeps)
-            q, qd = x[:n], x[n:]
-            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
-                self.qd = np.zeros(self.model.nq)
+            if r.diverged:
+                self.qd = np.zeros(n)
                 return False, "the integration diverged; velocities reset to zero"
-            self.q, self.qd, self.time, self.applied = q, qd, self.time + dt, tau
+            r.check(self.model)
+            self.q, self.qd, self.time, self.applied = r.x[:n], r.x[n:], self.time + dt, r.applied
             return True, "no recent command: zero effort" if stale else "ok"
         except Exception as exc:  # noqa: BLE001 - a tick must never raise
             return False, f"internal error ({type(exc).__name__}): {exc}"

@@ -78,7 +78,7 @@ class CompiledLoop:
             ctrl=engine_model(c.model), plant=engine_model(sim.model), law=_law(c),
             substeps=opt.integration.substeps, last=sim.K - 1, position=position,
             predictive=predictive, desired_friction=desired, plant_friction=sim.plant.friction,
-            h=opt.integration.period / opt.integration.substeps,
+            dt=opt.integration.period,
             smooth=sim.plant.smooth,
             kp=np.ascontiguousarray(c.kp, float), kd=np.ascontiguousarray(c.kd, float),
             limit=np.ascontiguousarray(c.effort_limit, float), actuator_limit=limit,
