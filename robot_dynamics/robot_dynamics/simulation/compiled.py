@@ -7,7 +7,7 @@ friction at the measured or the desired velocity) or a
 limits, a rigid plant
 integrated by RK4, a joint reference, a constant (or no) disturbance. It sequences the engine
 stages that the Python controllers and plant call (:mod:`robot_dynamics.kernels.stages`: the
-control law, saturation, the plant's period rd_plant_advance; ``src/engine/simulate.c``), so both
+control law, saturation, the plant's RK4 step; ``src/engine/simulate.c``), so both
 ticks give the same numbers; a tick it cannot take as the Python tick would (a FAULT, a failing
 integration) is left to the Python tick, which words what happened. Both advance the
 simulation's :class:`~robot_dynamics.simulation.tick_state.TickState`; the controller is told
@@ -91,7 +91,7 @@ class CompiledLoop:
             ctrl=engine_model(c.model), plant=engine_model(plant.model), law=_law(c),
             substeps=opt.integration.substeps, last=K - 1, position=position,
             predictive=predictive, desired_friction=desired, plant_friction=plant.friction,
-            dt=opt.integration.period,
+            h=opt.integration.period / opt.integration.substeps,
             smooth=plant.smooth,
             kp=np.ascontiguousarray(c.kp, float), kd=np.ascontiguousarray(c.kd, float),
             limit=np.ascontiguousarray(c.effort_limit, float), actuator_limit=limit,

@@ -332,8 +332,9 @@ typedef struct {
     int lagging; /* 1: cut into max_substeps steps of max_step, shorter than dt in all */
 } rd_plant_report;
 
-/* One period dt [s] of a simulated arm, the one step of the simulation (Plant.advance and
- * rd_simulate), the simulator node (SimulatedPlant) and ros2_control's SimulatedSystem.
+/* One period dt [s] of a simulated arm, the one step of the simulation (Plant.advance; rd_simulate
+ * calls its RK4 part, rd_plant_step), the simulator node (SimulatedPlant) and ros2_control's
+ * SimulatedSystem.
  * The command u (nq joint torques [N m or N], held over the period):
  *   - NULL or NaN on every joint (ros2_control's "no command": before the first command, after a
  *     controller released the joints): the brakes hold the arm, x's velocities set to zero, its
@@ -365,8 +366,7 @@ typedef struct {
     int position, predictive;     /* computed torque: Khalil [9.29] instead of [9.24]; the model on the desired state [9.31] */
     int desired_friction;         /* computed torque: H^'s friction at the desired velocity (else the measured one) */
     int plant_friction;           /* the plant's friction */
-    double dt, smooth;            /* the controller period [s] (substeps RK4 steps of dt / substeps, rd_plant_advance);
-                                   * the plant's Coulomb smoothing v_s (0: sign) */
+    double h, smooth;             /* RK4 step [s]; the plant's Coulomb smoothing v_s (0: sign) */
     const double *kp, *kd, *limit;/* gains, joint effort limits (n) */
     const double *actuator_limit; /* (n) or NULL */
     const double *ctrl_A_inv;     /* the controller's joint -> actuator map A^-1 (n x n) or NULL: identity */

@@ -506,7 +506,7 @@ static const arg_spec simulate_args[] = {
     {"position", A_BOOL, 0, {0}, 0, SC(s.position)}, {"predictive", A_BOOL, 0, {0}, 0, SC(s.predictive)},
     {"desired_friction", A_BOOL, 0, {0}, 0, SC(s.desired_friction)},
     {"plant_friction", A_BOOL, 0, {0}, 0, SC(s.plant_friction)},
-    {"dt", A_DOUBLE, 0, {0}, 0, SC(s.dt)}, {"smooth", A_DOUBLE, 0, {0}, 0, SC(s.smooth)},
+    {"h", A_DOUBLE, 0, {0}, 0, SC(s.h)}, {"smooth", A_DOUBLE, 0, {0}, 0, SC(s.smooth)},
     SIM_VECTOR("kp", kp, 0), SIM_VECTOR("kd", kd, 0), SIM_VECTOR("limit", limit, 0),
     SIM_VECTOR("actuator_limit", actuator_limit, 1),
     {"ctrl_A_inv", A_IN, 1, {S_NQ2}, 1, SC(s.ctrl_A_inv)}, {"plant_A", A_IN, 1, {S_NQ2}, 1, SC(s.plant_A)},

@@ -1,9 +1,9 @@
 /* The simulated plant, one step at a time: its state equation, classical RK4 under a held torque
  * (a zero-order hold), and one period of a simulated arm with its command rules (rd_plant_advance),
- * which the simulation (Plant.advance, the compiled loop of simulate.c), the simulator node and
- * ros2_control's SimulatedSystem all call. They perform the operations of
- * robot_dynamics.simulation's Plant.accel and rk4_step in the same order, with no contraction into
- * fused multiply-adds. */
+ * which the simulation (Plant.advance), the simulator node and ros2_control's SimulatedSystem all
+ * call (the compiled loop of simulate.c calls its RK4 part, rd_plant_step). They perform the
+ * operations of robot_dynamics.simulation's Plant.accel and rk4_step in the same order, with no
+ * contraction into fused multiply-adds. */
 #pragma GCC optimize("fp-contract=off")
 
 #include <math.h>

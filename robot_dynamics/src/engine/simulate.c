@@ -5,7 +5,7 @@
  * It only sequences the stages that the Python tick (robot_dynamics.simulation.Simulation._tick)
  * calls through robot_dynamics.kernels.stages: rd_computed_torque (ComputedTorque._law) or
  * rd_pd_gravity (PDGravity._law),
- * rd_saturate_effort (ControllerBase._saturate), rd_plant_accel and rd_plant_advance (Plant), so both
+ * rd_saturate_effort (ControllerBase._saturate), rd_plant_accel and rd_plant_step (Plant), so both
  * ticks give the same numbers by construction. Anything the Python
  * tick would turn into a FAULT, a message or a diverged run (a non-finite reference or torque, a
  * failing dynamics call, a state beyond RD_DIVERGED) stops the loop before that tick: the caller
@@ -13,7 +13,6 @@
  */
 #pragma GCC optimize("fp-contract=off")
 
-#include <math.h>
 #include <string.h>
 
 #include "engine.h"
@@ -54,9 +53,8 @@ int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x,
     const int n = s->n;
     if (n > RD_SIM_MAX_JOINTS)
         return RD_BAD_SIZE;
-    double xi[RD_SIM_MAX_JOINTS], u[RD_SIM_MAX_JOINTS], f1[2 * RD_SIM_MAX_JOINTS], held[RD_SIM_MAX_JOINTS];
-    const rd_plant_period period = {{s->plant, s->g_plant, s->plant_friction, s->smooth}, s->substeps, INFINITY, 0};
-    rd_plant_report report;
+    double xi[RD_SIM_MAX_JOINTS], u[RD_SIM_MAX_JOINTS], f1[2 * RD_SIM_MAX_JOINTS];
+    const rd_plant plant = {s->plant, s->g_plant, s->plant_friction, s->smooth};
     *done = k0;
     for (int k = k0; k < k1; ++k) {
         const double *q = x, *qd = x + n;
@@ -69,7 +67,7 @@ int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x,
         for (int j = 0; j < n; ++j)
             u[j] = L->tau[k * n + j] + L->dist[k * n + j];
         memcpy(f1, qd, sizeof(double) * n);
-        st = rd_plant_accel(&period.plant, q, qd, u, f1 + n, wp);
+        st = rd_plant_accel(&plant, q, qd, u, f1 + n, wp);
         if (st != RD_OK)
             return st;
         memcpy(L->qdd + k * n, f1 + n, sizeof(double) * n);
@@ -77,7 +75,7 @@ int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x,
             *done = k + 1;
             return RD_OK;
         }
-        st = rd_plant_advance(&period, s->dt, u, f1, x, held, &report, wp); /* the state of the next tick */
+        st = rd_plant_step(&plant, s->h, s->substeps, x, f1, u, wp); /* the state of the next tick */
         if (st != RD_OK)
             return st;
         *done = k + 1;
