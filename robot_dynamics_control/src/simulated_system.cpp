@@ -334,17 +334,22 @@ void SimulatedSystem::start_plant(const std::vector<double> & initial, const Pla
   effort_.assign(n, 0.0);
   x_.assign(2 * static_cast<std::size_t>(nq_), 0.0);
   u_.assign(static_cast<std::size_t>(nq_), 0.0);
+  applied_.assign(static_cast<std::size_t>(nq_), 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     x_[static_cast<std::size_t>(index_[i])] = initial[i];
     position_[i] = initial[i];
   }
-  plant_.model = &model_->model();
-  plant_.g = model_->model().gravity;
-  plant_.friction = p.friction ? 1 : 0;
-  plant_.smooth = p.smooth;
+  plant_.plant.model = &model_->model();
+  plant_.plant.g = model_->model().gravity;
+  plant_.plant.friction = p.friction ? 1 : 0;
+  plant_.plant.smooth = p.smooth;
+  plant_.substeps = substeps_;
+  plant_.max_step = max_step_;
+  plant_.max_substeps = max_substeps_;
   // the model and the initial state work: one evaluation of the dynamics now, not in the loop
   std::vector<double> qdd(static_cast<std::size_t>(nq_));
-  const int st = rd_plant_accel(&plant_, x_.data(), x_.data() + nq_, u_.data(), qdd.data(), &model_->work());
+  const int st =
+    rd_plant_accel(&plant_.plant, x_.data(), x_.data() + nq_, u_.data(), qdd.data(), &model_->work());
   if (st != RD_OK) {
     throw std::runtime_error(std::string("the dynamics at the initial state fail: ") + status_name(st));
   }
@@ -378,8 +383,7 @@ std::vector<hardware_interface::CommandInterface> SimulatedSystem::export_comman
 SimulatedSystem::CallbackReturn SimulatedSystem::on_activate(const rclcpp_lifecycle::State &)
 {
   std::fill(command_.begin(), command_.end(), std::numeric_limits<double>::quiet_NaN());
-  std::fill(u_.begin(), u_.end(), 0.0);
-  braked_ = true;
+  std::fill(u_.begin(), u_.end(), std::numeric_limits<double>::quiet_NaN());  // no command: the brakes
   reported_ = false;
   active_ = true;
   return CallbackReturn::SUCCESS;
@@ -388,49 +392,37 @@ SimulatedSystem::CallbackReturn SimulatedSystem::on_activate(const rclcpp_lifecy
 SimulatedSystem::CallbackReturn SimulatedSystem::on_deactivate(const rclcpp_lifecycle::State &)
 {
   active_ = false;
-  braked_ = true;
   save_timing_log();
   return CallbackReturn::SUCCESS;
 }
 
 hardware_interface::return_type SimulatedSystem::read(const rclcpp::Time & time, const rclcpp::Duration & period)
 {
-  const double dt = period.seconds();
-  double * qd = x_.data() + nq_;
-  if (!active_ || braked_) {
-    std::fill(qd, qd + nq_, 0.0);  // the brakes hold the arm
-  } else if (dt > 0.0 && std::isfinite(dt)) {
-    int steps = substeps_;
-    double h = dt / steps;
-    if (h > max_step_) {
-      steps = static_cast<int>(std::ceil(dt / max_step_));
-      h = dt / steps;
-      if (steps > max_substeps_) {
-        // a stall of the loop: simulated time falls behind rather than an unstable step
-        steps = max_substeps_;
-        h = max_step_;
-        if (!lagging_) {
-          RCLCPP_WARN(logger(), "'%s': a period of %.3f s is longer than %d steps of %g s: the simulated "
-                      "arm falls behind the clock (said once)", info_.name.c_str(), dt, max_substeps_, max_step_);
-          lagging_ = true;
-        }
-      }
+  // the engine's period of a simulated arm: no command (inactive, or NaN on every joint) holds the
+  // arm with zero velocity, a NaN joint gets zero effort, a late period is cut into steps of at
+  // most max_step; a period that is not finite or not > 0 moves nothing (RD_BAD_SIZE)
+  rd_plant_report r;
+  const int st = rd_plant_advance(&plant_, period.seconds(), active_ ? u_.data() : nullptr, nullptr, x_.data(),
+                                  applied_.data(), &r, &model_->work());
+  if (r.lagging && !lagging_) {
+    // a stall of the loop: simulated time falls behind rather than an unstable step
+    RCLCPP_WARN(logger(), "'%s': a period of %.3f s is longer than %d steps of %g s: the simulated "
+                "arm falls behind the clock (said once)", info_.name.c_str(), period.seconds(), max_substeps_, max_step_);
+    lagging_ = true;
+  }
+  if (st != RD_OK && st != RD_BAD_SIZE) {
+    if (!reported_) {
+      RCLCPP_ERROR(logger(), "'%s': the plant's step failed (%s, status %d) at t = %.6f s; the state is "
+                   "kept as it was", info_.name.c_str(), status_name(st), st, time.seconds());
+      reported_ = true;
     }
-    const int st = rd_plant_step(&plant_, h, steps, x_.data(), nullptr, u_.data(), &model_->work());
-    if (st != RD_OK) {
-      if (!reported_) {
-        RCLCPP_ERROR(logger(), "'%s': the plant's step failed (%s, status %d) at t = %.6f s; the state is "
-                     "kept as it was", info_.name.c_str(), status_name(st), st, time.seconds());
-        reported_ = true;
-      }
-      return hardware_interface::return_type::ERROR;
-    }
+    return hardware_interface::return_type::ERROR;
   }
   for (std::size_t i = 0; i < joints_.size(); ++i) {
     const auto k = static_cast<std::size_t>(index_[i]);
     position_[i] = x_[k];
-    velocity_[i] = qd[k];
-    effort_[i] = active_ && !braked_ ? u_[k] : 0.0;
+    velocity_[i] = x_[static_cast<std::size_t>(nq_) + k];
+    effort_[i] = applied_[k];
   }
   log_.on_read(steady_ns(), time.nanoseconds());
   return hardware_interface::return_type::OK;
@@ -439,15 +431,9 @@ hardware_interface::return_type SimulatedSystem::read(const rclcpp::Time & time,
 hardware_interface::return_type SimulatedSystem::write(const rclcpp::Time &, const rclcpp::Duration &)
 {
   log_.on_write(steady_ns(), command_.data());
-  bool any = false;
-  for (double c : command_) {
-    any = any || !std::isnan(c);
-  }
-  braked_ = !any;  // NaN everywhere: no command, the brakes hold the arm
   for (std::size_t i = 0; i < joints_.size(); ++i) {
-    double c = std::isnan(command_[i]) ? 0.0 : command_[i];
-    c = std::min(std::max(c, -limit_[i]), limit_[i]);  // the drive's saturation
-    u_[static_cast<std::size_t>(index_[i])] = braked_ ? 0.0 : c;
+    const double c = command_[i];  // NaN: no command on this joint, taken by the plant's period
+    u_[static_cast<std::size_t>(index_[i])] = std::isnan(c) ? c : std::min(std::max(c, -limit_[i]), limit_[i]);
   }
   return hardware_interface::return_type::OK;
 }

@@ -13,6 +13,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "allocation_counter.hpp"
@@ -414,6 +415,64 @@ TEST(SimulatedSystem, RefusesAPhysicallyImpossiblePlantUnlessAllowed)
   EXPECT_EQ(
     declared.on_init(info_of(puma_with_block(param("drivetrain", robot_file("config/puma560_drivetrain.yaml")), q0))),
     CallbackReturn::SUCCESS);
+}
+
+// The engine's period of a simulated arm (rd_plant_advance) is the step of the simulation, the
+// simulator node and SimulatedSystem: one command sequence gives, bit for bit, the states that
+// robot_dynamics/test/test_plant_period_same_in_every_driver.py stores (GOLDEN) and checks for the
+// simulation and the node. The brakes without a command (NaN on every joint) at the start and
+// after a release, a NaN joint at zero effort, a late period of 0.023 s cut into 5 steps of 0.0046 s.
+TEST(SimulatedSystem, GivesTheStatesOfTheEnginePeriodThatTheSimulationAndTheNodeGive)
+{
+  const std::vector<double> c1 = {10.0, -40.0, 5.0, 0.3, -0.2, 0.1}, c2 = {-6.0, 30.0, -8.0, 0.2, 0.1, -0.3};
+  const std::vector<double> none(6, kNaN), part = {kNaN, 5.0, kNaN, kNaN, kNaN, kNaN};
+  std::vector<std::pair<double, std::vector<double>>> cycles = {{0.002, none}, {0.002, c1}};
+  for (int k = 0; k < 5; ++k) {
+    cycles.emplace_back(0.002, c1);
+  }
+  cycles.emplace_back(0.002, none);
+  for (int k = 0; k < 3; ++k) {
+    cycles.emplace_back(0.002, c2);
+  }
+  for (const auto & c : {std::make_pair(0.002, part), std::make_pair(0.023, part), std::make_pair(0.002, c1),
+                         std::make_pair(0.002, c1)}) {
+    cycles.push_back(c);
+  }
+  const std::vector<std::pair<std::size_t, std::vector<double>>> golden = {
+    {6, {0x1.9b0a17596c948p-4, -0x1.9bfa4489dc4cdp-2, 0x1.35a83dc73e10fp-2, 0x1.a5a19710e28dfp-3,
+         -0x1.08130e879fbfbp-1, 0x1.706d8bcb8199dp-1, 0x1.205f521846647p-4, -0x1.db885d4c186a9p-2,
+         0x1.ead83a33cd1d0p-2, 0x1.2cf8ef4572243p+0, -0x1.934bcfd9cc6d1p+1, 0x1.7ebd56ca97c9cp+4}},
+    {10, {0x1.9b9012a157bd3p-4, -0x1.9d048befd864dp-2, 0x1.36814ebc4395ep-2, 0x1.af95956c343f2p-3,
+          -0x1.0acdaab846b04p-1, 0x1.6ba55187a1248p-1, -0x1.be155eb22ea25p-7, 0x1.8259db3916021p-9,
+          -0x1.cec1982a34a16p-4, 0x1.2300d732461a8p+0, 0x1.98cc8be0e1a5fp-1, -0x1.efc7977308d08p+4}},
+    {14, {0x1.9ade91799bf26p-4, -0x1.a380c1e672eb8p-2, 0x1.353a0ef560b9cp-2, 0x1.09e9ff7a8c6d4p-2,
+          -0x1.f2a9e50d53299p-2, -0x1.3c971aa427132p-1, 0x1.641c57726bb64p-6, -0x1.0e0425e897cc8p-1,
+          0x1.559d63d1336a6p-3, 0x1.ed3a7b89239d6p+0, 0x1.325c163507e7ep-1, -0x1.4e1ccf9ae9e99p+5}},
+  };
+  Sim sim(puma_with_block(param("substeps", "2"), kQ0));  // the bare URDF, max_step 0.005 s
+  std::size_t g = 0;
+  for (std::size_t k = 0; k < cycles.size(); ++k) {
+    sim.command = cycles[k].second;
+    ASSERT_EQ(sim.cycle(cycles[k].first), return_type::OK) << "cycle " << k;
+    if (k == 0 || k == 1 || k == 8) {  // braked: at rest, no effort
+      for (std::size_t i = 0; i < 6; ++i) {
+        EXPECT_EQ(sim.hw->velocities()[i], 0.0) << "cycle " << k;
+        EXPECT_EQ(sim.hw->efforts()[i], 0.0) << "cycle " << k;
+      }
+    }
+    if (k == 12) {  // the command on joint 2 only: the others at zero effort
+      EXPECT_EQ(sim.hw->efforts()[1], 5.0);
+      EXPECT_EQ(sim.hw->efforts()[0], 0.0);
+    }
+    if (g < golden.size() && golden[g].first == k) {
+      for (std::size_t i = 0; i < 6; ++i) {
+        EXPECT_EQ(sim.hw->positions()[i], golden[g].second[i]) << "cycle " << k << " joint " << i;
+        EXPECT_EQ(sim.hw->velocities()[i], golden[g].second[6 + i]) << "cycle " << k << " joint " << i;
+      }
+      ++g;
+    }
+  }
+  EXPECT_EQ(g, golden.size());
 }
 
 }  // namespace

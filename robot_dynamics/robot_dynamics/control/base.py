@@ -248,6 +248,15 @@ class ControllerBase(ABC):
         self._last_message = ""
         self._t_prev = None
 
+    def record_tick(self, t: float, q: ArrayLike, message: str) -> None:
+        """Remember a tick that this controller's law gave outside :meth:`update` (the engine's
+        compiled simulation loop runs it): its time t [s], its measured joint positions q (nq,)
+        and its message, as :meth:`update` remembers them (the next tick's dt, the fault's hold,
+        the message logged once)."""
+        self._t_prev = float(t)
+        self._last_valid_q = np.array(q, dtype=float)
+        self._last_message = message
+
     # -- the loop --------------------------------------------------------------------------
     def update(self, t: float, q: ArrayLike, qd: ArrayLike, reference: Any) -> ControlOutput:
         """One controller tick.

@@ -10,7 +10,7 @@ algorithm it ran).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from ..model.robot_model import RobotModel
 from . import check_status, engine, engine_model
 
-__all__ = ["computed_torque", "pd_gravity", "saturate", "plant_accel", "plant_step"]
+__all__ = ["computed_torque", "pd_gravity", "saturate", "plant_accel", "plant_step", "plant_advance", "PlantAdvance"]
 
 Array = NDArray[np.float64]
 
@@ -98,3 +98,49 @@ def plant_step(model: RobotModel, g: Array, friction: bool, smooth: float, h: fl
         raise FloatingPointError("non-finite plant state")
     check_status(model, code, "aba")
     return xn
+
+
+class PlantAdvance(NamedTuple):
+    """One period of a simulated arm (:func:`plant_advance`, the engine's rd_plant_advance)."""
+
+    code: int  #: the engine's status: OK, BAD_SIZE (a refused period), or the RK4 step's
+    x: Array  #: the state (q, qd) (2 nq,) after the period (the state given, unless OK or braked)
+    applied: Array  #: the joint torques (nq,) [N m or N] held over the period (0 where u is NaN)
+    steps: int  #: RK4 steps taken
+    h: float  #: their length [s]
+    braked: bool  #: no command (u None or NaN on every joint): the arm held, its velocities set to zero
+    lagging: bool  #: a period longer than max_substeps steps of max_step: those were taken
+
+    @property
+    def refused(self) -> bool:
+        """The period was refused: dt not finite or <= 0, substeps < 1, or a step over max_step."""
+        return self.code == engine().BAD_SIZE
+
+    @property
+    def diverged(self) -> bool:
+        """The state left :data:`~robot_dynamics.simulation.plant.DIVERGED` (or an RK4 stage's
+        accelerations were not finite)."""
+        return self.code == engine().BAD_OUTPUT
+
+    def check(self, model: RobotModel) -> None:
+        """Raise the package's error for a status other than OK (worded as the aba it ran)."""
+        check_status(model, self.code, "aba")
+
+
+def plant_advance(model: RobotModel, g: Array, friction: bool, smooth: float, substeps: int, max_step: float,
+                  max_substeps: int, dt: float, x: Array, k1: Array | None, u: Array | None) -> PlantAdvance:
+    """One period dt [s] of the rigid plant under the held command u (nq,) [N m or N], with the
+    command rules of a simulated arm (engine.h's rd_plant_advance): u None or NaN on every joint
+    holds the arm (brakes: velocities zeroed), a NaN joint gets zero effort; then ``substeps`` RK4
+    steps of dt / substeps, a step over ``max_step`` [s] refused (``max_substeps`` 0) or the period
+    cut into ceil(dt / max_step) steps, at most ``max_substeps``. k1 = f(x) of the first step when
+    known. Never raises for the plant's status: the caller words ``code``.
+    """
+    xn = np.array(x, dtype=float)
+    applied = np.empty(model.nq)
+    k = None if k1 is None else np.ascontiguousarray(k1, dtype=float)
+    held = None if u is None else np.ascontiguousarray(u, dtype=float)
+    code, steps, h, braked, lagging = engine().plant_advance(
+        engine_model(model), g, bool(friction), float(smooth), int(substeps), float(max_step), int(max_substeps),
+        float(dt), xn, k, held, applied)
+    return PlantAdvance(code, xn, applied, steps, h, bool(braked), bool(lagging))

@@ -38,7 +38,7 @@ from ..dynamics import gravity_torques
 from ..errors import InputError, RobotDynamicsError, UnknownNameError
 from ..kinematics import frame_pose, frame_velocity, jacobian_dot_qdot
 from ..model import RobotModel
-from ..simulation import Plant, PlantOptions, rk4_step
+from ..simulation import Plant, PlantOptions
 from ..trajectory import PROFILES, TabulatedTrajectory, Trajectory, plan, sample_table, scale_to_torque_limits
 from . import conversion as cv
 from .logic import guarded
@@ -484,7 +484,8 @@ class SimulatedPlant:
         q0: initial positions (model order); default zeros clipped into the joint limits.
         command_joints: joint order of the incoming Float64MultiArray commands.
         command_timeout: a command older than this [s] is dropped (zero effort). Before the
-            first command the arm is held where it is (brakes on).
+            first command, and while the command is NaN on every joint (ros2_control's "no
+            command", ``command_type: joint_state``), the arm is held where it is (brakes on).
         friction: simulate joint friction.
         effort_saturation: clip commands to the model's effort limits.
         command_space: ``"joint"`` (joint efforts in ``command_joints`` order, as
@@ -525,6 +526,7 @@ class SimulatedPlant:
         self.effort = np.zeros(model.nq)  # latest effort command (model or actuator order)
         self.applied = np.zeros(model.nq)  # joint efforts applied during the last step
         self.command_time = -np.inf
+        self.commanded = False  # a command has come (the brakes were released once)
         self.command_timeout = float(command_timeout)
         self.friction = friction
         # the simulation package's rigid plant (a ROS arm is driven through its joints here)
@@ -540,7 +542,9 @@ class SimulatedPlant:
                 raw = cv.as_float_array(msg.effort, "JointState.effort")
                 if raw.size and np.all(np.isnan(raw)):
                     # ros2_control's "no command": NaN in every command interface (before any
-                    # controller wrote one); the arm stays as it is (brakes until the first command)
+                    # controller wrote one, after one released the joints): the plant's brakes
+                    # hold the arm until the next command, as SimulatedSystem's do
+                    self.effort, self.command_time = np.full(self.model.nq, np.nan), float(now)
                     return True, "no command yet (NaN efforts)"
                 effort = cv.joint_state_effort_to_vector(msg, self.names)
             else:
@@ -552,43 +556,40 @@ class SimulatedPlant:
             return False, f"internal error ({type(exc).__name__}): {exc}"
         if self.effort_saturation:
             effort = np.clip(effort, -self.model.effort_limit, self.model.effort_limit)
-        self.effort, self.command_time = effort, float(now)
+        self.effort, self.command_time, self.commanded = effort, float(now), True
         return True, "ok"
 
     def step(self, dt: float, now: float, substeps: int = 1) -> tuple[bool, str]:
-        """Advance the state by ``dt`` [s] (classical RK4, ``substeps`` steps, effort held).
+        """Advance the state by ``dt`` [s] (classical RK4, ``substeps`` steps, effort held): one
+        period of the engine's plant (:meth:`robot_dynamics.simulation.Plant.period`, the step of
+        the simulation and of ros2_control's SimulatedSystem too).
 
-        A step longer than :data:`MAX_SUBSTEP` per substep is refused (RK4 on an arm's
-        dynamics is not stable there: it would return "ok" and diverge).
+        Brakes on until the first command, as a real arm waits for its controller (a simulated
+        arm must not fall while the nodes start), and while the command is NaN efforts. A step
+        longer than :data:`MAX_SUBSTEP` per substep is refused (RK4 on an arm's dynamics is not
+        stable there: it would return "ok" and diverge).
         """
         try:
-            h = dt / max(int(substeps), 1)
-            if not (np.isfinite(dt) and dt > 0 and int(substeps) >= 1 and h <= MAX_SUBSTEP):
+            n = self.model.nq
+            tau, stale = None, False  # no command (none yet, or NaN efforts): the plant's brakes
+            if np.isfinite(self.command_time) and not np.isnan(self.effort).all():
+                stale = now - self.command_time > self.command_timeout
+                effort = np.zeros(n) if stale else self.effort
+                # joint efforts as commanded, or the motors' efforts through the plant's drive train
+                tau = effort if self.command_space == "joint" else actuator_to_joint(self.model, self.q, effort)
+            r = self._plant.period(np.concatenate([self.q, self.qd]), tau, float(dt), int(substeps), MAX_SUBSTEP)
+            if r.refused:
                 return False, (f"step of {dt!r} s in {substeps} substeps refused: each RK4 substep must be "
                                f"in (0, {MAX_SUBSTEP}] s (raise the rate or the substeps)")
-            if not np.isfinite(self.command_time):
-                # Brakes on until the first command, as a real arm waits for its controller:
-                # a simulated arm must not fall while the nodes start.
-                self.qd = np.zeros(self.model.nq)
-                self.applied = np.zeros(self.model.nq)
-                return True, "waiting for the first command (brakes on)"
-            stale = now - self.command_time > self.command_timeout
-            effort = np.zeros(self.model.nq) if stale else self.effort
-            # joint efforts as commanded, or the motors' efforts through the plant's drive train
-            tau = effort if self.command_space == "joint" else actuator_to_joint(self.model, self.q, effort)
-            n = self.model.nq
-
-            def xdot(x: Array) -> Array:  # x = (q, qd), tau held between commands (ZOH)
-                return self._plant.derivative(x, tau)[0]
-
-            x = self._plant.initial_state(self.q, self.qd)
-            for _ in range(substeps):
-                x = rk4_step(xdot, x, dt / substeps)
-            q, qd = x[:n], x[n:]
-            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
-                self.qd = np.zeros(self.model.nq)
+            if r.braked:
+                self.qd, self.applied = r.x[n:], r.applied
+                waiting = "no command" if self.commanded else "waiting for the first command"
+                return True, f"{waiting} (brakes on)"
+            if r.diverged:
+                self.qd = np.zeros(n)
                 return False, "the integration diverged; velocities reset to zero"
-            self.q, self.qd, self.time, self.applied = q, qd, self.time + dt, tau
+            r.check(self.model)
+            self.q, self.qd, self.time, self.applied = r.x[:n], r.x[n:], self.time + dt, r.applied
             return True, "no recent command: zero effort" if stale else "ok"
         except Exception as exc:  # noqa: BLE001 - a tick must never raise
             return False, f"internal error ({type(exc).__name__}): {exc}"

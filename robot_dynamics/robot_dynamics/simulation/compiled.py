@@ -7,23 +7,26 @@ friction at the measured or the desired velocity) or a
 limits, a rigid plant
 integrated by RK4, a joint reference, a constant (or no) disturbance. It sequences the engine
 stages that the Python controllers and plant call (:mod:`robot_dynamics.kernels.stages`: the
-control law, saturation, the plant's RK4 step; ``src/engine/simulate.c``), so both ticks give
-the same numbers; a tick it cannot take as the Python tick would (a FAULT, a failing
-integration) is left to the Python tick, which words what happened.
+control law, saturation, the plant's RK4 step; ``src/engine/simulate.c``), so both
+ticks give the same numbers; a tick it cannot take as the Python tick would (a FAULT, a failing
+integration) is left to the Python tick, which words what happened. Both advance the
+simulation's :class:`~robot_dynamics.simulation.tick_state.TickState`; the controller is told
+of the ticks taken here through its public ``record_tick``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ..control.computed_torque import ComputedTorque
 from ..control.pd_gravity import PDGravity
 from ..kernels import engine, engine_model
-
-if TYPE_CHECKING:
-    from .core import Simulation
+from .options import SimulationOptions
+from .plant import Plant
+from .tick_state import TickState
 
 __all__ = ["CompiledLoop", "compiled_loop", "BLOCK"]
 
@@ -48,60 +51,70 @@ def _law(controller: Any) -> int | None:
     return None
 
 
-def compiled_loop(sim: Simulation) -> CompiledLoop | None:
-    """The compiled loop of ``sim``, or None when its controller, plant or options need the Python tick."""
-    opt = sim.options
-    if _law(sim.controller) is None:
+def compiled_loop(state: TickState, controller: Any, plant: Plant, options: SimulationOptions, *, task: bool,
+                  python_tick: Callable[[int], None]) -> CompiledLoop | None:
+    """The compiled loop of a simulation's ticks, or None when its controller, plant or options need
+    the Python tick.
+
+    Args:
+        state: the simulation's ticks (its log allocated for the horizon, its noise drawn).
+        controller: the simulation's controller; plant: its :class:`Plant`; options: its options.
+        task: whether the reference is task-space.
+        python_tick: ``python_tick(k)`` takes tick k in Python (a tick the compiled loop leaves).
+    """
+    if _law(controller) is None:
         return None
-    if sim.plant.elastic or opt.integration.integrator != "rk4" or sim.reference.task:
+    if plant.elastic or options.integration.integrator != "rk4" or task:
         return None
-    if callable(opt.noise.disturbance) or sim.model.nq > MAX_JOINTS:
+    if callable(options.noise.disturbance) or plant.model.nq > MAX_JOINTS:
         return None
-    return CompiledLoop(sim)
+    return CompiledLoop(state, controller, plant, options, python_tick)
 
 
 class CompiledLoop:
     """The engine's arguments for one simulation, built once (at :meth:`Simulation.reset`)."""
 
-    def __init__(self, sim: Simulation):
-        c, opt, log = sim.controller, sim.options, sim.log
-        n = sim.model.nq
-        self.sim = sim
-        self.names = list(sim.model.joint_names)
-        self.clip = np.zeros(sim.K, dtype=np.int64)
+    def __init__(self, state: TickState, controller: Any, plant: Plant, options: SimulationOptions,
+                 python_tick: Callable[[int], None]):
+        c, opt, log = controller, options, state.log
+        n = plant.model.nq
+        self.state, self.controller, self.python_tick = state, controller, python_tick
+        self.names = list(plant.model.joint_names)
+        K = log.t.size
+        self.clip = np.zeros(K, dtype=np.int64)
         limit = None if c.actuator_limit is None else np.ascontiguousarray(c.actuator_limit, float)
         # the engine's rd_sim and rd_sim_log, field by field (engine.h)
         position, predictive, desired = (
             (c.scheme == "position", c.predictive, c.friction_velocity == "desired") if isinstance(c, ComputedTorque)
             else (False, False, False))
         self.call = dict(
-            ctrl=engine_model(c.model), plant=engine_model(sim.model), law=_law(c),
-            substeps=opt.integration.substeps, last=sim.K - 1, position=position,
-            predictive=predictive, desired_friction=desired, plant_friction=sim.plant.friction,
+            ctrl=engine_model(c.model), plant=engine_model(plant.model), law=_law(c),
+            substeps=opt.integration.substeps, last=K - 1, position=position,
+            predictive=predictive, desired_friction=desired, plant_friction=plant.friction,
             h=opt.integration.period / opt.integration.substeps,
-            smooth=sim.plant.smooth,
+            smooth=plant.smooth,
             kp=np.ascontiguousarray(c.kp, float), kd=np.ascontiguousarray(c.kd, float),
             limit=np.ascontiguousarray(c.effort_limit, float), actuator_limit=limit,
-            ctrl_A_inv=_matrix(c.model.drivetrain, "A_inv"), plant_A=_matrix(sim.model.drivetrain, "A"),
-            g_plant=sim.plant.g, pos_std=sim._pos_std, vel_std=sim._vel_std,
-            QR=log.q_ref, QDR=log.qd_ref, QDDR=log.qdd_ref, ZQ=sim._zq, ZQD=sim._zqd, DIST=log.disturbance,
+            ctrl_A_inv=_matrix(c.model.drivetrain, "A_inv"), plant_A=_matrix(plant.model.drivetrain, "A"),
+            g_plant=plant.g, pos_std=state.pos_std, vel_std=state.vel_std,
+            QR=log.q_ref, QDR=log.qd_ref, QDDR=log.qdd_ref, ZQ=state.zq, ZQD=state.zqd, DIST=log.disturbance,
             Q=log.q, QD=log.qd, QDD=log.qdd, TAU=log.tau, EFF=log.effort, STATUS=log.status, CLIP=self.clip,
         )
         self._texts: dict[int, str] = {0: ""}
         self.n = n
 
     def run(self, end: int) -> None:
-        """Ticks from ``sim.tick`` to ``end`` (or to what stops it; that tick then runs in Python)."""
-        sim = self.sim
-        k0 = sim.tick
-        x = np.ascontiguousarray(sim._x, dtype=float).copy()
+        """Ticks from ``state.tick`` to ``end`` (or to what stops it; that tick then runs in Python)."""
+        st = self.state
+        k0 = st.tick
+        x = np.ascontiguousarray(st.x, dtype=float).copy()
         _, done = engine().simulate(**self.call, x=x, k0=k0, k1=end)
-        sim._x = x
-        sim.tick = sim.log.ticks = done
+        st.x = x
+        st.tick = st.log.ticks = done
         if done > k0:
             self._after(k0, done)
         if done < end:  # the engine stopped before tick `done`: the Python tick words why
-            sim._tick(done)
+            self.python_tick(done)
 
     def _text(self, clip: int) -> str:
         """The controller's message for a tick whose saturated joints are the bits of ``clip``."""
@@ -113,13 +126,11 @@ class CompiledLoop:
 
     def _after(self, k0: int, k1: int) -> None:
         """The messages of ticks [k0, k1) and the controller's state after its last tick."""
-        sim, c = self.sim, self.sim.controller
+        st = self.state
         clips = self.clip[k0:k1]
         changes = np.concatenate([[0], np.flatnonzero(clips[1:] != clips[:-1]) + 1])
         for i in changes.tolist():
-            sim._note(float(sim.log.t[k0 + i]), self._text(int(clips[i])))
+            st.note(float(st.log.t[k0 + i]), self._text(int(clips[i])))
         k = k1 - 1
-        q_meas, _ = sim._measure_at(k, sim.log.q[k], sim.log.qd[k])
-        c._t_prev = float(sim.log.t[k])
-        c._last_valid_q = np.array(q_meas, dtype=float)
-        c._last_message = self._text(int(self.clip[k]))
+        q_meas, _ = st.measure(k, st.log.q[k], st.log.qd[k])
+        self.controller.record_tick(float(st.log.t[k]), q_meas, self._text(int(self.clip[k])))

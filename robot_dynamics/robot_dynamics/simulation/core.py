@@ -23,6 +23,7 @@ from .options import MAX_TICKS, SimulationOptions
 from .plant import Plant
 from .reference import reference_function, sample_reference
 from .result import RunContext, SimulationLog, SimulationResult, make_result
+from .tick_state import TickState
 
 __all__ = ["Simulation", "DEFAULT_SETTLE"]
 
@@ -89,6 +90,9 @@ class Simulation:
         K: ticks of the horizon. tick: index of the next tick (ticks done so far).
         log: :class:`SimulationLog`, the arrays of every tick (rows [0, tick) written).
         diverged: True once the plant's integration failed (the simulation is then done).
+        tick_state: the :class:`~robot_dynamics.simulation.tick_state.TickState` that holds
+            these, the plant state and the noise draws: what the Python tick and the compiled
+            loop both advance.
 
     Raises:
         InputError: bad options, references or models (the ticks themselves never raise).
@@ -104,8 +108,8 @@ class Simulation:
         ref_f, ref_duration, ref_batch = reference_function(reference, n)
         duration = self._horizon(duration, ref_duration, settle)
         noise = options.noise
-        self._pos_std = _noise_vector(noise.position, n, "position_noise")
-        self._vel_std = _noise_vector(noise.velocity, n, "velocity_noise")
+        pos_std = _noise_vector(noise.position, n, "position_noise")
+        vel_std = _noise_vector(noise.velocity, n, "velocity_noise")
         self._dist_f = _disturbance_function(noise.disturbance, n)
         self._constant_disturbance = not callable(noise.disturbance)
         self.duration = duration
@@ -113,13 +117,10 @@ class Simulation:
         t = np.arange(self.K) * options.integration.period
         self.reference = sample_reference(ref_f, ref_batch, t, n)
         self.plant = Plant(plant, options.plant)
-        self.log = SimulationLog.empty(t, n, self.reference.q, self.reference.qd, self.reference.qdd)
+        log = SimulationLog.empty(t, n, self.reference.q, self.reference.qd, self.reference.qdd)
+        self.tick_state = TickState(log, pos_std, vel_std)
         self._log_shared = False  # True once a result holds views of the log's rows
-        self._x: Array | None = None
         self._compiled: Any = None
-        self._zq: Array | None = None
-        self._zqd: Array | None = None
-        self.tick, self.diverged = 0, False
         if not self.reference.task:
             self.reset()
 
@@ -165,32 +166,41 @@ class Simulation:
         for what, v in (("q0", q), ("qd0", qd)):
             if v.shape != (n,) or not np.all(np.isfinite(v)):
                 raise InputError(f"{what}: expected {n} finite values ordered as {list(self.model.joint_names)}")
-        self._x = self.plant.initial_state(q, qd, qm0, qmd0)
+        st = self.tick_state
+        st.x = self.plant.initial_state(q, qd, qm0, qmd0)
         if self._log_shared:  # a result holds the old log's rows: write the new run elsewhere
-            log = self.log
-            self.log = SimulationLog.empty(log.t, n, log.q_ref, log.qd_ref, log.qdd_ref)
+            log = st.log
+            st.log = SimulationLog.empty(log.t, n, log.q_ref, log.qd_ref, log.qdd_ref)
             self._log_shared = False
-        self._draw_noise()
-        self.log.messages.clear()
-        self.log.ticks = self.tick = 0
-        self.diverged = False
+        st.draw_noise(self.options.noise.seed, self.K, n)
+        st.log.messages.clear()
+        st.log.ticks = st.tick = 0
+        st.diverged = False
         if self.plant.elastic:
-            self.log.qm[0] = self._x[2 * n : 3 * n]
-        self._last_message = ""
+            st.log.qm[0] = st.x[2 * n : 3 * n]
+        st.last_message = ""
         self.controller.reset()
         if not callable(self.options.noise.disturbance):  # constant: every row, for the compiled loop too
-            self.log.disturbance[:] = self._dist_f(0.0)
-        self._compiled = compiled_loop(self) if self.options.integration.compiled else None
+            st.log.disturbance[:] = self._dist_f(0.0)
+        self._compiled = None
+        if self.options.integration.compiled:
+            self._compiled = compiled_loop(st, self.controller, self.plant, self.options, task=self.reference.task,
+                                           python_tick=self._tick)
 
-    def _draw_noise(self) -> None:
-        """The unit normal draws of every tick's measurement noise, in the order of a tick's draws
-        (q's n values, then qd's): ``zq``, ``zqd`` (K, nq), or None where that noise is off."""
-        rng = np.random.default_rng(self.options.noise.seed)
-        noisy_q, noisy_qd = bool(self._pos_std.any()), bool(self._vel_std.any())
-        parts = int(noisy_q) + int(noisy_qd)
-        z = rng.normal(0.0, 1.0, (self.K, parts, self.model.nq)) if parts else None
-        self._zq = np.ascontiguousarray(z[:, 0]) if noisy_q and z is not None else None
-        self._zqd = np.ascontiguousarray(z[:, parts - 1]) if noisy_qd and z is not None else None
+    @property
+    def log(self) -> SimulationLog:
+        """:class:`SimulationLog`, the arrays of every tick (rows [0, tick) written)."""
+        return self.tick_state.log
+
+    @property
+    def tick(self) -> int:
+        """Index of the next tick (ticks done so far)."""
+        return self.tick_state.tick
+
+    @property
+    def diverged(self) -> bool:
+        """True once the plant's integration failed (the simulation is then done)."""
+        return self.tick_state.diverged
 
     @property
     def state(self) -> Array:
@@ -219,9 +229,10 @@ class Simulation:
         return self.diverged or self.tick >= self.K
 
     def _started(self) -> Array:
-        if self._x is None:
+        x = self.tick_state.x
+        if x is None:
             raise InputError("Simulation: call reset(q0) first (a task-space reference gives no initial joint state)")
-        return self._x
+        return x
 
     # -- ticks ---------------------------------------------------------------------------------
     def step(self) -> bool:
@@ -306,35 +317,23 @@ class Simulation:
         except ImportError:  # pragma: no cover - tqdm is a dependency; degrade quietly
             return None
 
-    def _measure_at(self, k: int, q: Array, qd: Array) -> tuple[Array, Array]:
-        """The measured q, qd of tick k: the state plus its white noise."""
-        q_meas = q + self._zq[k] * self._pos_std if self._zq is not None else q
-        qd_meas = qd + self._zqd[k] * self._vel_std if self._zqd is not None else qd
-        return q_meas, qd_meas
-
-    def _note(self, t: float, message: str) -> None:
-        """Log the controller's message when it changes."""
-        if message != self._last_message:
-            if message:
-                self.log.messages.append((t, message))
-            self._last_message = message
-
     def _tick(self, k: int) -> None:
         """Tick k in Python: any controller, plant and options."""
-        log, n, x = self.log, self.model.nq, self._x
+        st = self.tick_state
+        log, n, x = st.log, self.model.nq, st.x
         assert x is not None
         tk = float(log.t[k])
         log.q[k], log.qd[k] = x[:n], x[n : 2 * n]
-        q_meas, qd_meas = self._measure_at(k, x[:n], x[n : 2 * n])
+        q_meas, qd_meas = st.measure(k, x[:n], x[n : 2 * n])
         ref = self.reference
         ref_k = ref.items[k] if ref.items is not None else Reference(ref.q[k], ref.qd[k], ref.qdd[k])
         out = self.controller.update(tk, q_meas, qd_meas, ref_k)
-        self._note(tk, out.message)
+        st.note(tk, out.message)
         log.status[k] = int(out.status)
         log.effort[k] = out.effort
         d = self._dist_f(tk)
         log.disturbance[k] = d
-        self.tick = log.ticks = k + 1
+        st.tick = log.ticks = k + 1
         try:
             tau_j = actuator_to_joint(self.model, x[:n], out.effort)  # the plant's own drive train
             log.tau[k] = tau_j
@@ -342,10 +341,10 @@ class Simulation:
             k1, log.qdd[k] = self.plant.derivative(x, u)
             if k == self.K - 1:
                 return
-            self._x = x = self.plant.advance(x, u, tk, self.options.integration, k1)
+            st.x = x = self.plant.advance(x, u, tk, self.options.integration, k1)
             if self.plant.elastic:
                 log.qm[k + 1] = x[2 * n : 3 * n]
         except Exception as exc:  # noqa: BLE001 - stop the run, report it
-            self.diverged = True
+            st.diverged = True
             log.messages.append((tk, f"plant integration failed at t = {tk:.4f} s: {exc}"))
 

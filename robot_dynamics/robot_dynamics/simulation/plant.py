@@ -7,6 +7,7 @@ The input u is the joint torque (nq,) [N m or N] held over a step (zero-order ho
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._rk4 import rk4_step
 from ..errors import InputError
-from ..kernels import gravity_vector, stages
+from ..kernels import check_status, engine, gravity_vector, stages
 from ..model.robot_model import RobotModel
 from .options import Integration, PlantOptions
 
@@ -114,6 +115,25 @@ class Plant:
         qdd = self.accel(x[:n], x[n:], u)
         return np.concatenate([x[n:], qdd]), qdd
 
+    def period(self, x: Array, u: Array | None, dt: float, substeps: int = 1, max_step: float = math.inf,
+               max_substeps: int = 0, k1: Array | None = None) -> stages.PlantAdvance:
+        """One period dt [s] of the rigid plant from x = (q, qd) (2 nq,) under the held command u
+        (nq,) [N m or N], by the engine's rd_plant_advance: the one step of the simulation, the
+        simulator node and ros2_control's SimulatedSystem.
+
+        The command rules of a simulated arm: u None or NaN on every joint is no command (the
+        brakes hold the arm: velocities set to zero, positions kept), a NaN joint gets zero
+        effort. Then ``substeps`` RK4 steps of dt / substeps; a step over ``max_step`` [s] refuses
+        the period (``max_substeps`` 0) or cuts it into ceil(dt / max_step) steps, at most
+        ``max_substeps`` (then the simulated time falls behind). ``k1`` is ``derivative(x, u)[0]``
+        when known. Raises nothing for the plant: the :class:`~robot_dynamics.kernels.stages.PlantAdvance`
+        says what happened (``code``).
+        """
+        if self.elastic:
+            raise InputError("Plant.period: a rigid plant only (the elastic joints' state is (q, qd, qm, qmd))")
+        return stages.plant_advance(self.model, self.g, self.friction, self.smooth, substeps, max_step, max_substeps,
+                                    dt, x, k1, u)
+
     def advance(self, x: Array, u: Array, t: float, integration: Integration, k1: Array | None = None) -> Array:
         """The state one controller period after ``x`` (time t [s]) under the held input u.
 
@@ -121,9 +141,16 @@ class Plant:
         Raises FloatingPointError when the state leaves :data:`DIVERGED` or an adaptive solver fails.
         """
         dt = integration.period
-        if integration.integrator == "rk4" and not self.elastic:  # the engine's step, as the compiled loop's
-            return stages.plant_step(self.model, self.g, self.friction, self.smooth, dt / integration.substeps,
-                                     integration.substeps, x, k1, u)
+        if integration.integrator == "rk4" and not self.elastic:  # the engine's period, as the compiled loop's
+            # a simulation's torque is never the hardware's "no command": a NaN is an error, as a NaN
+            # state is (with k1, f(x, u) has already refused it)
+            if k1 is None and np.isnan(u).any():
+                check_status(self.model, engine().BAD_INPUT, "aba")
+            r = self.period(x, u, dt, integration.substeps, k1=k1)
+            if r.diverged:
+                raise FloatingPointError("non-finite plant state")
+            r.check(self.model)
+            return r.x
         if integration.integrator == "rk4":
             h = dt / integration.substeps
             for s in range(integration.substeps):

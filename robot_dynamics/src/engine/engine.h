@@ -314,6 +314,40 @@ int rd_plant_rk4(const rd_plant *p, double h, double *x, const double *k1, const
  * within RD_DIVERGED (else RD_BAD_OUTPUT). */
 int rd_plant_step(const rd_plant *p, double h, int substeps, double *x, const double *k1, const double *u, rd_work *w);
 
+/* A simulated arm's period: the plant and how a period is cut into RK4 steps. */
+typedef struct {
+    rd_plant plant;
+    int substeps;     /* RK4 steps per period (>= 1): h = dt / substeps */
+    double max_step;  /* the longest RK4 step [s] (> 0; INFINITY: no bound) */
+    int max_substeps; /* a period whose h exceeds max_step: 0 refuses it; else it is cut into
+                       * ceil(dt / max_step) steps of dt / steps, at most max_substeps of them (a longer
+                       * period: max_substeps steps of max_step, the simulated time falls behind) */
+} rd_plant_period;
+
+/* What rd_plant_advance did over one period. */
+typedef struct {
+    int steps;   /* RK4 steps taken (0: none) */
+    double h;    /* their length [s] (0: none) */
+    int braked;  /* 1: no command, the arm held (its velocities set to zero) */
+    int lagging; /* 1: cut into max_substeps steps of max_step, shorter than dt in all */
+} rd_plant_report;
+
+/* One period dt [s] of a simulated arm, the one step of the simulation (Plant.advance; rd_simulate
+ * calls its RK4 part, rd_plant_step), the simulator node (SimulatedPlant) and ros2_control's
+ * SimulatedSystem.
+ * The command u (nq joint torques [N m or N], held over the period):
+ *   - NULL or NaN on every joint (ros2_control's "no command": before the first command, after a
+ *     controller released the joints): the brakes hold the arm, x's velocities set to zero, its
+ *     positions kept; applied = 0. This is done even when the period is refused;
+ *   - NaN on some joints: zero effort on those joints;
+ *   - then rd_plant_step of the period's steps (k1 = f(x, u) of the first, or NULL).
+ * x = (q, qd) (2 nq) is updated; applied (nq): the torques held over the period (written always);
+ * r: what was done. RD_BAD_SIZE for a refused period (dt not finite or <= 0, substeps < 1, or a
+ * step over max_step with max_substeps 0), x then unchanged except for the brakes; else the status
+ * of rd_plant_step (x unchanged unless RD_OK). No allocation. */
+int rd_plant_advance(const rd_plant_period *p, double dt, const double *u, const double *k1, double *x,
+                     double *applied, rd_plant_report *r, rd_work *w);
+
 /* -- a compiled closed loop (simulate.c) -------------------------------------------------------------- */
 
 enum { RD_SIM_MAX_JOINTS = 62 }; /* a tick's saturated joints are one bit each of an int64 */

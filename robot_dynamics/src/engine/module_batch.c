@@ -542,6 +542,42 @@ static PyObject *py_simulate(PyObject *mod, PyObject *args, PyObject *kwargs)
     return Py_BuildValue("ii", code, done);
 }
 
+/* -- one period of a simulated arm (rd_plant_advance) ---------------------------------------------------- */
+
+typedef struct {
+    rd_plant_period p;
+    double dt;
+    const double *u, *k1;
+    double *x, *applied;
+} advance_call;
+
+#define AC(field) offsetof(advance_call, field)
+
+static const arg_spec plant_advance_args[] = {
+    {"model", A_MODEL, 0, {0}, 0, AC(p.plant.model)}, {"g", A_IN, 1, {3}, 0, AC(p.plant.g)},
+    {"friction", A_BOOL, 0, {0}, 0, AC(p.plant.friction)}, {"smooth", A_DOUBLE, 0, {0}, 0, AC(p.plant.smooth)},
+    {"substeps", A_INT, 0, {0}, 0, AC(p.substeps)}, {"max_step", A_DOUBLE, 0, {0}, 0, AC(p.max_step)},
+    {"max_substeps", A_INT, 0, {0}, 0, AC(p.max_substeps)}, {"dt", A_DOUBLE, 0, {0}, 0, AC(dt)},
+    {"x", A_OUT, 1, {S_2NQ}, 0, AC(x)}, {"k1", A_IN, 1, {S_2NQ}, 1, AC(k1)}, {"u", A_IN, 1, {S_NQ}, 1, AC(u)},
+    {"applied", A_OUT, 1, {S_NQ}, 0, AC(applied)},
+};
+
+/* plant_advance(model, g, friction, smooth, substeps, max_step, max_substeps, dt, x, k1, u, applied)
+ * -> (code, steps, h, braked, lagging): rd_plant_advance with rd_plant_period's fields; x (2 nq) and
+ * applied (nq) written in place, k1 and u None for NULL. */
+static PyObject *py_plant_advance(PyObject *mod, PyObject *args, PyObject *kwargs)
+{
+    advance_call c;
+    memset(&c, 0, sizeof c);
+    npy_intp sym[S_COUNT];
+    if (parse_args(plant_advance_args, (int)(sizeof plant_advance_args / sizeof plant_advance_args[0]), args, kwargs,
+                   (char *)&c, sym))
+        return NULL;
+    rd_plant_report r;
+    const int code = rd_plant_advance(&c.p, c.dt, c.u, c.k1, c.x, c.applied, &r, work_of(c.p.plant.model));
+    return Py_BuildValue("iidii", code, r.steps, r.h, r.braked, r.lagging);
+}
+
 /* linear_recurrence(Ad (m, m), Bd (m, p), x0 (m,), U (K, p), E (K, ne)): E[k] = x_k[:ne] of
  * x_k = Ad x_(k-1) + Bd U[k-1]. */
 static PyObject *py_linear_recurrence(PyObject *mod, PyObject *args)
@@ -679,6 +715,9 @@ static PyObject *py_call(PyObject *self, PyObject *args)
 static PyMethodDef loop_methods[] = {
     {"linear_recurrence", py_linear_recurrence, METH_VARARGS,
      "linear_recurrence(Ad, Bd, x0, U, E): E[k] = x_k[:ne] of x_k = Ad x_(k-1) + Bd U[k-1] (a zero-order-hold linear system)"},
+    {"plant_advance", (PyCFunction)(void (*)(void))py_plant_advance, METH_VARARGS | METH_KEYWORDS,
+     "plant_advance(model, g, friction, smooth, substeps, max_step, max_substeps, dt, x, k1, u, applied) -> (code, "
+     "steps, h, braked, lagging): one period of a simulated arm (engine.h's rd_plant_advance), x and applied in place"},
     {"simulate", (PyCFunction)(void (*)(void))py_simulate, METH_VARARGS | METH_KEYWORDS,
      "simulate(ctrl=, plant=, law=, ..., x=, k0=, k1=) -> (code, done): ticks of joint-space computed torque or PD + "
      "gravity on a rigid plant, RK4; keyword arguments named as engine.h's rd_sim and rd_sim_log fields"},

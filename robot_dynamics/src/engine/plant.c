@@ -1,7 +1,9 @@
-/* The simulated plant, one step at a time: its state equation and classical RK4 under a held
- * torque (a zero-order hold). The compiled closed loop (simulate.c) and ros2_control's simulated
- * hardware integrate with these; they perform the operations of robot_dynamics.simulation's
- * Plant.accel and rk4_step in the same order, with no contraction into fused multiply-adds. */
+/* The simulated plant, one step at a time: its state equation, classical RK4 under a held torque
+ * (a zero-order hold), and one period of a simulated arm with its command rules (rd_plant_advance),
+ * which the simulation (Plant.advance), the simulator node and ros2_control's SimulatedSystem all
+ * call (the compiled loop of simulate.c calls its RK4 part, rd_plant_step). They perform the
+ * operations of robot_dynamics.simulation's Plant.accel and rk4_step in the same order, with no
+ * contraction into fused multiply-adds. */
 #pragma GCC optimize("fp-contract=off")
 
 #include <math.h>
@@ -69,4 +71,52 @@ int rd_plant_step(const rd_plant *p, double h, int substeps, double *x, const do
             return RD_BAD_OUTPUT;
     memcpy(x, xn, sizeof(double) * m);
     return RD_OK;
+}
+
+/* The command rules of rd_plant_advance: applied = u with its NaN joints at zero effort; 1 when u is
+ * NULL or NaN on every joint (no command), else 0. */
+static int held_command(int n, const double *u, double *applied)
+{
+    int any = 0;
+    for (int k = 0; k < n; ++k) {
+        const int given = u && !isnan(u[k]);
+        applied[k] = given ? u[k] : 0.0;
+        any |= given;
+    }
+    return !any;
+}
+
+int rd_plant_advance(const rd_plant_period *p, double dt, const double *u, const double *k1, double *x,
+                     double *applied, rd_plant_report *r, rd_work *w)
+{
+    const int n = p->plant.model->nq;
+    const int substeps = p->substeps;
+    int steps = substeps;
+    double h = dt / substeps;
+    const int refused = !(isfinite(dt) && dt > 0.0 && substeps >= 1) || (p->max_substeps == 0 && h > p->max_step);
+    r->steps = 0;
+    r->h = 0.0;
+    r->lagging = 0;
+    r->braked = held_command(n, u, applied);
+    if (r->braked) { /* the brakes: where it is, at rest */
+        for (int k = 0; k < n; ++k)
+            x[n + k] = 0.0;
+        return refused ? RD_BAD_SIZE : RD_OK;
+    }
+    if (refused)
+        return RD_BAD_SIZE;
+    if (h > p->max_step) { /* a late period: more, shorter steps */
+        const double need = ceil(dt / p->max_step);
+        if (need > p->max_substeps) { /* a stall: the simulated time falls behind */
+            steps = p->max_substeps;
+            h = p->max_step;
+            r->lagging = 1;
+        } else {
+            steps = (int)need;
+            h = dt / steps;
+        }
+    }
+    r->steps = steps;
+    r->h = h;
+    return rd_plant_step(&p->plant, h, steps, x, k1, applied, w);
 }

@@ -5,8 +5,9 @@
 // Per joint of the <ros2_control> block: one `effort` command interface and `position`,
 // `velocity`, `effort` state interfaces (any of the three). Each read() advances the state
 // x = (q, qd) by the period the controller manager measured, under the effort written at the
-// previous write() held constant (a zero-order hold), with rd_plant_step (classical RK4 of the
-// engine's direct dynamics, gravity of the model, joint friction of the drive-train YAML).
+// previous write() held constant (a zero-order hold), with rd_plant_advance (the engine's period of
+// a simulated arm, as the simulation and the simulator node step: classical RK4 of the engine's
+// direct dynamics, gravity of the model, joint friction of the drive-train YAML).
 //
 // Hardware parameters (<hardware><param name="...">):
 //   robot_model         the robot as the engine's model text (required): what `robot-dynamics
@@ -121,7 +122,7 @@ private:
   void save_timing_log();
 
   std::shared_ptr<EngineModel> model_;
-  rd_plant plant_{};
+  rd_plant_period plant_{};  // the plant, substeps_, max_step_, max_substeps_
   int nq_ = 0;
   int substeps_ = 1;
   double max_step_ = 0.005;
@@ -130,9 +131,9 @@ private:
   std::vector<double> limit_;        // effort limit of block joint i (inf: none)
   // the interfaces, block order
   std::vector<double> command_, position_, velocity_, effort_;
-  // the plant, model order: x = (q, qd), u the held joint efforts
-  std::vector<double> x_, u_;
-  bool braked_ = true;
+  // the plant, model order: x = (q, qd), u the held joint efforts (NaN: no command), applied the
+  // efforts of the last period (0 while braked)
+  std::vector<double> x_, u_, applied_;
   bool active_ = false;
   bool reported_ = false;     // one error line, not one per cycle
   bool lagging_ = false;      // one warning when a period is longer than the steps can cover
