@@ -254,8 +254,10 @@ static PyObject *one_state(PyObject *const *args, Py_ssize_t nargs, one_state_fn
     }
     const double *q = PyArray_DATA((PyArrayObject *)args[1]), *qd = PyArray_DATA((PyArrayObject *)args[2]),
                  *x = PyArray_DATA((PyArrayObject *)args[3]);
-    const int st = dfn ? dfn(&em->m, q, qd, x, em->m.gravity, NULL, 0, friction, 0.0, data[0], data[1], data[2], &em->work)
-                       : fn(&em->m, q, qd, x, em->m.gravity, NULL, 0, friction, 0.0, data[0], &em->work);
+    const int aba = fn == rd_aba || dfn == rd_aba_derivatives;
+    const rd_input in = {q, qd, aba ? NULL : x, aba ? x : NULL, NULL, 0};
+    const rd_options o = {NULL, friction, 0.0}; /* the model's gravity */
+    const int st = dfn ? dfn(&em->m, &in, &o, data[0], data[1], data[2], &em->work) : fn(&em->m, &in, &o, data[0], &em->work);
     PyObject *answer = st != RD_OK ? Py_NewRef(Py_NotImplemented) : dfn ? PyTuple_New(3) : Py_NewRef(out[0]);
     for (int k = 0; k < count; ++k)
         if (answer && PyTuple_Check(answer))

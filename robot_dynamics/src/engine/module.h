@@ -32,10 +32,9 @@ extern PyTypeObject EngineModelType;
 extern int rd_threads;
 
 /* The signatures of rd_rnea and rd_aba, and of their derivatives. */
-typedef int (*one_state_fn)(const rd_model *, const double *, const double *, const double *, const double *,
-                            const double *, int, int, double, double *, rd_work *);
-typedef int (*derivatives_fn)(const rd_model *, const double *, const double *, const double *, const double *,
-                              const double *, int, int, double, double *, double *, double *, rd_work *);
+typedef int (*one_state_fn)(const rd_model *, const rd_input *, const rd_options *, double *, rd_work *);
+typedef int (*derivatives_fn)(const rd_model *, const rd_input *, const rd_options *, double *, double *, double *,
+                              rd_work *);
 
 /* rnea (aba = 0) or aba (aba = 1) of N states q, qd, x, each an (N, nq) float64 C-contiguous array, at the
  * model's gravity without wrenches, as a batch (threads and four states a call): a new (N, nq) array,

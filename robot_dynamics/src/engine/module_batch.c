@@ -83,23 +83,35 @@ static int run_batch(const batch_args *b, rows_fn fn, npy_intp N)
     return 0;
 }
 
-typedef void (*four_states_fn)(const rd_model *, const double *, const double *, const double *, const double *, int,
-                               double, double *, int[4], rd_work *);
+typedef void (*four_states_fn)(const rd_model *, const rd_input *, const rd_options *, double *, int[4], rd_work *);
+
+/* Row n's state (x: its accelerations for rnea, torques for aba) and wrenches. */
+static inline rd_input row_input(const batch_args *b, npy_intp n, int aba)
+{
+    const int nq = b->m->nq;
+    const double *x = b->X + n * nq;
+    const rd_input in = {b->Q + n * nq, b->QD + n * nq, aba ? NULL : x, aba ? x : NULL, b->FX + n * b->nfx * RD_WRENCH,
+                         b->nfx};
+    return in;
+}
 
 /* rnea or aba rows: four states a call where the engine has them (no external wrenches), then one. */
 static void dynamics_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi, one_state_fn one,
                           four_states_fn four)
 {
-    const int nq = b->m->nq;
+    const int nq = b->m->nq, aba = one == rd_aba;
+    const rd_options o = {b->g, b->friction, b->smooth};
     npy_intp n = lo;
     for (int st[4]; four && b->nfx == 0 && n + 4 <= hi; n += 4) {
-        four(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g, b->friction, b->smooth, b->OUT + n * nq, st, w);
+        const rd_input in = row_input(b, n, aba);
+        four(b->m, &in, &o, b->OUT + n * nq, st, w);
         for (int l = 0; l < 4; ++l)
             b->status[n + l] = st[l];
     }
-    for (; n < hi; ++n)
-        b->status[n] = one(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g, b->FX + n * b->nfx * RD_WRENCH,
-                           b->nfx, b->friction, b->smooth, b->OUT + n * nq, w);
+    for (; n < hi; ++n) {
+        const rd_input in = row_input(b, n, aba);
+        b->status[n] = one(b->m, &in, &o, b->OUT + n * nq, w);
+    }
 }
 
 #if RD_LANES == 4
@@ -151,11 +163,13 @@ PyObject *rd_module_states(const rd_model *m, int aba, PyObject *q, PyObject *qd
 
 static void derivatives_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi, derivatives_fn fn)
 {
-    const int nq = b->m->nq;
+    const int nq = b->m->nq, aba = fn == rd_aba_derivatives;
     const npy_intp nn = (npy_intp)nq * nq;
-    for (npy_intp n = lo; n < hi; ++n)
-        b->status[n] = fn(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g, b->FX + n * b->nfx * RD_WRENCH,
-                          b->nfx, b->friction, b->smooth, b->OUT + n * nn, b->OUT2 + n * nn, b->OUT3 + n * nn, w);
+    const rd_options o = {b->g, b->friction, b->smooth};
+    for (npy_intp n = lo; n < hi; ++n) {
+        const rd_input in = row_input(b, n, aba);
+        b->status[n] = fn(b->m, &in, &o, b->OUT + n * nn, b->OUT2 + n * nn, b->OUT3 + n * nn, w);
+    }
 }
 
 static void rnea_derivatives_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
@@ -568,7 +582,8 @@ static PyObject *py_linear_recurrence(PyObject *mod, PyObject *args)
     double *work = malloc(sizeof(double) * 2 * (size_t)m);
     if (!work)
         return PyErr_NoMemory();
-    rd_linear_recurrence((int)m, (int)p, (int)ne, (int)K, DATA(Ad), DATA(Bd), DATA(x0), DATA(U), DATA(E), work);
+    const rd_linear_system sys = {(int)m, (int)p, DATA(Ad), DATA(Bd)};
+    rd_linear_recurrence(&sys, (int)ne, (int)K, DATA(x0), DATA(U), DATA(E), work);
     free(work);
     Py_RETURN_NONE;
 }
@@ -590,13 +605,16 @@ static int computed_torque_stage(const void *args)
 {
     const stage_args *a = args;
     const rd_computed_torque_options o = {a->kp, a->kd, a->position, a->predictive, a->desired_friction};
-    return rd_computed_torque(a->m, &o, a->q, a->qd, a->qr, a->qdr, a->qddr, a->out, work_of(a->m));
+    const rd_reference r = {a->qr, a->qdr, a->qddr};
+    return rd_computed_torque(a->m, &o, a->q, a->qd, &r, a->out, work_of(a->m));
 }
 
 static int pd_gravity_stage(const void *args)
 {
     const stage_args *a = args;
-    return rd_pd_gravity(a->m, a->kp, a->kd, a->q, a->qd, a->qr, a->qdr, a->out, work_of(a->m));
+    const rd_pd_gains k = {a->kp, a->kd};
+    const rd_reference r = {a->qr, a->qdr, NULL};
+    return rd_pd_gravity(a->m, &k, a->q, a->qd, &r, a->out, work_of(a->m));
 }
 
 static int saturate_stage(const void *args)
