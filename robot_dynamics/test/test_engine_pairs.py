@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import robot_dynamics as rd
-from robot_dynamics.kernels.layout import model_text
+from robot_dynamics.engine.layout import model_text
 
 ENGINE = Path(__file__).resolve().parents[1] / "src" / "engine"
 LIBRARY = ("algorithms", "model", "derivatives", "control", "plant", "simulate")

@@ -105,7 +105,7 @@ def run_engine_model(args: argparse.Namespace) -> int:
     import sys
 
     from ..errors import ModelError
-    from ..kernels.layout import model_text
+    from ..engine.layout import model_text
     from ..model import check_model
 
     m = load_model(args, report_issues=False)

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._rk4 import rk4_step
 from ..errors import InputError
-from ..kernels import gravity_vector, stages
+from ..engine import gravity_vector, stages
 from ..model.robot_model import RobotModel
 from .options import Integration, PlantOptions
 

@@ -4,7 +4,7 @@
  * Each performs the operations of its Python controller in the same order, with no contraction
  * into fused multiply-adds, so that both give the same numbers: PDGravity._law (Khalil [9.12]),
  * ComputedTorque._law (Khalil 9.4.2: [9.24], [9.29], [9.31]) and ControllerBase._saturate. The
- * Python controllers call these (through robot_dynamics.kernels.stages), so both ticks are one code.
+ * Python controllers call these (through robot_dynamics.engine.stages), so both ticks are one code.
  */
 #pragma GCC optimize("fp-contract=off")
 

@@ -104,7 +104,7 @@ typedef struct {
  * Ia, friction Fv, Fc, Fs = Fst - Fc and the Stribeck coefficient B (Khalil [7.26], [7.29]). Per
  * secondary link: carrier body, axis e_s, axial inertia I_s and b_s (Chen & Wang eq. 11). Per
  * frame: its body, body_R_frame and body_p_frame. Then gravity. Python's packer
- * (robot_dynamics.kernels.layout) writes the same list. */
+ * (robot_dynamics.engine.layout) writes the same list. */
 #define RD_MODEL_FIELDS(X)                                                                            \
     X(parent, nb) X(type, nb) X(joint, nb) X(mult, nb) X(offset, nb) X(axis, 3 * nb) X(E0, 9 * nb)    \
     X(r0, 3 * nb) X(mass, nb) X(h, 3 * nb) X(Io, 9 * nb)                                              \

@@ -19,14 +19,30 @@
 
 #include "engine.h"
 
-/* A RobotModel packed for the engine (module.c's Model type). */
+/* A RobotModel packed for the engine (module.c's Model type): the model half of the (model, data)
+ * pair, never written after it is built, so that any number of threads read it at once. */
 typedef struct {
     PyObject_HEAD
-    rd_model m;   /* its block holds the one-state workspace too */
-    rd_work work;
+    rd_model m;
 } EngineModel;
 
-extern PyTypeObject EngineModelType;
+/* The data half (module.c's Data type, Pinocchio's Data): a workspace of its own for models of
+ * nb bodies and nq joints, rd_work_bytes(nb, nq) bytes bound as rd_work. One thread writes it at a
+ * time: the library keeps one per thread (module.c's thread_data). */
+typedef struct {
+    PyObject_HEAD
+    int nb, nq;   /* the sizes it is bound for */
+    void *memory; /* its block (calloc) */
+    rd_work work;
+} EngineData;
+
+extern PyTypeObject EngineModelType, EngineDataType;
+
+/* The workspace of `obj` for the model m: an EngineData bound for m's sizes, or NULL with a TypeError. */
+rd_work *rd_module_data(PyObject *obj, const rd_model *m);
+
+/* A new EngineData for m's sizes (zeroed), or NULL with the exception. */
+EngineData *rd_module_new_data(const rd_model *m);
 
 /* Threads of the batches (set_num_threads). */
 extern int rd_threads;

@@ -3,7 +3,7 @@
  * integrated by classical RK4 under a zero-order hold, written into the caller's log.
  *
  * It only sequences the stages that the Python tick (robot_dynamics.simulation.Simulation._tick)
- * calls through robot_dynamics.kernels.stages: rd_computed_torque (ComputedTorque._law) or
+ * calls through robot_dynamics.engine.stages: rd_computed_torque (ComputedTorque._law) or
  * rd_pd_gravity (PDGravity._law),
  * rd_saturate_effort (ControllerBase._saturate), rd_plant_accel and rd_plant_step (Plant), so both
  * ticks give the same numbers by construction. Anything the Python
