@@ -393,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     compare(pin, "three_dof_geared", geared, None, [], thread_counts, geared_rows, [])
 
     tables: list[dict] = []
-    print(f"pinocchio {pin.__version__}, engine with OpenMP: {bool(rd.kernels.engine().OPENMP)}, {cores} cores; costs in microseconds")
+    print(f"pinocchio {pin.__version__}, engine with OpenMP: {bool(rd.engine.engine().OPENMP)}, {cores} cores; costs in microseconds")
     if not args.skip_cold:
         print("\ncold, fresh processes [s] (from the call / from the process start)")
         for what, call, wall in cold:

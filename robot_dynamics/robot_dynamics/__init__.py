@@ -38,7 +38,7 @@ from .errors import (
     SingularityError,
     UnknownNameError,
 )
-from .kernels import get_num_threads, set_num_threads
+from .engine import get_num_threads, set_num_threads
 from .kinematics import (
     IKResult,
     body_poses,

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from . import kernels
+from . import engine
 from ._batch import as_batch, kernel_array
 from .errors import InputError, SingularityError
 from .model.robot_model import RobotModel
@@ -61,7 +61,7 @@ def spatial_motion(
         v, a: body velocities and accelerations, body coordinates, [angular; linear], (N, nb, 6).
     """
     N, nb = q.shape[0], model.nb
-    E, r, v, a = kernels.motion(model, q, qd, qdd, gravity)
+    E, r, v, a = engine.motion(model, q, qd, qdd, gravity)
     return E.reshape(N, nb, 3, 3), r, v[:, :nb], a[:, :nb]
 
 
@@ -73,7 +73,7 @@ def body_poses(model: RobotModel, q: ArrayLike) -> Array:
 
 
 def _poses(model: RobotModel, qf: Array, frames: NDArray[np.int64]) -> Array:
-    return kernels.frame_poses(model, qf, frames)
+    return engine.frame_poses(model, qf, frames)
 
 
 def frame_poses(model: RobotModel, q: ArrayLike) -> Array:
@@ -98,14 +98,14 @@ def jacobian(model: RobotModel, q: ArrayLike, frame: str | None = None) -> Array
     """
     k = model.frame_index(frame or model.end_effector)
     qf, _, batch = _states(model, q)
-    return kernels.jacobian(model, qf, k).reshape(batch + (6, model.nq))
+    return engine.jacobian(model, qf, k).reshape(batch + (6, model.nq))
 
 
 def _point_motion(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None) -> tuple[Array, Array, tuple[int, ...]]:
     """Twist [v; w] of a frame's origin and its acceleration at qdd = 0 without gravity, (N, 6) each."""
     k = model.frame_index(frame or model.end_effector)
     qf, qdf, batch = _states(model, q, qd, need_qd=True)
-    vel, acc = kernels.point_motion(model, qf, qdf, k)
+    vel, acc = engine.point_motion(model, qf, qdf, k)
     if not (np.all(np.isfinite(vel)) and np.all(np.isfinite(acc))):
         raise InputError("frame motion: the result is not finite: the velocities are too large for double precision")
     return vel, acc, batch

@@ -275,7 +275,7 @@ def test_bad_input_is_refused_with_the_package_error():
 def test_the_two_derivations_agree(seed):
     """Trees without wrenches or gears take the base-frame formulas (rnea_derivatives_tree), the
     rest the tangents of the recursion (rnea_tangent): two derivations, the same numbers."""
-    from robot_dynamics.kernels import engine
+    from robot_dynamics.engine import engine
 
     rng = np.random.default_rng(4000 + seed)
     models = [rd.load_urdf(random_tree_urdf(rng, 10, n_fixed=2)), rd.load_robot(BUNDLED[seed % len(BUNDLED)])]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import robot_dynamics as rd
-from robot_dynamics.kernels import engine, engine_model
+from robot_dynamics.engine import engine
 
 G = np.array([0.0, 0.0, -9.81])
 
@@ -19,7 +19,7 @@ def puma():
 
 def _rnea_args(model, N=4, nfx=0):
     z = np.zeros((N, model.nq))
-    return [engine_model(model), z, z.copy(), z.copy(), G, np.zeros((N, nfx, 10)), False, 0.0, np.zeros((N, model.nq)),
+    return [model.engine_model, z, z.copy(), z.copy(), G, np.zeros((N, nfx, 10)), False, 0.0, np.zeros((N, model.nq)),
             np.zeros(N, dtype=np.int64)]
 
 
@@ -59,9 +59,9 @@ def test_read_only_outputs_and_bad_wrenches_and_frames_are_refused(puma):
         engine().rnea_batch(*args)
     Q = np.zeros((2, 6))
     with pytest.raises(ValueError, match="frame index 99 out of range"):
-        engine().jacobian_batch(engine_model(puma), Q, 99, np.zeros((2, 6, 6)))
+        engine().jacobian_batch(puma.engine_model, Q, 99, np.zeros((2, 6, 6)))
     with pytest.raises(ValueError, match="frame index -1 out of range"):
-        engine().frame_poses_batch(engine_model(puma), Q, np.array([0, -1]), np.zeros((2, 2, 4, 4)))
+        engine().frame_poses_batch(puma.engine_model, Q, np.array([0, -1]), np.zeros((2, 2, 4, 4)))
     with pytest.raises(TypeError, match="expected at most 10 arguments, got 11"):
         engine().rnea_batch(*_rnea_args(puma), None)
     with pytest.raises(TypeError, match="status: required"):
@@ -70,7 +70,7 @@ def test_read_only_outputs_and_bad_wrenches_and_frames_are_refused(puma):
 
 def test_the_compiled_loop_takes_named_fields_and_names_a_missing_or_unknown_one(puma):
     with pytest.raises(TypeError, match="plant: required"):
-        engine().simulate(ctrl=engine_model(puma))
+        engine().simulate(ctrl=puma.engine_model)
     with pytest.raises(TypeError, match="an unknown or repeated keyword argument"):
         engine().simulate(**_loop_call(puma), speed=2.0)
     call = _loop_call(puma)
@@ -103,7 +103,7 @@ def _loop_call(model, K=10):
     n = model.nq
     ticks = lambda: np.zeros((K, n))  # noqa: E731
     return dict(
-        ctrl=engine_model(model), plant=engine_model(model), law=engine().LAW_COMPUTED_TORQUE, substeps=1, last=K - 1, position=False, predictive=False,
+        ctrl=model.engine_model, plant=model.engine_model, law=engine().LAW_COMPUTED_TORQUE, substeps=1, last=K - 1, position=False, predictive=False,
         desired_friction=False, plant_friction=False, h=1e-3, smooth=0.0, kp=np.full(n, 100.0), kd=np.full(n, 20.0),
         limit=np.full(n, np.inf), actuator_limit=None, ctrl_A_inv=None, plant_A=None, g_plant=G, pos_std=np.zeros(n),
         vel_std=np.zeros(n), QR=ticks(), QDR=ticks(), QDDR=ticks(), ZQ=None, ZQD=None, DIST=ticks(), Q=ticks(),

@@ -9,13 +9,15 @@ batch sizes that leave one to three states for the one-state path, and one and t
 
 from __future__ import annotations
 
+import functools
+
 import sys
 
 import numpy as np
 import pytest
 
 import robot_dynamics as rd
-from robot_dynamics.kernels import engine
+from robot_dynamics.engine import engine
 from robot_dynamics.testing import random_tree_urdf
 
 ROBOTS = ["puma560", "iiwa14", "rx90", "planar2", "three_dof_geared"]
@@ -96,21 +98,22 @@ def test_clean_rows_go_straight_to_the_engine_and_equal_the_general_path(name, m
     """(N, nq) float64 rows at the model's gravity go from rnea/aba straight into the engine's batch
     (no validation in Python); the general path (any shape, gravity, wrenches) gives the same doubles,
     and a non-finite value anywhere still raises the general path's error naming its input."""
-    from robot_dynamics import kernels
+    from robot_dynamics import engine as boundary
 
     rng = np.random.default_rng(len(name) + 1)
     Q, QD, X = rng.uniform(-1.5, 1.5, (3, 203, model.nq))
-    for fast, general, xname in ((rd.rnea, kernels.rnea, "qdd"), (rd.aba, kernels.aba, "tau")):
-        one = getattr(engine(), fast.__name__)
-        out = one(model, Q, QD, X, True)
+    pair = (model.engine_model, model.engine_model.create_data())  # the engine's model and data
+    for fast, general, xname in ((rd.rnea, boundary.rnea, "qdd"), (rd.aba, boundary.aba, "tau")):
+        one = functools.partial(getattr(engine(), fast.__name__), *pair)
+        out = one(Q, QD, X, True)
         assert out is not NotImplemented and out.shape == Q.shape
         assert np.array_equal(out, general(model, Q, QD, X, None, None, True))
-        assert one(model, Q, QD[:5], X, True) is NotImplemented  # rows of different counts
-        assert one(model, Q[:, ::-1], QD, X, True) is NotImplemented  # not C-contiguous
+        assert one(Q, QD[:5], X, True) is NotImplemented  # rows of different counts
+        assert one(Q[:, ::-1], QD, X, True) is NotImplemented  # not C-contiguous
         for k, what in enumerate(("q", "qd", xname)):
             for bad in (np.nan, np.inf):
                 args = [Q.copy(), QD.copy(), X.copy()]
                 args[k][117, model.nq - 1] = bad
-                assert one(model, *args, True) is NotImplemented
+                assert one(*args, True) is NotImplemented
                 with pytest.raises(rd.InputError, match=rf"^{what}: contains NaN or infinite values"):
                     fast(model, *args)

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import robot_dynamics as rd
-from robot_dynamics.kernels import engine
-from robot_dynamics.kernels.layout import TEXT_MAGIC, model_text, pack
+from robot_dynamics.engine import engine
+from robot_dynamics.engine.layout import TEXT_MAGIC, model_text, pack
 
 TREE_ROBOTS = [name for name in rd.list_robots() if isinstance(rd.load_robot(name), rd.RobotModel)]
 
@@ -36,15 +36,16 @@ def test_the_parsed_model_gives_the_same_doubles(name):
     np.testing.assert_array_equal(limits, model.effort_limit)
     rng = np.random.default_rng(7)
     e = engine()
+    data = parsed.create_data()
     for _ in range(5):
         q, qd, qdd = rng.uniform(-1.5, 1.5, size=(3, model.nq))
         tau = rd.rnea(model, q, qd, qdd)
-        np.testing.assert_array_equal(e.rnea(parsed, q, qd, qdd, True), tau)
-        np.testing.assert_array_equal(e.rnea(parsed, q, qd, qdd, False), rd.rnea(model, q, qd, qdd, friction=False))
-        np.testing.assert_array_equal(e.aba(parsed, q, qd, tau, True), rd.aba(model, q, qd, tau))
-        np.testing.assert_array_equal(e.crba(parsed, q), rd.crba(model, q))
+        np.testing.assert_array_equal(e.rnea(parsed, data, q, qd, qdd, True), tau)
+        np.testing.assert_array_equal(e.rnea(parsed, data, q, qd, qdd, False), rd.rnea(model, q, qd, qdd, friction=False))
+        np.testing.assert_array_equal(e.aba(parsed, data, q, qd, tau, True), rd.aba(model, q, qd, tau))
+        np.testing.assert_array_equal(e.crba(parsed, data, q), rd.crba(model, q))
         # and the dynamics are right, not only equal: aba undoes rnea
-        np.testing.assert_allclose(e.aba(parsed, q, qd, tau, True), qdd, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(e.aba(parsed, data, q, qd, tau, True), qdd, rtol=1e-9, atol=1e-9)
 
 
 def test_the_geared_robot_keeps_its_drive_train():
@@ -54,7 +55,7 @@ def test_the_geared_robot_keeps_its_drive_train():
     assert "\nnr 4\n" in text and "\ntree 0\n" in text
     parsed, _, _ = engine().parse_model(text)
     q = np.array([0.3, -0.7, 1.1])
-    np.testing.assert_array_equal(engine().crba(parsed, q), rd.crba(model, q))
+    np.testing.assert_array_equal(engine().crba(parsed, parsed.create_data(), q), rd.crba(model, q))
 
 
 def _with_line(text: str, key: str, line: str | None) -> str:
@@ -108,7 +109,7 @@ def test_the_command_prints_the_text_the_engine_loads(tmp_path):
     parsed, names, _ = engine().parse_model(out)
     assert names == tuple(expected.joint_names)
     q = np.array([0.1, -0.2, 0.3, -0.4, 0.5, -0.6])
-    np.testing.assert_array_equal(engine().rnea(parsed, q, q, q, True), rd.rnea(expected, q, q, q))
+    np.testing.assert_array_equal(engine().rnea(parsed, parsed.create_data(), q, q, q, True), rd.rnea(expected, q, q, q))
     assert expected.rotor_inertia[0] == 1.14 and expected.viscous[0] == 3.0
 
 
@@ -139,4 +140,4 @@ def test_strict_records_its_checks_in_a_line_the_parser_skips(tmp_path):
     assert names == tuple(model.joint_names)
     np.testing.assert_array_equal(limits, model.effort_limit)
     q = np.array([0.1, -0.2, 0.3, -0.4, 0.5, -0.6])
-    np.testing.assert_array_equal(engine().rnea(parsed, q, q, q, True), rd.rnea(model, q, q, q))
+    np.testing.assert_array_equal(engine().rnea(parsed, parsed.create_data(), q, q, q, True), rd.rnea(model, q, q, q))

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import robot_dynamics as rd
-from robot_dynamics.kernels.layout import model_text
+from robot_dynamics.engine.layout import model_text
 
 ENGINE = Path(__file__).resolve().parents[1] / "src" / "engine"
 LIBRARY = ("algorithms", "model", "derivatives", "control", "plant", "simulate")
@@ -58,11 +58,11 @@ int main(int argc, char **argv)
     double *out = x + 4 * nq;
     for (int k = 0; k < 4 * nq; ++k)
         x[k] = strtod(argv[2 + k], NULL);
+    const rd_input in = {x, x + nq, x + 2 * nq, x + 3 * nq, NULL, 0};
+    const rd_options o = {NULL, 1, 0.0};
     for (int pass = 0; pass < 2; ++pass) {
-        const int st = pass ? rd_aba_derivatives(&m, x, x + nq, x + 3 * nq, m.gravity, NULL, 0, 1, 0.0, out,
-                                                 out + nq * nq, out + 2 * nq * nq, &w)
-                            : rd_rnea_derivatives(&m, x, x + nq, x + 2 * nq, m.gravity, NULL, 0, 1, 0.0, out,
-                                                  out + nq * nq, out + 2 * nq * nq, &w);
+        const int st = pass ? rd_aba_derivatives(&m, &in, &o, out, out + nq * nq, out + 2 * nq * nq, &w)
+                            : rd_rnea_derivatives(&m, &in, &o, out, out + nq * nq, out + 2 * nq * nq, &w);
         printf("%d\n", st);
         for (int k = 0; k < 3 * nq * nq; ++k)
             printf("%a\n", out[k]);

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import robot_dynamics as rd
-from robot_dynamics import kernels
+from robot_dynamics import engine as boundary
 from robot_dynamics.testing import random_tree_urdf
 
 
@@ -44,31 +45,104 @@ def test_the_engine_answers_not_implemented_for_anything_but_one_clean_state():
     """The one-state entry points take float64 C-contiguous vectors of length nq; everything else
     (a list, a batch, integers, a strided view, a NaN) goes back to the general path."""
     model = rd.load_robot("puma560")
-    e = kernels.engine()
-    em = kernels.engine_model(model)
+    e = boundary.engine()
+    em = model.engine_model
+    data = em.create_data()
     z = np.zeros(6)
-    assert e.rnea(model, z, z, z, True).shape == (6,)  # the RobotModel carries its engine model
-    np.testing.assert_array_equal(e.rnea(em, z, z, z, True), rd.rnea(model, z, z, z))
+    np.testing.assert_array_equal(e.rnea(em, data, z, z, z, True), rd.rnea(model, z, z, z))
     for bad in ([0.0] * 6, np.zeros((1, 6)), np.zeros(6, dtype=int), np.zeros(7), np.zeros(12)[::2],
                 np.array([np.nan, 0, 0, 0, 0, 0]), np.zeros(6, dtype=np.float32)):
-        assert e.rnea(em, bad, z, z, True) is NotImplemented
-        assert e.aba(em, z, bad, z, True) is NotImplemented
-        assert e.crba(em, bad) is NotImplemented
-    assert e.rnea(rd.load_robot("planar2"), z, z, z, True) is NotImplemented  # no engine model yet
-    assert e.rnea(object(), z, z, z, True) is NotImplemented
+        assert e.rnea(em, data, bad, z, z, True) is NotImplemented
+        assert e.aba(em, data, z, bad, z, True) is NotImplemented
+        assert e.crba(em, data, bad) is NotImplemented
     huge = np.array([1e200, 0, 0, 0, 0, 0])
-    assert e.rnea(em, z, huge, z, True) is NotImplemented  # not finite: the general path words it
+    assert e.rnea(em, data, z, huge, z, True) is NotImplemented  # not finite: the general path words it
+
+
+def test_the_engine_takes_its_model_and_a_data_of_that_model_explicitly():
+    """The one-state functions take (engine Model, Data, ...): a RobotModel, another object or a
+    Data of other sizes is a TypeError, not a workspace written out of its bounds."""
+    e = boundary.engine()
+    puma, planar = rd.load_robot("puma560"), rd.load_robot("planar2")
+    em, z = puma.engine_model, np.zeros(6)
+    with pytest.raises(TypeError, match="engine Model"):
+        e.rnea(puma, em.create_data(), z, z, z, True)
+    with pytest.raises(TypeError, match="engine Data"):
+        e.rnea(em, planar.engine_model.create_data(), z, z, z, True)
+    with pytest.raises(TypeError, match="engine Data"):
+        e.crba(em, object(), z)
+    data = e.Data(em)
+    assert (data.nb, data.nq) == (6, 6) and type(data) is type(em.create_data())
+    np.testing.assert_array_equal(e.crba(em, data, z), rd.crba(puma, z))
+
+
+def test_the_engine_model_is_a_declared_member_reached_by_one_accessor():
+    """RobotModel.engine_model: declared on the class, built once per model and kept, not pickled,
+    a new one for a replaced model."""
+    import functools
+    import pickle
+
+    model = rd.load_robot("puma560")
+    assert isinstance(type(model).__dict__["engine_model"], functools.cached_property)
+    em = model.engine_model
+    assert em is model.engine_model and type(em).__name__ == "Model" and em.nq == 6
+    again = pickle.loads(pickle.dumps(model))
+    assert "engine_model" not in again.__dict__
+    assert again.engine_model is not em and again.engine_model.nq == 6
+    assert model.replace(name="other").engine_model is not em
+
+
+def test_each_thread_has_its_own_data():
+    """The data the public functions use is the calling thread's: one per thread, the same for
+    every call of a thread on models of the same sizes, and their results equal."""
+    import threading
+
+    e = boundary.engine()
+    model = rd.load_robot("puma560")
+    em = model.engine_model
+    assert e.thread_data(em) is e.thread_data(em)
+    rng = np.random.default_rng(3)
+    states = rng.uniform(-1, 1, size=(64, 3, 6))
+    expected = [rd.rnea(model, *s) for s in states]
+    seen, results = [], {}
+
+    def work(k):
+        seen.append(e.thread_data(em))  # kept alive here: their ids stay distinct
+        results[k] = [rd.rnea(model, *s) for s in states]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(d) for d in seen}) == 4 and all(d is not e.thread_data(em) for d in seen)
+    for k in range(4):
+        np.testing.assert_array_equal(results[k], expected)
+    assert e.thread_data(rd.load_robot("planar2").engine_model).nq == 2  # other sizes: a data of those
+
+
+def test_the_extension_uses_the_public_c_api_only():
+    """No private CPython call (``_Py...``) in the extension's sources, and nothing of the package
+    sets the engine model on a RobotModel from outside (``object.__setattr__``)."""
+    from pathlib import Path
+
+    engine_src = Path(__file__).resolve().parents[1] / "src" / "engine"
+    for name in ("module.c", "module_batch.c", "module.h"):
+        assert "_Py" not in (engine_src / name).read_text(encoding="utf-8"), name
+    package = Path(boundary.__file__).resolve().parents[1]
+    for path in package.rglob("*.py"):
+        assert not re.search(r"__setattr__\([^)]*engine", path.read_text(encoding="utf-8")), path
 
 
 def test_a_stale_engine_build_is_refused_at_import(monkeypatch):
     import types
 
     fake = types.ModuleType("_robot_dynamics_engine")
-    fake.LAYOUT = kernels.LAYOUT + 1
+    fake.LAYOUT = boundary.LAYOUT + 1
     monkeypatch.setitem(sys.modules, "_robot_dynamics_engine", fake)
-    monkeypatch.setattr(kernels, "_ENGINE", None)
+    monkeypatch.setattr(boundary, "_ENGINE", None)
     with pytest.raises(ImportError, match="another version"):
-        kernels.engine()
+        boundary.engine()
 
 
 def test_one_state_dispatch_takes_any_array_like_and_gives_the_batch_numbers():
@@ -101,7 +175,7 @@ def test_the_public_one_state_functions_go_straight_to_the_engine_only_for_the_f
         general.append("general")
         return rd.rnea.__wrapped__(model, q, qd, qdd, gravity, f_ext, friction=friction)
 
-    first = kernels.engine_first("rnea")(general_rnea)
+    first = boundary.engine_first("rnea")(general_rnea)
     expected = {fr: rd.rnea.__wrapped__(model, q, qd, qdd, friction=fr) for fr in (True, False)}
     fast = [((model, q, qd, qdd), {}, True), ((model, q, qd, qdd, None), {}, True),
             ((model, q, qd, qdd, None, None), {"friction": False}, False),
@@ -163,9 +237,9 @@ def test_the_public_one_state_functions_are_functions_to_tools():
     assert arm.torques.__self__ is arm and arm.torques.__func__ is rd.rnea  # bound as a function is
     np.testing.assert_array_equal(Arm.torques(model, z, z, z), rd.rnea(model, z, z, z))
     with pytest.raises(TypeError, match="engine one-state function"):
-        kernels.engine().EngineFirst(len, rd.rnea.__wrapped__, 4, True)
+        boundary.engine().EngineFirst(len, rd.rnea.__wrapped__, 4, True)
     with pytest.raises(TypeError, match="engine one-state function"):
-        kernels.engine().EngineFirst(kernels.engine().rnea, rd.rnea.__wrapped__, 4, True, extra=1)
+        boundary.engine().EngineFirst(boundary.engine().rnea, rd.rnea.__wrapped__, 4, True, extra=1)
 
 
 @pytest.mark.parametrize("fn", ["rnea", "aba"])
@@ -239,7 +313,7 @@ def test_every_batch_takes_any_arrays_the_caller_passes():
     numbers of plain writeable arrays, serial and parallel (found by bench/fuzz.py)."""
     for robot in ("puma560", "three_dof_geared"):
         m = rd.load_robot(robot)
-        for rows in (2, kernels.engine().SERIAL_BELOW + 16):  # in the calling thread, and on the pool
+        for rows in (2, boundary.engine().SERIAL_BELOW + 16):  # in the calling thread, and on the pool
             Q = np.random.default_rng(0).uniform(-1, 1, (rows, m.nq))
             Qr = Q.copy()
             Qr.flags.writeable = False
@@ -276,9 +350,9 @@ def test_openmp_threads_sleep_between_batches_unless_the_user_says_otherwise():
 
 def test_small_batches_run_in_the_calling_thread_and_equal_the_parallel_ones():
     model = rd.load_robot("iiwa14")
-    n = kernels.engine().SERIAL_BELOW
-    threads = kernels.get_num_threads()
-    kernels.set_num_threads(2)  # the pool even on a one-core machine
+    n = boundary.engine().SERIAL_BELOW
+    threads = boundary.get_num_threads()
+    boundary.set_num_threads(2)  # the pool even on a one-core machine
     try:
         rng = np.random.default_rng(5)
         Q, QD, QDD = rng.uniform(-1, 1, (3, n, model.nq))
@@ -288,11 +362,11 @@ def test_small_batches_run_in_the_calling_thread_and_equal_the_parallel_ones():
         np.testing.assert_array_equal(rd.crba(model, Q[:-1]), rd.crba(model, Q)[:-1])
         np.testing.assert_array_equal(rd.jacobian(model, Q[:-1]), rd.jacobian(model, Q)[:-1])
         np.testing.assert_array_equal(rd.mechanical_energy(model, Q[:-1], QD[:-1]), rd.mechanical_energy(model, Q, QD)[:-1])
-        kernels.set_num_threads(1)
+        boundary.set_num_threads(1)
         np.testing.assert_array_equal(rd.rnea(model, Q, QD, QDD), tau)
         np.testing.assert_array_equal(rd.frame_poses(model, Q), rd.frame_poses(model, Q[::-1])[::-1])
     finally:
-        kernels.set_num_threads(threads)
+        boundary.set_num_threads(threads)
 
 
 @pytest.mark.parametrize("bad", [0, -2, 1.5, "2", True, None])
@@ -307,9 +381,9 @@ def test_a_used_model_pickles_without_its_engine_copy_and_still_computes():
     model = rd.load_robot("puma560")
     q = np.full(6, 0.2)
     tau = rd.rnea(model, q, q, q)
-    assert "_engine" in model.__dict__
+    assert "engine_model" in model.__dict__
     again = pickle.loads(pickle.dumps(model))
-    assert "_engine" not in again.__dict__
+    assert "engine_model" not in again.__dict__
     np.testing.assert_array_equal(rd.rnea(again, q, q, q), tau)
 
 

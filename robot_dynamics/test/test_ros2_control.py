@@ -23,7 +23,7 @@ import yaml
 
 import robot_dynamics as rd
 from robot_dynamics.errors import InputError, ModelError, RobotDynamicsError, UnknownNameError
-from robot_dynamics.kernels.layout import model_text
+from robot_dynamics.engine.layout import model_text
 from robot_dynamics.model import check_model
 from robot_dynamics.ros.launch_support import arm_parameters, parse_pairs, write_parameter_file
 from robot_dynamics.ros.motion import SimulatedPlant

@@ -78,7 +78,7 @@ def test_pd_gravity_compiled_equals_python(puma, noise):
     make = lambda: PDGravity(puma.replace(mass=puma.mass * 1.1), omega=15.0, effort_limit=[60, 90, 30, 5, 5, 5])
     a, b, sim = _both(puma, make, np.array([0.4, -0.3, 0.5, 0.6, -0.4, 0.7]), 0.4, q0=np.zeros(6), noise=noise,
                       plant=PlantOptions(coulomb_smoothing=0.02))
-    assert sim._compiled.call["law"] == rd.kernels.engine().LAW_PD_GRAVITY
+    assert sim._compiled.call["law"] == rd.engine.engine().LAW_PD_GRAVITY
     _equal(a, b)
     assert 0 < a.metrics.saturated_fraction < 1 and np.abs(a.q[-1] - a.q[0]).max() > 0.1
 
@@ -131,7 +131,7 @@ def test_other_controllers_and_plants_take_the_python_tick():
 
 def test_the_engine_linear_recurrence_is_the_loop_it_replaces():
     """Khalil [9.28]'s predicted error runs x_k = Ad x_k-1 + Bd u_k-1 in the engine."""
-    from robot_dynamics.kernels import engine
+    from robot_dynamics.engine import engine
 
     rng = np.random.default_rng(2)
     m, p, K = 8, 3, 50

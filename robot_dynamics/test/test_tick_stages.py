@@ -1,4 +1,4 @@
-"""The engine's tick stages (kernels.stages), which the Python controllers and plant call and the
+"""The engine's tick stages (engine.stages), which the Python controllers and plant call and the
 compiled loop sequences, checked against a second derivation of each: the control laws written
 with the public rnea, saturation with numpy's clip, the plant step with the package's RK4 over the
 public aba."""
@@ -13,7 +13,7 @@ from robot_dynamics._rk4 import rk4_step
 from robot_dynamics.control import ComputedTorque, PDGravity, Reference
 from robot_dynamics.dynamics._common import joint_friction
 from robot_dynamics.errors import InputError
-from robot_dynamics.kernels import stages
+from robot_dynamics.engine import stages
 from robot_dynamics.testing import random_tree_urdf
 
 

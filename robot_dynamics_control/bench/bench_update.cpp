@@ -307,7 +307,9 @@ void bench_robot(const std::string & robot, const Options & opt, std::vector<Row
   subjects.push_back({"rd_rnea", "engine",
     [&](int64_t k) { moving_state(k, q, qd); },
     [&](int64_t) {
-      return rd_rnea(&m, q.data(), qd.data(), qdd.data(), m.gravity, nullptr, 0, 1, 0.0, tau.data(), &w) == RD_OK;
+      const rd_input in{q.data(), qd.data(), qdd.data(), nullptr, nullptr, 0};
+      const rd_options with_friction{nullptr, 1, 0.0};
+      return rd_rnea(&m, &in, &with_friction, tau.data(), &w) == RD_OK;
     }, {}, 0});
   subjects.push_back({"rd_gravity_compensation", "engine",
     [&](int64_t k) { moving_state(k, q, qd); },
@@ -317,8 +319,9 @@ void bench_robot(const std::string & robot, const Options & opt, std::vector<Row
   subjects.push_back({"rd_pd_gravity", "engine",
     [&](int64_t k) { moving_state(k, q, qd); },
     [&](int64_t) {
-      return rd_pd_gravity(&m, kp.data(), kd.data(), q.data(), qd.data(), goal_q.data(), zero.data(), tau.data(), &w) ==
-             RD_OK;
+      const rd_pd_gains gains{kp.data(), kd.data()};
+      const rd_reference reference{goal_q.data(), zero.data(), nullptr};
+      return rd_pd_gravity(&m, &gains, q.data(), qd.data(), &reference, tau.data(), &w) == RD_OK;
     }, {}, 0});
   rd_computed_torque_options ct_options{};
   ct_options.kp = kp.data();
@@ -326,8 +329,8 @@ void bench_robot(const std::string & robot, const Options & opt, std::vector<Row
   subjects.push_back({"rd_computed_torque", "engine",
     [&](int64_t k) { moving_state(k + 10, qr, qdr); moving_state(k, q, qd); },
     [&](int64_t) {
-      return rd_computed_torque(&m, &ct_options, q.data(), qd.data(), qr.data(), qdr.data(), qddr.data(), tau.data(), &w) ==
-             RD_OK;
+      const rd_reference reference{qr.data(), qdr.data(), qddr.data()};
+      return rd_computed_torque(&m, &ct_options, q.data(), qd.data(), &reference, tau.data(), &w) == RD_OK;
     }, {}, 0});
   subjects.push_back({"clock_gettime (empty timed part)", "timer", [](int64_t) {}, [](int64_t) { return true; }, {}, 0});
 

@@ -254,9 +254,9 @@ controller_interface::return_type ComputedTorqueController::update_and_write_com
   }
   return tick(time, [this] {
     finish_reference();
+    const rd_reference reference{qr_.data(), qdr_.data(), qddr_.data()};
     return rd_computed_torque(
-      &core_.model(), &options_, core_.q.data(), core_.qd.data(), qr_.data(), qdr_.data(), qddr_.data(),
-      core_.tau.data(), &core_.work());
+      &core_.model(), &options_, core_.q.data(), core_.qd.data(), &reference, core_.tau.data(), &core_.work());
   });
 }
 

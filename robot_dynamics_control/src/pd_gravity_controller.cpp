@@ -160,9 +160,10 @@ controller_interface::return_type PdGravityController::update(const rclcpp::Time
       qr_[static_cast<size_t>(k)] = core_.q[static_cast<size_t>(k)];
       qdr_[static_cast<size_t>(k)] = core_.qd[static_cast<size_t>(k)];
     }
+    const rd_pd_gains gains{kp_.data(), kd_.data()};
+    const rd_reference reference{qr_.data(), qdr_.data(), nullptr};
     const int status = rd_pd_gravity(
-      &core_.model(), kp_.data(), kd_.data(), core_.q.data(), core_.qd.data(), qr_.data(), qdr_.data(),
-      core_.tau.data(), &core_.work());
+      &core_.model(), &gains, core_.q.data(), core_.qd.data(), &reference, core_.tau.data(), &core_.work());
     if (status == RD_OK && params_.friction_feedforward) {
       for (int k : core_.index()) {  // the friction feed-forward at the reference velocity, Khalil [7.26]
         const auto j = static_cast<size_t>(k);

@@ -87,10 +87,13 @@ std::string trajectory_from_message(
   return "";
 }
 
-void hermite(
-  int order, double T, double s, double p0, double v0, double a0, double p1, double v1, double a1, double & p,
-  double & v, double & a) noexcept
+JointPoint hermite(int order, double T, double s, const JointPoint & start, const JointPoint & end) noexcept
 {
+  const double p0 = start.p, v0 = start.v, a0 = start.a, p1 = end.p, v1 = end.v, a1 = end.a;
+  JointPoint out;
+  double & p = out.p;
+  double & v = out.v;
+  double & a = out.a;
   const double d = p1 - p0;
   if (order >= 5) {
     // p(s) = sum c_k s^k matching p, v, a at both ends
@@ -113,6 +116,7 @@ void hermite(
     v = d / T;
     a = 0.0;
   }
+  return out;
 }
 
 void sample_trajectory(
@@ -150,7 +154,10 @@ void sample_trajectory(
   // the first segment leaves the held state with its velocity and acceleration (quintic) unless the
   // waypoints carry none: then linear, as between positions-only points
   for (size_t j = 0; j < N; ++j) {
-    hermite(order, tr.t[b] - ta, s - ta, pa[j], va[j], aa[j], pb[j], vb[j], ab[j], q[j], qd[j], qdd[j]);
+    const JointPoint at = hermite(order, tr.t[b] - ta, s - ta, {pa[j], va[j], aa[j]}, {pb[j], vb[j], ab[j]});
+    q[j] = at.p;
+    qd[j] = at.v;
+    qdd[j] = at.a;
   }
 }
 

@@ -130,8 +130,9 @@ void rk4_reference(EngineModel & m, std::vector<double> & x, const std::vector<d
     for (int i = 0; i < n; ++i) {
       d[i] = s[n + i];
     }
-    ASSERT_EQ(rd_aba(&m.model(), s.data(), s.data() + n, u.data(), m.model().gravity, nullptr, 0, friction, 0.0,
-                     d.data() + n, &m.work()), RD_OK);
+    const rd_input in{s.data(), s.data() + n, nullptr, u.data(), nullptr, 0};
+    const rd_options options{nullptr, friction, 0.0};
+    ASSERT_EQ(rd_aba(&m.model(), &in, &options, d.data() + n, &m.work()), RD_OK);
   };
   std::vector<double> k1, k2, k3, k4, s(2 * n);
   f(x, k1);
@@ -227,8 +228,8 @@ TEST(SimulatedSystem, GravityTorquesHoldTheArmAndEnergyIsConservedWithoutFrictio
   Sim sim(puma_with_block(param("drivetrain", drive()) + param("friction", "false") + param("substeps", "2"), kQ0));
   auto model = EngineModel::from_text(engine_model_text(read_text(robot_file("urdf/puma560.urdf")), drive(), "--strict"));
   std::vector<double> tau(6), zero(6, 0.0);
-  ASSERT_EQ(rd_rnea(&model->model(), kQ0.data(), zero.data(), zero.data(), model->model().gravity, nullptr, 0, 0, 0.0,
-                    tau.data(), &model->work()), RD_OK);
+  const rd_input at_rest{kQ0.data(), zero.data(), zero.data(), nullptr, nullptr, 0};
+  ASSERT_EQ(rd_rnea(&model->model(), &at_rest, nullptr, tau.data(), &model->work()), RD_OK);
   EXPECT_GT(std::abs(tau[1]), 10.0);  // the shoulder carries the arm
   sim.command = tau;
   for (int k = 0; k < 500; ++k) {  // one second

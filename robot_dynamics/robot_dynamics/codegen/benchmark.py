@@ -277,7 +277,7 @@ def benchmark(
         r = ref if n is None else ref[:n]
         return float(np.abs(np.asarray(tau).reshape(r.shape) - r).max() / scale)
 
-    from ..kernels import get_num_threads, set_num_threads
+    from ..engine import get_num_threads, set_num_threads
 
     engine_threads = get_num_threads()
     set_num_threads(threads)

@@ -102,7 +102,7 @@ def run_ros2_control(args: argparse.Namespace) -> int:
 def run_engine_model(args: argparse.Namespace) -> int:
     import sys
 
-    from ..kernels.layout import model_text
+    from ..engine.layout import model_text
     from ..model import check_model
     from ..ros.ros2_control import engine_model_text
 

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._batch import real_array
 from ..dynamics.rnea import rnea
 from ..errors import InputError, ModelError
-from ..kernels import stages
+from ..engine import stages
 from ..model.robot_model import RobotModel
 
 __all__ = [

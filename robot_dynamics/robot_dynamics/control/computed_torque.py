@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..dynamics import crba, rnea
 from ..errors import InputError
-from ..kernels import stages
+from ..engine import stages
 from ..model.robot_model import RobotModel
 from .base import ControllerBase, Reference, Status, gain_vector
 

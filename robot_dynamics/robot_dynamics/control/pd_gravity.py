@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..dynamics import rnea_derivatives
 from ..errors import InputError
-from ..kernels import stages
+from ..engine import stages
 from ..model.robot_model import RobotModel
 from .base import ControllerBase, Reference, Status, gain_vector
 from .pid import max_inertia_diagonal, sample_configurations

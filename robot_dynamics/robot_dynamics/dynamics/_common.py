@@ -1,12 +1,12 @@
-"""Input handling shared by the dynamics algorithms (validated once, at the engine's boundary: kernels)."""
+"""Input handling shared by the dynamics algorithms (validated once, at the engine's boundary: robot_dynamics.engine)."""
 
 from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import kernels
-from ..kernels import gravity_vector, joint_inputs
+from .. import engine
+from ..engine import gravity_vector, joint_inputs
 from ..model.robot_model import RobotModel
 
 __all__ = ["joint_inputs", "gravity_vector", "joint_friction", "body_velocities_of", "to_joint_space"]
@@ -21,7 +21,7 @@ def joint_friction(model: RobotModel, qd: ArrayLike, *, smoothing: float = 0.0) 
     friction on the model this is [7.27]-[7.28]. With ``smoothing = v_s > 0`` [rad/s or m/s],
     sign(qd) becomes tanh(qd / v_s) (a smooth law for integrators; 0 keeps sign(0) = 0).
     """
-    return kernels.friction(model, qd, smoothing)
+    return engine.friction(model, qd, smoothing)
 
 
 def body_velocities_of(model: RobotModel, qd: Array) -> Array:

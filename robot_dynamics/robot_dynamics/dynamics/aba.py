@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import kernels
+from .. import engine
 from ..model.robot_model import RobotModel
 
 __all__ = ["aba"]
@@ -19,7 +19,7 @@ __all__ = ["aba"]
 Array = NDArray[np.float64]
 
 
-@kernels.engine_first("aba")
+@engine.engine_first("aba")
 def aba(
     model: RobotModel,
     q: ArrayLike,
@@ -46,4 +46,4 @@ def aba(
             the message names the joint.
         InputError: a wrong shape, a non-finite input, or a result too large to be finite.
     """
-    return kernels.aba(model, q, qd, tau, gravity, f_ext, friction)
+    return engine.aba(model, q, qd, tau, gravity, f_ext, friction)

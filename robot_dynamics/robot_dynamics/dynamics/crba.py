@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import kernels
+from .. import engine
 from ..model.robot_model import RobotModel
 
 __all__ = ["crba"]
@@ -16,7 +16,7 @@ __all__ = ["crba"]
 Array = NDArray[np.float64]
 
 
-@kernels.engine_first("crba", fixed=2, friction=False)
+@engine.engine_first("crba", fixed=2, friction=False)
 def crba(model: RobotModel, q: ArrayLike) -> Array:
     """Joint-space inertia matrix A(q) (Khalil's A, Featherstone's H), shape (..., nq, nq).
 
@@ -24,4 +24,4 @@ def crba(model: RobotModel, q: ArrayLike) -> Array:
     diagonal (Khalil [7.29]) and, for a geared robot, the secondary links' M_s (seed 000
     eq. 18) on top of the virtual links' M_v.
     """
-    return kernels.crba(model, q)
+    return engine.crba(model, q)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import kernels
+from .. import engine
 from ..errors import InputError
 from ..model.robot_model import RobotModel
 
@@ -24,7 +24,7 @@ __all__ = ["rnea_derivatives", "aba_derivatives", "linearize"]
 Array = NDArray[np.float64]
 
 
-@kernels.engine_first("rnea_derivatives")
+@engine.engine_first("rnea_derivatives")
 def rnea_derivatives(
     model: RobotModel,
     q: ArrayLike,
@@ -53,10 +53,10 @@ def rnea_derivatives(
     Raises:
         InputError: a wrong shape, a non-finite input, or a result too large to be finite.
     """
-    return kernels.rnea_derivatives(model, q, qd, qdd, gravity, f_ext, friction)
+    return engine.rnea_derivatives(model, q, qd, qdd, gravity, f_ext, friction)
 
 
-@kernels.engine_first("aba_derivatives")
+@engine.engine_first("aba_derivatives")
 def aba_derivatives(
     model: RobotModel,
     q: ArrayLike,
@@ -81,7 +81,7 @@ def aba_derivatives(
         SingularityError: the joint-space inertia matrix is singular (a joint moves no inertia).
         InputError: a wrong shape, a non-finite input, or a result too large to be finite.
     """
-    return kernels.aba_derivatives(model, q, qd, tau, gravity, f_ext, friction)
+    return engine.aba_derivatives(model, q, qd, tau, gravity, f_ext, friction)
 
 
 def linearize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import kernels
+from .. import engine
 from ..model.robot_model import RobotModel
 
 __all__ = ["kinetic_energy", "potential_energy", "mechanical_energy"]
@@ -14,7 +14,7 @@ Array = NDArray[np.float64]
 
 
 def _energies(model: RobotModel, q: ArrayLike, qd: ArrayLike | None, gravity: ArrayLike | None) -> tuple[Array, tuple[int, ...]]:
-    return kernels.energies(model, q, qd, gravity)
+    return engine.energies(model, q, qd, gravity)
 
 
 def kinetic_energy(model: RobotModel, q: ArrayLike, qd: ArrayLike) -> Array:

@@ -1,8 +1,8 @@
 """Inverse dynamics: the recursive Newton-Euler algorithm (Khalil 7.5, Featherstone's ID).
 
 The recursion itself is the engine's ``rd_rnea`` (src/engine/algorithms.c); one clean state goes
-straight to the engine (:func:`robot_dynamics.kernels.engine_first`), everything else through the
-engine's boundary (kernels).
+straight to the engine (:func:`robot_dynamics.engine.engine_first`), everything else through the
+engine's boundary (robot_dynamics.engine).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .. import kernels
+from .. import engine
 from .._batch import real_array
 from ..model.robot_model import RobotModel
 
@@ -21,7 +21,7 @@ __all__ = ["rnea", "gravity_torques", "bias_torques"]
 Array = NDArray[np.float64]
 
 
-@kernels.engine_first("rnea")
+@engine.engine_first("rnea")
 def rnea(
     model: RobotModel,
     q: ArrayLike,
@@ -49,7 +49,7 @@ def rnea(
     Raises:
         InputError: a wrong shape, a non-finite input, or a result too large to be finite.
     """
-    return kernels.rnea(model, q, qd, qdd, gravity, f_ext, friction)
+    return engine.rnea(model, q, qd, qdd, gravity, f_ext, friction)
 
 
 def gravity_torques(model: RobotModel, q: ArrayLike, gravity: ArrayLike | None = None) -> Array:

@@ -15,6 +15,7 @@ link frame). Joint properties (limits, friction, rotor inertia) are per independ
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -282,9 +283,19 @@ class RobotModel:
         """Mass of the moving bodies [kg]."""
         return float(self.mass.sum())
 
+    @functools.cached_property
+    def engine_model(self) -> Any:
+        """This model packed for the compiled engine: its ``Model`` (the model half of the engine's
+        model/data pair, ``src/engine/engine.h``'s ``rd_model``; ``create_data()`` gives a workspace).
+        Built on first use (:func:`robot_dynamics.engine.layout.packed_model`) and kept, read-only,
+        with the model; the one way the package and the engine's C side reach it. Not pickled."""
+        from ..engine.layout import packed_model
+
+        return packed_model(self)
+
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the engine's packed copy (``_engine``), which is rebuilt on first use."""
-        return {k: v for k, v in self.__dict__.items() if k != "_engine"}
+        """Pickled without the engine's packed copy (``engine_model``), which is rebuilt on first use."""
+        return {k: v for k, v in self.__dict__.items() if k != "engine_model"}
 
     def replace(self, **changes: Any) -> RobotModel:
         """A new model with some fields changed (the model itself is never mutated)."""

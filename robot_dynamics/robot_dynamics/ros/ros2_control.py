@@ -324,7 +324,7 @@ def engine_model_text(model: RobotModel, *, strict: bool = True, allow_no_effort
         ModelError: ``strict`` and an issue the description does not accept (one line naming each),
             or a joint name with white space.
     """
-    from ..kernels.layout import model_text
+    from ..engine.layout import model_text
 
     text = model_text(model)
     if not strict:

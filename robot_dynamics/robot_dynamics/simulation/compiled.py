@@ -6,7 +6,7 @@ friction at the measured or the desired velocity) or a
 :class:`~robot_dynamics.control.PDGravity` on the current gravity torque, with joint and actuator
 limits, a rigid plant
 integrated by RK4, a joint reference, a constant (or no) disturbance. It sequences the engine
-stages that the Python controllers and plant call (:mod:`robot_dynamics.kernels.stages`: the
+stages that the Python controllers and plant call (:mod:`robot_dynamics.engine.stages`: the
 control law, saturation, the plant's RK4 step; ``src/engine/simulate.c``), so both
 ticks give the same numbers; a tick it cannot take as the Python tick would (a FAULT, a failing
 integration) is left to the Python tick, which words what happened. Both advance the
@@ -23,7 +23,7 @@ import numpy as np
 
 from ..control.computed_torque import ComputedTorque
 from ..control.pd_gravity import PDGravity
-from ..kernels import engine, engine_model
+from ..engine import engine
 from .options import SimulationOptions
 from .plant import Plant
 from .tick_state import TickState
@@ -88,7 +88,7 @@ class CompiledLoop:
             (c.scheme == "position", c.predictive, c.friction_velocity == "desired") if isinstance(c, ComputedTorque)
             else (False, False, False))
         self.call = dict(
-            ctrl=engine_model(c.model), plant=engine_model(plant.model), law=_law(c),
+            ctrl=c.model.engine_model, plant=plant.model.engine_model, law=_law(c),
             substeps=opt.integration.substeps, last=K - 1, position=position,
             predictive=predictive, desired_friction=desired, plant_friction=plant.friction,
             h=opt.integration.period / opt.integration.substeps,

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._rk4 import rk4_step
 from ..errors import InputError
-from ..kernels import check_status, engine, gravity_vector, stages
+from ..engine import check_status, engine, gravity_vector, stages
 from ..model.robot_model import RobotModel
 from .options import Integration, PlantOptions
 
@@ -126,7 +126,7 @@ class Plant:
         effort. Then ``substeps`` RK4 steps of dt / substeps; a step over ``max_step`` [s] refuses
         the period (``max_substeps`` 0) or cuts it into ceil(dt / max_step) steps, at most
         ``max_substeps`` (then the simulated time falls behind). ``k1`` is ``derivative(x, u)[0]``
-        when known. Raises nothing for the plant: the :class:`~robot_dynamics.kernels.stages.PlantAdvance`
+        when known. Raises nothing for the plant: the :class:`~robot_dynamics.engine.stages.PlantAdvance`
         says what happened (``code``).
         """
         if self.elastic:

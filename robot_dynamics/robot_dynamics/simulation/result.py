@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..control.base import Status
-from ..kernels import engine
+from ..engine import engine
 from ..kinematics import frame_pose
 from ..model.robot_model import RobotModel
 

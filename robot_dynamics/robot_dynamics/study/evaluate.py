@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..kernels import get_num_threads, set_num_threads
+from ..engine import get_num_threads, set_num_threads
 from ..model.robot_model import RobotModel
 from .description import Study
 

@@ -94,7 +94,8 @@ double rd_friction(const rd_model *m, int k, double qd, double smooth)
 /* The forward recursion of one state into w (recursions.h's forward). */
 void rd_forward(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g, rd_work *w)
 {
-    forward(m, q, qd, qdd, g, w->E, w->r, w->v, w->a, w->c);
+    const rd_arrays ar = rd_arrays_of(w);
+    forward(m, q, qd, qdd, g, &ar);
 }
 
 /* base_R_body and the body origins in the base frame from the joint transforms E, r. */
@@ -173,40 +174,45 @@ void rd_add_wrenches(const rd_work *w, const double *fx, int nfx, double *F)
 /* -- inverse dynamics ------------------------------------------------------------------------------- */
 
 /* tau = A qdd + C qd + Q + Gamma_f + J^T f_en (Khalil 7.5, Featherstone's ID). */
-int rd_rnea(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
-            const double *fx, int nfx, int friction, double smooth, double *tau, rd_work *w)
+int rd_rnea(const rd_model *m, const rd_input *in, const rd_options *o, double *tau, rd_work *w)
 {
     const int nq = m->nq;
-    forward(m, q, qd, qdd, g, w->E, w->r, w->v, w->a, w->c);
-    body_forces(m, w->v, w->a, w->f);
-    if (nfx > 0) {
+    const rd_options op = rd_options_of(m, o);
+    const double *qd = in->qd, *qdd = in->qdd;
+    const rd_arrays ar = rd_arrays_of(w);
+    forward(m, in->q, qd, qdd, op.gravity, &ar);
+    body_forces(m, &ar);
+    if (in->nfx > 0) {
         rd_world_poses(m, w);
-        rd_add_wrenches(w, fx, nfx, w->f);
+        rd_add_wrenches(w, in->fx, in->nfx, w->f);
     }
-    joint_torques(m, qd, qdd, w->E, w->r, w->v, w->a, w->f, tau);
-    if (friction) /* Khalil [7.26] */
+    joint_torques(m, qd, qdd, &ar, tau);
+    if (op.friction) /* Khalil [7.26] */
         for (int k = 0; k < nq; ++k)
-            tau[k] += rd_friction(m, k, qd[k], smooth);
+            tau[k] += rd_friction(m, k, qd[k], op.smooth);
     return rd_finite(tau, nq) ? RD_OK : RD_BAD_OUTPUT;
 }
 
 #if RD_LANES == 4
 /* rd_rnea of four states at once (no external wrenches): the same operations lane by lane. */
-RD_TARGET_CLONES void rd_rnea4(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
-                               int friction, double smooth, double *tau, int status[4], rd_work *w)
+RD_TARGET_CLONES void rd_rnea4(const rd_model *m, const rd_input *in, const rd_options *o, double *tau, int status[4],
+                               rd_work *w)
 {
     const int nb = m->nb, nq = m->nq;
+    const rd_options op = rd_options_of(m, o);
+    const double *qd = in->qd;
     rd_x4 *E = (rd_x4 *)w->x4, *r = E + 9 * nb, *v = r + 3 * nb, *a = v + 6 * (nb + 1), *c = a + 6 * (nb + 1);
     rd_x4 *f = c + 6 * nb, *t = f + 6 * nb;
-    forward_x4(m, q, qd, qdd, g, E, r, v, a, c);
-    body_forces_x4(m, v, a, f);
-    joint_torques_x4(m, qd, qdd, E, r, v, a, f, t);
+    const rd_arrays_x4 ar = {E, r, v, a, c, f, NULL, NULL, NULL, NULL, NULL};
+    forward_x4(m, in->q, qd, in->qdd, op.gravity, &ar);
+    body_forces_x4(m, &ar);
+    joint_torques_x4(m, qd, in->qdd, &ar, t);
     for (int l = 0; l < 4; ++l) {
         double *tl = tau + l * nq;
         for (int k = 0; k < nq; ++k) {
             tl[k] = t[k][l];
-            if (friction)
-                tl[k] += rd_friction(m, k, qd[l * nq + k], smooth);
+            if (op.friction)
+                tl[k] += rd_friction(m, k, qd[l * nq + k], op.smooth);
         }
         status[l] = rd_finite(tl, nq) ? RD_OK : RD_BAD_OUTPUT;
     }
@@ -291,19 +297,18 @@ int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w)
 /* -- direct dynamics --------------------------------------------------------------------------------- */
 
 /* The articulated body algorithm (Featherstone 7.3, Khalil 7.6.2), for a tree without mimic
- * joints or coupled gear trains (recursions.h). */
-static int aba_tree(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-                    const double *fx, int nfx, int friction, double smooth, double *qdd, rd_work *w)
+ * joints or coupled gear trains (recursions.h); o with its gravity (rd_options_of). */
+static int aba_tree(const rd_model *m, const rd_input *in, const rd_options *o, double *qdd, rd_work *w)
 {
+    const rd_arrays ar = rd_arrays_of(w);
     /* Forward recursion: velocities and velocity-product accelerations c_i = v_i x S_i qd_i */
-    forward(m, q, qd, NULL, g, w->E, w->r, w->v, w->a, w->c);
-    articulated_init(m, w->v, w->IA, w->pA);
-    if (nfx > 0) {
+    forward(m, in->q, in->qd, NULL, o->gravity, &ar);
+    articulated_init(m, &ar);
+    if (in->nfx > 0) {
         rd_world_poses(m, w);
-        rd_add_wrenches(w, fx, nfx, w->pA);
+        rd_add_wrenches(w, in->fx, in->nfx, w->pA);
     }
-    const int singular = articulated_solve(m, qd, tau, friction, smooth, w->E, w->r, w->a, w->c, w->IA, w->pA, w->U,
-                                           w->D, w->u, qdd);
+    const int singular = articulated_solve(m, in->qd, in->tau, o, &ar, qdd);
     if (singular >= 0)
         return RD_SINGULAR + singular;
     return rd_finite(qdd, m->nq) ? RD_OK : RD_BAD_OUTPUT;
@@ -350,23 +355,25 @@ void rd_cholesky_solve(const double *L, int nq, double *x)
 /* Direct dynamics from the inverse model (Khalil 7.6.1): A qdd = tau - Gamma_f - h(q, qd).
  * Mimic joints and gear trains couple coordinates (a secondary link's b_s may span joints of
  * different branches), which the articulated-body recursion cannot absorb. */
-static int aba_joint_space(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-                           const double *fx, int nfx, int friction, double smooth, double *qdd, rd_work *w)
+static int aba_joint_space(const rd_model *m, const rd_input *in, const rd_options *o, double *qdd, rd_work *w)
 {
     const int nq = m->nq;
+    const double *qd = in->qd, *tau = in->tau;
     double *H = w->H, *h = w->h;
     for (int k = 0; k < nq; ++k)
         w->zero[k] = 0.0;
-    int st = rd_rnea(m, q, qd, w->zero, g, fx, nfx, 0, smooth, h, w);
+    const rd_input bias = {in->q, qd, w->zero, NULL, in->fx, in->nfx};
+    const rd_options no_friction = {o->gravity, 0, o->smooth};
+    int st = rd_rnea(m, &bias, &no_friction, h, w);
     if (st != RD_OK)
         return st;
-    st = rd_crba(m, q, H, w);
+    st = rd_crba(m, in->q, H, w);
     if (st != RD_OK)
         return st;
     for (int k = 0; k < nq; ++k) {
         qdd[k] = tau[k] - h[k];
-        if (friction)
-            qdd[k] -= rd_friction(m, k, qd[k], smooth);
+        if (o->friction)
+            qdd[k] -= rd_friction(m, k, qd[k], o->smooth);
     }
     if (rd_cholesky(H, nq) != RD_OK)
         return RD_NOT_POSITIVE_DEFINITE;
@@ -374,30 +381,33 @@ static int aba_joint_space(const rd_model *m, const double *q, const double *qd,
     return rd_finite(qdd, nq) ? RD_OK : RD_BAD_OUTPUT;
 }
 
-int rd_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-           const double *fx, int nfx, int friction, double smooth, double *qdd, rd_work *w)
+int rd_aba(const rd_model *m, const rd_input *in, const rd_options *o, double *qdd, rd_work *w)
 {
+    const rd_options op = rd_options_of(m, o);
     if (m->tree)
-        return aba_tree(m, q, qd, tau, g, fx, nfx, friction, smooth, qdd, w);
-    return aba_joint_space(m, q, qd, tau, g, fx, nfx, friction, smooth, qdd, w);
+        return aba_tree(m, in, &op, qdd, w);
+    return aba_joint_space(m, in, &op, qdd, w);
 }
 
 #if RD_LANES == 4
 /* rd_aba of four states of a tree at once (no external wrenches), lane by lane; where a lane's
  * articulated inertia is singular, the four states again one at a time (the statuses are theirs). */
-RD_TARGET_CLONES void rd_aba4(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-                              int friction, double smooth, double *qdd, int status[4], rd_work *w)
+RD_TARGET_CLONES void rd_aba4(const rd_model *m, const rd_input *in, const rd_options *o, double *qdd, int status[4],
+                              rd_work *w)
 {
     const int nb = m->nb, nq = m->nq;
+    const rd_options op = rd_options_of(m, o);
     rd_x4 *E = (rd_x4 *)w->x4, *r = E + 9 * nb, *v = r + 3 * nb, *a = v + 6 * (nb + 1), *c = a + 6 * (nb + 1);
     rd_x4 *IA = c + 6 * nb, *pA = IA + 36 * nb, *U = pA + 6 * nb, *D = U + 6 * nb, *u = D + nb;
-    forward_x4(m, q, qd, NULL, g, E, r, v, a, c);
-    articulated_init_x4(m, v, IA, pA);
-    const int singular = articulated_solve_x4(m, qd, tau, friction, smooth, E, r, a, c, IA, pA, U, D, u, qdd);
-    for (int l = 0; l < 4; ++l)
-        status[l] = singular >= 0 ? rd_aba(m, q + l * nq, qd + l * nq, tau + l * nq, g, NULL, 0, friction, smooth,
-                                           qdd + l * nq, w)
+    const rd_arrays_x4 ar = {E, r, v, a, c, NULL, IA, pA, U, D, u};
+    forward_x4(m, in->q, in->qd, NULL, op.gravity, &ar);
+    articulated_init_x4(m, &ar);
+    const int singular = articulated_solve_x4(m, in->qd, in->tau, &op, &ar, qdd);
+    for (int l = 0; l < 4; ++l) {
+        const rd_input one = {in->q + l * nq, in->qd + l * nq, NULL, in->tau + l * nq, NULL, 0};
+        status[l] = singular >= 0 ? rd_aba(m, &one, &op, qdd + l * nq, w)
                                   : (rd_finite(qdd + l * nq, nq) ? RD_OK : RD_BAD_OUTPUT);
+    }
 }
 #endif
 

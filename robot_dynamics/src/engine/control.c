@@ -4,7 +4,7 @@
  * Each performs the operations of its Python controller in the same order, with no contraction
  * into fused multiply-adds, so that both give the same numbers: PDGravity._law (Khalil [9.12]),
  * ComputedTorque._law (Khalil 9.4.2: [9.24], [9.29], [9.31]) and ControllerBase._saturate. The
- * Python controllers call these (through robot_dynamics.kernels.stages), so both ticks are one code.
+ * Python controllers call these (through robot_dynamics.engine.stages), so both ticks are one code.
  */
 #pragma GCC optimize("fp-contract=off")
 
@@ -18,7 +18,8 @@ int rd_gravity_compensation(const rd_model *m, const double *q, const double *v,
     if (!rd_finite(q, n) || (friction && !rd_finite(v, n)))
         return RD_BAD_INPUT;
     /* Q(q): the inverse dynamics at rest, where friction vanishes (Khalil [9.12]'s Q) */
-    int st = rd_rnea(m, q, w->zero, w->zero, m->gravity, NULL, 0, 0, 0.0, tau, w);
+    const rd_input rest = {q, w->zero, w->zero, NULL, NULL, 0};
+    int st = rd_rnea(m, &rest, NULL, tau, w);
     if (st != RD_OK)
         return st;
     if (friction) /* the friction feed-forward Gamma_f(v), Khalil [7.26] */
@@ -27,13 +28,16 @@ int rd_gravity_compensation(const rd_model *m, const double *q, const double *v,
     return rd_finite(tau, n) ? RD_OK : RD_BAD_OUTPUT;
 }
 
-int rd_pd_gravity(const rd_model *m, const double *kp, const double *kd, const double *q, const double *qd,
-                  const double *qr, const double *qdr, double *tau, rd_work *w)
+int rd_pd_gravity(const rd_model *m, const rd_pd_gains *k, const double *q, const double *qd, const rd_reference *r,
+                  double *tau, rd_work *w)
 {
     const int n = m->nq;
+    const double *kp = k->kp, *kd = k->kd, *qr = r->qr, *qdr = r->qdr;
     if (!rd_finite(q, n) || !rd_finite(qd, n) || !rd_finite(qr, n) || !rd_finite(qdr, n))
         return RD_BAD_INPUT;
-    int st = rd_rnea(m, q, w->zero, w->zero, m->gravity, NULL, 0, 1, 0.0, tau, w); /* Q(q) */
+    const rd_input rest = {q, w->zero, w->zero, NULL, NULL, 0};
+    const rd_options with_friction = {NULL, 1, 0.0};
+    int st = rd_rnea(m, &rest, &with_friction, tau, w); /* Q(q) */
     if (st != RD_OK)
         return st;
     for (int j = 0; j < n; ++j) /* Khalil [9.12], its -Kd qd written Kd (qd^d - qd) */
@@ -42,9 +46,10 @@ int rd_pd_gravity(const rd_model *m, const double *kp, const double *kd, const d
 }
 
 int rd_computed_torque(const rd_model *m, const rd_computed_torque_options *o, const double *q, const double *qd,
-                       const double *qr, const double *qdr, const double *qddr, double *tau, rd_work *w)
+                       const rd_reference *r, double *tau, rd_work *w)
 {
     const int n = m->nq;
+    const double *qr = r->qr, *qdr = r->qdr, *qddr = r->qddr;
     if (!rd_finite(qr, n) || !rd_finite(qdr, n) || !rd_finite(qddr, n) || !rd_finite(q, n) || !rd_finite(qd, n))
         return RD_BAD_INPUT;
     double *wv = w->law;
@@ -55,7 +60,9 @@ int rd_computed_torque(const rd_model *m, const rd_computed_torque_options *o, c
     }
     const double *qs = o->predictive ? qr : q, *qds = o->predictive ? qdr : qd; /* [9.31] */
     /* Gamma = A^ w + H^ by Newton-Euler (Khalil 9.4.2.5), friction at the measured velocity ... */
-    int st = rd_rnea(m, qs, qds, wv, m->gravity, NULL, 0, !o->desired_friction, o->smooth, tau, w);
+    const rd_input model_state = {qs, qds, wv, NULL, NULL, 0};
+    const rd_options friction = {NULL, !o->desired_friction, o->smooth};
+    int st = rd_rnea(m, &model_state, &friction, tau, w);
     if (st != RD_OK)
         return st;
     if (o->desired_friction) /* ... or fed forward at the desired one */

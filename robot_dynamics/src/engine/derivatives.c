@@ -9,8 +9,10 @@
 
 #if defined(__GNUC__)
 #define RD_COLD __attribute__((noinline, cold))
+#define RD_NOINLINE __attribute__((noinline))
 #else
 #define RD_COLD
+#define RD_NOINLINE
 #endif
 
 /* The spatial algebra of two vectors of one state at once (tree_fill): recursions.h for rd_x2
@@ -276,16 +278,16 @@ static void tangent_backward(const rd_model *m, int k, int wrt_qd, rd_work *w)
  *   dtau_i = S_i . df_i,   df_p += X_i^T (df_i + dth_i S_i x* f_i).
  * Only the bodies the coordinate moves are visited forward ("moved"); the backward pass visits
  * them and their ancestors. */
-static void rnea_tangent(const rd_model *m, const double *qd, const double *qdd, const double *fx, int nfx, int k,
-                         int wrt_qd, int friction, double smooth, rd_work *w)
+static void rnea_tangent(const rd_model *m, const rd_input *in, const rd_options *o, int k, int wrt_qd, rd_work *w)
 {
-    tangent_forward(m, qd, qdd, k, wrt_qd, w);
+    const double *qd = in->qd;
+    tangent_forward(m, qd, in->qdd, k, wrt_qd, w);
     if (!wrt_qd)
-        tangent_wrenches(m, fx, nfx, w);
+        tangent_wrenches(m, in->fx, in->nfx, w);
     tangent_secondary(m, qd, k, wrt_qd, w);
     tangent_backward(m, k, wrt_qd, w);
-    if (wrt_qd && friction)
-        w->dtau[k] += friction_slope(m, k, qd[k], smooth);
+    if (wrt_qd && o->friction)
+        w->dtau[k] += friction_slope(m, k, qd[k], o->smooth);
 }
 
 
@@ -531,49 +533,48 @@ static void tree_start(const rd_model *m, const double *q, const double *qd, con
     tree_mass_matrix(m, M, w);
 }
 
-/* The tree's derivatives from its composites, friction's slope on the diagonal of d/dqd. */
-static void tree_finish(const rd_model *m, const double *qd, int friction, double smooth, double *dq, double *dqd,
-                        rd_work *w)
+/* The tree's derivatives from its composites, friction's slope on the diagonal of d/dqd. Out of line,
+ * as the trees' two callers had it (inlined into both it measured 3 % slower). */
+static RD_NOINLINE void tree_finish(const rd_model *m, const double *qd, const rd_options *o, double *dq, double *dqd, rd_work *w)
 {
     tree_fill(m, dq, dqd, w);
-    for (int k = 0; k < m->nq && friction; ++k)
-        dqd[k * m->nq + k] += friction_slope(m, k, qd[k], smooth);
+    for (int k = 0; k < m->nq && o->friction; ++k)
+        dqd[k * m->nq + k] += friction_slope(m, k, qd[k], o->smooth);
 }
 
 /* rd_rnea_derivatives of any model: rd_rnea, then rnea_tangent along each coordinate, and M by
  * rd_crba. Out of line and cold: its 4 kB stay out of the trees' path through the instruction cache. */
-static RD_COLD int tangent_derivatives(const rd_model *m, const double *q, const double *qd, const double *qdd,
-                                       const double *g, const double *fx, int nfx, int friction, double smooth,
-                                       double *dtau_dq, double *dtau_dqd, double *M, rd_work *w)
+static RD_COLD int tangent_derivatives(const rd_model *m, const rd_input *in, const rd_options *o, double *dtau_dq,
+                                       double *dtau_dqd, double *M, rd_work *w)
 {
     const int nq = m->nq;
     int st;
-    if ((st = rd_rnea(m, q, qd, qdd, g, fx, nfx, friction, smooth, w->dtau, w)) != RD_OK)
+    if ((st = rd_rnea(m, in, o, w->dtau, w)) != RD_OK)
         return st;
     for (int k = 0; k < nq; ++k)
         for (int wrt_qd = 0; wrt_qd < 2; ++wrt_qd) {
             double *out = wrt_qd ? dtau_dqd : dtau_dq;
-            rnea_tangent(m, qd, qdd, fx, nfx, k, wrt_qd, friction, smooth, w);
+            rnea_tangent(m, in, o, k, wrt_qd, w);
             for (int j = 0; j < nq; ++j)
                 out[j * nq + k] = w->dtau[j];
         }
-    return M ? rd_crba(m, q, M, w) : RD_OK;
+    return M ? rd_crba(m, in->q, M, w) : RD_OK;
 }
 
 /* dtau/dq and dtau/dqd (nq x nq, row-major: [j, k] = d tau_j / d q_k) of rd_rnea at (q, qd, qdd),
  * friction and wrenches as there, and M = A(q) (rd_crba) when M is not NULL. */
-int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
-                        const double *fx, int nfx, int friction, double smooth, double *dtau_dq, double *dtau_dqd,
+int rd_rnea_derivatives(const rd_model *m, const rd_input *in, const rd_options *o, double *dtau_dq, double *dtau_dqd,
                         double *M, rd_work *w)
 {
     const int nq = m->nq;
+    const rd_options op = rd_options_of(m, o);
     int st;
-    if (tree_derivatives(m, nfx)) {
-        tree_start(m, q, qd, qdd, g, M ? M : w->L, w);
-        tree_finish(m, qd, friction, smooth, dtau_dq, dtau_dqd, w);
+    if (tree_derivatives(m, in->nfx)) {
+        tree_start(m, in->q, in->qd, in->qdd, op.gravity, M ? M : w->L, w);
+        tree_finish(m, in->qd, &op, dtau_dq, dtau_dqd, w);
         if (M && !rd_finite(M, nq * nq))
             return RD_BAD_OUTPUT;
-    } else if ((st = tangent_derivatives(m, q, qd, qdd, g, fx, nfx, friction, smooth, dtau_dq, dtau_dqd, M, w)) != RD_OK) {
+    } else if ((st = tangent_derivatives(m, in, &op, dtau_dq, dtau_dqd, M, w)) != RD_OK) {
         return st;
     }
     return rd_finite(dtau_dq, nq * nq) && rd_finite(dtau_dqd, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
@@ -607,18 +608,19 @@ static void inverse_from_factor(const double *L, int nq, double *T, double *Minv
  * from the Cholesky factor of A in w->L): qdd = A^-1 (tau - h - Gamma_f) from the composites (the
  * bias h_i = oS_i . oFc_i at qdd = 0), then the accelerations and forces again at that qdd for the
  * derivatives. */
-static int tree_at_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-                       int friction, double smooth, double *Minv, rd_work *w)
+static int tree_at_aba(const rd_model *m, const rd_input *in, const rd_options *o, double *Minv, rd_work *w)
 {
     const int nq = m->nq;
-    tree_start(m, q, qd, NULL, g, w->L, w);
+    const double *qd = in->qd, *tau = in->tau;
+    tree_start(m, in->q, qd, NULL, o->gravity, w->L, w);
     double *b = w->dtau, *acc = w->acc;
     for (int k = 0; k < nq; ++k)
-        b[k] = tau[k] - (friction ? rd_friction(m, k, qd[k], smooth) : 0.0);
+        b[k] = tau[k] - (o->friction ? rd_friction(m, k, qd[k], o->smooth) : 0.0);
     for (int i = 0; i < m->nb; ++i)
         b[m->body[i].joint] -= m->body[i].mult * dot6(w->oS + 6 * i, w->oFc + 6 * i);
     if (rd_cholesky(w->L, nq) != RD_OK) { /* rd_aba words which joint moves no inertia */
-        const int st = rd_aba(m, q, qd, tau, g, NULL, 0, friction, smooth, w->acc, w);
+        const rd_input state = {in->q, qd, NULL, tau, NULL, 0};
+        const int st = rd_aba(m, &state, o, w->acc, w);
         return st != RD_OK ? st : RD_NOT_POSITIVE_DEFINITE;
     }
     inverse_from_factor(w->L, nq, w->H, Minv); /* the output A^-1 also gives qdd = A^-1 b */
@@ -630,22 +632,22 @@ static int tree_at_aba(const rd_model *m, const double *q, const double *qd, con
     }
     if (!rd_finite(acc, nq))
         return RD_BAD_OUTPUT;
-    tree_motion(m, qd, acc, g, 0, w);
+    tree_motion(m, qd, acc, o->gravity, 0, w);
     tree_composites(m, 0, w);
-    tree_finish(m, qd, friction, smooth, w->H, w->L, w); /* the factor and L^-1 are spent */
+    tree_finish(m, qd, o, w->H, w->L, w); /* the factor and L^-1 are spent */
     return RD_OK;
 }
 
 /* The same by rd_aba, then rd_rnea_derivatives at its qdd (any model, wrenches included); dq, dqd:
  * room for d tau/dq, d tau/dqd on their way. */
-static RD_COLD int general_at_aba(const rd_model *m, const double *q, const double *qd, const double *tau,
-                                  const double *g, const double *fx, int nfx, int friction, double smooth, double *dq,
-                                  double *dqd, double *Minv, rd_work *w)
+static RD_COLD int general_at_aba(const rd_model *m, const rd_input *in, const rd_options *o, double *dq, double *dqd,
+                                  double *Minv, rd_work *w)
 {
     const int nq = m->nq;
-    int st = rd_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, w->acc, w);
+    int st = rd_aba(m, in, o, w->acc, w);
+    const rd_input at = {in->q, in->qd, w->acc, NULL, in->fx, in->nfx};
     if (st == RD_OK)
-        st = rd_rnea_derivatives(m, q, qd, w->acc, g, fx, nfx, friction, smooth, dq, dqd, w->L, w);
+        st = rd_rnea_derivatives(m, &at, o, dq, dqd, w->L, w);
     if (st == RD_OK && rd_cholesky(w->L, nq) != RD_OK)
         st = RD_NOT_POSITIVE_DEFINITE;
     if (st == RD_OK) {
@@ -690,14 +692,13 @@ static void minus_inverse_times(const double *Minv, int nq, const double *T, con
 /* dqdd/dq, dqdd/dqd and A^-1 of rd_aba at (q, qd, tau): qdd = A^-1 (tau - h(q, qd) - ...), so
  * dqdd/dx = -A^-1 dtau/dx evaluated at the motion's own qdd (the inverse dynamics identity,
  * as Carpentier & Mansard's ABA derivatives), A^-1 from the Cholesky factor of A (rd_crba). */
-int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-                       const double *fx, int nfx, int friction, double smooth, double *dqdd_dq, double *dqdd_dqd,
+int rd_aba_derivatives(const rd_model *m, const rd_input *in, const rd_options *o, double *dqdd_dq, double *dqdd_dqd,
                        double *Minv, rd_work *w)
 {
     const int nq = m->nq;
-    const int st = tree_derivatives(m, nfx)
-                       ? tree_at_aba(m, q, qd, tau, g, friction, smooth, Minv, w)
-                       : general_at_aba(m, q, qd, tau, g, fx, nfx, friction, smooth, dqdd_dq, dqdd_dqd, Minv, w);
+    const rd_options op = rd_options_of(m, o);
+    const int st = tree_derivatives(m, in->nfx) ? tree_at_aba(m, in, &op, Minv, w)
+                                                : general_at_aba(m, in, &op, dqdd_dq, dqdd_dqd, Minv, w);
     if (st != RD_OK)
         return st;
     minus_inverse_times(Minv, nq, w->H, w->L, dqdd_dq, dqdd_dqd); /* dtau/dq, dtau/dqd */

@@ -104,7 +104,7 @@ typedef struct {
  * Ia, friction Fv, Fc, Fs = Fst - Fc and the Stribeck coefficient B (Khalil [7.26], [7.29]). Per
  * secondary link: carrier body, axis e_s, axial inertia I_s and b_s (Chen & Wang eq. 11). Per
  * frame: its body, body_R_frame and body_p_frame. Then gravity. Python's packer
- * (robot_dynamics.kernels.layout) writes the same list. */
+ * (robot_dynamics.engine.layout) writes the same list. */
 #define RD_MODEL_FIELDS(X)                                                                            \
     X(parent, nb) X(type, nb) X(joint, nb) X(mult, nb) X(offset, nb) X(axis, 3 * nb) X(E0, 9 * nb)    \
     X(r0, 3 * nb) X(mass, nb) X(h, 3 * nb) X(Io, 9 * nb)                                              \
@@ -214,9 +214,34 @@ void rd_work_bind(rd_work *w, void *memory, int nb, int nq);
 /* A wrench row of f_ext: body, point (body frame), force (3), moment about the point (3), base axes. */
 enum { RD_WRENCH = 10 };
 
-/* The algorithms, one state each. g: gravity (3); fx: nfx wrench rows; out: nq unless said. */
-int rd_rnea(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
-            const double *fx, int nfx, int friction, double smooth, double *tau, rd_work *w);
+/* -- the algorithms' input ------------------------------------------------------------------------------
+ * As Pinocchio's rnea(model, data, q, v, a) and MuJoCo's mj_rne(m, d, ...): the model (rd_model), the
+ * data (rd_work), the state and its wrenches (rd_input), and the options of the call (rd_options),
+ * whose NULL (or NULL gravity) means the model's own gravity, no friction. */
+
+/* The state of one call (or of four: rows of nq values, q[l * nq + k], for rd_rnea4 and rd_aba4) and
+ * the external wrenches on it. Vectors have nq values in model order. */
+typedef struct {
+    const double *q;   /* joint positions [rad or m] */
+    const double *qd;  /* joint velocities [rad/s or m/s] */
+    const double *qdd; /* joint accelerations [rad/s^2 or m/s^2]: the input of inverse dynamics (rnea) */
+    const double *tau; /* joint torques [N m or N]: the input of direct dynamics (aba) */
+    const double *fx;  /* nfx wrench rows of RD_WRENCH values each (Khalil's f_en [7.30]), or NULL */
+    int nfx;           /* rows of fx (0: no wrench; the four-state calls take none) */
+} rd_input;
+
+/* The options of a call, kept apart from the state: gravity and friction. */
+typedef struct {
+    const double *gravity; /* (3) gravity [m/s^2] in base axes; NULL: the model's own m->gravity */
+    int friction;          /* 1: the joints' friction Gamma_f (Khalil [7.26]) in the torques; 0: none */
+    double smooth;         /* > 0: the Coulomb sign smoothed to tanh(qd / smooth), smooth [rad/s or m/s]; 0: sign(qd) */
+} rd_options;
+
+/* The algorithms, one state each; o NULL: rd_options {NULL, 0, 0.0}. out: nq values unless said. */
+
+/* Inverse dynamics tau = A qdd + C qd + Q + Gamma_f + J^T f_en (Khalil 7.5) at (in->q, in->qd, in->qdd). */
+int rd_rnea(const rd_model *m, const rd_input *in, const rd_options *o, double *tau, rd_work *w);
+/* The joint-space inertia matrix A(q): H (nq x nq, row-major) [kg m^2, kg m or kg]. */
 int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w);
 
 /* Four states at once, each in one lane of a vector register where the compiler has them (GCC,
@@ -227,21 +252,21 @@ int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w);
 #define RD_LANES 1
 #endif
 
-/* rd_rnea of four states (rows of nq values: q[l * nq + k]; no external wrenches), each lane's
- * operations those of one rd_rnea call, in the same order: the same doubles. status: RD_OK or
- * RD_BAD_OUTPUT per state. */
-void rd_rnea4(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
-              int friction, double smooth, double *tau, int status[4], rd_work *w);
+/* rd_rnea of four states (in: rows of nq values, q[l * nq + k]; its wrenches not read), each lane's
+ * operations those of one rd_rnea call, in the same order: the same doubles. tau: four rows; status:
+ * RD_OK or RD_BAD_OUTPUT per state. */
+void rd_rnea4(const rd_model *m, const rd_input *in, const rd_options *o, double *tau, int status[4], rd_work *w);
 /* rd_aba of four states of a tree (m->tree; no external wrenches), the same way. */
-void rd_aba4(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-             int friction, double smooth, double *qdd, int status[4], rd_work *w);
-int rd_aba(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-           const double *fx, int nfx, int friction, double smooth, double *qdd, rd_work *w);
-int rd_rnea_derivatives(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g,
-                        const double *fx, int nfx, int friction, double smooth, double *dtau_dq, double *dtau_dqd,
+void rd_aba4(const rd_model *m, const rd_input *in, const rd_options *o, double *qdd, int status[4], rd_work *w);
+/* Direct dynamics qdd = A^-1 (tau - C qd - Q - Gamma_f - J^T f_en) at (in->q, in->qd, in->tau): the
+ * articulated-body recursion for a tree (Featherstone 7.3), else the joint-space solve (Khalil 7.6.1). */
+int rd_aba(const rd_model *m, const rd_input *in, const rd_options *o, double *qdd, rd_work *w);
+/* dtau/dq and dtau/dqd (nq x nq, row-major: [j, k] = d tau_j / d q_k) of rd_rnea at in, and M = A(q)
+ * when M is not NULL. */
+int rd_rnea_derivatives(const rd_model *m, const rd_input *in, const rd_options *o, double *dtau_dq, double *dtau_dqd,
                         double *M, rd_work *w);
-int rd_aba_derivatives(const rd_model *m, const double *q, const double *qd, const double *tau, const double *g,
-                       const double *fx, int nfx, int friction, double smooth, double *dqdd_dq, double *dqdd_dqd,
+/* dqdd/dq, dqdd/dqd (nq x nq) of rd_aba at in, and Minv = A(q)^-1 (nq x nq). */
+int rd_aba_derivatives(const rd_model *m, const rd_input *in, const rd_options *o, double *dqdd_dq, double *dqdd_dqd,
                        double *Minv, rd_work *w);
 int rd_energy(const rd_model *m, const double *q, const double *qd, const double *g, double out[2], rd_work *w);
 void rd_body_poses(const rd_model *m, const double *q, rd_work *w);
@@ -251,7 +276,7 @@ void rd_point_motion(const rd_model *m, const double *q, const double *qd, int k
 void rd_forward(const rd_model *m, const double *q, const double *qd, const double *qdd, const double *g, rd_work *w);
 double rd_friction(const rd_model *m, int k, double qd, double smooth);
 int rd_finite(const double *x, int n);
-extern int rd_tangent_derivatives;
+extern int rd_tangent_derivatives; /* 1: the derivatives by the recursion's tangents only (a test switch) */
 
 /* -- control laws and the plant, one tick each (control.c, plant.c) ----------------------------------
  * What the Python controllers (robot_dynamics.control) and the simulated plant compute, for the
@@ -262,13 +287,26 @@ extern int rd_tangent_derivatives;
  * the friction feed-forward Gamma_f(qd) of Khalil [7.26] at the velocity v (measured or desired). */
 int rd_gravity_compensation(const rd_model *m, const double *q, const double *v, int friction, double *tau, rd_work *w);
 
+/* The reference of a control law: the desired state at the tick (nq values each). */
+typedef struct {
+    const double *qr;   /* desired positions [rad or m] */
+    const double *qdr;  /* desired velocities [rad/s or m/s] */
+    const double *qddr; /* desired accelerations [rad/s^2 or m/s^2] (computed torque; PD does not read it) */
+} rd_reference;
+
+/* The gains of PD with gravity compensation (nq values each). */
+typedef struct {
+    const double *kp; /* position gains [N m/rad or N/m] */
+    const double *kd; /* velocity gains [N m s/rad or N s/m] */
+} rd_pd_gains;
+
 /* PD with gravity compensation (Khalil [9.12] with Q(q)): tau = Kp (qr - q) + Kd (qdr - qd) + Q(q). */
-int rd_pd_gravity(const rd_model *m, const double *kp, const double *kd, const double *q, const double *qd,
-                  const double *qr, const double *qdr, double *tau, rd_work *w);
+int rd_pd_gravity(const rd_model *m, const rd_pd_gains *k, const double *q, const double *qd, const rd_reference *r,
+                  double *tau, rd_work *w);
 
 /* The options of joint-space computed torque (Khalil 9.4.2). */
 typedef struct {
-    const double *kp, *kd;  /* gains (nq) */
+    const double *kp, *kd;  /* gains (nq): Kp [1/s^2], Kd [1/s] (of the acceleration w) */
     int position;           /* Khalil [9.29] w = Kp e - Kd qd, instead of [9.24] */
     int predictive;         /* the model on the desired state (Khalil [9.31]) */
     int desired_friction;   /* friction feed-forward at qdr (else the measured velocity's, in rnea) */
@@ -278,7 +316,7 @@ typedef struct {
 /* tau = A^(q) w + H^(q, qd) by Newton-Euler (Khalil 9.4.2.5), w = qddr + Kd (qdr - qd) + Kp (qr - q)
  * [9.24] (or [9.29]). RD_BAD_INPUT for a non-finite input, RD_BAD_OUTPUT for non-finite torques. */
 int rd_computed_torque(const rd_model *m, const rd_computed_torque_options *o, const double *q, const double *qd,
-                       const double *qr, const double *qdr, const double *qddr, double *tau, rd_work *w);
+                       const rd_reference *r, double *tau, rd_work *w);
 
 /* Clips tau to +-limit (n values, in place); returns the clipped joints' bits (joints past 62: bit 62). */
 int64_t rd_saturate(int n, const double *limit, double *tau);
@@ -386,10 +424,17 @@ typedef struct {
  * what stopped it before tick *done (to be taken by the general path). */
 int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x, int *done, rd_work *wc, rd_work *wp);
 
-/* x_k = Ad x_(k-1) + Bd u_(k-1) from x_0 over K steps; E (K x ne): the first ne values of each x_k.
- * work: 2 m doubles. */
-void rd_linear_recurrence(int m, int p, int ne, int K, const double *Ad, const double *Bd, const double *x0,
-                          const double *U, double *E, double *work); /* 1: the derivatives by the recursion's tangents only (a test switch) */
+/* A discrete linear system x_k = Ad x_(k-1) + Bd u_(k-1) (row-major matrices). */
+typedef struct {
+    int m, p;         /* states, inputs */
+    const double *Ad; /* (m x m) */
+    const double *Bd; /* (m x p) */
+} rd_linear_system;
+
+/* x_k = Ad x_(k-1) + Bd u_(k-1) from x_0 (m) over K steps under the inputs U (K x p); E (K x ne):
+ * the first ne values of each x_k. work: 2 m doubles. */
+void rd_linear_recurrence(const rd_linear_system *s, int ne, int K, const double *x0, const double *U, double *E,
+                          double *work);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,19 @@ static inline rd_x2 rd_x2_mul(rd_x2 a, rd_x2 b) { return rd_x2_set(a.l[0] * b.l[
 static inline rd_x2 rd_x2_scale(double s, rd_x2 a) { return rd_x2_set(s * a.l[0], s * a.l[1]); }
 #endif
 
+/* The options of a call with their defaults filled in (o NULL: no friction; gravity NULL: the
+ * model's own), as the algorithms read them: gravity never NULL. */
+static inline rd_options rd_options_of(const rd_model *m, const rd_options *o)
+{
+    rd_options r = {m->gravity, 0, 0.0};
+    if (o) {
+        r = *o;
+        if (!r.gravity)
+            r.gravity = m->gravity;
+    }
+    return r;
+}
+
 #define RD_INLINE inline
 #define RD_REAL double
 #define RD_NAME(x) x
@@ -52,6 +65,13 @@ static inline rd_x2 rd_x2_scale(double s, rd_x2 a) { return rd_x2_set(s * a.l[0]
 #define RD_FRICTION(m, k, qd, smooth) rd_friction(m, k, (qd)[k], smooth)
 #define RD_ALL_POSITIVE(x) ((x) > 0.0)
 #include "recursions.h"
+
+/* The one-state recursions' arrays: rd_work's of the same names. */
+static inline rd_arrays rd_arrays_of(rd_work *w)
+{
+    const rd_arrays a = {w->E, w->r, w->v, w->a, w->c, w->f, w->IA, w->pA, w->U, w->D, w->u};
+    return a;
+}
 
 /* base_R_body and the body origins in the base frame (w->R, w->p) from the joint transforms E, r. */
 void rd_world_poses(const rd_model *m, rd_work *w);

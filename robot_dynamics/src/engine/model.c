@@ -143,12 +143,23 @@ static int fill(rd_model *m, const double *const x[RD_FIELD_COUNT], char *err, s
     return RD_OK;
 }
 
+/* A model's block as place() lays it out: what it holds besides the structs, and where its parts lie. */
+typedef struct {
+    int described;   /* 1: the description's joint names and limits too (rd_model_parse) */
+    size_t names;    /* bytes of the joint names */
+    size_t extra;    /* bytes at the end for the caller, 64-byte aligned */
+    void **extra_at; /* where those start (NULL: not asked) */
+    size_t off[8];   /* the parts' offsets (layout), then from the block's start */
+} model_block;
+
 /* Places the arrays of m in a new block (calloc) laid out by `layout`. */
-static int place(rd_model *m, const rd_model_size *z, int described, size_t names, size_t extra, void **extra_at,
-                 size_t off[8], char *err, size_t errlen)
+static int place(rd_model *m, const rd_model_size *z, model_block *blk, char *err, size_t errlen)
 {
+    size_t *off = blk->off;
+    const size_t extra = blk->extra;
+    void **extra_at = blk->extra_at;
     memset(m, 0, sizeof *m);
-    const size_t total = layout(z, described, names, extra, off);
+    const size_t total = layout(z, blk->described, blk->names, extra, off);
     char *at = calloc(1, total + RD_BLOCK);
     if (!at)
         return fail(err, errlen, "model: out of memory (%zu bytes)", total);
@@ -170,10 +181,10 @@ static int place(rd_model *m, const rd_model_size *z, int described, size_t name
 int rd_model_build(rd_model *m, const rd_model_size *z, const double *const x[RD_FIELD_COUNT], size_t extra,
                    void **extra_at, char *err, size_t errlen)
 {
-    size_t off[8];
+    model_block blk = {0, 0, extra, extra_at, {0}};
     int st = check_size(z, err, errlen);
     if (st == RD_OK)
-        st = place(m, z, 0, 0, extra, extra_at, off, err, errlen);
+        st = place(m, z, &blk, err, errlen);
     if (st == RD_OK)
         st = fill(m, x, err, errlen);
     if (st != RD_OK)
@@ -378,13 +389,15 @@ int rd_model_parse(rd_model *m, const char *text, size_t extra, void **extra_at,
 {
     cursor seen[KEYS];
     int found[KEYS];
-    size_t names_bytes = 0, off[8];
+    size_t names_bytes = 0;
     rd_model_size z;
     double *values[RD_FIELD_COUNT] = {0};
     memset(m, 0, sizeof *m);
     if (!text)
         return fail(err, errlen, "model text: none given");
     int st = scan(text, seen, found, &names_bytes, &z, err, errlen);
+    model_block blk = {1, names_bytes, extra, extra_at, {0}};
+    const size_t *off = blk.off;
     if (st == RD_OK)
         st = check_size(&z, err, errlen);
     for (int k = 0; st == RD_OK && k < RD_FIELD_COUNT; ++k) { /* the fields, counts checked */
@@ -400,7 +413,7 @@ int rd_model_parse(rd_model *m, const char *text, size_t extra, void **extra_at,
             st = read_values(&c, values[k], n, rd_model_field_names[k], err, errlen);
     }
     if (st == RD_OK)
-        st = place(m, &z, 1, names_bytes, extra, extra_at, off, err, errlen);
+        st = place(m, &z, &blk, err, errlen);
     if (st == RD_OK)
         st = fill(m, (const double *const *)values, err, errlen);
     if (st == RD_OK) { /* the description's side: joint names, limits */

@@ -1,14 +1,16 @@
 /* _robot_dynamics_engine: the Python side of the engine (CPython and numpy C API).
  *
  * Model(...): a RobotModel packed into the C structs of engine.h, once per model (the Python
- * package keeps it on the immutable RobotModel). It owns the one-state workspace: one-state
- * calls hold the GIL, so two of them never share it at once.
+ * package keeps it as RobotModel.engine_model), never written after. Data(model), or
+ * model.create_data(): a workspace of its own (Pinocchio's model.createData()). A Data is written
+ * by one thread at a time; the library keeps one per thread (thread_data) for the calls that hide
+ * it, as the public one-state functions do.
  *
- * One state: rnea(model, q, qd, qdd, friction), aba(model, q, qd, tau, friction), crba(model, q)
- * take float64 C-contiguous vectors of length nq exactly (checked here, cheaply) and return a new
- * array; for anything else (a list, a batch, integers, a bad value, a singular state) they return
- * NotImplemented, and the caller takes its general, validating path, which words the error.
- * ``model`` is an engine Model or a RobotModel that carries one as ``_engine``.
+ * One state: rnea(model, data, q, qd, qdd, friction), aba(model, data, q, qd, tau, friction),
+ * crba(model, data, q) take float64 C-contiguous vectors of length nq exactly (checked here,
+ * cheaply) and return a new array; for anything else (a list, a batch, integers, a bad value, a
+ * singular state) they return NotImplemented, and the caller takes its general, validating path,
+ * which words the error.
  *
  * The batches and the compiled loop: module_batch.c.
  */
@@ -21,11 +23,15 @@
 
 /* The contract between this module and the Python package: bump it when either side changes
  * what it passes or expects, so that a stale build is refused at import rather than misread. */
-#define RD_LAYOUT 6
+#define RD_LAYOUT 7
 
 int rd_threads = 1;
 
 /* -- the model ----------------------------------------------------------------------------------- */
+
+static PyObject *str_engine_model; /* "engine_model": RobotModel's accessor of its engine Model */
+static PyObject *str_thread_data;  /* the key of the calling thread's Data in its thread-state dict */
+static Py_tss_t thread_slot = Py_tss_NEEDS_INIT; /* that Data again, borrowed, without the dict lookup */
 
 static void model_dealloc(EngineModel *self)
 {
@@ -71,8 +77,8 @@ static int int_field(PyObject *kwargs, const char *name, int *out)
     return 0;
 }
 
-/* A new Python Model around *m (built), its workspace at `work`. */
-static PyObject *wrap_model(PyTypeObject *type, rd_model *m, void *work)
+/* A new Python Model around *m (built). */
+static PyObject *wrap_model(PyTypeObject *type, rd_model *m)
 {
     EngineModel *self = (EngineModel *)type->tp_alloc(type, 0);
     if (!self) {
@@ -80,11 +86,10 @@ static PyObject *wrap_model(PyTypeObject *type, rd_model *m, void *work)
         return NULL;
     }
     self->m = *m;
-    rd_work_bind(&self->work, work, m->nb, m->nq);
     return (PyObject *)self;
 }
 
-/* Model(**fields): the fields of engine.h's RD_MODEL_FIELDS (robot_dynamics.kernels.layout.pack)
+/* Model(**fields): the fields of engine.h's RD_MODEL_FIELDS (robot_dynamics.engine.layout.pack)
  * and the sizes nb, nq, nr, nf, tree. */
 static PyObject *model_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
@@ -106,13 +111,12 @@ static PyObject *model_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         x[k] = (const double *)PyArray_DATA(arr[k]);
     }
     rd_model m;
-    void *work;
     char err[256];
-    if (rd_model_build(&m, &z, x, rd_work_bytes(z.nb, z.nq), &work, err, sizeof err) != RD_OK) {
+    if (rd_model_build(&m, &z, x, 0, NULL, err, sizeof err) != RD_OK) {
         PyErr_SetString(PyExc_ValueError, err);
         goto done;
     }
-    result = wrap_model(type, &m, work);
+    result = wrap_model(type, &m);
 done:
     for (int k = 0; k < RD_FIELD_COUNT; ++k)
         Py_XDECREF(arr[k]);
@@ -126,20 +130,16 @@ static PyObject *py_parse_model(PyObject *mod, PyObject *arg)
     if (!text)
         return NULL;
     rd_model m;
-    rd_model_size z;
-    void *work;
     char err[256];
     int st;
     Py_BEGIN_ALLOW_THREADS
-    st = rd_model_text_size(text, &z, err, sizeof err);
-    if (st == RD_OK)
-        st = rd_model_parse(&m, text, rd_work_bytes(z.nb, z.nq), &work, err, sizeof err);
+    st = rd_model_parse(&m, text, 0, NULL, err, sizeof err);
     Py_END_ALLOW_THREADS
     if (st != RD_OK) {
         PyErr_SetString(PyExc_ValueError, err);
         return NULL;
     }
-    PyObject *out = wrap_model(&EngineModelType, &m, work);
+    PyObject *out = wrap_model(&EngineModelType, &m);
     if (!out)
         return NULL;
     /* the description's side, for the caller to check: joint names and effort limits */
@@ -167,7 +167,15 @@ static PyGetSetDef model_getset[] = {
     {"nq", (getter)model_get_nq, NULL, "independent joints", NULL},
     {"nb", (getter)model_get_nb, NULL, "moving bodies", NULL},
     {"tree", (getter)model_get_tree, NULL, "True when the articulated-body recursion applies", NULL},
-    {"work_bytes", (getter)model_get_work_bytes, NULL, "bytes of one state's workspace", NULL},
+    {"work_bytes", (getter)model_get_work_bytes, NULL, "bytes of one state's workspace (a Data's block)", NULL},
+    {NULL},
+};
+
+/* create_data() -> Data: a workspace of its own for this model (Pinocchio's model.createData()). */
+static PyObject *model_create_data(EngineModel *self, PyObject *unused) { return (PyObject *)rd_module_new_data(&self->m); }
+
+static PyMethodDef model_methods[] = {
+    {"create_data", (PyCFunction)model_create_data, METH_NOARGS, "create_data() -> Data: a workspace for this model"},
     {NULL},
 };
 
@@ -176,25 +184,135 @@ PyTypeObject EngineModelType = {
     .tp_basicsize = sizeof(EngineModel),
     .tp_dealloc = (destructor)model_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A RobotModel packed for the engine (keyword fields; see robot_dynamics.kernels.layout).",
+    .tp_doc = "A RobotModel packed for the engine (keyword fields; see robot_dynamics.engine.layout).",
     .tp_new = model_new,
     .tp_getset = model_getset,
+    .tp_methods = model_methods,
 };
+
+/* -- the data ------------------------------------------------------------------------------------------ */
+
+EngineData *rd_module_new_data(const rd_model *m)
+{
+    EngineData *self = (EngineData *)EngineDataType.tp_alloc(&EngineDataType, 0);
+    if (!self)
+        return NULL;
+    self->memory = calloc(1, rd_work_bytes(m->nb, m->nq)); /* zeroed: rd_work.zero stays zero */
+    if (!self->memory) {
+        Py_DECREF(self);
+        return (EngineData *)PyErr_NoMemory();
+    }
+    self->nb = m->nb, self->nq = m->nq;
+    rd_work_bind(&self->work, self->memory, m->nb, m->nq);
+    return self;
+}
+
+rd_work *rd_module_data(PyObject *obj, const rd_model *m)
+{
+    if (Py_TYPE(obj) != &EngineDataType || ((EngineData *)obj)->nb != m->nb || ((EngineData *)obj)->nq != m->nq) {
+        PyErr_SetString(PyExc_TypeError, "expected an engine Data of the model (model.create_data())");
+        return NULL;
+    }
+    return &((EngineData *)obj)->work;
+}
+
+static void data_dealloc(EngineData *self)
+{
+    if (PyThread_tss_is_created(&thread_slot) && PyThread_tss_get(&thread_slot) == self)
+        PyThread_tss_set(&thread_slot, NULL); /* the thread's dict dropped it (a new one, the thread's end) */
+    free(self->memory);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Data(model): a workspace for the engine Model `model`. */
+static PyObject *data_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *model;
+    if ((kwargs && PyDict_GET_SIZE(kwargs)) || !PyArg_ParseTuple(args, "O!:Data", &EngineModelType, &model))
+        return NULL;
+    return (PyObject *)rd_module_new_data(&((EngineModel *)model)->m);
+}
+
+static PyObject *data_get_nb(EngineData *self, void *closure) { return PyLong_FromLong(self->nb); }
+static PyObject *data_get_nq(EngineData *self, void *closure) { return PyLong_FromLong(self->nq); }
+
+static PyGetSetDef data_getset[] = {
+    {"nb", (getter)data_get_nb, NULL, "moving bodies of the models it serves", NULL},
+    {"nq", (getter)data_get_nq, NULL, "independent joints of the models it serves", NULL},
+    {NULL},
+};
+
+PyTypeObject EngineDataType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "_robot_dynamics_engine.Data",
+    .tp_basicsize = sizeof(EngineData),
+    .tp_dealloc = (destructor)data_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Data(model): a workspace (engine.h's rd_work) for the engine Model's sizes, written by one thread at a time.",
+    .tp_new = data_new,
+    .tp_getset = data_getset,
+};
+
+/* The calling thread's Data for m's sizes, borrowed (its thread-state dict holds it, and drops it
+ * with the thread; thread_slot points to it, so that a call finds it without a dict lookup): made
+ * on the thread's first call, made again when a model of other sizes comes. NULL with the exception. */
+static EngineData *thread_data(const rd_model *m)
+{
+    EngineData *cached = PyThread_tss_get(&thread_slot);
+    if (cached && cached->nb == m->nb && cached->nq == m->nq)
+        return cached;
+    PyObject *dict = PyThreadState_GetDict();
+    if (!dict) {
+        PyErr_SetString(PyExc_RuntimeError, "the engine's data: no thread state");
+        return NULL;
+    }
+    PyObject *d = PyDict_GetItemWithError(dict, str_thread_data);
+    if (d && Py_TYPE(d) == &EngineDataType && ((EngineData *)d)->nb == m->nb && ((EngineData *)d)->nq == m->nq)
+        return PyThread_tss_set(&thread_slot, d) ? (EngineData *)PyErr_NoMemory() : (EngineData *)d;
+    if (PyErr_Occurred())
+        return NULL;
+    EngineData *made = rd_module_new_data(m);
+    if (!made)
+        return NULL;
+    const int st = PyDict_SetItem(dict, str_thread_data, (PyObject *)made);
+    Py_DECREF(made); /* the dict's reference keeps it */
+    if (st < 0 || PyThread_tss_set(&thread_slot, made)) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        return NULL;
+    }
+    return made;
+}
+
+/* thread_data(model) -> Data: the calling thread's workspace for the engine Model (one per thread,
+ * as the public one-state functions use it); a new one replaces it for a model of other sizes. */
+static PyObject *py_thread_data(PyObject *mod, PyObject *arg)
+{
+    if (Py_TYPE(arg) != &EngineModelType) {
+        PyErr_SetString(PyExc_TypeError, "thread_data: expected an engine Model");
+        return NULL;
+    }
+    return Py_XNewRef((PyObject *)thread_data(&((EngineModel *)arg)->m));
+}
 
 /* -- one state --------------------------------------------------------------------------------------- */
 
-static PyObject *str_engine; /* "_engine" */
-
-/* The engine model of `obj` (an engine Model or a RobotModel carrying one), borrowed; NULL if none. */
+/* The engine Model of `obj`: itself, or a RobotModel's `engine_model` (a new reference either way);
+ * NULL, no exception set, when it has none. Once built, RobotModel.engine_model (a cached_property)
+ * lives in the instance's __dict__: found there first (a third of the attribute lookup's cost),
+ * else by the attribute, which builds it. */
 static EngineModel *engine_of(PyObject *obj)
 {
     if (Py_TYPE(obj) == &EngineModelType)
-        return (EngineModel *)obj;
-    PyObject **dict = _PyObject_GetDictPtr(obj);
-    if (!dict || !*dict)
-        return NULL;
-    PyObject *em = PyDict_GetItemWithError(*dict, str_engine);
+        return (EngineModel *)Py_NewRef(obj);
+    PyObject *dict = PyObject_GenericGetDict(obj, NULL);
+    PyObject *em = dict ? PyDict_GetItemWithError(dict, str_engine_model) : NULL;
+    Py_XDECREF(dict);
+    if (em && Py_TYPE(em) == &EngineModelType)
+        return (EngineModel *)Py_NewRef(em);
+    PyErr_Clear();
+    em = PyObject_GetAttr(obj, str_engine_model);
     if (!em || Py_TYPE(em) != &EngineModelType) {
+        Py_XDECREF(em);
         PyErr_Clear();
         return NULL;
     }
@@ -222,24 +340,39 @@ static inline int fast_rows(PyObject *x, int n, PyObject *like)
            (!like || PyArray_DIMS(a)[0] == PyArray_DIMS((PyArrayObject *)like)[0]);
 }
 
-/* One state (model, q, qd, x, friction) by fn, a new (nq,) array, or by dfn, a tuple of three new
- * (nq, nq) arrays (d/dq, d/dqd, M or M^-1); for rnea and aba also N states, three (N, nq) arrays
- * (fast_rows), as a batch. NotImplemented when the model has no engine model, q, qd, x are not clean
- * vectors (fast_vector) or rows, or the engine fails: the general path words the error. */
-static PyObject *one_state(PyObject *const *args, Py_ssize_t nargs, one_state_fn fn, derivatives_fn dfn)
+/* The model and data of a one-state call (args[0], args[1]): an engine Model and a Data of its
+ * sizes; NULL with a TypeError otherwise. */
+static const rd_model *model_and_data(PyObject *const *args, rd_work **w)
 {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "expected (model, q, qd, x, friction)");
+    if (Py_TYPE(args[0]) != &EngineModelType) {
+        PyErr_SetString(PyExc_TypeError, "expected an engine Model (RobotModel.engine_model)");
         return NULL;
     }
-    EngineModel *em = engine_of(args[0]);
-    const int nq = em ? em->m.nq : 0;
-    const int friction = em ? PyObject_IsTrue(args[4]) : 0;
+    const rd_model *m = &((EngineModel *)args[0])->m;
+    return (*w = rd_module_data(args[1], m)) ? m : NULL;
+}
+
+/* One state (model, data, q, qd, x, friction) by fn, a new (nq,) array, or by dfn, a tuple of three
+ * new (nq, nq) arrays (d/dq, d/dqd, M or M^-1); for rnea and aba also N states, three (N, nq) arrays
+ * (fast_rows), as a batch (its own workspaces). NotImplemented when q, qd, x are not clean vectors
+ * (fast_vector) or rows, or the engine fails: the general path words the error. */
+static PyObject *one_state(PyObject *const *args, Py_ssize_t nargs, one_state_fn fn, derivatives_fn dfn)
+{
+    rd_work *w;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "expected (model, data, q, qd, x, friction)");
+        return NULL;
+    }
+    const rd_model *m = model_and_data(args, &w);
+    if (!m)
+        return NULL;
+    const int nq = m->nq, friction = PyObject_IsTrue(args[5]);
     if (friction < 0)
         return NULL;
-    if (em && fn && fast_rows(args[1], nq, NULL) && fast_rows(args[2], nq, args[1]) && fast_rows(args[3], nq, args[1]))
-        return rd_module_states(&em->m, fn == rd_aba, args[1], args[2], args[3], friction);
-    if (!em || !fast_vector(args[1], nq) || !fast_vector(args[2], nq) || !fast_vector(args[3], nq))
+    args += 1; /* q, qd, x at args[1..3] */
+    if (fn && fast_rows(args[1], nq, NULL) && fast_rows(args[2], nq, args[1]) && fast_rows(args[3], nq, args[1]))
+        return rd_module_states(m, fn == rd_aba, args[1], args[2], args[3], friction);
+    if (!fast_vector(args[1], nq) || !fast_vector(args[2], nq) || !fast_vector(args[3], nq))
         Py_RETURN_NOTIMPLEMENTED;
     const int count = dfn ? 3 : 1;
     npy_intp dims[2] = {nq, nq};
@@ -254,8 +387,10 @@ static PyObject *one_state(PyObject *const *args, Py_ssize_t nargs, one_state_fn
     }
     const double *q = PyArray_DATA((PyArrayObject *)args[1]), *qd = PyArray_DATA((PyArrayObject *)args[2]),
                  *x = PyArray_DATA((PyArrayObject *)args[3]);
-    const int st = dfn ? dfn(&em->m, q, qd, x, em->m.gravity, NULL, 0, friction, 0.0, data[0], data[1], data[2], &em->work)
-                       : fn(&em->m, q, qd, x, em->m.gravity, NULL, 0, friction, 0.0, data[0], &em->work);
+    const int aba = fn == rd_aba || dfn == rd_aba_derivatives;
+    const rd_input in = {q, qd, aba ? NULL : x, aba ? x : NULL, NULL, 0};
+    const rd_options o = {NULL, friction, 0.0}; /* the model's gravity */
+    const int st = dfn ? dfn(m, &in, &o, data[0], data[1], data[2], w) : fn(m, &in, &o, data[0], w);
     PyObject *answer = st != RD_OK ? Py_NewRef(Py_NotImplemented) : dfn ? PyTuple_New(3) : Py_NewRef(out[0]);
     for (int k = 0; k < count; ++k)
         if (answer && PyTuple_Check(answer))
@@ -274,18 +409,21 @@ static PyObject *py_aba(PyObject *mod, PyObject *const *args, Py_ssize_t nargs) 
 
 static PyObject *py_crba(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "expected (model, q)");
+    rd_work *w;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "expected (model, data, q)");
         return NULL;
     }
-    EngineModel *em = engine_of(args[0]);
-    if (!em || !fast_vector(args[1], em->m.nq))
+    const rd_model *m = model_and_data(args, &w);
+    if (!m)
+        return NULL;
+    if (!fast_vector(args[2], m->nq))
         Py_RETURN_NOTIMPLEMENTED;
-    npy_intp dims[2] = {em->m.nq, em->m.nq};
+    npy_intp dims[2] = {m->nq, m->nq};
     PyArrayObject *H = (PyArrayObject *)PyArray_SimpleNew(2, dims, NPY_DOUBLE);
     if (!H)
         return NULL;
-    if (rd_crba(&em->m, PyArray_DATA((PyArrayObject *)args[1]), (double *)PyArray_DATA(H), &em->work) != RD_OK) {
+    if (rd_crba(m, PyArray_DATA((PyArrayObject *)args[2]), (double *)PyArray_DATA(H), w) != RD_OK) {
         Py_DECREF(H);
         Py_RETURN_NOTIMPLEMENTED;
     }
@@ -306,7 +444,8 @@ static PyObject *py_aba_derivatives(PyObject *mod, PyObject *const *args, Py_ssi
 
 /* EngineFirst(one_state, general, fixed, friction): a public function of the package. A call of the
  * fast shape goes straight to the engine's one-state function `one_state` (rnea, aba, crba or their
- * derivatives, above); any other call, or one the engine answers NotImplemented, runs the Python
+ * derivatives, above), with the model's engine Model (its `engine_model`) and the calling thread's
+ * Data; any other call, or one the engine answers NotImplemented, runs the Python
  * function `general`, the general, validating path, whose name, documentation and signature it
  * carries (its __wrapped__, as functools.wraps). The fast shape: `fixed` positional arguments (model
  * and the joint vectors), then, where `friction`, the optional (gravity, f_ext), both None, by
@@ -349,18 +488,24 @@ static PyObject *engine_first_call(PyObject *obj, PyObject *const *args, size_t 
         else
             fast = 0;
     }
-    if (fast) {
-        PyObject *pass[8];
-        Py_ssize_t n = 0;
-        for (; n < self->fixed; ++n)
-            pass[n] = args[n];
+    EngineModel *em = fast ? engine_of(args[0]) : NULL; /* the model's engine Model, and this thread's data */
+    EngineData *data = em ? thread_data(&em->m) : NULL;
+    if (data) {
+        PyObject *pass[8] = {(PyObject *)em, (PyObject *)data};
+        Py_ssize_t n = 2;
+        for (Py_ssize_t k = 1; k < self->fixed; ++k)
+            pass[n++] = args[k];
         if (self->friction)
             pass[n++] = friction;
         const fastcall_fn fn = (fastcall_fn)(void (*)(void))PyCFunction_GET_FUNCTION(self->one_state);
         PyObject *out = fn(PyCFunction_GET_SELF(self->one_state), pass, n);
+        Py_DECREF(em);
         if (out != Py_NotImplemented)
             return out; /* the answer, or NULL with the engine module's exception */
         Py_DECREF(out);
+    } else if (em) {
+        Py_DECREF(em);
+        return NULL; /* thread_data's exception */
     }
     return PyObject_Vectorcall(self->general, args, nargsf, kwnames);
 }
@@ -497,18 +642,20 @@ static PyObject *py_set_tangent_derivatives(PyObject *mod, PyObject *arg)
 }
 
 static PyMethodDef methods[] = {
+    {"thread_data", py_thread_data, METH_O,
+     "thread_data(model) -> Data: the calling thread's workspace for the engine Model (one per thread)"},
     {"parse_model", py_parse_model, METH_O,
      "parse_model(text) -> (Model, joint_names, effort_limits): the model's text form, as C loads it"},
     {"rnea", (PyCFunction)(void (*)(void))py_rnea, METH_FASTCALL,
-     "rnea(model, q, qd, qdd, friction) -> tau (nq,), or NotImplemented when not the fast shape or not OK"},
+     "rnea(model, data, q, qd, qdd, friction) -> tau (nq,), or NotImplemented when not the fast shape or not OK"},
     {"aba", (PyCFunction)(void (*)(void))py_aba, METH_FASTCALL,
-     "aba(model, q, qd, tau, friction) -> qdd (nq,), or NotImplemented when not the fast shape or not OK"},
+     "aba(model, data, q, qd, tau, friction) -> qdd (nq,), or NotImplemented when not the fast shape or not OK"},
     {"crba", (PyCFunction)(void (*)(void))py_crba, METH_FASTCALL,
-     "crba(model, q) -> H (nq, nq), or NotImplemented when not the fast shape or not OK"},
+     "crba(model, data, q) -> H (nq, nq), or NotImplemented when not the fast shape or not OK"},
     {"rnea_derivatives", (PyCFunction)(void (*)(void))py_rnea_derivatives, METH_FASTCALL,
-     "rnea_derivatives(model, q, qd, qdd, friction) -> (dtau_dq, dtau_dqd, M), or NotImplemented"},
+     "rnea_derivatives(model, data, q, qd, qdd, friction) -> (dtau_dq, dtau_dqd, M), or NotImplemented"},
     {"aba_derivatives", (PyCFunction)(void (*)(void))py_aba_derivatives, METH_FASTCALL,
-     "aba_derivatives(model, q, qd, tau, friction) -> (dqdd_dq, dqdd_dqd, Minv), or NotImplemented"},
+     "aba_derivatives(model, data, q, qd, tau, friction) -> (dqdd_dq, dqdd_dqd, Minv), or NotImplemented"},
     {"set_num_threads", py_set_num_threads, METH_O, "threads of the batches (1: the calling thread alone)"},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "threads of the batches"},
     {"set_tangent_derivatives", py_set_tangent_derivatives, METH_O,
@@ -524,13 +671,16 @@ static struct PyModuleDef moduledef = {
 PyMODINIT_FUNC PyInit__robot_dynamics_engine(void)
 {
     import_array();
-    if (PyType_Ready(&EngineModelType) < 0 || PyType_Ready(&EngineFirstType) < 0)
+    if (PyType_Ready(&EngineModelType) < 0 || PyType_Ready(&EngineDataType) < 0 || PyType_Ready(&EngineFirstType) < 0)
         return NULL;
-    str_engine = PyUnicode_InternFromString("_engine");
+    if (!PyThread_tss_is_created(&thread_slot) && PyThread_tss_create(&thread_slot))
+        return PyErr_NoMemory();
+    str_engine_model = PyUnicode_InternFromString("engine_model");
+    str_thread_data = PyUnicode_InternFromString("robot_dynamics.engine_data");
     str_gravity = PyUnicode_InternFromString("gravity");
     str_f_ext = PyUnicode_InternFromString("f_ext");
     str_friction = PyUnicode_InternFromString("friction");
-    if (!str_engine || !str_gravity || !str_f_ext || !str_friction)
+    if (!str_engine_model || !str_thread_data || !str_gravity || !str_f_ext || !str_friction)
         return NULL;
 #ifdef _OPENMP
     rd_threads = omp_get_max_threads();
@@ -542,8 +692,10 @@ PyMODINIT_FUNC PyInit__robot_dynamics_engine(void)
     if (!mod)
         return NULL;
     Py_INCREF(&EngineModelType);
+    Py_INCREF(&EngineDataType);
     Py_INCREF(&EngineFirstType);
     if (PyModule_AddObject(mod, "Model", (PyObject *)&EngineModelType) < 0 ||
+        PyModule_AddObject(mod, "Data", (PyObject *)&EngineDataType) < 0 ||
         PyModule_AddObject(mod, "EngineFirst", (PyObject *)&EngineFirstType) < 0 ||
         PyModule_AddIntConstant(mod, "LAYOUT", RD_LAYOUT) < 0 || PyModule_AddIntConstant(mod, "OPENMP", openmp) < 0 ||
         PyModule_AddIntConstant(mod, "LANES", RD_LANES) < 0 ||

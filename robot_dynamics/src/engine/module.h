@@ -19,23 +19,38 @@
 
 #include "engine.h"
 
-/* A RobotModel packed for the engine (module.c's Model type). */
+/* A RobotModel packed for the engine (module.c's Model type): the model half of the (model, data)
+ * pair, never written after it is built, so that any number of threads read it at once. */
 typedef struct {
     PyObject_HEAD
-    rd_model m;   /* its block holds the one-state workspace too */
-    rd_work work;
+    rd_model m;
 } EngineModel;
 
-extern PyTypeObject EngineModelType;
+/* The data half (module.c's Data type, Pinocchio's Data): a workspace of its own for models of
+ * nb bodies and nq joints, rd_work_bytes(nb, nq) bytes bound as rd_work. One thread writes it at a
+ * time: the library keeps one per thread (module.c's thread_data). */
+typedef struct {
+    PyObject_HEAD
+    int nb, nq;   /* the sizes it is bound for */
+    void *memory; /* its block (calloc) */
+    rd_work work;
+} EngineData;
+
+extern PyTypeObject EngineModelType, EngineDataType;
+
+/* The workspace of `obj` for the model m: an EngineData bound for m's sizes, or NULL with a TypeError. */
+rd_work *rd_module_data(PyObject *obj, const rd_model *m);
+
+/* A new EngineData for m's sizes (zeroed), or NULL with the exception. */
+EngineData *rd_module_new_data(const rd_model *m);
 
 /* Threads of the batches (set_num_threads). */
 extern int rd_threads;
 
 /* The signatures of rd_rnea and rd_aba, and of their derivatives. */
-typedef int (*one_state_fn)(const rd_model *, const double *, const double *, const double *, const double *,
-                            const double *, int, int, double, double *, rd_work *);
-typedef int (*derivatives_fn)(const rd_model *, const double *, const double *, const double *, const double *,
-                              const double *, int, int, double, double *, double *, double *, rd_work *);
+typedef int (*one_state_fn)(const rd_model *, const rd_input *, const rd_options *, double *, rd_work *);
+typedef int (*derivatives_fn)(const rd_model *, const rd_input *, const rd_options *, double *, double *, double *,
+                              rd_work *);
 
 /* rnea (aba = 0) or aba (aba = 1) of N states q, qd, x, each an (N, nq) float64 C-contiguous array, at the
  * model's gravity without wrenches, as a batch (threads and four states a call): a new (N, nq) array,

@@ -83,23 +83,35 @@ static int run_batch(const batch_args *b, rows_fn fn, npy_intp N)
     return 0;
 }
 
-typedef void (*four_states_fn)(const rd_model *, const double *, const double *, const double *, const double *, int,
-                               double, double *, int[4], rd_work *);
+typedef void (*four_states_fn)(const rd_model *, const rd_input *, const rd_options *, double *, int[4], rd_work *);
+
+/* Row n's state (x: its accelerations for rnea, torques for aba) and wrenches. */
+static inline rd_input row_input(const batch_args *b, npy_intp n, int aba)
+{
+    const int nq = b->m->nq;
+    const double *x = b->X + n * nq;
+    const rd_input in = {b->Q + n * nq, b->QD + n * nq, aba ? NULL : x, aba ? x : NULL, b->FX + n * b->nfx * RD_WRENCH,
+                         b->nfx};
+    return in;
+}
 
 /* rnea or aba rows: four states a call where the engine has them (no external wrenches), then one. */
 static void dynamics_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi, one_state_fn one,
                           four_states_fn four)
 {
-    const int nq = b->m->nq;
+    const int nq = b->m->nq, aba = one == rd_aba;
+    const rd_options o = {b->g, b->friction, b->smooth};
     npy_intp n = lo;
     for (int st[4]; four && b->nfx == 0 && n + 4 <= hi; n += 4) {
-        four(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g, b->friction, b->smooth, b->OUT + n * nq, st, w);
+        const rd_input in = row_input(b, n, aba);
+        four(b->m, &in, &o, b->OUT + n * nq, st, w);
         for (int l = 0; l < 4; ++l)
             b->status[n + l] = st[l];
     }
-    for (; n < hi; ++n)
-        b->status[n] = one(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g, b->FX + n * b->nfx * RD_WRENCH,
-                           b->nfx, b->friction, b->smooth, b->OUT + n * nq, w);
+    for (; n < hi; ++n) {
+        const rd_input in = row_input(b, n, aba);
+        b->status[n] = one(b->m, &in, &o, b->OUT + n * nq, w);
+    }
 }
 
 #if RD_LANES == 4
@@ -151,11 +163,13 @@ PyObject *rd_module_states(const rd_model *m, int aba, PyObject *q, PyObject *qd
 
 static void derivatives_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi, derivatives_fn fn)
 {
-    const int nq = b->m->nq;
+    const int nq = b->m->nq, aba = fn == rd_aba_derivatives;
     const npy_intp nn = (npy_intp)nq * nq;
-    for (npy_intp n = lo; n < hi; ++n)
-        b->status[n] = fn(b->m, b->Q + n * nq, b->QD + n * nq, b->X + n * nq, b->g, b->FX + n * b->nfx * RD_WRENCH,
-                          b->nfx, b->friction, b->smooth, b->OUT + n * nn, b->OUT2 + n * nn, b->OUT3 + n * nn, w);
+    const rd_options o = {b->g, b->friction, b->smooth};
+    for (npy_intp n = lo; n < hi; ++n) {
+        const rd_input in = row_input(b, n, aba);
+        b->status[n] = fn(b->m, &in, &o, b->OUT + n * nn, b->OUT2 + n * nn, b->OUT3 + n * nn, w);
+    }
 }
 
 static void rnea_derivatives_rows(const batch_args *b, rd_work *w, npy_intp lo, npy_intp hi)
@@ -276,6 +290,7 @@ enum { S_N = -1, S_K = -2, S_F = -3, S_W = -4, S_NQ = -5, S_NB = -6, S_NB1 = -7,
 
 typedef enum {
     A_MODEL,   /* an engine Model: const rd_model * */
+    A_DATA,    /* an engine Data of the model before it in the table: rd_work * (optional: absent or None, NULL) */
     A_IN,      /* float64 array: const double * */
     A_OUT,     /* writeable float64 array: double * */
     A_STATUS,  /* writeable int64 array: int64_t * */
@@ -383,7 +398,7 @@ static int parse_args(const arg_spec *spec, int count, PyObject *args, PyObject 
 {
     const Py_ssize_t npos = PyTuple_GET_SIZE(args);
     Py_ssize_t used = 0;
-    const rd_model *model = NULL;
+    const rd_model *model = NULL, *recent = NULL; /* the first model (the sizes), the last one */
     if (npos > count) {
         PyErr_Format(PyExc_TypeError, "expected at most %d arguments, got %zd", count, npos);
         return -1;
@@ -395,13 +410,19 @@ static int parse_args(const arg_spec *spec, int count, PyObject *args, PyObject 
         PyObject *v = i < npos ? PyTuple_GET_ITEM(args, i) : (kwargs ? PyDict_GetItemString(kwargs, a->name) : NULL);
         void *slot = out + a->at;
         used += i >= npos && v;
+        if (a->kind == A_DATA && a->optional && (!v || v == Py_None)) {
+            *(rd_work **)slot = NULL;
+            continue;
+        }
         if (!v) {
             PyErr_Format(PyExc_TypeError, "%s: required", a->name);
             return -1;
         }
         int st;
         if (a->kind == A_MODEL)
-            st = parse_model(a, v, slot, &model, sym);
+            st = parse_model(a, v, slot, &model, sym), recent = *(const rd_model **)slot;
+        else if (a->kind == A_DATA)
+            st = (*(rd_work **)slot = rd_module_data(v, recent)) ? 0 : -1;
         else if (a->kind == A_BOOL || a->kind == A_INT || a->kind == A_FRAME || a->kind == A_DOUBLE)
             st = parse_scalar(a, v, slot, model);
         else if (v == Py_None && a->optional)
@@ -444,7 +465,7 @@ typedef struct {
     rows_fn rows;
     stage_fn stage;
     int count;
-    arg_spec args[12];
+    arg_spec args[13];
 } call_spec;
 
 static call_spec batches[] = {
@@ -484,9 +505,6 @@ static call_spec batches[] = {
 };
 #define BATCH_COUNT ((int)(sizeof batches / sizeof batches[0]))
 
-/* The one-state workspace of the engine Model holding m. */
-static rd_work *work_of(const rd_model *m) { return &((EngineModel *)((char *)m - offsetof(EngineModel, m)))->work; }
-
 /* -- a compiled closed loop ---------------------------------------------------------------------------- */
 
 typedef struct {
@@ -494,6 +512,7 @@ typedef struct {
     rd_sim_log L;
     double *x;
     int k0, k1;
+    rd_work *wc, *wp; /* the controller's and the plant's data (NULL: the call's own) */
 } sim_call;
 
 #define SC(field) offsetof(sim_call, field)
@@ -501,7 +520,8 @@ typedef struct {
 #define SIM_TICKS(name, kind, field, optional) {name, kind, 2, {S_K, S_NQ}, optional, SC(L.field)}
 
 static const arg_spec simulate_args[] = {
-    {"ctrl", A_MODEL, 0, {0}, 0, SC(s.ctrl)}, {"plant", A_MODEL, 0, {0}, 0, SC(s.plant)}, {"law", A_INT, 0, {0}, 0, SC(s.law)},
+    {"ctrl", A_MODEL, 0, {0}, 0, SC(s.ctrl)}, {"ctrl_data", A_DATA, 0, {0}, 1, SC(wc)},
+    {"plant", A_MODEL, 0, {0}, 0, SC(s.plant)}, {"plant_data", A_DATA, 0, {0}, 1, SC(wp)}, {"law", A_INT, 0, {0}, 0, SC(s.law)},
     {"substeps", A_INT, 0, {0}, 0, SC(s.substeps)}, {"last", A_INT, 0, {0}, 0, SC(s.last)},
     {"position", A_BOOL, 0, {0}, 0, SC(s.position)}, {"predictive", A_BOOL, 0, {0}, 0, SC(s.predictive)},
     {"desired_friction", A_BOOL, 0, {0}, 0, SC(s.desired_friction)},
@@ -520,7 +540,8 @@ static const arg_spec simulate_args[] = {
 };
 
 /* simulate(**rd_sim's fields) -> (code, done): keyword arguments named as rd_sim's and rd_sim_log's
- * fields (engine.h), the per-tick arrays (K, nq), STATUS and CLIP int64 (K,), x (2 nq) updated. */
+ * fields (engine.h), the per-tick arrays (K, nq), STATUS and CLIP int64 (K,), x (2 nq) updated;
+ * ctrl_data and plant_data, the models' Data, or absent: two of the call's own. */
 static PyObject *py_simulate(PyObject *mod, PyObject *args, PyObject *kwargs)
 {
     sim_call c = {{0}};
@@ -538,7 +559,14 @@ static PyObject *py_simulate(PyObject *mod, PyObject *args, PyObject *kwargs)
         return NULL;
     }
     int done = c.k0;
-    const int code = rd_simulate(&c.s, &c.L, c.k0, c.k1, c.x, &done, work_of(c.s.ctrl), work_of(c.s.plant));
+    EngineData *own[2] = {c.wc ? NULL : rd_module_new_data(c.s.ctrl), c.wp ? NULL : rd_module_new_data(c.s.plant)};
+    if ((!c.wc && !own[0]) || (!c.wp && !own[1])) {
+        Py_XDECREF(own[0]), Py_XDECREF(own[1]);
+        return NULL;
+    }
+    rd_work *wc = c.wc ? c.wc : &own[0]->work, *wp = c.wp ? c.wp : &own[1]->work;
+    const int code = rd_simulate(&c.s, &c.L, c.k0, c.k1, c.x, &done, wc, wp);
+    Py_XDECREF(own[0]), Py_XDECREF(own[1]);
     return Py_BuildValue("ii", code, done);
 }
 
@@ -549,12 +577,14 @@ typedef struct {
     double dt;
     const double *u, *k1;
     double *x, *applied;
+    rd_work *w;
 } advance_call;
 
 #define AC(field) offsetof(advance_call, field)
 
 static const arg_spec plant_advance_args[] = {
-    {"model", A_MODEL, 0, {0}, 0, AC(p.plant.model)}, {"g", A_IN, 1, {3}, 0, AC(p.plant.g)},
+    {"model", A_MODEL, 0, {0}, 0, AC(p.plant.model)}, {"data", A_DATA, 0, {0}, 0, AC(w)},
+    {"g", A_IN, 1, {3}, 0, AC(p.plant.g)},
     {"friction", A_BOOL, 0, {0}, 0, AC(p.plant.friction)}, {"smooth", A_DOUBLE, 0, {0}, 0, AC(p.plant.smooth)},
     {"substeps", A_INT, 0, {0}, 0, AC(p.substeps)}, {"max_step", A_DOUBLE, 0, {0}, 0, AC(p.max_step)},
     {"max_substeps", A_INT, 0, {0}, 0, AC(p.max_substeps)}, {"dt", A_DOUBLE, 0, {0}, 0, AC(dt)},
@@ -562,7 +592,7 @@ static const arg_spec plant_advance_args[] = {
     {"applied", A_OUT, 1, {S_NQ}, 0, AC(applied)},
 };
 
-/* plant_advance(model, g, friction, smooth, substeps, max_step, max_substeps, dt, x, k1, u, applied)
+/* plant_advance(model, data, g, friction, smooth, substeps, max_step, max_substeps, dt, x, k1, u, applied)
  * -> (code, steps, h, braked, lagging): rd_plant_advance with rd_plant_period's fields; x (2 nq) and
  * applied (nq) written in place, k1 and u None for NULL. */
 static PyObject *py_plant_advance(PyObject *mod, PyObject *args, PyObject *kwargs)
@@ -574,7 +604,7 @@ static PyObject *py_plant_advance(PyObject *mod, PyObject *args, PyObject *kwarg
                    (char *)&c, sym))
         return NULL;
     rd_plant_report r;
-    const int code = rd_plant_advance(&c.p, c.dt, c.u, c.k1, c.x, c.applied, &r, work_of(c.p.plant.model));
+    const int code = rd_plant_advance(&c.p, c.dt, c.u, c.k1, c.x, c.applied, &r, c.w);
     return Py_BuildValue("iidii", code, r.steps, r.h, r.braked, r.lagging);
 }
 
@@ -604,18 +634,20 @@ static PyObject *py_linear_recurrence(PyObject *mod, PyObject *args)
     double *work = malloc(sizeof(double) * 2 * (size_t)m);
     if (!work)
         return PyErr_NoMemory();
-    rd_linear_recurrence((int)m, (int)p, (int)ne, (int)K, DATA(Ad), DATA(Bd), DATA(x0), DATA(U), DATA(E), work);
+    const rd_linear_system sys = {(int)m, (int)p, DATA(Ad), DATA(Bd)};
+    rd_linear_recurrence(&sys, (int)ne, (int)K, DATA(x0), DATA(U), DATA(E), work);
     free(work);
     Py_RETURN_NONE;
 }
 
 /* -- the tick stages, one state each -------------------------------------------------------------------
  * The functions of control.c and plant.c that the compiled loop sequences, for the Python controllers
- * and plant (robot_dynamics.kernels.stages): the Python tick computes what the compiled loop computes.
+ * and plant (robot_dynamics.engine.stages): the Python tick computes what the compiled loop computes.
  * Each takes its table's arguments, writes its outputs and returns the engine's status (an int). */
 
 typedef struct {
     const rd_model *m;
+    rd_work *w;
     const double *kp, *kd, *q, *qd, *qr, *qdr, *qddr, *g, *limit, *A_inv, *actuator_limit, *k1, *u;
     int position, predictive, desired_friction, friction, substeps;
     double smooth, h;
@@ -626,13 +658,16 @@ static int computed_torque_stage(const void *args)
 {
     const stage_args *a = args;
     const rd_computed_torque_options o = {a->kp, a->kd, a->position, a->predictive, a->desired_friction};
-    return rd_computed_torque(a->m, &o, a->q, a->qd, a->qr, a->qdr, a->qddr, a->out, work_of(a->m));
+    const rd_reference r = {a->qr, a->qdr, a->qddr};
+    return rd_computed_torque(a->m, &o, a->q, a->qd, &r, a->out, a->w);
 }
 
 static int pd_gravity_stage(const void *args)
 {
     const stage_args *a = args;
-    return rd_pd_gravity(a->m, a->kp, a->kd, a->q, a->qd, a->qr, a->qdr, a->out, work_of(a->m));
+    const rd_pd_gains k = {a->kp, a->kd};
+    const rd_reference r = {a->qr, a->qdr, NULL};
+    return rd_pd_gravity(a->m, &k, a->q, a->qd, &r, a->out, a->w);
 }
 
 static int saturate_stage(const void *args)
@@ -645,19 +680,19 @@ static int plant_accel_stage(const void *args)
 {
     const stage_args *a = args;
     const rd_plant p = {a->m, a->g, a->friction, a->smooth};
-    return rd_plant_accel(&p, a->q, a->qd, a->u, a->out, work_of(a->m));
+    return rd_plant_accel(&p, a->q, a->qd, a->u, a->out, a->w);
 }
 
 static int plant_step_stage(const void *args)
 {
     const stage_args *a = args;
     const rd_plant p = {a->m, a->g, a->friction, a->smooth};
-    return rd_plant_step(&p, a->h, a->substeps, a->out, a->k1, a->u, work_of(a->m));
+    return rd_plant_step(&p, a->h, a->substeps, a->out, a->k1, a->u, a->w);
 }
 
 #define ST(field) offsetof(stage_args, field)
 #define STAGE_VECTOR(name, kind, field, optional) {name, kind, 1, {S_NQ}, optional, ST(field)}
-#define STAGE_MODEL {"model", A_MODEL, 0, {0}, 0, ST(m)}
+#define STAGE_MODEL {"model", A_MODEL, 0, {0}, 0, ST(m)}, {"data", A_DATA, 0, {0}, 0, ST(w)}
 #define STAGE_GAINS STAGE_VECTOR("kp", A_IN, kp, 0), STAGE_VECTOR("kd", A_IN, kd, 0)
 #define STAGE_STATE STAGE_VECTOR("q", A_IN, q, 0), STAGE_VECTOR("qd", A_IN, qd, 0)
 #define STAGE_PLANT STAGE_MODEL, {"g", A_IN, 1, {3}, 0, ST(g)}, {"friction", A_BOOL, 0, {0}, 0, ST(friction)}, \
@@ -665,26 +700,26 @@ static int plant_step_stage(const void *args)
 
 static call_spec stages[] = {
     {{"computed_torque", py_call, METH_VARARGS,
-      "computed_torque(model, kp, kd, position, predictive, desired_friction, q, qd, qr, qdr, qddr, tau) -> status"},
-     NULL, computed_torque_stage, 12, {STAGE_MODEL, STAGE_GAINS, {"position", A_BOOL, 0, {0}, 0, ST(position)},
+      "computed_torque(model, data, kp, kd, position, predictive, desired_friction, q, qd, qr, qdr, qddr, tau) -> status"},
+     NULL, computed_torque_stage, 13, {STAGE_MODEL, STAGE_GAINS, {"position", A_BOOL, 0, {0}, 0, ST(position)},
                                  {"predictive", A_BOOL, 0, {0}, 0, ST(predictive)},
                                  {"desired_friction", A_BOOL, 0, {0}, 0, ST(desired_friction)}, STAGE_STATE,
                                  STAGE_VECTOR("qr", A_IN, qr, 0), STAGE_VECTOR("qdr", A_IN, qdr, 0),
                                  STAGE_VECTOR("qddr", A_IN, qddr, 0), STAGE_VECTOR("tau", A_OUT, out, 0)}},
-    {{"pd_gravity", py_call, METH_VARARGS, "pd_gravity(model, kp, kd, q, qd, qr, qdr, tau) -> status"},
-     NULL, pd_gravity_stage, 8, {STAGE_MODEL, STAGE_GAINS, STAGE_STATE, STAGE_VECTOR("qr", A_IN, qr, 0),
+    {{"pd_gravity", py_call, METH_VARARGS, "pd_gravity(model, data, kp, kd, q, qd, qr, qdr, tau) -> status"},
+     NULL, pd_gravity_stage, 9, {STAGE_MODEL, STAGE_GAINS, STAGE_STATE, STAGE_VECTOR("qr", A_IN, qr, 0),
                            STAGE_VECTOR("qdr", A_IN, qdr, 0), STAGE_VECTOR("tau", A_OUT, out, 0)}},
     {{"saturate", py_call, METH_VARARGS,
-      "saturate(model, limit, A_inv, actuator_limit, tau, xi, flags) -> 1 when an actuator torque was clipped"},
-     NULL, saturate_stage, 7, {STAGE_MODEL, STAGE_VECTOR("limit", A_IN, limit, 0),
+      "saturate(model, data, limit, A_inv, actuator_limit, tau, xi, flags) -> 1 when an actuator torque was clipped"},
+     NULL, saturate_stage, 8, {STAGE_MODEL, STAGE_VECTOR("limit", A_IN, limit, 0),
                          {"A_inv", A_IN, 2, {S_NQ, S_NQ}, 1, ST(A_inv)}, STAGE_VECTOR("actuator_limit", A_IN, actuator_limit, 1),
                          STAGE_VECTOR("tau", A_OUT, out, 0), STAGE_VECTOR("xi", A_OUT, out2, 0),
                          STAGE_VECTOR("flags", A_OUT, out3, 0)}},
-    {{"plant_accel", py_call, METH_VARARGS, "plant_accel(model, g, friction, smooth, q, qd, u, qdd) -> status"},
-     NULL, plant_accel_stage, 8, {STAGE_PLANT, STAGE_STATE, STAGE_VECTOR("u", A_IN, u, 0), STAGE_VECTOR("qdd", A_OUT, out, 0)}},
+    {{"plant_accel", py_call, METH_VARARGS, "plant_accel(model, data, g, friction, smooth, q, qd, u, qdd) -> status"},
+     NULL, plant_accel_stage, 9, {STAGE_PLANT, STAGE_STATE, STAGE_VECTOR("u", A_IN, u, 0), STAGE_VECTOR("qdd", A_OUT, out, 0)}},
     {{"plant_step", py_call, METH_VARARGS,
-      "plant_step(model, g, friction, smooth, h, substeps, x, k1, u) -> status: x (2 nq) advanced in place"},
-     NULL, plant_step_stage, 9, {STAGE_PLANT, {"h", A_DOUBLE, 0, {0}, 0, ST(h)}, {"substeps", A_INT, 0, {0}, 0, ST(substeps)},
+      "plant_step(model, data, g, friction, smooth, h, substeps, x, k1, u) -> status: x (2 nq) advanced in place"},
+     NULL, plant_step_stage, 10, {STAGE_PLANT, {"h", A_DOUBLE, 0, {0}, 0, ST(h)}, {"substeps", A_INT, 0, {0}, 0, ST(substeps)},
                            {"x", A_OUT, 1, {S_2NQ}, 0, ST(out)}, {"k1", A_IN, 1, {S_2NQ}, 1, ST(k1)},
                            STAGE_VECTOR("u", A_IN, u, 0)}},
 };
@@ -716,7 +751,7 @@ static PyMethodDef loop_methods[] = {
     {"linear_recurrence", py_linear_recurrence, METH_VARARGS,
      "linear_recurrence(Ad, Bd, x0, U, E): E[k] = x_k[:ne] of x_k = Ad x_(k-1) + Bd U[k-1] (a zero-order-hold linear system)"},
     {"plant_advance", (PyCFunction)(void (*)(void))py_plant_advance, METH_VARARGS | METH_KEYWORDS,
-     "plant_advance(model, g, friction, smooth, substeps, max_step, max_substeps, dt, x, k1, u, applied) -> (code, "
+     "plant_advance(model, data, g, friction, smooth, substeps, max_step, max_substeps, dt, x, k1, u, applied) -> (code, "
      "steps, h, braked, lagging): one period of a simulated arm (engine.h's rd_plant_advance), x and applied in place"},
     {"simulate", (PyCFunction)(void (*)(void))py_simulate, METH_VARARGS | METH_KEYWORDS,
      "simulate(ctrl=, plant=, law=, ..., x=, k0=, k1=) -> (code, done): ticks of joint-space computed torque or PD + "

@@ -20,9 +20,13 @@ int rd_plant_accel(const rd_plant *p, const double *q, const double *qd, const d
         double *uf = w->uf; /* u - Gamma_f(qd) with tanh(qd / v_s) for its sign, then aba without friction */
         for (int k = 0; k < n; ++k)
             uf[k] = u[k] - rd_friction(p->model, k, qd[k], p->smooth);
-        return rd_aba(p->model, q, qd, uf, p->g, NULL, 0, 0, 0.0, qdd, w);
+        const rd_input in = {q, qd, NULL, uf, NULL, 0};
+        const rd_options no_friction = {p->g, 0, 0.0};
+        return rd_aba(p->model, &in, &no_friction, qdd, w);
     }
-    return rd_aba(p->model, q, qd, u, p->g, NULL, 0, p->friction, 0.0, qdd, w);
+    const rd_input in = {q, qd, NULL, u, NULL, 0};
+    const rd_options o = {p->g, p->friction, 0.0};
+    return rd_aba(p->model, &in, &o, qdd, w);
 }
 
 int rd_plant_rk4(const rd_plant *p, double h, double *x, const double *k1, const double *u, rd_work *w)

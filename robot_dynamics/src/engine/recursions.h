@@ -16,6 +16,18 @@
  * motion and force vectors (6) per body, as engine.h's rd_work describes them.
  */
 
+/* The arrays one instance's recursions work in (RD_NAME(rd_arrays): rd_arrays for one state, bound
+ * to rd_work's arrays of the same names; rd_arrays_x4 for four, in rd_work.x4), RD_REAL elements, per
+ * body unless said: */
+typedef struct {
+    RD_REAL *E, *r;     /* the joint transform X_i: E_i = body_R_parent (9), r_i the body origin in parent coordinates (3) [m] */
+    RD_REAL *v, *a;     /* body velocities and accelerations (6 each; nb + 1 rows, row nb the base's, a_0 = [0; -g]) */
+    RD_REAL *c;         /* velocity-product accelerations v_i x S_i qd_i (6) */
+    RD_REAL *f;         /* body forces (6) [N m; N] (rnea) */
+    RD_REAL *IA, *pA;   /* articulated inertias (36, symmetric) and bias forces (6) (aba) */
+    RD_REAL *U, *D, *u; /* U_i = IA_i S_i (6), D_i = S_i^T U_i + Ia (1), u_i = tau_i - S_i^T pA_i (1) (aba) */
+} RD_NAME(rd_arrays);
+
 /* sin and cos of x in each lane, within 1.4 units in the last place of the exact values (measured
  * against 120-bit mpmath for |x| < 1e4; libm's are within 0.5): x reduced by the nearest multiple
  * j of pi/2 (Cody and Waite's three-part pi/2, exact for |j| < 2^20), the Taylor polynomials of
@@ -180,9 +192,10 @@ static RD_INLINE RD_REAL RD_NAME(s_dot)(const rd_body *b, const RD_REAL *F)
  * (Khalil [7.43]-[7.45]); v and a have nb + 1 rows, the last the base's. Gravity enters as the
  * base acceleration a_0 = [0; -g]. */
 static RD_INLINE void RD_NAME(forward)(const rd_model *m, const double *q, const double *qd, const double *qdd,
-                                       const double *g, RD_REAL *Es, RD_REAL *rs, RD_REAL *vs, RD_REAL *as, RD_REAL *cs)
+                                       const double *g, const RD_NAME(rd_arrays) *ar)
 {
     const int nb = m->nb, nq = m->nq;
+    RD_REAL *Es = ar->E, *rs = ar->r, *vs = ar->v, *as = ar->a, *cs = ar->c;
     RD_REAL *v0 = vs + 6 * nb, *a0 = as + 6 * nb;
     (void)nq;
     for (int k = 0; k < 6; ++k)
@@ -219,8 +232,10 @@ static RD_INLINE void RD_NAME(forward)(const rd_model *m, const double *q, const
 }
 
 /* Newton-Euler equations of each body: f_i = I_i a_i + v_i x* I_i v_i              [7.46]-[7.47] */
-static RD_INLINE void RD_NAME(body_forces)(const rd_model *m, const RD_REAL *vs, const RD_REAL *as, RD_REAL *fs)
+static RD_INLINE void RD_NAME(body_forces)(const rd_model *m, const RD_NAME(rd_arrays) *ar)
 {
+    const RD_REAL *vs = ar->v, *as = ar->a;
+    RD_REAL *fs = ar->f;
     for (int i = 0; i < m->nb; ++i) {
         RD_REAL Iv[6];
         const RD_REAL *v = vs + 6 * i;
@@ -231,13 +246,14 @@ static RD_INLINE void RD_NAME(body_forces)(const rd_model *m, const RD_REAL *vs,
     }
 }
 
-/* The joint torques of the body forces f (changed: the backward recursion accumulates them),
+/* The joint torques of the body forces ar->f (changed: the backward recursion accumulates them),
  * the secondary links and the rotor inertia, into tau (nq); friction is the caller's. */
-static RD_INLINE void RD_NAME(joint_torques)(const rd_model *m, const double *qd, const double *qdd, const RD_REAL *Es,
-                                             const RD_REAL *rs, const RD_REAL *vs, const RD_REAL *as, RD_REAL *fs,
-                                             RD_REAL *tau)
+static RD_INLINE void RD_NAME(joint_torques)(const rd_model *m, const double *qd, const double *qdd,
+                                             const RD_NAME(rd_arrays) *ar, RD_REAL *tau)
 {
     const int nb = m->nb, nq = m->nq;
+    const RD_REAL *Es = ar->E, *rs = ar->r, *vs = ar->v, *as = ar->a;
+    RD_REAL *fs = ar->f;
     for (int k = 0; k < nq; ++k)
         tau[k] = RD_SPLAT(0.0);
     /* Secondary links (Chen & Wang eqs. 14-21): the spin beta_s = b_s . theta of a gear or rotor
@@ -276,8 +292,10 @@ static RD_INLINE void RD_NAME(joint_torques)(const rd_model *m, const double *qd
 
 /* The articulated-body inertias IA_i = I_i and bias forces pA_i = v_i x* I_i v_i of each body, before
  * the backward recursion (Featherstone 7.3). */
-static RD_INLINE void RD_NAME(articulated_init)(const rd_model *m, const RD_REAL *vs, RD_REAL *IAs, RD_REAL *pAs)
+static RD_INLINE void RD_NAME(articulated_init)(const rd_model *m, const RD_NAME(rd_arrays) *ar)
 {
+    const RD_REAL *vs = ar->v;
+    RD_REAL *IAs = ar->IA, *pAs = ar->pA;
     for (int i = 0; i < m->nb; ++i) {
         const rd_inertia *I = &m->body[i].inertia;
         RD_REAL *IA = IAs + 36 * i, Iv[6];
@@ -356,14 +374,15 @@ static RD_INLINE void RD_NAME(articulated_to_parent)(const RD_REAL *E, const RD_
 
 /* The articulated body algorithm's backward and forward recursions (Featherstone 7.3, Khalil 7.6.2,
  * [7.67]-[7.68]) after the forward recursion (E, r, v, c) and articulated_init (and any wrenches in
- * pA): qdd (nq). Returns -1, or the first body (from the leaves) whose D_i <= 0 in some lane (qdd
- * then unset). */
-static RD_INLINE int RD_NAME(articulated_solve)(const rd_model *m, const double *qd, const double *tau, int friction,
-                                                double smooth, const RD_REAL *Es, const RD_REAL *rs, RD_REAL *as,
-                                                const RD_REAL *cs, RD_REAL *IAs, RD_REAL *pAs, RD_REAL *Us,
-                                                RD_REAL *Ds, RD_REAL *us, double *qdd)
+ * pA): qdd (nq), friction as o says (o->gravity is not read: it is in a). Returns -1, or the first
+ * body (from the leaves) whose D_i <= 0 in some lane (qdd then unset). */
+static RD_INLINE int RD_NAME(articulated_solve)(const rd_model *m, const double *qd, const double *tau,
+                                                const rd_options *o, const RD_NAME(rd_arrays) *ar, double *qdd)
 {
-    const int nb = m->nb, nq = m->nq;
+    const int nb = m->nb, nq = m->nq, friction = o->friction;
+    const double smooth = o->smooth;
+    const RD_REAL *Es = ar->E, *rs = ar->r, *cs = ar->c;
+    RD_REAL *as = ar->a, *IAs = ar->IA, *pAs = ar->pA, *Us = ar->U, *Ds = ar->D, *us = ar->u;
     (void)nq;
     for (int i = nb - 1; i >= 0; --i) {
         const rd_body *b = &m->body[i];

@@ -3,7 +3,7 @@
  * integrated by classical RK4 under a zero-order hold, written into the caller's log.
  *
  * It only sequences the stages that the Python tick (robot_dynamics.simulation.Simulation._tick)
- * calls through robot_dynamics.kernels.stages: rd_computed_torque (ComputedTorque._law) or
+ * calls through robot_dynamics.engine.stages: rd_computed_torque (ComputedTorque._law) or
  * rd_pd_gravity (PDGravity._law),
  * rd_saturate_effort (ControllerBase._saturate), rd_plant_accel and rd_plant_step (Plant), so both
  * ticks give the same numbers by construction. Anything the Python
@@ -32,8 +32,10 @@ static int control(const rd_sim *s, const rd_sim_log *L, int k, const double *q,
         qdm[j] = L->zqd ? qd[j] + L->zqd[k * n + j] * s->vel_std[j] : qd[j];
     }
     const rd_computed_torque_options ct = {s->kp, s->kd, s->position, s->predictive, s->desired_friction};
-    int st = s->law == RD_LAW_PD_GRAVITY ? rd_pd_gravity(s->ctrl, s->kp, s->kd, qm, qdm, qr, qdr, ts, w)
-                                         : rd_computed_torque(s->ctrl, &ct, qm, qdm, qr, qdr, qddr, ts, w);
+    const rd_pd_gains pd = {s->kp, s->kd};
+    const rd_reference ref = {qr, qdr, qddr};
+    int st = s->law == RD_LAW_PD_GRAVITY ? rd_pd_gravity(s->ctrl, &pd, qm, qdm, &ref, ts, w)
+                                         : rd_computed_torque(s->ctrl, &ct, qm, qdm, &ref, ts, w);
     if (st != RD_OK)
         return st;
     double flags[RD_SIM_MAX_JOINTS];
@@ -86,9 +88,11 @@ int rd_simulate(const rd_sim *s, const rd_sim_log *L, int k0, int k1, double *x,
 /* x_k = Ad x_(k-1) + Bd u_(k-1), k = 1 .. K - 1, from x_0; e_k = the first ne values of x_k (e_0 too).
  * Ad (m x m) and Bd (m x p) row-major, U (K x p), E (K x ne). The exact discretisation of a linear
  * system under a zero-order hold (Khalil [9.28]'s predicted tracking error). */
-void rd_linear_recurrence(int m, int p, int ne, int K, const double *Ad, const double *Bd, const double *x0,
-                          const double *U, double *E, double *work)
+void rd_linear_recurrence(const rd_linear_system *s, int ne, int K, const double *x0, const double *U, double *E,
+                          double *work)
 {
+    const int m = s->m, p = s->p;
+    const double *Ad = s->Ad, *Bd = s->Bd;
     double *x = work, *y = work + m;
     memcpy(x, x0, sizeof(double) * m);
     for (int k = 0; k < K; ++k) {

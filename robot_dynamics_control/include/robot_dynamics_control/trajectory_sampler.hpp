@@ -41,11 +41,15 @@ void sample_trajectory(
   const Trajectory & tr, const double * q0, const double * qd0, const double * qdd0, double s, double * q,
   double * qd, double * qdd) noexcept;
 
-/// One joint's Hermite segment over [0, T] at time s from (p0, v0, a0) to (p1, v1, a1): order 5
+/// One joint's position p [rad or m], velocity v [/s] and acceleration a [/s^2].
+struct JointPoint
+{
+  double p = 0.0, v = 0.0, a = 0.0;
+};
+
+/// One joint's Hermite segment over [0, T] [s] at time s [s] from `start` to `end`: order 5
 /// (quintic), 3 (cubic: accelerations ignored) or 1 (linear).
-void hermite(
-  int order, double T, double s, double p0, double v0, double a0, double p1, double v1, double a1, double & p,
-  double & v, double & a) noexcept;
+JointPoint hermite(int order, double T, double s, const JointPoint & start, const JointPoint & end) noexcept;
 
 }  // namespace robot_dynamics_control
 

@@ -3,20 +3,23 @@
 The compiled loop (``src/engine/simulate.c``) sequences these same engine functions
 (``control.c``, ``plant.c``); the Python controllers and plant call them here, so a Python tick
 and a compiled one compute the same numbers by construction. Each takes float64 vectors of the
-model's nq values (copied to contiguous ones when they are not) and raises the package's error
-for a status other than OK (:func:`~robot_dynamics.kernels.check_status`, worded as the
-algorithm it ran).
+model's nq values (copied to contiguous ones when they are not), runs on ``model.engine_model``
+and the calling thread's data (the engine's ``thread_data``), and raises the package's error for a
+status other than OK (:func:`~robot_dynamics.engine.check_status`, worded as the algorithm it
+ran).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..model.robot_model import RobotModel
-from . import check_status, engine, engine_model
+from . import check_status, engine
+
+if TYPE_CHECKING:
+    from ..model.robot_model import RobotModel
 
 __all__ = ["computed_torque", "pd_gravity", "saturate", "plant_accel", "plant_step", "plant_advance", "PlantAdvance"]
 
@@ -26,6 +29,12 @@ Array = NDArray[np.float64]
 def _vectors(*arrays: Any) -> list[Array]:
     """The arrays as the engine reads them: float64, C-contiguous (copied only when not already)."""
     return [np.ascontiguousarray(a, dtype=float) for a in arrays]
+
+
+def _model_data(model: RobotModel) -> tuple[Any, Any]:
+    """The engine's (model, data) pair of a stage: ``model.engine_model`` and this thread's data."""
+    em = model.engine_model
+    return em, engine().thread_data(em)
 
 
 def computed_torque(model: RobotModel, kp: Array, kd: Array, *, position: bool, predictive: bool,
@@ -38,7 +47,7 @@ def computed_torque(model: RobotModel, kp: Array, kd: Array, *, position: bool, 
     measured velocity. q, qd measured and qr, qdr, qddr the reference, each (nq,).
     """
     tau = np.empty(model.nq)
-    code = engine().computed_torque(engine_model(model), *_vectors(kp, kd), position, predictive, desired_friction,
+    code = engine().computed_torque(*_model_data(model), *_vectors(kp, kd), position, predictive, desired_friction,
                                     *_vectors(q, qd, qr, qdr, qddr), tau)
     check_status(model, code, "rnea")
     return tau
@@ -48,7 +57,7 @@ def pd_gravity(model: RobotModel, kp: Array, kd: Array, q: Array, qd: Array, qr:
     """Joint torques (nq,) of PD with gravity compensation (Khalil [9.12] with Q(q)):
     ``Kp (qr - q) + Kd (qdr - qd) + Q(q)``, Q by Newton-Euler at rest on ``model``."""
     tau = np.empty(model.nq)
-    code = engine().pd_gravity(engine_model(model), *_vectors(kp, kd, q, qd, qr, qdr), tau)
+    code = engine().pd_gravity(*_model_data(model), *_vectors(kp, kd, q, qd, qr, qdr), tau)
     check_status(model, code, "rnea")
     return tau
 
@@ -66,7 +75,7 @@ def saturate(model: RobotModel, limit: Array, A_inv: Array | None, actuator_limi
     xi, flags = np.empty(model.nq), np.empty(model.nq)
     A = None if A_inv is None else np.ascontiguousarray(A_inv, dtype=float)
     al = None if actuator_limit is None else np.ascontiguousarray(actuator_limit, dtype=float)
-    actuator = engine().saturate(engine_model(model), np.ascontiguousarray(limit, dtype=float), A, al, tau_sat, xi, flags)
+    actuator = engine().saturate(*_model_data(model), np.ascontiguousarray(limit, dtype=float), A, al, tau_sat, xi, flags)
     return tau_sat, xi, flags, bool(actuator)
 
 
@@ -77,7 +86,7 @@ def plant_accel(model: RobotModel, g: Array, friction: bool, smooth: float, q: A
     when smooth > 0 [rad/s or m/s].
     """
     qdd = np.empty(model.nq)
-    code = engine().plant_accel(engine_model(model), g, bool(friction), float(smooth), *_vectors(q, qd, u), qdd)
+    code = engine().plant_accel(*_model_data(model), g, bool(friction), float(smooth), *_vectors(q, qd, u), qdd)
     check_status(model, code, "aba")
     return qdd
 
@@ -92,7 +101,7 @@ def plant_step(model: RobotModel, g: Array, friction: bool, smooth: float, h: fl
     """
     xn = np.array(x, dtype=float)
     k = None if k1 is None else np.ascontiguousarray(k1, dtype=float)
-    code = engine().plant_step(engine_model(model), g, bool(friction), float(smooth), float(h), int(substeps), xn, k,
+    code = engine().plant_step(*_model_data(model), g, bool(friction), float(smooth), float(h), int(substeps), xn, k,
                                np.ascontiguousarray(u, dtype=float))
     if code == engine().BAD_OUTPUT:
         raise FloatingPointError("non-finite plant state")
@@ -141,6 +150,6 @@ def plant_advance(model: RobotModel, g: Array, friction: bool, smooth: float, su
     k = None if k1 is None else np.ascontiguousarray(k1, dtype=float)
     held = None if u is None else np.ascontiguousarray(u, dtype=float)
     code, steps, h, braked, lagging = engine().plant_advance(
-        engine_model(model), g, bool(friction), float(smooth), int(substeps), float(max_step), int(max_substeps),
+        *_model_data(model), g, bool(friction), float(smooth), int(substeps), float(max_step), int(max_substeps),
         float(dt), xn, k, held, applied)
     return PlantAdvance(code, xn, applied, steps, h, bool(braked), bool(lagging))

@@ -5,12 +5,17 @@ when the package is installed (``pip install``, ``colcon build``): nothing compi
 time. It is a top-level private module installed beside the package, so the package also
 imports from its source tree (the test suite) with the installed engine.
 
-This module is where the public functions meet it: it validates the inputs of any batch shape
-(once), packs the model (once per model, :func:`engine_model`), makes the engine call and turns
-the engine's status into the package's error (:func:`check_status`). The public one-state
-functions (:func:`engine_first`) call the engine directly (``engine().rnea(model, q, qd, qdd,
-friction)``) and come here when it answers NotImplemented (not float64 vectors of the model's
-size, or not a clean state).
+This package is where the public functions meet it, the model/data pair made explicit as
+Pinocchio's ``(model, data)``: the model packed once per RobotModel (``RobotModel.engine_model``,
+the engine's ``Model``, written by :func:`~robot_dynamics.engine.layout.pack`), and the data, a
+workspace (``Model.create_data()``, the engine's ``Data``), of which the engine keeps one per
+thread for the calls that hide it (``engine().thread_data(model.engine_model)``): no workspace is
+written by two threads. Here the inputs of any batch shape are validated (once), the engine is
+called and its status turned into the package's error (:func:`check_status`). The public
+one-state functions (:func:`engine_first`) call the engine directly (``engine().rnea(model.engine_model,
+data, q, qd, qdd, friction)``) and come here when it answers NotImplemented (not float64 vectors of
+the model's size, or not a clean state). :mod:`.layout` is the packer, :mod:`.stages` the tick's
+stages.
 """
 
 from __future__ import annotations
@@ -18,20 +23,20 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._batch import as_batch, broadcast_batch, kernel_array
 from ..errors import InputError, SingularityError
-from ..model.robot_model import RobotModel
-from .layout import engine_model
+
+if TYPE_CHECKING:
+    from ..model.robot_model import RobotModel
 
 __all__ = [
     "engine",
     "engine_first",
-    "engine_model",
     "joint_inputs",
     "gravity_vector",
     "wrench_rows",
@@ -54,7 +59,7 @@ __all__ = [
 Array = NDArray[np.float64]
 
 #: The contract with the compiled engine (its LAYOUT constant): a stale build is refused at import.
-LAYOUT = 6
+LAYOUT = 7
 
 # The batches run on OpenMP threads. GNU OpenMP's threads spin-wait after every parallel region
 # (GOMP_SPINCOUNT, 300,000 spins, milliseconds), and on a machine with as many threads as cores
@@ -103,8 +108,9 @@ def engine_first(name: str, fixed: int = 4, friction: bool = True) -> Callable[[
     """Decorator of a public one-state function: one clean state goes straight to the engine.
 
     A call ``f(model, q, qd, x)`` (``fixed`` positional arguments; where ``friction``, also
-    ``gravity=None, f_ext=None`` and ``friction=...``) runs the engine's one-state ``name`` without
-    a Python frame in between (about 80 ns less a call); any other call, or one the engine answers
+    ``gravity=None, f_ext=None`` and ``friction=...``) runs the engine's one-state ``name`` on
+    ``model.engine_model`` and the calling thread's data without a Python frame in between (about
+    80 ns less a call); any other call, or one the engine answers
     NotImplemented (not float64 vectors of the model's size, or a state it cannot answer), runs the
     decorated function, the general path, whose name, documentation and signature the result
     carries (``__wrapped__``). The engine's ``EngineFirst`` (src/engine/module.c).
@@ -228,7 +234,7 @@ def _dynamics(name: str, model: RobotModel, q: ArrayLike, qd: ArrayLike, x: Arra
     fx = wrench_rows(model, f_ext, batch, n)
     out = [np.empty((n,) + shape) for shape in shapes]
     status = np.empty(n, dtype=np.int64)
-    getattr(engine(), name + "_batch")(engine_model(model), qf, qdf, xf, g, fx, bool(friction), 0.0, *out, status)
+    getattr(engine(), name + "_batch")(model.engine_model, qf, qdf, xf, g, fx, bool(friction), 0.0, *out, status)
     check_status(model, status if batch else status[0], name)
     return [o.reshape(batch + shape) for o, shape in zip(out, shapes)]
 
@@ -267,7 +273,7 @@ def crba(model: RobotModel, q: ArrayLike) -> Array:
     n = qf.shape[0]
     H = np.empty((n, model.nq, model.nq))
     status = np.empty(n, dtype=np.int64)
-    engine().crba_batch(engine_model(model), qf, H, status)
+    engine().crba_batch(model.engine_model, qf, H, status)
     check_status(model, status if batch else status[0], "crba")
     return H.reshape(batch + (model.nq, model.nq))
 
@@ -282,7 +288,7 @@ def energies(model: RobotModel, q: ArrayLike, qd: ArrayLike | None, gravity: Arr
     g = gravity_vector(model, gravity)
     out = np.empty((qf.shape[0], 2))
     status = np.empty(qf.shape[0], dtype=np.int64)
-    engine().energy_batch(engine_model(model), qf, qdf, g, out, status)
+    engine().energy_batch(model.engine_model, qf, qdf, g, out, status)
     check_status(model, status if batch else status[0], "energy")
     return out, batch
 
@@ -294,21 +300,21 @@ def friction(model: RobotModel, qd: ArrayLike, smoothing: float) -> Array:
         raise InputError(f"smoothing: expected a velocity >= 0 [rad/s], got {smoothing!r}")
     qdf = kernel_array(qdf)
     out = np.empty_like(qdf)
-    engine().friction_batch(engine_model(model), qdf, float(smoothing), out)
+    engine().friction_batch(model.engine_model, qdf, float(smoothing), out)
     return out.reshape(batch + (model.nq,))
 
 
 def frame_poses(model: RobotModel, qf: Array, frames: NDArray[np.int64]) -> Array:
     """T_base_frame of the listed frames, (N, len(frames), 4, 4), for validated (N, nq) q."""
     T = np.empty((qf.shape[0], frames.shape[0], 4, 4))
-    engine().frame_poses_batch(engine_model(model), kernel_array(qf), np.ascontiguousarray(frames, dtype=np.int64), T)
+    engine().frame_poses_batch(model.engine_model, kernel_array(qf), np.ascontiguousarray(frames, dtype=np.int64), T)
     return T
 
 
 def jacobian(model: RobotModel, qf: Array, k: int) -> Array:
     """Geometric Jacobians of frame k, (N, 6, nq), for validated (N, nq) q."""
     J = np.empty((qf.shape[0], 6, model.nq))
-    engine().jacobian_batch(engine_model(model), kernel_array(qf), int(k), J)
+    engine().jacobian_batch(model.engine_model, kernel_array(qf), int(k), J)
     return J
 
 
@@ -316,7 +322,7 @@ def point_motion(model: RobotModel, qf: Array, qdf: Array, k: int) -> tuple[Arra
     """Twist (N, 6) of frame k's origin and its acceleration at qdd = 0 without gravity (Jdot qd)."""
     vel = np.empty((qf.shape[0], 6))
     acc = np.empty((qf.shape[0], 6))
-    engine().point_motion_batch(engine_model(model), kernel_array(qf), kernel_array(qdf), int(k), vel, acc)
+    engine().point_motion_batch(model.engine_model, kernel_array(qf), kernel_array(qdf), int(k), vel, acc)
     return vel, acc
 
 
@@ -328,5 +334,5 @@ def motion(model: RobotModel, q: Array, qd: Array, qdd: Array, gravity: Array) -
     v = np.empty((N, nb + 1, 6))
     a = np.empty((N, nb + 1, 6))
     c = [kernel_array(x) for x in (q, qd, qdd, gravity)]
-    engine().motion_batch(engine_model(model), *c, E, r, v, a)
+    engine().motion_batch(model.engine_model, *c, E, r, v, a)
     return E, r, v, a

@@ -1,4 +1,5 @@
-"""A RobotModel packed for the engine (the model half of model/data), once per model.
+"""A RobotModel packed for the engine (the model half of model/data), once per model:
+``RobotModel.engine_model`` is :func:`packed_model` of it, built on first use.
 
 The engine's structs (``src/engine/engine.h``) are filled from the named fields below; the C
 side derives every size from nb, nq, nr, nf and checks each field's length:
@@ -27,31 +28,26 @@ package read from its URDF and drive-train YAML, with no second parser.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..model.robot_model import RobotModel
+if TYPE_CHECKING:
+    from ..model.robot_model import RobotModel
 
-__all__ = ["TEXT_MAGIC", "TEXT_VERSION", "engine_model", "model_text", "pack"]
+__all__ = ["TEXT_MAGIC", "TEXT_VERSION", "model_text", "pack", "packed_model"]
 
 #: The first line of the text form: magic, version, robot name (engine.h, rd_model_parse).
 TEXT_MAGIC = "robot_dynamics-engine-model"
 TEXT_VERSION = 1
 
 
-def engine_model(model: RobotModel) -> Any:
-    """The model's engine Model, packed on first use and kept on the (immutable) model as
-    ``_engine``, where the one-state entry points find it."""
-    try:
-        return model.__dict__["_engine"]
-    except KeyError:
-        pass
+def packed_model(model: RobotModel) -> Any:
+    """A new engine ``Model`` of ``model`` (its fields, :func:`pack`). The package reaches it as
+    ``model.engine_model``, which calls this once per model and keeps the result."""
     from . import engine
 
-    em = engine().Model(**pack(model))
-    object.__setattr__(model, "_engine", em)
-    return em
+    return engine().Model(**pack(model))
 
 
 def pack(model: RobotModel) -> dict[str, Any]:
