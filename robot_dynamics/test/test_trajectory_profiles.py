@@ -38,6 +38,37 @@ def dense(traj, N=20001):
     return (t, *traj.sample(t))
 
 
+def _assert_continuity_class(profile, traj, q, qd, qdd, h, D, still, *, kj, ka, tol):
+    """The profile's continuity class by finite differences of the dense samples ``q, qd, qdd``
+    ((N, n), h [s] apart; D the displacement, (n,)): C1 for every law but linear, and C2 with
+    a bounded jerk for the laws of ``C2``."""
+    # continuity class by finite differences: velocity is the derivative of position everywhere
+    mid = slice(1, -1)
+    fd_v = (q[2:] - q[:-2]) / (2 * h)
+    if profile != "linear":
+        # central difference error <= h |qdd jump| / 4 <= h ka / 2 across a step of acceleration
+        np.testing.assert_allclose(fd_v, qd[mid], rtol=0, atol=h * np.max(ka) / 2 * 1.001 + 1e-15 * (1 + np.max(np.abs(q))) / h)
+        # C1: velocity jumps are bounded by h * ka (no step)
+        assert np.all(np.abs(np.diff(qd, axis=0)) <= h * ka * tol + 1e-12)
+    if profile in C2:
+        # C2: the acceleration has no step either, and is the derivative of the velocity
+        tf = np.where(still, 1.0, traj.joint_durations)
+        if profile == "double_s":
+            bound = kj
+        elif profile == "quintic":  # |jerk| <= 60 |D| / tf^3 (at s = 0 and 1)
+            bound = 60 * np.abs(D) / tf**3
+        else:  # continuous acceleration: |jerk| <= 6 lambda kv / tau^2 = 4 A / tau
+            bound = 4 * traj.peak_acceleration / np.where(still, 1.0, traj.tau)
+        assert np.all(np.abs(np.diff(qdd, axis=0)) <= h * bound * (1 + 1e-6) + 1e-12)
+        # C2 and bounded jerk: second-order central differences, error <= h^2 jerk / 6
+        np.testing.assert_allclose(fd_v, qd[mid], rtol=0, atol=h**2 * np.max(bound) / 6 * 1.001 + 1e-15 * (1 + np.max(np.abs(q))) / h)
+        fd_a = (qd[2:] - qd[:-2]) / (2 * h)
+        np.testing.assert_allclose(fd_a, qdd[mid], atol=h * np.max(bound) + 1e-9)
+    if profile == "double_s":
+        jerk = np.diff(qdd, axis=0) / h
+        assert np.all(np.abs(jerk) <= kj * (1 + 1e-6) + 1e-9)
+
+
 @pytest.mark.parametrize("profile", tr.PROFILES)
 @pytest.mark.parametrize("synchronize", [True, False])
 @settings(max_examples=12, deadline=None)
@@ -100,31 +131,7 @@ def test_profile_properties(profile, synchronize, problem):
     assert np.all(np.abs(integral - D) <= tol_int)
     if profile != "linear":
         assert np.all((tol_int < 1e-3 * (1 + np.abs(D)))[seen])  # and that bound is tight enough to mean something
-    # continuity class by finite differences: velocity is the derivative of position everywhere
-    mid = slice(1, -1)
-    fd_v = (q[2:] - q[:-2]) / (2 * h)
-    if profile != "linear":
-        # central difference error <= h |qdd jump| / 4 <= h ka / 2 across a step of acceleration
-        np.testing.assert_allclose(fd_v, qd[mid], rtol=0, atol=h * np.max(ka) / 2 * 1.001 + 1e-15 * (1 + np.max(np.abs(q))) / h)
-        # C1: velocity jumps are bounded by h * ka (no step)
-        assert np.all(np.abs(np.diff(qd, axis=0)) <= h * ka * tol + 1e-12)
-    if profile in C2:
-        # C2: the acceleration has no step either, and is the derivative of the velocity
-        tf = np.where(still, 1.0, traj.joint_durations)
-        if profile == "double_s":
-            bound = kj
-        elif profile == "quintic":  # |jerk| <= 60 |D| / tf^3 (at s = 0 and 1)
-            bound = 60 * np.abs(D) / tf**3
-        else:  # continuous acceleration: |jerk| <= 6 lambda kv / tau^2 = 4 A / tau
-            bound = 4 * traj.peak_acceleration / np.where(still, 1.0, traj.tau)
-        assert np.all(np.abs(np.diff(qdd, axis=0)) <= h * bound * (1 + 1e-6) + 1e-12)
-        # C2 and bounded jerk: second-order central differences, error <= h^2 jerk / 6
-        np.testing.assert_allclose(fd_v, qd[mid], rtol=0, atol=h**2 * np.max(bound) / 6 * 1.001 + 1e-15 * (1 + np.max(np.abs(q))) / h)
-        fd_a = (qd[2:] - qd[:-2]) / (2 * h)
-        np.testing.assert_allclose(fd_a, qdd[mid], atol=h * np.max(bound) + 1e-9)
-    if profile == "double_s":
-        jerk = np.diff(qdd, axis=0) / h
-        assert np.all(np.abs(jerk) <= kj * (1 + 1e-6) + 1e-9)
+    _assert_continuity_class(profile, traj, q, qd, qdd, h, D, still, kj=kj, ka=ka, tol=tol)
 
 
 @pytest.mark.parametrize("profile", C1)

@@ -277,9 +277,7 @@ def arm_parameters(
         controllers file that cannot be read or sets the rate.
     """
     rate, mode = _rate_and_control(update_rate, control)
-    if mode == "in_loop" and controller not in IN_LOOP_CONTROLLERS:
-        raise InputError(f"controller: with control:=in_loop expected one of {list(IN_LOOP_CONTROLLERS)}, "
-                         f"got {controller!r}")
+    _check_in_loop_law(mode, controller)
     description, drivetrain = robot_description(robot, urdf, drivetrain)
     # in the loop the controller node is not started: its parameters are checked with its default law
     node_law = controller if mode == "node" else LAUNCH_ARGUMENTS["controller"][0]
@@ -299,9 +297,7 @@ def arm_parameters(
         "simulator": None,
         "controller": params["controller"] if mode == "node" else None,
         "controller_manager_remappings": [("~/robot_description", "/robot_description")],
-        # in the loop, the trajectory node's plans go to joint_trajectory_controller
-        "remappings": {} if mode == "node" else
-        {"trajectory": [("~/joint_trajectory", f"/{TRAJECTORY_CONTROLLER}/joint_trajectory")]},
+        "remappings": _remappings(mode),
         "spawners": _spawners(mode, controller),
     }
     for node in ("trajectory", "dynamics"):
@@ -309,6 +305,22 @@ def arm_parameters(
     if hw == "topic":
         out["simulator"] = _topic_simulator(params["simulator"], rate, substeps)
     return out
+
+
+def _check_in_loop_law(mode: str, controller: str) -> None:
+    """In the loop (``mode`` ``in_loop``), ``controller`` must be one of ``IN_LOOP_CONTROLLERS``;
+    InputError otherwise."""
+    if mode == "in_loop" and controller not in IN_LOOP_CONTROLLERS:
+        raise InputError(f"controller: with control:=in_loop expected one of {list(IN_LOOP_CONTROLLERS)}, "
+                         f"got {controller!r}")
+
+
+def _remappings(mode: str) -> dict[str, list[tuple[str, str]]]:
+    """Per node of ours, its remap pairs: in the loop, the trajectory node's plans go to
+    joint_trajectory_controller."""
+    if mode == "node":
+        return {}
+    return {"trajectory": [("~/joint_trajectory", f"/{TRAJECTORY_CONTROLLER}/joint_trajectory")]}
 
 
 def _rate_and_control(update_rate: str, control: str) -> tuple[int, str]:
