@@ -1,14 +1,24 @@
-"""The control loop's delay analysis on synthetic logs whose ages and delays are known exactly."""
+"""The control loop's delay analysis (the repository's bench/loop_latency.py) on synthetic logs
+whose ages and delays are known exactly, and the controller node's command log it reads."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
+from repo_files import repository_path
 
 from robot_dynamics.errors import InputError
-from robot_dynamics.ros.loop_latency import (
+from robot_dynamics.ros.command_log import CommandRecorder
+
+BENCH = repository_path("bench")
+if BENCH is None:
+    pytest.skip("the bench folder of the repository is not here (the package without its repository)",
+                allow_module_level=True)
+sys.path.insert(0, str(BENCH))
+from loop_latency import (  # noqa: E402
     CommandLog,
-    CommandRecorder,
     TimingLog,
     analyze,
     format_table,

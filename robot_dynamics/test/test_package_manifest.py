@@ -32,7 +32,7 @@ ROSDEP = {
     "trajectory_msgs": "trajectory_msgs",
     "robot_dynamics_interfaces": "robot_dynamics_interfaces",
     "control_msgs": "control_msgs",  # imported only where installed (the FollowJointTrajectory action)
-    "launch": "launch",  # the control-loop bench's launch service (ros/loop_latency_run.py)
+    "launch": "launch",  # the launch files' actions (launch_support builds them)
     "launch_ros": "launch_ros",
     "pinocchio": "pinocchio",  # the optional comparison of `robot-dynamics bench`; a test_depend
 }

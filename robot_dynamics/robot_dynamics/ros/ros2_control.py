@@ -144,7 +144,7 @@ def ros2_control_block(
         hardware_params: ``<param>`` entries of the hardware; for ``topic`` they override the
             defaults (the two topics of this module, a command sent every cycle); for ``sim``
             see robot_dynamics_control's SimulatedSystem (``substeps``, ``friction``,
-            ``timing_log``, ...).
+            ``max_step``, ...).
         name: the system's name (default: the robot's name).
         drivetrain: ``sim``: the drive-train YAML path of the simulated arm (rotor inertias,
             friction), its ``drivetrain`` parameter ("" : none).

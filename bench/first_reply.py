@@ -1,4 +1,4 @@
-"""How long a fresh dynamics node takes to answer: ``python -m robot_dynamics.ros.first_reply``.
+"""How long a fresh dynamics node takes to answer: ``python bench/first_reply.py``.
 
 Starts the dynamics node (``robot:=puma560``) in a new process, publishes a PUMA 560 joint
 state until the node's first ``/dynamics/gravity_compensation`` arrives, and prints the seconds
@@ -27,7 +27,7 @@ def _measure() -> float:
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
-    from .node_common import sigint_ignored
+    from robot_dynamics.ros.node_common import sigint_ignored
 
     rclpy.init()
     node = None

@@ -1,6 +1,6 @@
 """The arm of arm.launch.py with its loop's timing logged, for bench/bench_control_loop.py.
 
-    python -m robot_dynamics.ros.loop_latency_run --control node --rate 1000 \
+    python bench/loop_latency_run.py --control node --rate 1000 \
         --timing-log /path/timing.csv --command-log /path/commands.csv [--nodes arm|loop] \
         [--robot puma560] [--node-rate HZ] [--cycles N]
 
@@ -10,9 +10,12 @@ the same parameters (:func:`robot_dynamics.ros.launch_support.arm_parameters`, t
 robot_dynamics_bringup's ``config/controllers.yaml`` where that package is installed), only the
 controllers that run (none loaded inactive), plus:
 
-- the simulated hardware's timing log (``timing_log``, ``timing_log_cycles`` hardware
-  parameters): per cycle the steady-clock times of read() and write(), the ROS time given to
-  read() and the effort written, saved when controller_manager stops;
+- the simulated hardware's timing log: the hardware is robot_dynamics_control's
+  TimedSimulatedSystem (SimulatedSystem with its cycles timed, in a bench build of the package:
+  ``-DRD_BENCH_HARDWARE=ON``) in place of SimulatedSystem, its ``timing_log`` and
+  ``timing_log_cycles`` hardware parameters set: per cycle the steady-clock times of read() and
+  write(), the ROS time given to read() and the effort written, saved when controller_manager
+  stops;
 - with ``control node``, the controller node's command log (``command_log``,
   ``command_log_cycles``) and its rate set to ``--node-rate`` (default: the controller manager's
   rate), saved when the node stops.
@@ -32,8 +35,8 @@ import json
 import sys
 from typing import Any
 
-from ..errors import RobotDynamicsError
-from .launch_support import (
+from robot_dynamics.errors import RobotDynamicsError
+from robot_dynamics.ros.launch_support import (
     arm_parameters,
     node_actions,
     spawner_arguments,
@@ -48,6 +51,9 @@ __all__ = ["NODE_SETS", "launch_description", "main"]
 NODE_SETS = ("arm", "loop")
 #: Seconds a process has after SIGINT to write its log and stop.
 STOP_TIMEOUT_S = 60
+#: The product's simulated hardware, and the same with its cycles timed (the bench's plugin).
+SIMULATED = "robot_dynamics_control/SimulatedSystem"
+TIMED = "robot_dynamics_control/TimedSimulatedSystem"
 
 
 def launch_description(
@@ -72,7 +78,7 @@ def launch_description(
     from launch_ros.actions import Node
     from launch_ros.parameter_descriptions import ParameterValue
 
-    from ..errors import InputError
+    from robot_dynamics.errors import InputError
 
     if nodes not in NODE_SETS:
         raise InputError(f"nodes: expected one of {list(NODE_SETS)}, got {nodes!r}")
@@ -83,6 +89,7 @@ def launch_description(
     params = arm_parameters(share, robot=robot, control=control, hardware="sim", update_rate=str(rate),
                             hardware_params=f"timing_log={timing_log},timing_log_cycles={cycles}",
                             controllers_file=_bringup_gains())
+    params["robot_description"] = timed_hardware(params["robot_description"])
     controllers_file = write_parameter_file(params["controllers_yaml"], "ros2_controllers.yaml")
     spawners = [s for s in params["spawners"] if s["active"]]
     actions: list[Any] = [SetLaunchConfiguration("sigterm_timeout", str(STOP_TIMEOUT_S))]
@@ -109,6 +116,17 @@ def launch_description(
         ours += ("trajectory", "dynamics")
     actions += node_actions(Node, ParameterValue, params, ours, params["remappings"])
     return LaunchDescription(actions), [c for s in spawners for c in s["controllers"]]
+
+
+def timed_hardware(description: str) -> str:
+    """The URDF text with its SimulatedSystem plugin replaced by the timed one (InputError
+    unless the text names SimulatedSystem exactly once)."""
+    from robot_dynamics.errors import InputError
+
+    tag = f"<plugin>{SIMULATED}</plugin>"
+    if description.count(tag) != 1:
+        raise InputError(f"the URDF's <ros2_control> block does not name {SIMULATED} once")
+    return description.replace(tag, f"<plugin>{TIMED}</plugin>")
 
 
 def _bringup_gains() -> str:
