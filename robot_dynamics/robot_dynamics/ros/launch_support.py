@@ -176,6 +176,30 @@ def _config(share: str | os.PathLike[str], node: str) -> str:
     return str(Path(share) / "config" / f"{node}_node.yaml")
 
 
+def controller_gains(share: str | os.PathLike[str]) -> dict[str, Any]:
+    """The controller node's gains from ``share``/config/controllers.yaml (a parameters file,
+    ``/**: ros__parameters: gains: ...``) as its parameters (``gains.omega`` [rad/s],
+    ``gains.kp``, ...); {} when the file is absent (the library's defaults).
+
+    Raises:
+        InputError: the file is not a parameters file of that form.
+    """
+    import yaml
+
+    path = Path(share) / "config" / "controllers.yaml"
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        params = data["/**"]["ros__parameters"]
+        gains = params.get("gains") or {}
+    except (yaml.YAMLError, OSError, KeyError, TypeError, AttributeError) as exc:
+        raise InputError(f"{path}: expected a parameters file '/**: ros__parameters: gains: ...' ({exc})") from None
+    if set(params) != {"gains"} or not isinstance(gains, dict):
+        raise InputError(f"{path}: holds the gains alone ('gains:'), got {sorted(params)}")
+    return {f"gains.{name}": value for name, value in gains.items()}
+
+
 def sim_parameters(
     share: str | os.PathLike[str],
     robot: str = "puma560",
@@ -214,7 +238,7 @@ def _node_parameters(
             raise InputError(f"{what}: expected {model.nq} values ordered as {list(model.joint_names)}, got {len(v)}")
     overrides: dict[str, dict[str, Any]] = {
         "simulator": {"initial_positions": q0} if q0 else {},
-        "controller": {"controller": controller},
+        "controller": {**controller_gains(share), "controller": controller},
         "trajectory": {"initial_goal": goal_v} if goal_v else {},
         "dynamics": {},
     }

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..control.base import DEFAULT_OMEGA
 from ..errors import InputError, RobotDynamicsError
 from ..model.robot_model import RobotModel
 
@@ -110,7 +111,7 @@ class Study:
     robot: str = "puma560"
     urdf: str | None = None
     drivetrain: str | None = None
-    controller: dict[str, Any] = field(default_factory=lambda: {"type": "computed_torque", "omega": 20.0, "xi": 1.0})
+    controller: dict[str, Any] = field(default_factory=lambda: {"type": "computed_torque", "omega": DEFAULT_OMEGA, "xi": 1.0})
     motion: dict[str, Any] = field(default_factory=lambda: {"profile": "quintic", "duration": 1.0, "settle": 0.3})
     simulation: dict[str, Any] = field(default_factory=lambda: {"control_rate": 500.0, "integrator": "rk4"})
     axes: tuple[Axis, ...] = ()
@@ -250,7 +251,7 @@ def _controller(data: dict[str, Any]) -> dict[str, Any]:
     ctype = ctrl.get("type", "computed_torque")
     if ctype not in CONTROLLERS:
         raise InputError(f"controller.type: expected one of {list(CONTROLLERS)}, got {ctype!r}")
-    return {"type": ctype, "omega": _number(ctrl.get("omega", 20.0), "controller.omega", positive=True),
+    return {"type": ctype, "omega": _number(ctrl.get("omega", DEFAULT_OMEGA), "controller.omega", positive=True),
             "xi": _number(ctrl.get("xi", 1.0), "controller.xi", positive=True)}
 
 
