@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from launch_probe import ProbeTestCase  # noqa: E402
+from robot_dynamics.ros.probe import ProbeTestCase  # noqa: E402
 from ros_presence import missing_ros  # noqa: E402
 
 MISSING = missing_ros(modules=("rclpy", "launch_testing", "launch_ros", "robot_dynamics_interfaces", "control_msgs"))

@@ -46,7 +46,7 @@ import robot_dynamics as rd  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from test_ros_doc import _calls  # noqa: E402
-from launch_probe import ProbeTestCase  # noqa: E402
+from robot_dynamics.ros.probe import ProbeTestCase  # noqa: E402
 from tf_tree import TfRecord, stamp_key  # noqa: E402
 from trajectory_msgs.msg import JointTrajectoryPoint  # noqa: E402
 

@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "allocation_counter.hpp"
 #include "simulated_system_harness.hpp"
 #include "timed_simulated_system.hpp"
 
@@ -20,15 +19,8 @@ namespace
 {
 using robot_dynamics_control::bench::CycleLog;
 using robot_dynamics_control::bench::TimedSimulatedSystem;
-using robot_dynamics_control::test::allocations;
-using robot_dynamics_control::test::counting;
-using robot_dynamics_control::test::info_of;
-using robot_dynamics_control::test::kNaN;
-using robot_dynamics_control::test::param;
-using robot_dynamics_control::test::puma_with_block;
-using robot_dynamics_control::test::robot_file;
-using robot_dynamics_control::test::Sim;
-using CallbackReturn = robot_dynamics_control::SimulatedSystem::CallbackReturn;
+// the harness (Sim, puma_with_block, param, info_of, allocations_in_cycles, ...) and the test files
+using namespace robot_dynamics_control::test;  // NOLINT(build/namespaces)
 
 const std::vector<double> kQ0 = {0.1, -0.4, 0.3, 0.2, -0.5, 0.6};
 
@@ -45,16 +37,7 @@ TEST(TimedSimulatedSystem, ReadAndWriteAllocateNothing)
           timed());
   sim.command = {1.0, 2.0, 3.0, 0.1, 0.2, 0.3};
   sim.cycle();
-  const rclcpp::Time time(1000000);
-  const rclcpp::Duration period(std::chrono::nanoseconds(2000000));
-  allocations = 0;
-  counting = true;
-  for (int k = 0; k < 200; ++k) {  // past the log's capacity: it wraps
-    sim.hw->read(time, period);
-    sim.hw->write(time, period);
-  }
-  counting = false;
-  EXPECT_EQ(allocations, 0);
+  EXPECT_EQ(allocations_in_cycles(sim, 200), 0);  // past the log's capacity: it wraps
   sim.hw.reset();  // the destructor writes the log
   std::filesystem::remove(log);
 }

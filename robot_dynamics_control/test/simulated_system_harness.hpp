@@ -1,5 +1,6 @@
 // The tests' harness of SimulatedSystem (and of the bench's TimedSimulatedSystem): the PUMA 560
-// with a <ros2_control> block for it, and one controller-manager cycle at a time.
+// with a <ros2_control> block for it, one controller-manager cycle at a time, and the allocations
+// of read() and write(). It includes allocation_counter.hpp: one translation unit per executable.
 #ifndef ROBOT_DYNAMICS_CONTROL__TEST_SIMULATED_SYSTEM_HARNESS_HPP_
 #define ROBOT_DYNAMICS_CONTROL__TEST_SIMULATED_SYSTEM_HARNESS_HPP_
 
@@ -15,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "allocation_counter.hpp"
 #include "hardware_interface/component_parser.hpp"
 #include "hardware_interface/types/hardware_interface_return_values.hpp"
 #include "rclcpp_lifecycle/state.hpp"
@@ -97,6 +99,22 @@ struct Sim
     return r == return_type::OK ? w : r;
   }
 };
+
+// Allocations on this thread during `cycles` read() and write() pairs of `sim`, at one time and a
+// 2 ms period.
+inline long allocations_in_cycles(Sim & sim, int cycles)
+{
+  const rclcpp::Time time(1000000);
+  const rclcpp::Duration period(std::chrono::nanoseconds(2000000));
+  allocations = 0;
+  counting = true;
+  for (int k = 0; k < cycles; ++k) {
+    sim.hw->read(time, period);
+    sim.hw->write(time, period);
+  }
+  counting = false;
+  return allocations;
+}
 
 }  // namespace robot_dynamics_control::test
 

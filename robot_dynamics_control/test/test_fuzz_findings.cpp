@@ -13,6 +13,23 @@ namespace rd_fuzz
 
 using robot_dynamics_control::test::count_allocations;
 
+namespace
+{
+/// Activated on the state `q` (at rest), then 100 updates on a sane state (the middle of the
+/// ranges): whether the controller still faults.
+template<typename C>
+bool faults_after_activation_on(Harness<C> & h, const Robot & robot, const std::vector<double> & q)
+{
+  h.set_state(q, std::vector<double>(robot.n(), 0.0));
+  h.activate();
+  h.set_state(middle(robot), std::vector<double>(robot.n(), 0.0));
+  for (int k = 0; k < 100; ++k) {
+    h.update(1.0 + 0.001 * k);
+  }
+  return faulting(*h.controller);
+}
+}  // namespace
+
 TEST_F(FuzzControllers, ReproduceGainsOfAnotherLengthAllocate)
 {
   // PdGravityThreeDofGeared, step 138: kd from one value to 2 (any other length does the same);
@@ -50,13 +67,7 @@ TEST_F(FuzzControllers, ReproduceActivationOnNonFiniteStateLatchesFault)
   Harness<PdGravityController> h("pd_gravity", params.path(), robot.urdf);
   auto q = middle(robot);
   q[2] = -kInf;
-  h.set_state(q, std::vector<double>(robot.n(), 0.0));
-  h.activate();
-  h.set_state(middle(robot), std::vector<double>(robot.n(), 0.0));
-  for (int k = 0; k < 100; ++k) {
-    h.update(1.0 + 0.001 * k);
-  }
-  EXPECT_FALSE(faulting(*h.controller));
+  EXPECT_FALSE(faults_after_activation_on(h, robot, q));
 }
 
 TEST_F(FuzzControllers, ReproduceActivationOnHugeStateLatchesFault)
@@ -68,13 +79,7 @@ TEST_F(FuzzControllers, ReproduceActivationOnHugeStateLatchesFault)
   Harness<ComputedTorqueController> h("computed_torque", params.path(), robot.urdf);
   auto q = middle(robot);
   q[0] = 1e308;
-  h.set_state(q, std::vector<double>(robot.n(), 0.0));
-  h.activate();
-  h.set_state(middle(robot), std::vector<double>(robot.n(), 0.0));
-  for (int k = 0; k < 100; ++k) {
-    h.update(1.0 + 0.001 * k);
-  }
-  EXPECT_FALSE(faulting(*h.controller));
+  EXPECT_FALSE(faults_after_activation_on(h, robot, q));
 }
 
 TEST_F(FuzzControllers, ReproduceReadOnlyParameterChangeAccepted)

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "allocation_counter.hpp"
 #include "hardware_interface/component_parser.hpp"
 #include "hardware_interface/types/hardware_interface_return_values.hpp"
 #include "rclcpp_lifecycle/state.hpp"
@@ -26,20 +25,10 @@
 
 namespace
 {
-using hardware_interface::return_type;
 using robot_dynamics_control::EngineModel;
 using robot_dynamics_control::SimulatedSystem;
-using robot_dynamics_control::test::allocations;
-using robot_dynamics_control::test::counting;
-using robot_dynamics_control::test::read_text;
-using robot_dynamics_control::test::robot_file;
-using robot_dynamics_control::test::info_of;
-using robot_dynamics_control::test::kJoints;
-using robot_dynamics_control::test::kNaN;
-using robot_dynamics_control::test::param;
-using robot_dynamics_control::test::puma_with_block;
-using robot_dynamics_control::test::Sim;
-using CallbackReturn = SimulatedSystem::CallbackReturn;
+// the harness (Sim, puma_with_block, param, info_of, allocations_in_cycles, ...) and the test files
+using namespace robot_dynamics_control::test;  // NOLINT(build/namespaces)
 
 // x <- x + RK4 over h of (qd, aba(q, qd, u)) with the model's gravity and friction: the reference
 // integrator, written here
@@ -209,16 +198,7 @@ TEST(SimulatedSystem, ReadAndWriteAllocateNothing)
   Sim sim(puma_with_block(param("drivetrain", drive()), kQ0));
   sim.command = {1.0, 2.0, 3.0, 0.1, 0.2, 0.3};
   sim.cycle();
-  const rclcpp::Time time(1000000);
-  const rclcpp::Duration period(std::chrono::nanoseconds(2000000));
-  allocations = 0;
-  counting = true;
-  for (int k = 0; k < 200; ++k) {
-    sim.hw->read(time, period);
-    sim.hw->write(time, period);
-  }
-  counting = false;
-  EXPECT_EQ(allocations, 0);
+  EXPECT_EQ(allocations_in_cycles(sim, 200), 0);
 }
 
 TEST(SimulatedSystem, BadConfigurationsFailAtInitNamingTheChoices)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..model.robot_model import RobotModel, _merge_inertia
-from ..model.sidecar import MAX_VALUE
+from ..model.sidecar import MAX_VALUE, yaml_float
 from .model import DriveTrain, ElasticJoints
 
 __all__ = ["attach_drivetrain", "check_structure_matrix"]
@@ -24,12 +24,7 @@ def _num(value: Any, where: str, *, minimum: float | None = None, positive: bool
          limit: float = MAX_VALUE, unit: str = "") -> float:
     """A finite number with |x| <= ``limit`` (the physical range of the field, ``unit`` its unit
     as written in the message), >= ``minimum`` or > 0 when asked; ModelError naming ``where``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ModelError(f"{where}: expected a number, got {value!r}")
-    try:
-        v = float(value)
-    except OverflowError:  # a YAML integer with hundreds of digits
-        raise ModelError(f"{where}: {str(value)[:20]}... is too large for a number; expected a finite number") from None
+    v = yaml_float(value, where, "; expected a finite number")
     if not np.isfinite(v):
         raise ModelError(f"{where}: expected a finite number, got {value!r}")
     if abs(v) > limit:
