@@ -3,7 +3,7 @@ own, and every ``robot-dynamics`` line of their shell blocks exits 0, except the
 name a user's own files or a cluster (listed below, each with the reason). The README stays a
 five-minute guide (under 250 lines) whose links reach existing pages and sections, and every
 hand-written page of ``docs/`` is in a toctree of the site's front page. The ROS 2 commands
-are checked by ``test_ros_doc.py`` and, under a real ROS 2, by ``test_launch_sim.py`` (the
+are checked by ``test_ros_doc_examples.py`` and, under a real ROS 2, by ``test_launch_sim.py`` (the
 service calls and their answers)."""
 
 from __future__ import annotations

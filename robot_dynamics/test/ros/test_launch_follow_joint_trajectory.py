@@ -1,7 +1,7 @@
 """launch_testing test of /trajectory/follow_joint_trajectory on sim.launch.py.
 
 Run where ROS 2 with control_msgs is sourced and both packages are built (``colcon test`` does it):
-    launch_test robot_dynamics/test/test_launch_follow_joint_trajectory.py
+    launch_test robot_dynamics/test/ros/test_launch_follow_joint_trajectory.py
 
 It launches the simulated PUMA 560 (no rviz, no robot_state_publisher: nothing here reads /tf)
 and drives it through control_msgs/action/FollowJointTrajectory as MoveIt does: a three-point
@@ -26,7 +26,7 @@ import unittest
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the test folder's helpers
 from robot_dynamics.ros.probe import ProbeTestCase  # noqa: E402
 from ros_presence import missing_ros  # noqa: E402
 

@@ -96,7 +96,7 @@ def test_secondary_links_are_bounded_like_the_urdf(key, value, words):
 
 
 def test_transmission_rotor_inertia_is_bounded_in_the_yaml_and_the_urdf():
-    from test_drivetrain_loading import TRANSMISSION_URDF
+    from drivetrain_cases import TRANSMISSION_URDF
 
     with pytest.raises(ModelError, match=r"transmissions\.m3\.inertia: 1e\+200 kg m\^2 is beyond any physical value here "
                                          r"\(\|x\| <= 1e\+12 kg m\^2\)"):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from repo_files import repository_file
 
-PACKAGE = Path(__file__).resolve().parents[1]
+PACKAGE = Path(__file__).resolve().parents[2]
 LIBRARY = PACKAGE / "robot_dynamics"
 
 # import name -> rosdep key in package.xml

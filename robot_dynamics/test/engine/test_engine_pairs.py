@@ -22,7 +22,7 @@ import pytest
 import robot_dynamics as rd
 from robot_dynamics.kernels.layout import model_text
 
-ENGINE = Path(__file__).resolve().parents[1] / "src" / "engine"
+ENGINE = Path(__file__).resolve().parents[2] / "src" / "engine"
 LIBRARY = ("algorithms", "model", "derivatives", "control", "plant", "simulate")
 
 DRIVER = r"""

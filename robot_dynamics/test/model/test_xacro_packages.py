@@ -110,7 +110,7 @@ def test_the_cli_takes_packages_and_xacro_arguments(workspace, monkeypatch, caps
 
 def test_a_published_package_include_that_points_nowhere_is_one_line(monkeypatch):
     """example-robot-data's hector quadrotor includes package://.../urdf/..., a folder it lacks."""
-    from test_zoo import ROBOTS
+    from test_example_robot_data import ROBOTS
 
     monkeypatch.delenv("ROBOT_DYNAMICS_PACKAGE_PATH", raising=False)
     share = ROBOTS.parent

@@ -21,7 +21,7 @@ import robot_dynamics as rd
 from robot_dynamics.errors import ModelError
 from robot_dynamics.model import registry
 
-SOURCE = Path(__file__).resolve().parents[1]  # robot_dynamics/: urdf/ and config/ beside the package
+SOURCE = Path(__file__).resolve().parents[2]  # robot_dynamics/: urdf/ and config/ beside the package
 PY = f"python{sys.version_info[0]}.{sys.version_info[1]}"
 
 #: layout -> (the folder of the package, the folder of the data files), relative to tmp_path

@@ -461,7 +461,7 @@ def test_a_sigint_swallowed_by_a_message_conversion_is_a_clean_stop():
         sys.exit(run(Taking, []))
     """)
     done = subprocess.run([sys.executable, "-c", taking], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parents[1])
+                          cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr[-2000:]
 
 
@@ -512,7 +512,7 @@ def test_a_second_sigint_at_any_point_of_the_stop_is_a_clean_stop():
     """)
     for where in ("spin", "build", "init"):
         done = subprocess.run([sys.executable, "-c", script, where], capture_output=True, text=True, timeout=60,
-                              cwd=Path(__file__).resolve().parents[1], env={**os.environ, **localhost_only()})
+                              cwd=Path(__file__).resolve().parents[2], env={**os.environ, **localhost_only()})
         assert done.returncode == 0, (where, done.stderr[-2000:])
         assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, (where, done.stderr[-2000:])
 
@@ -580,7 +580,7 @@ def test_bursts_from_several_clients_are_all_answered(tmp_path):
     import subprocess
     import sys
 
-    script = Path(__file__).resolve().parent / "service_burst_client.py"
+    script = Path(__file__).resolve().parents[1] / "service_burst_client.py"
     model = rd.load_robot("puma560")
     clients, count = 3, 200
     # the node runs the robot_dynamics this test imports, wherever the test runs from

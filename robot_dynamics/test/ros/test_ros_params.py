@@ -13,7 +13,7 @@ from robot_dynamics.ros.messages import message_class
 from robot_dynamics.ros.motion import TrajectoryStreamer
 from robot_dynamics.ros.params import NODE_PARAMETERS, TYPES, defaults, service_history, validate
 
-CONFIG = Path(__file__).resolve().parents[1] / "config"
+CONFIG = Path(__file__).resolve().parents[2] / "config"
 NODES = ("dynamics", "trajectory", "controller", "simulator")
 
 

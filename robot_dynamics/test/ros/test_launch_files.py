@@ -28,7 +28,7 @@ from robot_dynamics.ros.launch_support import as_bool, dynamics_parameters, pars
 
 from repo_files import repository_file
 
-PKG = Path(__file__).resolve().parents[1]
+PKG = Path(__file__).resolve().parents[2]
 LAUNCH = PKG / "launch"
 BRINGUP = "robot_dynamics_bringup"
 

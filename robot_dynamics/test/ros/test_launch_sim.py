@@ -1,7 +1,7 @@
 """launch_testing test of sim.launch.py on a real ROS 2 (skipped where rclpy and launch are missing).
 
 Run where ROS 2 is sourced and both packages are built (``colcon test`` does it):
-    launch_test robot_dynamics/test/test_launch_sim.py
+    launch_test robot_dynamics/test/ros/test_launch_sim.py
 It launches the simulated PUMA 560 with the README's goal and no rviz, with the real
 robot_state_publisher where the ROS 2 has it (the C++ stack; a minimal build has no rclcpp: the
 launch then runs without it and the /tf test is skipped, naming why; our nodes take the URDF as
@@ -44,8 +44,8 @@ from robot_dynamics_interfaces import srv  # noqa: E402
 import robot_dynamics as rd  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from test_ros_doc import _calls  # noqa: E402
+sys.path[:0] = [HERE, os.path.dirname(HERE)]  # test_ros_doc_examples beside it, the test folder's helpers
+from test_ros_doc_examples import _calls  # noqa: E402
 from robot_dynamics.ros.probe import ProbeTestCase  # noqa: E402
 from tf_tree import TfRecord, stamp_key  # noqa: E402
 from trajectory_msgs.msg import JointTrajectoryPoint  # noqa: E402

@@ -329,5 +329,5 @@ def test_the_first_discretisation_imports_no_scipy_linalg():
             "assert Ad.shape == (12, 12) and np.all(np.isfinite(Ad))\n"
             "print('scipy.linalg' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))).stdout
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))).stdout
     assert out.strip() == "False"

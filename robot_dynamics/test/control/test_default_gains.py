@@ -15,7 +15,7 @@ from robot_dynamics.ros.launch_support import controller_gains, sim_parameters
 from robot_dynamics.ros.params import NODE_PARAMETERS, validate
 from robot_dynamics.study.description import Study
 
-PKG = Path(__file__).resolve().parents[1]
+PKG = Path(__file__).resolve().parents[2]
 
 
 def test_the_default_bandwidth_is_20_rad_s_and_every_law_reads_it():
