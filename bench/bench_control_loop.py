@@ -5,12 +5,13 @@ controller node (``node``) and inside ros2_control's update (``in_loop``), idle 
         [--duration 600] [--warmup 3] [--nodes arm|loop] [--robot puma560] [--node-rate HZ]
         [--keep-logs DIR] [--results bench/results/bench_control_loop.json]
 
-Needs a sourced ROS 2 workspace with robot_dynamics, robot_dynamics_control and ros2_control
+Needs a sourced ROS 2 workspace with robot_dynamics, robot_dynamics_control in a bench build
+(``colcon build --cmake-args -DRD_BENCH_HARDWARE=ON``: its timed hardware) and ros2_control
 (Humble or Jazzy). Each measurement (every control x rate x load):
 
 1. brings the arm up as ``arm.launch.py control:=<control> hardware:=sim update_rate:=<rate>``
-   does (``python -m robot_dynamics.ros.loop_latency_run``: robot_dynamics_control/SimulatedSystem
-   integrates the arm inside controller_manager's cycle; ``--nodes loop`` leaves out
+   does (``bench/loop_latency_run.py``: robot_dynamics_control's TimedSimulatedSystem, its
+   SimulatedSystem with each cycle timed, integrates the arm inside controller_manager's cycle; ``--nodes loop`` leaves out
    robot_state_publisher and our trajectory and dynamics nodes), with the hardware's timing log
    and, for ``node``, the controller node's command log on (its rate: ``--node-rate``, default
    the controller manager's);
@@ -18,7 +19,7 @@ Needs a sourced ROS 2 workspace with robot_dynamics, robot_dynamics_control and 
    on a 2-core machine both cores are busy), waits ``--warmup`` + ``--duration`` seconds, stops
    them and stops the launch with SIGINT (each process writes its log as it stops);
 3. traces each written command to the read it was computed from
-   (:func:`robot_dynamics.ros.loop_latency.analyze`): per cycle the age (cycles between that read
+   (:func:`loop_latency.analyze`, bench/loop_latency.py): per cycle the age (cycles between that read
    and the write) and the delay write(k) - read(j), measured over ``--duration`` seconds from
    ``--warmup`` seconds after the first commanded cycle.
 
@@ -47,9 +48,9 @@ import time
 from pathlib import Path
 
 from robot_dynamics.errors import RobotDynamicsError
-from robot_dynamics.ros.loop_latency import PATHS, analyze, format_table, read_command_log, read_timing_log
 from _processes import Processes
 from _results import write_results
+from loop_latency import PATHS, analyze, format_table, read_command_log, read_timing_log
 
 HERE = Path(__file__).resolve().parent
 START_TIMEOUT_S = 180.0
@@ -95,7 +96,7 @@ def one_run(args: argparse.Namespace, control: str, rate: int, load: int, folder
     command_path = folder / f"{tag}_commands.csv"
     launch_log = folder / f"{tag}_launch.log"
     cycles = int(rate * (args.warmup + args.duration + 120.0))  # the run and its start-up, kept whole
-    cmd = [sys.executable, "-m", "robot_dynamics.ros.loop_latency_run", "--control", control, "--rate", str(rate),
+    cmd = [sys.executable, str(Path(__file__).with_name("loop_latency_run.py")), "--control", control, "--rate", str(rate),
            "--timing-log", str(timing_path), "--nodes", args.nodes, "--robot", args.robot, "--cycles", str(cycles)]
     if control == "node":
         cmd += ["--command-log", str(command_path)]

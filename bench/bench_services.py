@@ -41,9 +41,9 @@ import time
 
 import numpy as np
 
-from robot_dynamics.ros.service_load import SERVICE, TIMEOUT_S, client_main, probe_main  # noqa: E402
 from _processes import Processes
 from _results import write_results
+from service_load import SERVICE, TIMEOUT_S, client_main, probe_main
 
 
 def _read_line(p: subprocess.Popen, timeout: float, what: str, node: subprocess.Popen | None = None, log=None) -> str:

@@ -147,14 +147,14 @@ setup(
         # too, so that CI (pip install "./robot_dynamics[test]") runs every test instead of
         # skipping those of an extra (test_package_manifest.py checks it)
         "test": [
-            "dask[distributed]>=2024.1",  # test_study.py: studies on a local Dask cluster
-            "pyarrow>=14",  # test_study.py: the Parquet datasets
+            "dask[distributed]>=2024.1",  # test_studies.py: studies on a local Dask cluster
+            "pyarrow>=14",  # test_studies.py: the Parquet datasets
             "sympy>=1.12",  # test_drivetrain_symbolic, test_base_parameters, test_stewart_opcount/_lagrange
             "pytest>=7.4",
-            "hypothesis>=6.90",  # test_fuzz.py, test_spatial.py, the property tests
+            "hypothesis>=6.90",  # test_fuzz_entry_points.py, test_spatial.py, the property tests
             "pin>=3.0",  # Pinocchio, the peer library of every cross-check (peer.py)
-            "mcap-ros2-support>=0.5",  # test_io.py: the MCAP recordings decoded independently of rosbags
-            "example-robot-data>=4.0",  # test_zoo.py, test_fuzz.py: published URDFs
+            "mcap-ros2-support>=0.5",  # test_recordings.py: the MCAP recordings decoded independently of rosbags
+            "example-robot-data>=4.0",  # test_example_robot_data.py, test_fuzz_entry_points.py: published URDFs
             "numba>=0.59",  # test_codegen.py: the generated model's compiled paths (skipped without it)
         ],
         # the documentation site (bash docs/build.sh: the tutorials run, t07 on a Dask cluster)

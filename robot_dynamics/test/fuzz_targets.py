@@ -1,5 +1,5 @@
 """Entry points of the package and generators of hostile input for them (shared by
-``test_fuzz.py``, the CI-sized run, and ``bench/fuzz.py``, the long one).
+``test_fuzz_entry_points.py``, the CI-sized run, and ``bench/fuzz.py``, the long one).
 
 The rule every target is held to: an input is accepted and every number that comes back is
 finite, or it is refused with the package's own error (a ``RobotDynamicsError``; the CLI: exit

@@ -33,7 +33,7 @@ The hardware (``hardware:=``):
 - ``mock``: ``mock_components/GenericSystem`` (no dynamics: the interfaces echo the commands);
 - ``urdf``: the URDF's own ``<ros2_control>`` block (a vendor's description, ``urdf:=``);
 - ``package/Class``: a vendor's hardware plugin, with ``hardware_params:="ip=192.168.1.2,..."``
-  (for ``sim``: ``substeps``, ``friction``, ``timing_log=FILE``, ...).
+  (for ``sim``: ``substeps``, ``friction``, ``max_step``, ...).
 
 Failing loudly: controller_manager must run as long as the launch does, with its hardware, and
 every spawner must succeed. When controller_manager fails (a hardware plugin that cannot load: it

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-import unittest
 from pathlib import Path
 
 import numpy as np
+
+from robot_dynamics.ros.probe import ProbeTestCase
 
 #: The package's launch file, in its share folder (where `ros2 launch` finds it).
 LAUNCH_FILE = ("launch", "arm.launch.py")
@@ -58,48 +59,18 @@ def documented_command(page: str, starts_with: str) -> list[str]:
     raise AssertionError(f"docs/{page} has no command starting with {starts_with!r} in a bash block")
 
 
-class ArmProbe(unittest.TestCase):
-    """One rclpy context per test class; per test a node ``probe_name`` whose ``states`` list
-    receives every /joint_states message, and helpers over controller_manager's services."""
+class ArmProbe(ProbeTestCase):
+    """robot_dynamics' launch-test probe (one rclpy context per test class, per test a node
+    ``probe_name`` whose ``states`` list receives every /joint_states message, ``spin_until``),
+    with the PUMA 560's model and helpers over controller_manager's services."""
 
     probe_name = "arm_probe"
 
-    @classmethod
-    def setUpClass(cls):
-        import rclpy
-
-        rclpy.init()
-
-    @classmethod
-    def tearDownClass(cls):
-        import rclpy
-
-        rclpy.try_shutdown()
-
     def setUp(self):
-        import rclpy
-        from sensor_msgs.msg import JointState
-
         import robot_dynamics as rd
 
         self.model = rd.load_robot("puma560")
-        self.node = rclpy.create_node(self.probe_name)
-        self.states = []
-        self.node.create_subscription(JointState, "/joint_states", self.states.append, 100)
-
-    def tearDown(self):
-        self.node.destroy_node()
-
-    def spin_until(self, predicate, timeout):
-        """Spin the probe until ``predicate()`` holds or ``timeout`` [s] passes; its last value."""
-        import rclpy
-
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if predicate():
-                return True
-            rclpy.spin_once(self.node, timeout_sec=0.02)
-        return predicate()
+        super().setUp()
 
     def spin_for(self, seconds):
         self.spin_until(lambda: False, seconds)

@@ -2,11 +2,9 @@
 
 #include "robot_dynamics_control/simulated_system.hpp"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -28,13 +26,6 @@ namespace robot_dynamics_control
 namespace
 {
 rclcpp::Logger logger() { return rclcpp::get_logger("robot_dynamics_control.SimulatedSystem"); }
-
-std::int64_t steady_ns()
-{
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-           std::chrono::steady_clock::now().time_since_epoch())
-    .count();
-}
 
 std::string trim(const std::string & s)
 {
@@ -113,79 +104,7 @@ const std::set<std::string> kStateInterfaces = {
   hardware_interface::HW_IF_POSITION, hardware_interface::HW_IF_VELOCITY, hardware_interface::HW_IF_EFFORT};
 }  // namespace
 
-// -- the timing log ------------------------------------------------------------------------------
-
-void CycleLog::reset(std::size_t capacity, std::size_t joints)
-{
-  capacity_ = capacity;
-  joints_ = joints;
-  count_ = 0;
-  // value-initialised: every page touched now, none faulted in inside the loop
-  times_.assign(3 * capacity, -1);
-  effort_.assign(joints * capacity, std::numeric_limits<double>::quiet_NaN());
-}
-
-void CycleLog::on_read(std::int64_t steady, std::int64_t ros)
-{
-  if (capacity_ == 0) {
-    return;
-  }
-  const std::size_t k = count_ % capacity_;
-  times_[3 * k] = steady;
-  times_[3 * k + 1] = -1;
-  times_[3 * k + 2] = ros;
-  std::fill_n(effort_.begin() + static_cast<std::ptrdiff_t>(joints_ * k), joints_,
-              std::numeric_limits<double>::quiet_NaN());
-  ++count_;
-}
-
-void CycleLog::on_write(std::int64_t steady, const double * effort)
-{
-  if (capacity_ == 0 || count_ == 0) {
-    return;  // a write before any read belongs to no cycle
-  }
-  const std::size_t k = (count_ - 1) % capacity_;
-  times_[3 * k + 1] = steady;
-  std::copy(effort, effort + joints_, effort_.begin() + static_cast<std::ptrdiff_t>(joints_ * k));
-}
-
-bool CycleLog::write_csv(
-  const std::string & path, const std::vector<std::string> & joint_names, std::string * error) const
-{
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::FILE * f = std::fopen(tmp.c_str(), "w");
-  if (!f) {
-    *error = "cannot write '" + tmp + "'";
-    return false;
-  }
-  std::fputs("cycle,read_steady_ns,write_steady_ns,ros_time_ns", f);
-  for (const auto & j : joint_names) {
-    std::fprintf(f, ",effort_%s", j.c_str());
-  }
-  std::fputc('\n', f);
-  const std::uint64_t n = size(), first = count_ - n;
-  for (std::uint64_t c = first; c < count_; ++c) {
-    const std::size_t k = c % capacity_;
-    std::fprintf(f, "%llu,%lld,%lld,%lld", static_cast<unsigned long long>(c),
-                 static_cast<long long>(times_[3 * k]), static_cast<long long>(times_[3 * k + 1]),
-                 static_cast<long long>(times_[3 * k + 2]));
-    for (std::size_t j = 0; j < joints_; ++j) {
-      std::fprintf(f, ",%.17g", effort_[joints_ * k + j]);
-    }
-    std::fputc('\n', f);
-  }
-  const bool ok = std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
-  if (std::fclose(f) != 0 || !ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    *error = "cannot write '" + path + "'";
-    return false;
-  }
-  return true;
-}
-
 // -- the hardware --------------------------------------------------------------------------------
-
-SimulatedSystem::~SimulatedSystem() { save_timing_log(); }
 
 SimulatedSystem::CallbackReturn SimulatedSystem::on_init(const hardware_interface::HardwareInfo & info)
 {
@@ -208,20 +127,8 @@ SimulatedSystem::CallbackReturn SimulatedSystem::on_init(const hardware_interfac
       }
     }
     start_plant(initial, p);
-    if (!timing_log_.empty()) {
-      // fail now, not at the end of a run, where the file cannot be written
-      const std::string probe = timing_log_ + ".tmp." + std::to_string(::getpid());
-      std::FILE * f = std::fopen(probe.c_str(), "w");
-      if (!f) {
-        throw std::runtime_error("timing_log: cannot write beside '" + timing_log_ + "'");
-      }
-      std::fclose(f);
-      std::remove(probe.c_str());
-      log_.reset(p.timing_log_cycles, joints_.size());
-    }
-    RCLCPP_INFO(logger(), "'%s': %d joints, %d RK4 step(s) per period (at most %g s each), friction %s%s%s",
-                info_.name.c_str(), nq_, substeps_, max_step_, p.friction ? "on" : "off",
-                timing_log_.empty() ? "" : ", timing log ", timing_log_.c_str());
+    RCLCPP_INFO(logger(), "'%s': %d joints, %d RK4 step(s) per period (at most %g s each), friction %s",
+                info_.name.c_str(), nq_, substeps_, max_step_, p.friction ? "on" : "off");
   } catch (const std::exception & e) {
     RCLCPP_FATAL(logger(), "'%s': %s", info_.name.c_str(), e.what());
     return CallbackReturn::ERROR;
@@ -238,7 +145,7 @@ SimulatedSystem::PlantParameters SimulatedSystem::read_parameters()
   };
   static const std::set<std::string> known = {
     "robot_model", "substeps", "max_step", "friction", "coulomb_smoothing", "initial_positions",
-    "timing_log", "timing_log_cycles", "allow_nonphysical_model"};
+    "allow_nonphysical_model"};
   for (const auto & kv : hw) {
     if (!known.count(kv.first)) {
       throw std::runtime_error(
@@ -263,13 +170,6 @@ SimulatedSystem::PlantParameters SimulatedSystem::read_parameters()
     throw std::runtime_error("coulomb_smoothing: expected a velocity >= 0 [rad/s], got '" +
                              param("coulomb_smoothing", "") + "'");
   }
-  timing_log_ = param("timing_log", "");
-  const double cycles = parse_number(param("timing_log_cycles", "1048576"), "timing_log_cycles");
-  if (!(cycles >= 1 && cycles <= 1e8 && cycles == std::floor(cycles))) {
-    throw std::runtime_error("timing_log_cycles: expected an integer in [1, 1e8], got '" +
-                             param("timing_log_cycles", "") + "'");
-  }
-  p.timing_log_cycles = static_cast<std::size_t>(cycles);
   p.robot_model = param("robot_model", "");
   p.initial_positions = param("initial_positions", "");
   return p;
@@ -392,7 +292,6 @@ SimulatedSystem::CallbackReturn SimulatedSystem::on_activate(const rclcpp_lifecy
 SimulatedSystem::CallbackReturn SimulatedSystem::on_deactivate(const rclcpp_lifecycle::State &)
 {
   active_ = false;
-  save_timing_log();
   return CallbackReturn::SUCCESS;
 }
 
@@ -424,33 +323,16 @@ hardware_interface::return_type SimulatedSystem::read(const rclcpp::Time & time,
     velocity_[i] = x_[static_cast<std::size_t>(nq_) + k];
     effort_[i] = applied_[k];
   }
-  log_.on_read(steady_ns(), time.nanoseconds());
   return hardware_interface::return_type::OK;
 }
 
 hardware_interface::return_type SimulatedSystem::write(const rclcpp::Time &, const rclcpp::Duration &)
 {
-  log_.on_write(steady_ns(), command_.data());
   for (std::size_t i = 0; i < joints_.size(); ++i) {
     const double c = command_[i];  // NaN: no command on this joint, taken by the plant's period
     u_[static_cast<std::size_t>(index_[i])] = std::isnan(c) ? c : std::min(std::max(c, -limit_[i]), limit_[i]);
   }
   return hardware_interface::return_type::OK;
-}
-
-void SimulatedSystem::save_timing_log()
-{
-  if (timing_log_.empty() || !log_.enabled() || log_.cycles() == saved_cycles_) {
-    return;
-  }
-  std::string error;
-  if (log_.write_csv(timing_log_, joints_, &error)) {
-    saved_cycles_ = log_.cycles();
-    RCLCPP_INFO(logger(), "'%s': timing of %zu cycles written to %s", info_.name.c_str(), log_.size(),
-                timing_log_.c_str());
-  } else {
-    RCLCPP_ERROR(logger(), "'%s': timing log: %s", info_.name.c_str(), error.c_str());
-  }
 }
 
 }  // namespace robot_dynamics_control

@@ -1,6 +1,6 @@
 // SimulatedSystem, the in-process plant: its interfaces, its physics (an RK4 written here over the
 // engine's direct dynamics, a static equilibrium under gravity torques, energy conserved without
-// friction), the brakes and saturation of the command, the timing log, bad configurations, and
+// friction), the brakes and saturation of the command, bad configurations, and
 // read()/write() without allocation.
 #include <gtest/gtest.h>
 
@@ -16,109 +16,20 @@
 #include <utility>
 #include <vector>
 
-#include "allocation_counter.hpp"
 #include "hardware_interface/component_parser.hpp"
 #include "hardware_interface/types/hardware_interface_return_values.hpp"
 #include "rclcpp_lifecycle/state.hpp"
 #include "robot_dynamics_control/engine_model.hpp"
 #include "robot_dynamics_control/simulated_system.hpp"
+#include "simulated_system_harness.hpp"
 #include "test_files.hpp"
 
 namespace
 {
-using hardware_interface::return_type;
 using robot_dynamics_control::EngineModel;
 using robot_dynamics_control::SimulatedSystem;
-using robot_dynamics_control::test::allocations;
-using robot_dynamics_control::test::counting;
-using robot_dynamics_control::test::engine_model_text;
-using robot_dynamics_control::test::read_text;
-using robot_dynamics_control::test::robot_file;
-using CallbackReturn = SimulatedSystem::CallbackReturn;
-
-const std::vector<std::string> kJoints = {"joint1", "joint2", "joint3", "joint4", "joint5", "joint6"};
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::string param(const std::string & name, const std::string & value);
-
-// The PUMA 560 with a <ros2_control> block for SimulatedSystem (as robot_dynamics' ros2_control.py
-// writes it): `params` inside <hardware>, `q0` as the position states' initial values. The model
-// text (the robot_model parameter) is made as a launch makes it: a `drivetrain` param of `params`
-// becomes the text of the URDF with that YAML, made strict (empty where the loader fails); without,
-// the bare URDF's text, unchecked.
-std::string puma_with_block(const std::string & params, const std::vector<double> & q0, const std::string & joint_extra = "")
-{
-  std::string urdf = read_text(robot_file("urdf/puma560.urdf"));
-  std::ostringstream b;
-  b.precision(17);
-  // the bare URDF carries the published link 3 inertia, which breaks the triangle inequality: the
-  // drive-train YAML accepts that issue, a block without it has to allow it
-  std::string hardware = params, allow;
-  const std::string open = "<param name=\"drivetrain\">";
-  const auto at = hardware.find(open);
-  std::string model;
-  if (at != std::string::npos) {
-    const auto end = hardware.find("</param>", at);
-    const std::string drivetrain = hardware.substr(at + open.size(), end - at - open.size());
-    hardware.erase(at, end + std::string("</param>").size() - at);
-    model = engine_model_text(urdf, drivetrain, "--strict --allow-no-effort-limit");
-  } else {
-    model = engine_model_text(urdf, "", "");
-    allow = param("allow_nonphysical_model", "true");
-  }
-  b << "<ros2_control name=\"puma560\" type=\"system\"><hardware><plugin>robot_dynamics_control/SimulatedSystem"
-    << "</plugin>" << param("robot_model", model) << hardware << allow << "</hardware>";
-  for (std::size_t i = 0; i < kJoints.size(); ++i) {
-    b << "<joint name=\"" << kJoints[i] << "\"><command_interface name=\"effort\"/>"
-      << "<state_interface name=\"position\"><param name=\"initial_value\">" << q0[i] << "</param></state_interface>"
-      << "<state_interface name=\"velocity\"/><state_interface name=\"effort\"/></joint>";
-  }
-  b << joint_extra << "</ros2_control>";
-  const auto end = urdf.rfind("</robot>");
-  return urdf.substr(0, end) + b.str() + "\n</robot>\n";
-}
-
-std::string param(const std::string & name, const std::string & value)
-{
-  return "<param name=\"" + name + "\">" + value + "</param>";
-}
-
-hardware_interface::HardwareInfo info_of(const std::string & urdf)
-{
-  return hardware_interface::parse_control_resources_from_urdf(urdf).at(0);
-}
-
-struct Sim
-{
-  std::unique_ptr<SimulatedSystem> hw = std::make_unique<SimulatedSystem>();
-  std::vector<hardware_interface::StateInterface> states;
-  std::vector<hardware_interface::CommandInterface> commands;
-  std::vector<double> command = std::vector<double>(6, kNaN);
-  std::int64_t t_ns = 0;
-
-  explicit Sim(const std::string & urdf)
-  {
-    if (hw->on_init(info_of(urdf)) != CallbackReturn::SUCCESS) {
-      throw std::runtime_error("on_init failed");
-    }
-    states = hw->export_state_interfaces();
-    commands = hw->export_command_interfaces();
-    hw->on_activate(rclcpp_lifecycle::State());
-  }
-  // one controller-manager cycle of `dt`: read (the plant advances), then the command written
-  return_type cycle(double dt = 0.002)
-  {
-    t_ns += static_cast<std::int64_t>(std::llround(dt * 1e9));
-    const rclcpp::Time time(t_ns);
-    const rclcpp::Duration period(std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(dt * 1e9))));
-    const return_type r = hw->read(time, period);
-    for (std::size_t i = 0; i < commands.size(); ++i) {
-      commands[i].set_value(command[i]);
-    }
-    const return_type w = hw->write(time, period);
-    return r == return_type::OK ? w : r;
-  }
-};
+// the harness (Sim, puma_with_block, param, info_of, allocations_in_cycles, ...) and the test files
+using namespace robot_dynamics_control::test;  // NOLINT(build/namespaces)
 
 // x <- x + RK4 over h of (qd, aba(q, qd, u)) with the model's gravity and friction: the reference
 // integrator, written here
@@ -286,61 +197,10 @@ TEST(SimulatedSystem, EffortsAreClippedToTheLimitsAndALatePeriodIsCutIntoShortSt
 
 TEST(SimulatedSystem, ReadAndWriteAllocateNothing)
 {
-  const std::string log = (std::filesystem::temp_directory_path() / "rdc-sim-alloc.csv").string();
-  Sim sim(puma_with_block(param("drivetrain", drive()) + param("timing_log", log) + param("timing_log_cycles", "64"), kQ0));
+  Sim sim(puma_with_block(param("drivetrain", drive()), kQ0));
   sim.command = {1.0, 2.0, 3.0, 0.1, 0.2, 0.3};
   sim.cycle();
-  const rclcpp::Time time(1000000);
-  const rclcpp::Duration period(std::chrono::nanoseconds(2000000));
-  allocations = 0;
-  counting = true;
-  for (int k = 0; k < 200; ++k) {  // past the log's capacity: it wraps
-    sim.hw->read(time, period);
-    sim.hw->write(time, period);
-  }
-  counting = false;
-  EXPECT_EQ(allocations, 0);
-  sim.hw.reset();  // the destructor writes the log
-  std::filesystem::remove(log);
-}
-
-TEST(SimulatedSystem, TimingLogRecordsEveryCycleAndIsWrittenAtDeactivation)
-{
-  const std::string log = (std::filesystem::temp_directory_path() / "rdc-sim-timing.csv").string();
-  std::filesystem::remove(log);
-  Sim sim(puma_with_block(param("timing_log", log) + param("timing_log_cycles", "30"), kQ0));
-  for (int k = 0; k < 40; ++k) {
-    sim.command = {0.01 * k, kNaN, 0.0, 0.0, 0.0, 0.0};
-    sim.cycle();
-  }
-  EXPECT_EQ(sim.hw->cycle_log().cycles(), 40u);
-  EXPECT_EQ(sim.hw->cycle_log().size(), 30u);
-  sim.hw->on_deactivate(rclcpp_lifecycle::State());
-  std::ifstream f(log);
-  std::string line;
-  std::getline(f, line);
-  EXPECT_EQ(line, "cycle,read_steady_ns,write_steady_ns,ros_time_ns,effort_joint1,effort_joint2,effort_joint3,"
-                  "effort_joint4,effort_joint5,effort_joint6");
-  long long previous_read = 0;
-  int rows = 0;
-  for (; std::getline(f, line); ++rows) {
-    std::vector<std::string> cells;
-    std::stringstream in(line);
-    for (std::string c; std::getline(in, c, ',');) cells.push_back(c);
-    ASSERT_EQ(cells.size(), 10u) << line;
-    const int cycle = std::stoi(cells[0]);
-    EXPECT_EQ(cycle, 10 + rows);  // the last 30 of 40, oldest first
-    const long long read = std::stoll(cells[1]), write = std::stoll(cells[2]), ros = std::stoll(cells[3]);
-    EXPECT_GE(write, read);
-    EXPECT_GT(read, previous_read);
-    previous_read = read;
-    EXPECT_EQ(ros, 2000000LL * (cycle + 1));  // the ROS time given to read()
-    EXPECT_EQ(std::stod(cells[4]), 0.01 * cycle);  // the effort commanded at write()
-    EXPECT_TRUE(std::isnan(std::stod(cells[5])));
-  }
-  EXPECT_EQ(rows, 30);
-  EXPECT_FALSE(std::filesystem::exists(log + ".tmp." + std::to_string(::getpid())));
-  std::filesystem::remove(log);
+  EXPECT_EQ(allocations_in_cycles(sim, 200), 0);
 }
 
 TEST(SimulatedSystem, BadConfigurationsFailAtInitNamingTheChoices)
@@ -348,7 +208,7 @@ TEST(SimulatedSystem, BadConfigurationsFailAtInitNamingTheChoices)
   const std::vector<std::string> bad = {
     param("substeps", "0"), param("substeps", "1.5"), param("friction", "maybe"), param("max_step", "-1"),
     param("nonsense", "1"), param("drivetrain", "/nonexistent/drive.yaml"),
-    param("initial_positions", "1, 2"), param("timing_log", "/nonexistent/dir/log.csv")};
+    param("initial_positions", "1, 2")};
   for (const auto & p : bad) {
     SimulatedSystem hw;
     EXPECT_EQ(hw.on_init(info_of(puma_with_block(p, kQ0))), CallbackReturn::ERROR) << p;
@@ -420,7 +280,7 @@ TEST(SimulatedSystem, RefusesAPhysicallyImpossiblePlantUnlessAllowed)
 
 // The engine's period of a simulated arm (rd_plant_advance) is the step of the simulation, the
 // simulator node and SimulatedSystem: one command sequence gives, bit for bit, the states that
-// robot_dynamics/test/test_plant_period_same_in_every_driver.py stores (GOLDEN) and checks for the
+// robot_dynamics/test/simulation/test_plant_period_same_in_every_driver.py stores (GOLDEN) and checks for the
 // simulation and the node. The brakes without a command (NaN on every joint) at the start and
 // after a release, a NaN joint at zero effort, a late period of 0.023 s cut into 5 steps of 0.0046 s.
 TEST(SimulatedSystem, GivesTheStatesOfTheEnginePeriodThatTheSimulationAndTheNodeGive)

@@ -66,7 +66,7 @@ general one and the paper formulations): ``inverse_dynamics``, ``forward_dynamic
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
@@ -75,8 +75,17 @@ from numpy.typing import ArrayLike, NDArray
 from .._batch import as_batch, broadcast_batch
 from .._rk4 import rk4_step
 from ..dynamics import bias_torques, crba, kinetic_energy, potential_energy, rnea
-from ..errors import InputError, ModelError, SingularityError, UnknownNameError
+from ..errors import ModelError, SingularityError, UnknownNameError
 from ..model.robot_model import JointSpec, LinkSpec, RobotModel
+from .constraints import (
+    CONSTRAINT_KINDS,
+    LoopConstraint,
+    _vec3,
+    fixed_point_constraint,
+    point_constraint,
+    spherical_constraint,
+    universal_constraint,
+)
 from .loop_kinematics import (
     _RANK_RTOL,
     PositionSolution,
@@ -129,110 +138,6 @@ __all__ = [
 ]
 
 Array = NDArray[np.float64]
-
-#: Kinds of loop-closure constraint.
-CONSTRAINT_KINDS = ("point", "universal")
-
-
-@dataclass(frozen=True)
-class LoopConstraint:
-    """One loop closure between two link frames.
-
-    Attributes:
-        name: constraint name (used in failure reports).
-        kind: ``'point'`` (point-on-point, spherical, fixed foot) or ``'universal'``.
-        frame_a: link frame of the first point.
-        point_a: the point in ``frame_a`` coordinates, (3,) [m].
-        frame_b: link frame of the second point; None means the world (base frame).
-        point_b: the point in ``frame_b`` coordinates (world coordinates if None), (3,) [m].
-        directions: base-frame unit directions along which the points must coincide,
-            (k, 3); default the three axes. Planar loops use two.
-        axis_a, axis_b: for ``'universal'``: the cross axes, fixed in frame_a and frame_b,
-            kept orthogonal, (3,) (unused by point constraints).
-    """
-
-    name: str
-    kind: str
-    frame_a: str
-    point_a: Array
-    frame_b: str | None = None
-    point_b: Array = field(default_factory=lambda: np.zeros(3))
-    directions: Array = field(default_factory=lambda: np.eye(3))
-    axis_a: Array = field(default_factory=lambda: np.zeros(3))
-    axis_b: Array = field(default_factory=lambda: np.zeros(3))
-
-    @property
-    def size(self) -> int:
-        """Number of scalar equations."""
-        return len(self.directions) + (1 if self.kind == "universal" else 0)
-
-
-def _vec3(v: ArrayLike, what: str) -> Array:
-    arr = np.asarray(v, dtype=float).reshape(-1)
-    if arr.shape != (3,) or not np.all(np.isfinite(arr)):
-        raise InputError(f"{what}: expected 3 finite numbers, got {v!r}")
-    return arr
-
-
-def point_constraint(
-    name: str,
-    frame_a: str,
-    point_a: ArrayLike,
-    frame_b: str | None = None,
-    point_b: ArrayLike = (0.0, 0.0, 0.0),
-    *,
-    directions: ArrayLike | None = None,
-) -> LoopConstraint:
-    """Point-on-point closure: point_a of frame_a coincides with point_b of frame_b.
-
-    Args:
-        name: constraint name.
-        frame_a, frame_b: link frames (frame_b None: the world).
-        point_a, point_b: points in their frames' coordinates, (3,) [m].
-        directions: base-frame directions to constrain, (k, 3), default all three.
-    """
-    if directions is None:
-        d = np.eye(3)
-    else:
-        d = np.atleast_2d(np.asarray(directions, dtype=float))
-        if d.ndim != 2 or d.shape[1] != 3 or not 1 <= d.shape[0] <= 3 or not np.all(np.isfinite(d)):
-            raise InputError(f"constraint {name!r}: directions must be 1 to 3 vectors of 3 numbers")
-        d = d / np.linalg.norm(d, axis=1, keepdims=True)
-    return LoopConstraint(name, "point", frame_a, _vec3(point_a, f"{name}.point_a"), frame_b,
-                          _vec3(point_b, f"{name}.point_b"), d)
-
-
-#: A spherical joint closes a loop with the point-on-point equations.
-spherical_constraint = point_constraint
-
-
-def universal_constraint(
-    name: str,
-    frame_a: str,
-    point_a: ArrayLike,
-    axis_a: ArrayLike,
-    frame_b: str | None,
-    point_b: ArrayLike,
-    axis_b: ArrayLike,
-) -> LoopConstraint:
-    """Universal-joint closure: coincident points and orthogonal cross axes (4 equations).
-
-    Args:
-        axis_a: first cross axis, fixed in frame_a, (3,).
-        axis_b: second cross axis, fixed in frame_b (world if frame_b is None), (3,).
-    """
-    ua, ub = _vec3(axis_a, f"{name}.axis_a"), _vec3(axis_b, f"{name}.axis_b")
-    if np.linalg.norm(ua) < 1e-12 or np.linalg.norm(ub) < 1e-12:
-        raise InputError(f"constraint {name!r}: universal-joint axes must be non-zero")
-    return LoopConstraint(name, "universal", frame_a, _vec3(point_a, f"{name}.point_a"), frame_b,
-                          _vec3(point_b, f"{name}.point_b"), np.eye(3),
-                          ua / np.linalg.norm(ua), ub / np.linalg.norm(ub))
-
-
-def fixed_point_constraint(name: str, frame: str, point: ArrayLike, world_point: ArrayLike) -> LoopConstraint:
-    """A point of a link held at a fixed world position (a foot on the ground), 3 equations."""
-    return point_constraint(name, frame, point, None, world_point)
-
 
 def free_joint_specs(parent: str, child: str, prefix: str | None = None) -> tuple[list[LinkSpec], list[JointSpec]]:
     """Six joints giving ``child`` a free (floating) motion relative to ``parent``.

@@ -1,4 +1,5 @@
-"""Kinematics of the loop closures of a :class:`~robot_dynamics.closedchain.general.ClosedChainModel`.
+"""Kinematics of the loop closures of a mechanism (:class:`~robot_dynamics.closedchain.constraints.LoopTree`,
+such as :class:`~robot_dynamics.closedchain.general.ClosedChainModel`).
 
 The loop-closure errors ``phi(q)`` (:func:`constraint_residual`), their Jacobian
 ``K = d phi / d q`` (:func:`constraint_jacobian`) and the bias ``Kdot qd``
@@ -11,7 +12,7 @@ the three together (:func:`complete_state`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,9 +21,8 @@ from .._batch import as_batch, broadcast_batch
 from ..errors import SingularityError
 from ..kinematics import frame_poses, jacobian, jacobian_dot_qdot
 from ..spatial import cross, skew
+from .constraints import LoopConstraint, LoopTree
 
-if TYPE_CHECKING:
-    from .general import ClosedChainModel, LoopConstraint
 
 __all__ = [
     "constraint_residual",
@@ -50,14 +50,14 @@ class _PointKin(NamedTuple):
     R: Array  # (N, 3, 3) frame orientation
 
 
-def _frame_cache(mech: ClosedChainModel, qf: Array) -> tuple[Array, dict[str, Array]]:
+def _frame_cache(mech: LoopTree, qf: Array) -> tuple[Array, dict[str, Array]]:
     T = frame_poses(mech.tree, qf)
     frames = {c.frame_a for c in mech.constraints} | {c.frame_b for c in mech.constraints if c.frame_b is not None}
     J = {f: jacobian(mech.tree, qf, f) for f in frames}
     return T, J
 
 
-def _point(mech: ClosedChainModel, T: Array, J: dict[str, Array], frame: str | None, point: Array, N: int) -> _PointKin:
+def _point(mech: LoopTree, T: Array, J: dict[str, Array], frame: str | None, point: Array, N: int) -> _PointKin:
     nq = mech.nq
     if frame is None:
         z = np.zeros((N, 3, nq))
@@ -71,11 +71,11 @@ def _point(mech: ClosedChainModel, T: Array, J: dict[str, Array], frame: str | N
     return _PointKin(T[:, k, :3, 3] + r, Jp, Jf[:, 3:], R)
 
 
-def _flat_q(mech: ClosedChainModel, q: ArrayLike) -> tuple[Array, tuple[int, ...]]:
+def _flat_q(mech: LoopTree, q: ArrayLike) -> tuple[Array, tuple[int, ...]]:
     return as_batch(q, mech.nq, "q", mech.tree.joint_names)
 
 
-def _constraint_points(mech: ClosedChainModel, qf: Array) -> list[tuple[LoopConstraint, _PointKin, _PointKin]]:
+def _constraint_points(mech: LoopTree, qf: Array) -> list[tuple[LoopConstraint, _PointKin, _PointKin]]:
     """Each constraint with the kinematics of its two points at the configurations ``qf`` (N, nq)."""
     N = qf.shape[0]
     T, J = _frame_cache(mech, qf)
@@ -83,7 +83,7 @@ def _constraint_points(mech: ClosedChainModel, qf: Array) -> list[tuple[LoopCons
             for c in mech.constraints]
 
 
-def _residual_flat(mech: ClosedChainModel, qf: Array) -> Array:
+def _residual_flat(mech: LoopTree, qf: Array) -> Array:
     """phi(q) for configurations ``qf`` (N, nq), (N, nc)."""
     rows = []
     for c, a, b in _constraint_points(mech, qf):
@@ -94,7 +94,7 @@ def _residual_flat(mech: ClosedChainModel, qf: Array) -> Array:
     return np.concatenate(rows, axis=1) if rows else np.zeros((qf.shape[0], 0))
 
 
-def _jacobian_flat(mech: ClosedChainModel, qf: Array) -> Array:
+def _jacobian_flat(mech: LoopTree, qf: Array) -> Array:
     """K = d phi / d q for configurations ``qf`` (N, nq), (N, nc, nq)."""
     rows = []
     for c, a, b in _constraint_points(mech, qf):
@@ -107,7 +107,7 @@ def _jacobian_flat(mech: ClosedChainModel, qf: Array) -> Array:
     return np.concatenate(rows, axis=1) if rows else np.zeros((qf.shape[0], 0, mech.nq))
 
 
-def _bias_flat(mech: ClosedChainModel, qf: Array, qdf: Array) -> Array:
+def _bias_flat(mech: LoopTree, qf: Array, qdf: Array) -> Array:
     """Kdot qd: the constraints' second derivative at qdd = 0."""
     N = qf.shape[0]
     T, J = _frame_cache(mech, qf)
@@ -142,25 +142,25 @@ def _bias_flat(mech: ClosedChainModel, qf: Array, qdf: Array) -> Array:
     return np.concatenate(rows, axis=1) if rows else np.zeros((N, 0))
 
 
-def constraint_residual(mech: ClosedChainModel, q: ArrayLike) -> Array:
+def constraint_residual(mech: LoopTree, q: ArrayLike) -> Array:
     """phi(q): loop-closure errors, (..., nc) [m for points, cosine for universal axes]."""
     qf, batch = _flat_q(mech, q)
     return _residual_flat(mech, qf).reshape(batch + (mech.nc,))
 
 
-def constraint_jacobian(mech: ClosedChainModel, q: ArrayLike) -> Array:
+def constraint_jacobian(mech: LoopTree, q: ArrayLike) -> Array:
     """K = d phi / d q, (..., nc, nq); the constraint velocities are ``K qd``."""
     qf, batch = _flat_q(mech, q)
     return _jacobian_flat(mech, qf).reshape(batch + (mech.nc, mech.nq))
 
 
-def constraint_bias(mech: ClosedChainModel, q: ArrayLike, qd: ArrayLike) -> Array:
+def constraint_bias(mech: LoopTree, q: ArrayLike, qd: ArrayLike) -> Array:
     """Kdot qd, (..., nc): the constraint accelerations are ``K qdd + Kdot qd``."""
     (qf, qdf), batch = _flat_pair(mech, q, qd)
     return _bias_flat(mech, qf, qdf).reshape(batch + (mech.nc,))
 
 
-def _flat_pair(mech: ClosedChainModel, *arrays: ArrayLike) -> tuple[list[Array], tuple[int, ...]]:
+def _flat_pair(mech: LoopTree, *arrays: ArrayLike) -> tuple[list[Array], tuple[int, ...]]:
     what = ("q", "qd", "qdd")
     parts = [as_batch(a, mech.nq, what[k], mech.tree.joint_names) for k, a in enumerate(arrays)]
     return broadcast_batch(parts)
@@ -195,13 +195,13 @@ class PositionSolution(NamedTuple):
     message: str
 
 
-def _dependent_indices(mech: ClosedChainModel, independent: Sequence[int] | None) -> tuple[list[int], list[int]]:
+def _dependent_indices(mech: LoopTree, independent: Sequence[int] | None) -> tuple[list[int], list[int]]:
     ind = list(mech.independent if independent is None else independent)
     dep = [i for i in range(mech.nq) if i not in set(ind)]
     return ind, dep
 
 
-def _constraint_rows(mech: ClosedChainModel) -> list[str]:
+def _constraint_rows(mech: LoopTree) -> list[str]:
     rows = []
     for c in mech.constraints:
         rows += [f"{c.name}[{k}]" for k in range(len(c.directions))]
@@ -211,7 +211,7 @@ def _constraint_rows(mech: ClosedChainModel) -> list[str]:
 
 
 def solve_positions(
-    mech: ClosedChainModel,
+    mech: LoopTree,
     q_guess: ArrayLike,
     independent: Sequence[int] | None = None,
     *,
@@ -287,7 +287,7 @@ def _solve_dependent(K: Array, rhs: Array, dep: list[int], what: str) -> Array:
     return out
 
 
-def solve_velocities(mech: ClosedChainModel, q: ArrayLike, qd: ArrayLike, independent: Sequence[int] | None = None) -> Array:
+def solve_velocities(mech: LoopTree, q: ArrayLike, qd: ArrayLike, independent: Sequence[int] | None = None) -> Array:
     """Tree velocities satisfying ``K qd = 0``, independent entries of ``qd`` kept, (..., nq)."""
     (qf, qdf), batch = _flat_pair(mech, q, qd)
     ind, dep = _dependent_indices(mech, independent)
@@ -298,7 +298,7 @@ def solve_velocities(mech: ClosedChainModel, q: ArrayLike, qd: ArrayLike, indepe
 
 
 def solve_accelerations(
-    mech: ClosedChainModel, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, independent: Sequence[int] | None = None
+    mech: LoopTree, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike, independent: Sequence[int] | None = None
 ) -> Array:
     """Tree accelerations satisfying ``K qdd + Kdot qd = 0``, independent entries kept, (..., nq)."""
     (qf, qdf, qddf), batch = _flat_pair(mech, q, qd, qdd)
@@ -311,7 +311,7 @@ def solve_accelerations(
 
 
 def complete_state(
-    mech: ClosedChainModel,
+    mech: LoopTree,
     q_ind: ArrayLike,
     qd_ind: ArrayLike | None = None,
     qdd_ind: ArrayLike | None = None,
@@ -359,7 +359,7 @@ def complete_state(
     return q.reshape(shape), qd.reshape(shape), qdd.reshape(shape)
 
 
-def _check_limits(mech: ClosedChainModel, q: Array, tol: float = 1e-9) -> None:
+def _check_limits(mech: LoopTree, q: Array, tol: float = 1e-9) -> None:
     lo, hi = mech.tree.lower, mech.tree.upper
     bad = (q < lo - tol) | (q > hi + tol)
     if np.any(bad):

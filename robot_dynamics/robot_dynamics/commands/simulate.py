@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..control.base import DEFAULT_OMEGA
 from ..errors import InputError
 from ..simulation.options import MAX_TICKS, Integration
 from ._common import check_steps, default_displacement, emit, format_table, load_model, output_dir, parse_vector, task_start_pose
@@ -69,7 +70,8 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     g = p.add_argument_group("controller")
     g.add_argument("--controller", default="computed-torque", choices=CONTROLLERS, help="control law (default computed-torque)")
     g.add_argument("--frame", help="controlled frame of the task-space laws (default: the tip of the longest moving chain)")
-    g.add_argument("--omega", type=float, default=20.0, help="closed-loop bandwidth [rad/s] (default 20)")
+    g.add_argument("--omega", type=float, default=DEFAULT_OMEGA,
+                   help=f"closed-loop bandwidth [rad/s] (default {DEFAULT_OMEGA:g})")
     g.add_argument("--xi", type=float, default=1.0, help="damping ratio (default 1)")
     g.add_argument("--rate", type=float, default=1000.0, help="controller rate [Hz] (default 1000)")
     g.add_argument("--max-ticks", type=int, default=DEFAULT_MAX_TICKS,

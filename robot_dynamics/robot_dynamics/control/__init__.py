@@ -11,6 +11,7 @@ message) and never raises.
 """
 
 from .base import (
+    DEFAULT_OMEGA,
     FAULT_ACTIONS,
     ControlOutput,
     Controller,
@@ -31,6 +32,7 @@ from .task_space import TaskComputedTorque, TaskPID, damped_pseudo_inverse, task
 
 __all__ = [
     "CONTROLLERS",
+    "DEFAULT_OMEGA",
     "FAULT_ACTIONS",
     "FRICTION_VELOCITY",
     "GRAVITY_MODES",

@@ -14,7 +14,7 @@ import numpy as np
 from .._batch import real_array
 from ..errors import InputError, UnknownNameError
 from ..model import RobotModel
-from .base import ControllerBase
+from .base import DEFAULT_OMEGA, ControllerBase
 from .computed_torque import ComputedTorque
 from .lqr import LQR
 from .pd_gravity import PDGravity
@@ -47,7 +47,7 @@ def build_controller(
     kp: Sequence[float] | float | None = None,
     kd: Sequence[float] | float | None = None,
     ki: Sequence[float] | float | None = None,
-    omega: float = 20.0,
+    omega: float = DEFAULT_OMEGA,
     xi: float = 1.0,
     frame: str | None = None,
     **options: Any,

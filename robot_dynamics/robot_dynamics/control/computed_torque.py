@@ -16,7 +16,7 @@ from ..dynamics import crba, rnea
 from ..errors import InputError
 from ..engine import stages
 from ..model.robot_model import RobotModel
-from .base import ControllerBase, Reference, Status, gain_vector
+from .base import DEFAULT_OMEGA, ControllerBase, Reference, Status, gain_vector
 
 __all__ = ["ComputedTorque", "SCHEMES", "FRICTION_VELOCITY", "gains_from_bandwidth", "model_error_excitation"]
 
@@ -74,7 +74,7 @@ class ComputedTorque(ControllerBase):
 
     Args:
         model: the controller's model (A^, H^: parameter errors are welcome, [9.28]).
-        omega, xi: bandwidth and damping (scalar or (nq,), > 0); default omega 20 rad/s, xi 1.
+        omega, xi: bandwidth and damping (scalar or (nq,), > 0); default omega :data:`~robot_dynamics.control.base.DEFAULT_OMEGA` (20 rad/s), xi 1.
         kp, kd: explicit gains (scalar or (nq,), >= 0); give both or neither, not with omega.
         scheme: one of :data:`SCHEMES`.
         predictive: use the desired state in the model [9.31].
@@ -111,7 +111,7 @@ class ComputedTorque(ControllerBase):
         if kp is not None and omega is not None:
             raise InputError("give either omega/xi or kp/kd, not both")
         if kp is None:
-            self.kp, self.kd = gains_from_bandwidth(20.0 if omega is None else omega, xi, model.nq, names)
+            self.kp, self.kd = gains_from_bandwidth(DEFAULT_OMEGA if omega is None else omega, xi, model.nq, names)
         else:
             self.kp = gain_vector(kp, model.nq, "kp", names)
             self.kd = gain_vector(kd, model.nq, "kd", names)

@@ -28,7 +28,7 @@ from .._batch import real_array
 from ..dynamics import crba, linearize
 from ..errors import InputError, RobotDynamicsError
 from ..model.robot_model import RobotModel
-from .base import ControllerBase, Reference, Status, as_joint_reference, gain_vector
+from .base import DEFAULT_OMEGA, ControllerBase, Reference, Status, as_joint_reference, gain_vector
 
 __all__ = ["LQR", "lqr_gain", "MIN_XI"]
 
@@ -136,7 +136,7 @@ class LQR(ControllerBase):
 
     Args:
         model: the controller's model of the robot.
-        omega: bandwidth of the design [rad/s], scalar or (nq,), > 0 (default 20).
+        omega: bandwidth of the design [rad/s], scalar or (nq,), > 0 (default :data:`~robot_dynamics.control.base.DEFAULT_OMEGA`, 20).
         xi: damping ratio of the design, scalar or (nq,), >= 1/sqrt(2) (default 1).
         Q: state weight, (2 nq,) diagonal or (2 nq, 2 nq) symmetric positive semi-definite,
             positions first [1/rad^2 ...]; None = the bandwidth design.
@@ -159,7 +159,7 @@ class LQR(ControllerBase):
         self,
         model: RobotModel,
         *,
-        omega: ArrayLike = 20.0,
+        omega: ArrayLike = DEFAULT_OMEGA,
         xi: ArrayLike = 1.0,
         Q: ArrayLike | None = None,
         R: ArrayLike | None = None,

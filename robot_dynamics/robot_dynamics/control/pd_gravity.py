@@ -12,7 +12,7 @@ from ..dynamics import rnea_derivatives
 from ..errors import InputError
 from ..engine import stages
 from ..model.robot_model import RobotModel
-from .base import ControllerBase, Reference, Status, gain_vector
+from .base import DEFAULT_OMEGA, ControllerBase, Reference, Status, gain_vector
 from .pid import max_inertia_diagonal, sample_configurations
 
 __all__ = ["PDGravity", "gravity_stiffness_bound", "GRAVITY_MODES"]
@@ -63,7 +63,7 @@ class PDGravity(ControllerBase):
     The derivative term is ``Kd (qd^d - qd)``, equal to [9.12]'s ``-Kd qd`` for a fixed goal.
 
     Gains, as for :class:`~robot_dynamics.control.ComputedTorque`: either ``kp`` and ``kd``, or
-    ``omega`` (bandwidth [rad/s], default 20) and ``xi`` (damping, default 1) through
+    ``omega`` (bandwidth [rad/s], default :data:`~robot_dynamics.control.base.DEFAULT_OMEGA`, 20) and ``xi`` (damping, default 1) through
     :meth:`from_bandwidth`.
 
     Args:
@@ -96,7 +96,7 @@ class PDGravity(ControllerBase):
         if kp is not None and omega is not None:
             raise InputError("give either omega/xi or kp/kd, not both")
         if kp is None:
-            kp, kd = bandwidth_gains(model, 20.0 if omega is None else omega, xi)
+            kp, kd = bandwidth_gains(model, DEFAULT_OMEGA if omega is None else omega, xi)
         self.kp = gain_vector(kp, model.nq, "kp", names, allow_zero=False)
         self.kd = gain_vector(kd, model.nq, "kd", names, allow_zero=False)
         if gravity not in GRAVITY_MODES:

@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..kinematics import frame_pose, jacobian, jacobian_dot_qdot
 from ..model.robot_model import RobotModel
 from ..spatial import log_so3
-from .base import ControllerBase, Status, TaskReference, as_task_reference, gain_vector
+from .base import DEFAULT_OMEGA, ControllerBase, Status, TaskReference, as_task_reference, gain_vector
 from .computed_torque import gains_from_bandwidth
 
 __all__ = ["TaskPID", "TaskComputedTorque", "damped_pseudo_inverse", "task_error"]
@@ -180,7 +180,7 @@ class TaskComputedTorque(_TaskController):
         if kp is not None and omega is not None:
             raise InputError("give either omega/xi or kp/kd, not both")
         if kp is None:
-            self.kp, self.kd = gains_from_bandwidth(20.0 if omega is None else omega, xi, m, self.row_names)
+            self.kp, self.kd = gains_from_bandwidth(DEFAULT_OMEGA if omega is None else omega, xi, m, self.row_names)
         else:
             self.kp = gain_vector(kp, m, "kp", self.row_names)
             self.kd = gain_vector(kd, m, "kd", self.row_names)

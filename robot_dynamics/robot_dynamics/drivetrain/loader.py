@@ -32,10 +32,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
-from ..model.robot_model import RobotModel, _merge_inertia
-from ..model.sidecar import MAX_VALUE, SECTION_HANDLERS
+from ..model.robot_model import RobotModel
+from ..model.sidecar import SECTION_HANDLERS
 from ..model.urdf import MAX_LENGTH, MAX_MASS
-from .model import DriveTrain, ElasticJoints
+from .assembly import _check_keys, _mapping, _num, _vec3, attach_drivetrain, check_structure_matrix
+from .model import ElasticJoints
+from .transmission import transmissions_drivetrain
 
 __all__ = [
     "SECTIONS",
@@ -52,45 +54,6 @@ SECONDARY_KEYS = ("carrier", "axis", "inertia", "mass", "com", "transverse_inert
 GEAR_PAIR_KEYS = ("gear", "mates", "arm", "ratio", "teeth", "sign")
 ELASTIC_KEYS = ("stiffness", "motor_inertia", "motor_viscous", "motor_coulomb")
 _UNIT_TOL = 1e-6
-
-
-def _num(value: Any, where: str, *, minimum: float | None = None, positive: bool = False,
-         limit: float = MAX_VALUE, unit: str = "") -> float:
-    """A finite number with |x| <= ``limit`` (the physical range of the field, ``unit`` its unit
-    as written in the message), >= ``minimum`` or > 0 when asked; ModelError naming ``where``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ModelError(f"{where}: expected a number, got {value!r}")
-    try:
-        v = float(value)
-    except OverflowError:  # a YAML integer with hundreds of digits
-        raise ModelError(f"{where}: {str(value)[:20]}... is too large for a number; expected a finite number") from None
-    if not np.isfinite(v):
-        raise ModelError(f"{where}: expected a finite number, got {value!r}")
-    if abs(v) > limit:
-        raise ModelError(f"{where}: {v:g}{unit} is beyond any physical value here (|x| <= {limit:g}{unit})")
-    if minimum is not None and v < minimum:
-        raise ModelError(f"{where}: must be >= {minimum}, got {v}")
-    if positive and v <= 0.0:
-        raise ModelError(f"{where}: must be > 0, got {v}")
-    return v
-
-
-def _vec3(value: Any, where: str, *, limit: float = MAX_VALUE, unit: str = "") -> np.ndarray:
-    if not isinstance(value, (list, tuple)) or len(value) != 3:
-        raise ModelError(f"{where}: expected a list of 3 numbers, got {value!r}")
-    return np.array([_num(x, f"{where}[{i}]", limit=limit, unit=unit) for i, x in enumerate(value)])
-
-
-def _mapping(value: Any, where: str, what: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ModelError(f"{where}: expected a mapping of {what}, got {type(value).__name__}")
-    return value
-
-
-def _check_keys(props: dict[str, Any], valid: tuple[str, ...], where: str) -> None:
-    for key in props:
-        if key not in valid:
-            raise ModelError(f"{where}.{key}: unknown key. Valid keys: {list(valid)}")
 
 
 def _coefficients(model: RobotModel, value: Any, where: str) -> np.ndarray:
@@ -302,16 +265,6 @@ def structure_matrix(model: RobotModel, inputs: Any, B: np.ndarray, names: list[
     return tuple(inputs), A
 
 
-def check_structure_matrix(A: np.ndarray, where: str) -> None:
-    """Reject a singular (or numerically singular) structure matrix."""
-    s = np.linalg.svd(A, compute_uv=False) if A.size else np.ones(1)
-    if s[-1] <= 1e-12 * max(s[0], 1e-300):
-        raise ModelError(
-            f"{where}: the structure matrix A is singular (singular values {np.round(s, 6).tolist()}); "
-            "the input links cannot drive every joint independently"
-        )
-
-
 def _elastic(model: RobotModel, section: Any) -> ElasticJoints | None:
     if section is None:
         return None
@@ -340,40 +293,6 @@ def _elastic(model: RobotModel, section: Any) -> ElasticJoints | None:
     return ElasticJoints(*(arr[k] for k in ELASTIC_KEYS))
 
 
-def attach_drivetrain(
-    model: RobotModel,
-    secondary: list[_Secondary] | list[Any],
-    inputs: tuple[str, ...],
-    A: np.ndarray,
-    elastic: ElasticJoints | None,
-    source: str,
-) -> RobotModel:
-    """Lump the secondary links into their carriers (virtual links) and store the drive train."""
-    mass, com, inertia = model.mass.copy(), model.com.copy(), model.inertia_com.copy()
-    for s in secondary:
-        if s.body >= 0:  # the base's inertia plays no part in the dynamics
-            m, c, I = _merge_inertia(mass[s.body], com[s.body], inertia[s.body], s.mass, s.com, s.inertia_com)
-            mass[s.body], com[s.body], inertia[s.body] = m, c, I
-    nr = len(secondary)
-    dt = DriveTrain(
-        names=tuple(s.name for s in secondary),
-        carrier=tuple(s.carrier for s in secondary),
-        carrier_body=np.array([s.body for s in secondary], dtype=int).reshape(nr),
-        axis_body=np.array([s.axis for s in secondary], dtype=float).reshape(nr, 3),
-        inertia=np.array([s.inertia for s in secondary], dtype=float).reshape(nr),
-        B=np.array([s.b for s in secondary], dtype=float).reshape(nr, model.nq),
-        mass=np.array([s.mass for s in secondary], dtype=float).reshape(nr),
-        com_body=np.array([s.com for s in secondary], dtype=float).reshape(nr, 3),
-        inertia_com=np.array([s.inertia_com for s in secondary], dtype=float).reshape(nr, 3, 3),
-        inputs=tuple(inputs),
-        A=A,
-        A_inv=np.linalg.inv(A),
-        elastic=elastic,
-        source=source,
-    )
-    return model.replace(mass=mass, com=com, inertia_com=inertia, drivetrain=dt)
-
-
 def apply_drivetrain(model: RobotModel, doc: dict[str, Any]) -> RobotModel:
     """A new model with the drive-train sections of ``doc`` (a parsed YAML mapping) applied.
 
@@ -388,8 +307,6 @@ def apply_drivetrain(model: RobotModel, doc: dict[str, Any]) -> RobotModel:
         for other in ("secondary_links", "gear_pairs", "inputs"):
             if other in doc:
                 raise ModelError(f"transmissions: cannot be combined with {other!r}; describe the drive train one way")
-        from .transmission import transmissions_drivetrain
-
         return transmissions_drivetrain(model, doc["transmissions"], elastic=elastic)
     raw = doc.get("secondary_links") or {}
     raw = _mapping(raw, "secondary_links", "names to " + str(list(SECONDARY_KEYS)))

@@ -28,6 +28,7 @@ import numpy as np
 from ..errors import ModelError
 from ..model.robot_model import RobotModel
 from ..model.sidecar import MAX_VALUE
+from .assembly import _check_keys, _mapping, _num, attach_drivetrain, check_structure_matrix
 from .model import ElasticJoints
 
 __all__ = ["TRANSMISSION_TYPES", "parse_transmissions", "transmissions_drivetrain"]
@@ -142,8 +143,6 @@ def transmissions_drivetrain(model: RobotModel, section: Any, elastic: ElasticJo
     Args:
         section: None or ``{actuator name: {inertia: I [kg m^2]}}``.
     """
-    from .loader import _check_keys, _mapping, _num, attach_drivetrain, check_structure_matrix
-
     if not model.transmissions:
         raise ModelError("transmissions: the URDF has no <transmission> tags")
     trans = parse_transmissions(model)

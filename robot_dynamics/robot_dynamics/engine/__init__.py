@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -31,8 +31,10 @@ from numpy.typing import ArrayLike, NDArray
 from .._batch import as_batch, broadcast_batch, kernel_array
 from ..errors import InputError, SingularityError
 
-if TYPE_CHECKING:
-    from ..model.robot_model import RobotModel
+#: A :class:`robot_dynamics.model.RobotModel`, read through its arrays. The boundary sits below the
+#: model layer and never imports it: the model packs itself through :mod:`.layout`
+#: (``RobotModel.engine_model``), as Pinocchio's model makes its data.
+RobotModel = Any
 
 __all__ = [
     "engine",

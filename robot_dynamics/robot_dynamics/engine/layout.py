@@ -28,12 +28,11 @@ package read from its URDF and drive-train YAML, with no second parser.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from ..model.robot_model import RobotModel
+from . import RobotModel
 
 __all__ = ["TEXT_MAGIC", "TEXT_VERSION", "model_text", "pack", "packed_model"]
 

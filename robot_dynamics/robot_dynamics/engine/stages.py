@@ -11,15 +11,12 @@ ran).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from . import check_status, engine
-
-if TYPE_CHECKING:
-    from ..model.robot_model import RobotModel
+from . import RobotModel, check_status, engine
 
 __all__ = ["computed_torque", "pd_gravity", "saturate", "plant_accel", "plant_step", "plant_advance", "PlantAdvance"]
 

@@ -92,13 +92,19 @@ def is_file(path: str | os.PathLike[str], what: str, expected: str) -> bool:
 MAX_VALUE = 1e12
 
 
-def _number(value: Any, where: str, *, minimum: float | None = None, finite: bool = True) -> float:
+def yaml_float(value: Any, where: str, too_large: str = "") -> float:
+    """A YAML number (not a bool) as a float; ModelError naming ``where`` otherwise, ``too_large``
+    ending the message of an integer beyond a double."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ModelError(f"{where}: expected a number, got {value!r}")
     try:
-        v = float(value)
+        return float(value)
     except OverflowError:  # a YAML integer with hundreds of digits
-        raise ModelError(f"{where}: {str(value)[:20]}... is too large for a number") from None
+        raise ModelError(f"{where}: {str(value)[:20]}... is too large for a number{too_large}") from None
+
+
+def _number(value: Any, where: str, *, minimum: float | None = None, finite: bool = True) -> float:
+    v = yaml_float(value, where)
     if np.isnan(v):
         raise ModelError(f"{where}: NaN is not a valid value")
     if finite and not np.isfinite(v):

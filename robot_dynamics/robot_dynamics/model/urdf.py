@@ -351,20 +351,16 @@ def load_urdf(
 
 
 def _load_urdf(
-    source: str | os.PathLike[str],
-    drivetrain: str | os.PathLike[str] | dict[str, Any] | None = None,
-    *,
-    xacro_args: dict[str, str] | None = None,
-    packages: Mapping[str, str | os.PathLike[str]] | None = None,
-    strict: bool = False,
+    source: str | os.PathLike[str], drivetrain: str | os.PathLike[str] | dict[str, Any] | None = None, **options: Any
 ) -> RobotModel:
-    """:func:`load_urdf` without its warnings (for the loaders that warn themselves)."""
+    """:func:`load_urdf` without its warnings (for the loaders that warn themselves); ``options``:
+    its keyword arguments ``xacro_args``, ``packages`` and ``strict``."""
     if isinstance(source, str) and source.lstrip().startswith("<"):
         text = source
     else:
-        text = read_description(source, xacro_args, packages)
+        text = read_description(source, options.get("xacro_args"), options.get("packages"))
     name, links, joints, transmissions = parse_urdf(text)
-    model = build_model(name, links, joints, description=text, strict=strict)
+    model = build_model(name, links, joints, description=text, strict=bool(options.get("strict", False)))
     if transmissions:
         model = model.replace(transmissions=tuple(ET.tostring(t, encoding="unicode") for t in transmissions))
     if drivetrain is not None:

@@ -9,7 +9,7 @@ order (``joints``) of ros2_control's effort forward-command controller
 Every callback is one call into :class:`robot_dynamics.ros.motion.ControlLoop`. With
 ``command_log`` set, each command published is also recorded (the stamp of the joint state it
 was computed from, when that state arrived, when the command left, the efforts:
-:class:`robot_dynamics.ros.loop_latency.CommandRecorder`) and the file written when the node
+:class:`robot_dynamics.ros.command_log.CommandRecorder`) and the file written when the node
 stops; ``bench/bench_control_loop.py`` traces the delay from a hardware read to the effort
 written for it with it.
 """
@@ -28,7 +28,7 @@ from trajectory_msgs.msg import JointTrajectory
 from ..errors import InputError
 from .conversion import stamp_nanoseconds
 from .logic import load_model_from_parameters
-from .loop_latency import CommandRecorder
+from .command_log import CommandRecorder
 from .motion import ControlLoop, build_controller, controller_options
 from .node_common import declare_parameters, run, seconds
 

@@ -201,6 +201,30 @@ def _config(share: str | os.PathLike[str], node: str) -> str:
     return str(Path(share) / "config" / f"{node}_node.yaml")
 
 
+def controller_gains(share: str | os.PathLike[str]) -> dict[str, Any]:
+    """The controller node's gains from ``share``/config/controllers.yaml (a parameters file,
+    ``/**: ros__parameters: gains: ...``) as its parameters (``gains.omega`` [rad/s],
+    ``gains.kp``, ...); {} when the file is absent (the library's defaults).
+
+    Raises:
+        InputError: the file is not a parameters file of that form.
+    """
+    import yaml
+
+    path = Path(share) / "config" / "controllers.yaml"
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        params = data["/**"]["ros__parameters"]
+        gains = params.get("gains") or {}
+    except (yaml.YAMLError, OSError, KeyError, TypeError, AttributeError) as exc:
+        raise InputError(f"{path}: expected a parameters file '/**: ros__parameters: gains: ...' ({exc})") from None
+    if set(params) != {"gains"} or not isinstance(gains, dict):
+        raise InputError(f"{path}: holds the gains alone ('gains:'), got {sorted(params)}")
+    return {f"gains.{name}": value for name, value in gains.items()}
+
+
 def sim_parameters(
     share: str | os.PathLike[str],
     robot: str = "puma560",
@@ -239,7 +263,7 @@ def _node_parameters(
             raise InputError(f"{what}: expected {model.nq} values ordered as {list(model.joint_names)}, got {len(v)}")
     overrides: dict[str, dict[str, Any]] = {
         "simulator": {"initial_positions": q0} if q0 else {},
-        "controller": {"controller": controller},
+        "controller": {**controller_gains(share), "controller": controller},
         "trajectory": {"initial_goal": goal_v} if goal_v else {},
         "dynamics": {},
     }
@@ -302,9 +326,7 @@ def arm_parameters(
         controllers file that cannot be read or sets the rate.
     """
     rate, mode = _rate_and_control(update_rate, control)
-    if mode == "in_loop" and controller not in IN_LOOP_CONTROLLERS:
-        raise InputError(f"controller: with control:=in_loop expected one of {list(IN_LOOP_CONTROLLERS)}, "
-                         f"got {controller!r}")
+    _check_in_loop_law(mode, controller)
     description, drivetrain = robot_description(robot, urdf, drivetrain)
     # in the loop the controller node is not started: its parameters are checked with its default law
     node_law = controller if mode == "node" else LAUNCH_ARGUMENTS["controller"][0]
@@ -325,9 +347,7 @@ def arm_parameters(
         "simulator": None,
         "controller": params["controller"] if mode == "node" else None,
         "controller_manager_remappings": [("~/robot_description", "/robot_description")],
-        # in the loop, the trajectory node's plans go to joint_trajectory_controller
-        "remappings": {} if mode == "node" else
-        {"trajectory": [("~/joint_trajectory", f"/{TRAJECTORY_CONTROLLER}/joint_trajectory")]},
+        "remappings": _remappings(mode),
         "spawners": _spawners(mode, controller),
     }
     for node in ("trajectory", "dynamics"):
@@ -335,6 +355,22 @@ def arm_parameters(
     if hw == "topic":
         out["simulator"] = _topic_simulator(params["simulator"], rate, substeps)
     return out
+
+
+def _check_in_loop_law(mode: str, controller: str) -> None:
+    """In the loop (``mode`` ``in_loop``), ``controller`` must be one of ``IN_LOOP_CONTROLLERS``;
+    InputError otherwise."""
+    if mode == "in_loop" and controller not in IN_LOOP_CONTROLLERS:
+        raise InputError(f"controller: with control:=in_loop expected one of {list(IN_LOOP_CONTROLLERS)}, "
+                         f"got {controller!r}")
+
+
+def _remappings(mode: str) -> dict[str, list[tuple[str, str]]]:
+    """Per node of ours, its remap pairs: in the loop, the trajectory node's plans go to
+    joint_trajectory_controller."""
+    if mode == "node":
+        return {}
+    return {"trajectory": [("~/joint_trajectory", f"/{TRAJECTORY_CONTROLLER}/joint_trajectory")]}
 
 
 def _rate_and_control(update_rate: str, control: str) -> tuple[int, str]:

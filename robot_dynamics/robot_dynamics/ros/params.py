@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..control.by_name import CONTROLLERS  # the controller names, the builder's own list
+from ..control.base import DEFAULT_OMEGA
 from ..control.computed_torque import FRICTION_VELOCITY
 from ..errors import InputError
 from ..trajectory import PROFILES as _PROFILES
@@ -135,7 +136,7 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
     + (
         ParamSpec("controller", "string", "computed_torque", "Controller of robot_dynamics.control",
                   choices=CONTROLLERS),
-        ParamSpec("gains.omega", "double", 20.0, "Closed-loop bandwidth [rad/s] used when kp/kd are empty",
+        ParamSpec("gains.omega", "double", DEFAULT_OMEGA, "Closed-loop bandwidth [rad/s] used when kp/kd are empty",
                   minimum=1e-3, maximum=1e4),
         ParamSpec("frame", "string", "", "Controlled frame of the task-space controllers (empty: end effector)"),
         ParamSpec("gains.kp", "double_array", None, "Proportional gains per joint (empty: the controller's "

@@ -160,7 +160,7 @@ def ros2_control_block(
         hardware_params: ``<param>`` entries of the hardware; for ``topic`` they override the
             defaults (the two topics of this module, a command sent every cycle); for ``sim``
             see robot_dynamics_control's SimulatedSystem (``substeps``, ``friction``,
-            ``timing_log``, ...).
+            ``max_step``, ...).
         name: the system's name (default: the robot's name).
         robot_model: ``sim``: the simulated arm as the engine's model text (:func:`engine_model_text`),
             its ``robot_model`` parameter ("" : none, which SimulatedSystem refuses).

@@ -29,7 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from ..control.base import DEFAULT_OMEGA
 from ..errors import InputError, RobotDynamicsError
+from ..model.robot_model import RobotModel
 
 __all__ = ["Axis", "Study", "load_study", "AXES", "CONTROLLERS", "DISTRIBUTIONS"]
 
@@ -109,7 +111,7 @@ class Study:
     robot: str = "puma560"
     urdf: str | None = None
     drivetrain: str | None = None
-    controller: dict[str, Any] = field(default_factory=lambda: {"type": "computed_torque", "omega": 20.0, "xi": 1.0})
+    controller: dict[str, Any] = field(default_factory=lambda: {"type": "computed_torque", "omega": DEFAULT_OMEGA, "xi": 1.0})
     motion: dict[str, Any] = field(default_factory=lambda: {"profile": "quintic", "duration": 1.0, "settle": 0.3})
     simulation: dict[str, Any] = field(default_factory=lambda: {"control_rate": 500.0, "integrator": "rk4"})
     axes: tuple[Axis, ...] = ()
@@ -249,7 +251,7 @@ def _controller(data: dict[str, Any]) -> dict[str, Any]:
     ctype = ctrl.get("type", "computed_torque")
     if ctype not in CONTROLLERS:
         raise InputError(f"controller.type: expected one of {list(CONTROLLERS)}, got {ctype!r}")
-    return {"type": ctype, "omega": _number(ctrl.get("omega", 20.0), "controller.omega", positive=True),
+    return {"type": ctype, "omega": _number(ctrl.get("omega", DEFAULT_OMEGA), "controller.omega", positive=True),
             "xi": _number(ctrl.get("xi", 1.0), "controller.xi", positive=True)}
 
 
@@ -332,10 +334,31 @@ def load_study(source: str | os.PathLike[str] | dict[str, Any]) -> Study:
     return study
 
 
+_MODELS: dict[tuple[Any, ...], RobotModel] = {}
+
+
+def base_model(study: Study) -> RobotModel:
+    """The study's robot, loaded once per process."""
+    from ..model import apply_sidecar, load_dh_yaml, load_robot, load_urdf
+
+    key = (study.robot, study.urdf, study.drivetrain, study.base_dir)
+    model = _MODELS.get(key)
+    if model is None:
+        drivetrain = None if study.drivetrain is None else str(Path(study.base_dir, study.drivetrain))
+        if study.urdf is not None:
+            path = Path(study.base_dir, study.urdf)
+            model = load_dh_yaml(path, drivetrain=drivetrain) if path.suffix in (".yaml", ".yml") else load_urdf(path, drivetrain=drivetrain)
+        else:
+            model = load_robot(study.robot)
+            if drivetrain is not None:
+                model = apply_sidecar(model, drivetrain)
+        _MODELS.clear()  # one robot per process at a time: models hold compiled layouts
+        _MODELS[key] = model
+    return model
+
+
 def _check_robot(study: Study) -> None:
     """Load the robot once here so that a bad name, file, link or start/goal is refused up front."""
-    from .evaluate import base_model
-
     try:
         model = base_model(study)
     except InputError:

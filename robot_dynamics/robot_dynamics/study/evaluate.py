@@ -1,20 +1,19 @@
 """One point of a study: its plant, its controller, its run, its row of metrics.
 
 Runs inside a Dask worker (or the calling process): the robot is loaded once per process and
-kept (:func:`base_model`), every point then derives its plant and controller models from it.
+kept (:func:`~robot_dynamics.study.description.base_model`), every point then derives its plant and controller models from it.
 """
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..engine import get_num_threads, set_num_threads
 from ..model.robot_model import RobotModel
-from .description import Study
+from .description import Study, base_model
 
 __all__ = ["base_model", "points", "evaluate_point", "run_chunk", "METRICS"]
 
@@ -33,29 +32,6 @@ METRICS = (
     "status",
     "message",
 )
-
-_MODELS: dict[tuple[Any, ...], RobotModel] = {}
-
-
-def base_model(study: Study) -> RobotModel:
-    """The study's robot, loaded once per process."""
-    from ..model import apply_sidecar, load_dh_yaml, load_robot, load_urdf
-
-    key = (study.robot, study.urdf, study.drivetrain, study.base_dir)
-    model = _MODELS.get(key)
-    if model is None:
-        drivetrain = None if study.drivetrain is None else str(Path(study.base_dir, study.drivetrain))
-        if study.urdf is not None:
-            path = Path(study.base_dir, study.urdf)
-            model = load_dh_yaml(path, drivetrain=drivetrain) if path.suffix in (".yaml", ".yml") else load_urdf(path, drivetrain=drivetrain)
-        else:
-            model = load_robot(study.robot)
-            if drivetrain is not None:
-                model = apply_sidecar(model, drivetrain)
-        _MODELS.clear()  # one robot per process at a time: models hold compiled layouts
-        _MODELS[key] = model
-    return model
-
 
 def points(study: Study) -> list[dict[str, float]]:
     """Every point of the study, in order: the grid axes' product, times ``samples`` draws.

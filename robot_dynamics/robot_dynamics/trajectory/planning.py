@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import InputError, UnknownNameError
+from ..errors import InputError
 from .base import as_limits, as_vector
 from .double_s import DoubleSTiming, double_s_timing
 from .profiles import (
@@ -24,7 +24,7 @@ from .profiles import (
 )
 from .synchronization import (
     POLYNOMIAL_PEAKS,
-    PROFILES,
+    _check_profile,
     continuous_acceleration_timing,
     polynomial_minimum_time,
     trapezoid_timing,
@@ -49,12 +49,6 @@ _SHAPE_V, _SHAPE_A_TRAP, _SHAPE_A_CONT, _SHAPE_A_S, _SHAPE_J_S = 1.5, 4.5, 6.75,
 #: Jerk limit of a robot (URDF has none) when a model gives the defaults: this many times its
 #: acceleration limit [1/s], i.e. the acceleration builds up in 0.1 s.
 DEFAULT_JERK_PER_ACCELERATION = 10.0
-
-
-def _check_profile(profile: str) -> str:
-    if profile not in PROFILES:
-        raise UnknownNameError("profile", profile, PROFILES)
-    return profile
 
 
 def model_limits(model: RobotModel, samples: int = 64, seed: int = 0) -> tuple[Array, Array]:

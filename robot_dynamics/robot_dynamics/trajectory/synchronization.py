@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import InputError
+from ..errors import InputError, UnknownNameError
 
 Array = NDArray[np.float64]
 
@@ -42,6 +42,13 @@ PROFILES = (
     "continuous_acceleration",
     "double_s",
 )
+
+def _check_profile(profile: str) -> str:
+    """``profile`` if it is one of :data:`PROFILES`; UnknownNameError otherwise."""
+    if profile not in PROFILES:
+        raise UnknownNameError("profile", profile, PROFILES)
+    return profile
+
 
 # Peak |r'| tf and |r''| tf^2 of the polynomial laws (Khalil [8.8], [8.9], [8.12], [8.13],
 # [8.16], [8.17]); linear has an infinite acceleration at both ends.
@@ -138,7 +145,6 @@ def minimum_time(
         tf_j, (n,) [s]; 0 for a joint that does not move; inf when the limits do not bound it.
     """
     from .double_s import double_s_timing
-    from .planning import _check_profile
 
     _check_profile(profile)
     D = np.asarray(displacement, dtype=float)

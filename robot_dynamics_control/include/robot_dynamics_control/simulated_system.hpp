@@ -20,8 +20,6 @@
 //   coulomb_smoothing   v_s [rad/s]: Coulomb friction Fc tanh(qd / v_s) instead of sign (default 0)
 //   initial_positions   comma list in the block's joint order (else each joint's
 //                       <state_interface name="position"><param name="initial_value">, else 0)
-//   timing_log          CSV file of the per-cycle timing (empty: off), see CycleLog
-//   timing_log_cycles   cycles the timing log keeps, the last ones (default 2^20)
 //
 // The command: efforts beyond the model's effort limits are clipped (a drive's saturation); a
 // NaN on some joints is zero effort on those joints; NaN on every joint (ros2_control's "no
@@ -53,43 +51,13 @@ namespace robot_dynamics_control
 {
 class EngineModel;
 
-// A preallocated ring buffer of the controller manager's cycles, for measuring the delay from
-// a read (the state a controller sees) to the command written for it. Per cycle: the steady
-// clock when read() exposed the new state and when write() took the command [ns], the ROS time
-// given to read() [ns] and the commanded effort of every joint [N m or N] (the raw command,
-// NaN included). The last `capacity` cycles are kept; write_csv() writes them oldest first.
-class CycleLog
-{
-public:
-  // Allocates (and touches) the buffer: configuration time only.
-  void reset(std::size_t capacity, std::size_t joints);
-  bool enabled() const { return capacity_ > 0; }
-  // A new cycle: its read time and the ROS time of the read. No allocation.
-  void on_read(std::int64_t steady_ns, std::int64_t ros_ns);
-  // The current cycle's write time and commands (`joints` values). No allocation.
-  void on_write(std::int64_t steady_ns, const double * effort);
-  std::size_t size() const { return count_ < capacity_ ? count_ : capacity_; }
-  std::uint64_t cycles() const { return count_; }
-  // The kept cycles as CSV (header: cycle,read_steady_ns,write_steady_ns,ros_time_ns,
-  // effort_<joint>...), written to a temporary file beside `path` and renamed over it. A cycle
-  // without a write has write_steady_ns -1. False with the reason in *error.
-  bool write_csv(
-    const std::string & path, const std::vector<std::string> & joint_names, std::string * error) const;
-
-private:
-  std::size_t capacity_ = 0, joints_ = 0;
-  std::uint64_t count_ = 0;  // cycles begun; the current one is count_ - 1
-  std::vector<std::int64_t> times_;  // 3 per cycle: read, write, ros
-  std::vector<double> effort_;       // joints_ per cycle
-};
-
 class SimulatedSystem : public hardware_interface::SystemInterface
 {
 public:
   using CallbackReturn = rclcpp_lifecycle::node_interfaces::LifecycleNodeInterface::CallbackReturn;
 
   SimulatedSystem() = default;
-  ~SimulatedSystem() override;
+  ~SimulatedSystem() override = default;
 
   CallbackReturn on_init(const hardware_interface::HardwareInfo & info) override;
   std::vector<hardware_interface::StateInterface> export_state_interfaces() override;
@@ -103,23 +71,23 @@ public:
   const std::vector<double> & positions() const { return position_; }
   const std::vector<double> & velocities() const { return velocity_; }
   const std::vector<double> & efforts() const { return effort_; }
-  const CycleLog & cycle_log() const { return log_; }
+  // The command interfaces' values as the controllers wrote them, and the block's joint names.
+  const std::vector<double> & commands() const { return command_; }
+  const std::vector<std::string> & joint_names() const { return joints_; }
 
 private:
-  // The hardware parameters on_init reads besides substeps_, max_step_ and timing_log_.
+  // The hardware parameters on_init reads besides substeps_ and max_step_.
   struct PlantParameters
   {
     bool friction = true;
     bool allow_nonphysical_model = false;  // accept a robot_model made without the loader's strict checks
     double smooth = 0.0;  // Coulomb smoothing velocity [rad/s] (0: the sign)
-    std::size_t timing_log_cycles = 0;
     std::string robot_model, initial_positions;
   };
 
   PlantParameters read_parameters();                 // the <hardware> parameters, checked
   std::vector<double> read_joints();                 // joints_, index_; the interfaces' initial positions
   void start_plant(const std::vector<double> & initial, const PlantParameters & p);  // arrays, plant_, a first evaluation
-  void save_timing_log();
 
   std::shared_ptr<EngineModel> model_;
   rd_plant_period plant_{};  // the plant, substeps_, max_step_, max_substeps_
@@ -138,9 +106,6 @@ private:
   bool reported_ = false;     // one error line, not one per cycle
   bool lagging_ = false;      // one warning when a period is longer than the steps can cover
   int max_substeps_ = 1000;
-  std::string timing_log_;
-  CycleLog log_;
-  std::uint64_t saved_cycles_ = 0;
 };
 
 }  // namespace robot_dynamics_control

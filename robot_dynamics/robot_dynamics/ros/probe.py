@@ -1,0 +1,62 @@
+"""A probe for launch tests: an rclpy node in the test process that records /joint_states.
+
+:class:`ProbeTestCase` is a ``unittest.TestCase`` with one rclpy context per test class and, per
+test, a node ``probe_name`` whose ``states`` list receives every /joint_states message
+(sensor_msgs/JointState), and :meth:`~ProbeTestCase.spin_until`. The package's launch tests
+(sim.launch.py) and robot_dynamics_bringup's (arm.launch.py) derive theirs from it.
+
+Importable without ROS 2 (rclpy is imported when a test class starts), so that a launch test
+module can define its test classes, skipped, where a component it needs is missing.
+"""
+
+from __future__ import annotations
+
+import time
+import unittest
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["ProbeTestCase"]
+
+
+class ProbeTestCase(unittest.TestCase):
+    """One rclpy context per test class; per test a node ``probe_name`` whose ``states`` list
+    receives every /joint_states message, and ``spin_until``."""
+
+    probe_name = "launch_probe"
+    node: Any
+    states: list[Any]
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        import rclpy
+
+        rclpy.init()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        import rclpy
+
+        rclpy.try_shutdown()
+
+    def setUp(self) -> None:
+        import rclpy
+        from sensor_msgs.msg import JointState
+
+        self.node = rclpy.create_node(self.probe_name)
+        self.states = []
+        self.node.create_subscription(JointState, "/joint_states", self.states.append, 100)
+
+    def tearDown(self) -> None:
+        self.node.destroy_node()
+
+    def spin_until(self, predicate: Callable[[], Any], timeout: float) -> Any:
+        """Spin the probe until ``predicate()`` holds or ``timeout`` [s] passes; its last value."""
+        import rclpy
+
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if predicate():
+                return True
+            rclpy.spin_once(self.node, timeout_sec=0.02)
+        return predicate()
