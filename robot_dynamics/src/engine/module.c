@@ -179,13 +179,14 @@ static PyMethodDef model_methods[] = {
     {NULL},
 };
 
+/* The slots every type of this module sets: its name, C struct, destructor, constructor and doc. */
+#define MODULE_TYPE(name, type, dealloc, new, doc)                                                       \
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "_robot_dynamics_engine." name, .tp_basicsize = sizeof(type), \
+    .tp_dealloc = (destructor)(dealloc), .tp_flags = Py_TPFLAGS_DEFAULT, .tp_new = (new), .tp_doc = (doc)
+
 PyTypeObject EngineModelType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "_robot_dynamics_engine.Model",
-    .tp_basicsize = sizeof(EngineModel),
-    .tp_dealloc = (destructor)model_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A RobotModel packed for the engine (keyword fields; see robot_dynamics.engine.layout).",
-    .tp_new = model_new,
+    MODULE_TYPE("Model", EngineModel, model_dealloc, model_new,
+                "A RobotModel packed for the engine (keyword fields; see robot_dynamics.engine.layout)."),
     .tp_getset = model_getset,
     .tp_methods = model_methods,
 };
@@ -243,12 +244,9 @@ static PyGetSetDef data_getset[] = {
 };
 
 PyTypeObject EngineDataType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "_robot_dynamics_engine.Data",
-    .tp_basicsize = sizeof(EngineData),
-    .tp_dealloc = (destructor)data_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Data(model): a workspace (engine.h's rd_work) for the engine Model's sizes, written by one thread at a time.",
-    .tp_new = data_new,
+    MODULE_TYPE("Data", EngineData, data_dealloc, data_new,
+                "Data(model): a workspace (engine.h's rd_work) for the engine Model's sizes, written by one thread at a "
+                "time."),
     .tp_getset = data_getset,
 };
 

@@ -126,7 +126,7 @@ def test_the_extension_uses_the_public_c_api_only():
     sets the engine model on a RobotModel from outside (``object.__setattr__``)."""
     from pathlib import Path
 
-    engine_src = Path(__file__).resolve().parents[1] / "src" / "engine"
+    engine_src = Path(__file__).resolve().parents[2] / "src" / "engine"
     for name in ("module.c", "module_batch.c", "module.h"):
         assert "_Py" not in (engine_src / name).read_text(encoding="utf-8"), name
     package = Path(boundary.__file__).resolve().parents[1]
