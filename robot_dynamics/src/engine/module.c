@@ -221,6 +221,8 @@ static void data_dealloc(EngineData *self)
 {
     if (PyThread_tss_is_created(&thread_slot) && PyThread_tss_get(&thread_slot) == self)
         PyThread_tss_set(&thread_slot, NULL); /* the thread's dict dropped it (a new one, the thread's end) */
+    Py_CLEAR(self->served);
+    Py_CLEAR(self->served_engine);
     free(self->memory);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -486,9 +488,17 @@ static PyObject *engine_first_call(PyObject *obj, PyObject *const *args, size_t 
         else
             fast = 0;
     }
-    EngineModel *em = fast ? engine_of(args[0]) : NULL; /* the model's engine Model, and this thread's data */
-    EngineData *data = em ? thread_data(&em->m) : NULL;
-    if (data) {
+    /* the model's engine Model and this thread's data: the ones of the thread's last call when it
+     * served this very model (an identity kept alive by the data), else looked up and remembered */
+    EngineData *data = fast ? PyThread_tss_get(&thread_slot) : NULL;
+    EngineModel *em = NULL;
+    if (data && data->served == args[0]) {
+        em = (EngineModel *)Py_NewRef(data->served_engine);
+    } else if (fast && (em = engine_of(args[0])) && (data = thread_data(&em->m))) {
+        Py_XSETREF(data->served, Py_NewRef(args[0]));
+        Py_XSETREF(data->served_engine, Py_NewRef((PyObject *)em));
+    }
+    if (em && data) {
         PyObject *pass[8] = {(PyObject *)em, (PyObject *)data};
         Py_ssize_t n = 2;
         for (Py_ssize_t k = 1; k < self->fixed; ++k)

@@ -34,6 +34,10 @@ typedef struct {
     int nb, nq;   /* the sizes it is bound for */
     void *memory; /* its block (calloc) */
     rd_work work;
+    /* A thread's data (thread_data) remembers the last RobotModel a public one-state call served and
+     * that model's engine Model (strong references: the pointer compared is never reused while
+     * held), so that the next call on it skips the attribute lookup. NULL: none. */
+    PyObject *served, *served_engine;
 } EngineData;
 
 extern PyTypeObject EngineModelType, EngineDataType;

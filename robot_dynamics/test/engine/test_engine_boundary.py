@@ -404,3 +404,20 @@ def test_a_mimic_multiplier_of_zero_packs_and_keeps_the_algorithms_consistent():
     cols = [rd.rnea(frozen, q, z, e, friction=False) - bias for e in np.eye(model.nq)]
     np.testing.assert_allclose(rd.crba(frozen, q), np.array(cols).T, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(rd.aba(frozen, q, qd, tau), qdd, rtol=1e-8, atol=1e-8)
+
+
+def test_the_thread_data_remembers_the_model_it_served_by_identity_only():
+    """A public one-state call reuses the engine Model of the thread's previous call only for the
+    very same RobotModel: two models of the same sizes alternate, each gets its own answers, and a
+    model built again from another's fields is looked up afresh."""
+    a = rd.load_robot("puma560")
+    b = a.replace(viscous=a.viscous + 1.0, mass=a.mass * 1.5)
+    q = np.linspace(-0.5, 0.6, a.nq)
+    first = {name: rd.rnea(m, q, q, q) for name, m in (("a", a), ("b", b))}
+    assert not np.allclose(first["a"], first["b"])
+    for _ in range(3):
+        for name, m in (("a", a), ("b", b), ("a", a), ("a", a)):
+            np.testing.assert_array_equal(rd.rnea(m, q, q, q), first[name])
+            np.testing.assert_allclose(rd.aba(m, q, q, first[name]), q, rtol=0, atol=1e-12)
+    c = b.replace()  # equal fields, another object
+    np.testing.assert_array_equal(rd.rnea(c, q, q, q), first["b"])
