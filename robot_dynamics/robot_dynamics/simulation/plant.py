@@ -147,9 +147,10 @@ class Plant:
             if k1 is None and np.isnan(u).any():
                 check_status(self.model, engine().BAD_INPUT, "aba")
             r = self.period(x, u, dt, integration.substeps, k1=k1)
-            if r.diverged:
-                raise FloatingPointError("non-finite plant state")
-            r.check(self.model)
+            if r.code:  # not OK (0): worded here, off the per-tick path
+                if r.diverged:
+                    raise FloatingPointError("non-finite plant state")
+                r.check(self.model)
             return r.x
         if integration.integrator == "rk4":
             h = dt / integration.substeps
