@@ -110,9 +110,15 @@ def _link_issues(model: RobotModel) -> list[tuple[str, str, str]]:
     out: list[tuple[str, str, str]] = []
     carried = _subtree_mass(model) - model.mass
     # principal moments about the centre of mass, ascending (the symmetric part: a loaded tensor
-    # is symmetric to 1e-12 of its scale)
-    moments = np.linalg.eigvalsh(0.5 * (model.inertia_com + np.swapaxes(model.inertia_com, -1, -2)))
-    robot_scale = float(np.abs(moments).max()) if model.nb else 0.0
+    # is symmetric to 1e-12 of its scale); a tensor whose entries overflowed (a mass or an inertia
+    # near the largest double) has none: NaN, reported below, never a LinAlgError
+    with np.errstate(over="ignore", invalid="ignore"):
+        sym = 0.5 * (model.inertia_com + np.swapaxes(model.inertia_com, -1, -2))
+    finite = np.isfinite(sym).all(axis=(-2, -1))
+    moments = np.full(sym.shape[:-1], np.nan)
+    if finite.any():
+        moments[finite] = np.linalg.eigvalsh(sym[finite])
+    robot_scale = float(np.abs(moments[finite]).max()) if finite.any() else 0.0
     for b, link in enumerate(model.body_names):
         joint = model.body_joint_names[b]
         mass = float(model.mass[b])
@@ -123,6 +129,10 @@ def _link_issues(model: RobotModel) -> list[tuple[str, str, str]]:
             else:
                 rest = f"nor has anything it carries: joint {joint!r} moves no mass, its gravity torque is zero"
             out.append(("massless_link", link, f"link {link!r} (moved by joint {joint!r}) has no mass; {rest}"))
+        elif not finite[b]:
+            out.append(("inertia_not_positive_definite", link,
+                        f"link {link!r}: inertia about the centre of mass is not finite (mass {mass:.4g} kg: "
+                        "an entry overflows)"))
         elif a <= SINGULAR_TOLERANCE * c or c <= POINT_MASS_TOLERANCE * robot_scale:
             out.append(("inertia_not_positive_definite", link,
                         f"link {link!r}: inertia about the centre of mass is not positive definite: principal "

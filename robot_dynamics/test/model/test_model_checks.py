@@ -114,6 +114,11 @@ CASES = {
                                                                    'iyy="3.547e-20" iyz="0" izz="5.45e-20"/>'),
                                  _joint("shoulder", "base", "upper"), _joint("elbow", "upper", "fore")),
                           "inertia_not_positive_definite", "fore", "principal moments 4.888e-21, 3.547e-20, 5.45e-20"),
+    # entries near the largest double: the symmetric part overflows, a finding, not a LinAlgError
+    "overflowing inertia": (_robot(_link("upper"), _link("fore", inertia='<inertia ixx="1e308" ixy="1e308" ixz="0" '
+                                                                     'iyy="1e308" iyz="0" izz="1e308"/>'),
+                                  _joint("shoulder", "base", "upper"), _joint("elbow", "upper", "fore")),
+                            "inertia_not_positive_definite", "fore", "is not finite"),
     # the moments in a rotated inertial frame: the check is on the principal moments
     "triangle": (_robot(_link("upper"), _link("fore", inertia='<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.05"/>',
                                             rpy="0.3 -0.7 1.1"),
