@@ -248,7 +248,12 @@ static RD_INLINE void RD_NAME(body_forces)(const rd_model *m, const RD_NAME(rd_a
 
 /* The joint torques of the body forces ar->f (changed: the backward recursion accumulates them),
  * the secondary links and the rotor inertia, into tau (nq); friction is the caller's. */
-static RD_INLINE void RD_NAME(joint_torques)(const rd_model *m, const double *qd, const double *qdd,
+#if RD_WIDTH == 1 && defined(__GNUC__)
+#define RD_TORQUES_INLINE __attribute__((noinline, unused)) /* one state: out of line (measured: rd_rnea 5 % faster) */
+#else
+#define RD_TORQUES_INLINE RD_INLINE
+#endif
+static RD_TORQUES_INLINE void RD_NAME(joint_torques)(const rd_model *m, const double *qd, const double *qdd,
                                              const RD_NAME(rd_arrays) *ar, RD_REAL *tau)
 {
     const int nb = m->nb, nq = m->nq;
@@ -289,6 +294,7 @@ static RD_INLINE void RD_NAME(joint_torques)(const rd_model *m, const double *qd
     for (int k = 0; k < nq; ++k)
         tau[k] += m->joint[k].Ia * RD_LOAD(qdd, k);
 }
+#undef RD_TORQUES_INLINE
 
 /* The articulated-body inertias IA_i = I_i and bias forces pA_i = v_i x* I_i v_i of each body, before
  * the backward recursion (Featherstone 7.3). */
