@@ -10,7 +10,7 @@ Needs a sourced ROS 2 workspace with robot_dynamics, robot_dynamics_control in a
 (Humble or Jazzy). Each measurement (every control x rate x load):
 
 1. brings the arm up as ``arm.launch.py control:=<control> hardware:=sim update_rate:=<rate>``
-   does (``bench/loop_latency_run.py``: robot_dynamics_control's TimedSimulatedSystem, its
+   does (``robot_dynamics_bringup/bench/loop_latency_run.py``: robot_dynamics_control's TimedSimulatedSystem, its
    SimulatedSystem with each cycle timed, integrates the arm inside controller_manager's cycle; ``--nodes loop`` leaves out
    robot_state_publisher and our trajectory and dynamics nodes), with the hardware's timing log
    and, for ``node``, the controller node's command log on (its rate: ``--node-rate``, default
@@ -51,6 +51,9 @@ from robot_dynamics.errors import RobotDynamicsError
 from _processes import Processes
 from _results import write_results
 from loop_latency import PATHS, analyze, format_table, read_command_log, read_timing_log
+
+#: The measured run's launch (a ROS launch description: it lives in the ROS package that it brings up).
+RUNNER = Path(__file__).resolve().parents[1] / "robot_dynamics_bringup" / "bench" / "loop_latency_run.py"
 
 HERE = Path(__file__).resolve().parent
 START_TIMEOUT_S = 180.0
@@ -96,7 +99,7 @@ def one_run(args: argparse.Namespace, control: str, rate: int, load: int, folder
     command_path = folder / f"{tag}_commands.csv"
     launch_log = folder / f"{tag}_launch.log"
     cycles = int(rate * (args.warmup + args.duration + 120.0))  # the run and its start-up, kept whole
-    cmd = [sys.executable, str(Path(__file__).with_name("loop_latency_run.py")), "--control", control, "--rate", str(rate),
+    cmd = [sys.executable, str(RUNNER), "--control", control, "--rate", str(rate),
            "--timing-log", str(timing_path), "--nodes", args.nodes, "--robot", args.robot, "--cycles", str(cycles)]
     if control == "node":
         cmd += ["--command-log", str(command_path)]

@@ -283,7 +283,8 @@ def cold_start() -> list[tuple[str, float, float]]:
     if importlib.util.find_spec("rclpy") is None or importlib.util.find_spec("robot_dynamics_interfaces") is None:
         out.append(("ROS dynamics node, first reply: skipped (rclpy or the interfaces not importable)", float("nan"), float("nan")))
     else:
-        probe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "first_reply.py")
+        probe = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robot_dynamics_bringup", "bench",
+                             "first_reply.py")  # a ROS client: it lives in a ROS package
         res = subprocess.run([sys.executable, probe], env=env, capture_output=True, text=True, timeout=120)
         first = float(res.stdout.split()[-1]) if res.stdout.split() else float("nan")
         out.append(("ROS dynamics node: first gravity_compensation after its start", float("nan"), first))

@@ -43,7 +43,10 @@ import numpy as np
 
 from _processes import Processes
 from _results import write_results
-from service_load import SERVICE, TIMEOUT_S, client_main, probe_main
+# the rclpy clients live in a ROS package (only ROS packages import ROS)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robot_dynamics_bringup",
+                                "bench"))
+from service_load import SERVICE, TIMEOUT_S, client_main, probe_main  # noqa: E402
 
 
 def _read_line(p: subprocess.Popen, timeout: float, what: str, node: subprocess.Popen | None = None, log=None) -> str:

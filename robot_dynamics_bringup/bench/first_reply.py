@@ -1,4 +1,4 @@
-"""How long a fresh dynamics node takes to answer: ``python bench/first_reply.py``.
+"""How long a fresh dynamics node takes to answer: ``python robot_dynamics_bringup/bench/first_reply.py``.
 
 Starts the dynamics node (``robot:=puma560``) in a new process, publishes a PUMA 560 joint
 state until the node's first ``/dynamics/gravity_compensation`` arrives, and prints the seconds

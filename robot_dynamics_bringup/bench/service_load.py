@@ -1,4 +1,4 @@
-"""Service clients of bench/bench_services.py (the rclpy side of the bench).
+"""Service clients of the repository's bench/bench_services.py (the rclpy side of the bench).
 
 ``client_main`` makes a fixed count of InverseDynamics calls on the PUMA 560 and prints their
 latencies, lost and wrong calls as JSON; ``probe_main`` measures the node's first answer. Each

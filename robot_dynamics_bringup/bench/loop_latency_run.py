@@ -1,6 +1,6 @@
 """The arm of arm.launch.py with its loop's timing logged, for bench/bench_control_loop.py.
 
-    python bench/loop_latency_run.py --control node --rate 1000 \
+    python robot_dynamics_bringup/bench/loop_latency_run.py --control node --rate 1000 \
         --timing-log /path/timing.csv --command-log /path/commands.csv [--nodes arm|loop] \
         [--robot puma560] [--node-rate HZ] [--cycles N]
 
