@@ -173,7 +173,12 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
     for (int i = n - 2; i >= 0; --i) {
         const int k = segment_rows(p, K_lo, K_hi, i, h);
         const double xh = fmin(p->xmax[i], RD_TOPP_X_BOUND);
-        if (lp_x(h, k, 1.0, 0.0, xh, K_hi + i) || lp_x(h, k, -1.0, 0.0, xh, K_lo + i))
+        double u0;
+        if (lp_x(h, k, 1.0, 0.0, xh, K_hi + i))
+            return i;
+        if (!greedy_u(h, k, 0.0, &u0)) /* some u holds the rows at x = 0: the set reaches down to rest */
+            K_lo[i] = 0.0;
+        else if (lp_x(h, k, -1.0, 0.0, xh, K_lo + i))
             return i;
         if (K_lo[i] > K_hi[i])
             K_lo[i] = K_hi[i];

@@ -155,7 +155,11 @@ def test_phase_plane_curves_bound_the_profile():
     model = rd.load_robot("iiwa14")
     traj = time_optimal(model, random_waypoints(model, 21), grid_points=301)
     mvc, controllable, sd = traj.max_velocity, traj.controllable, traj.sd_grid
-    assert sd.shape == mvc.shape == controllable.shape == (301,)
+    # the grid: 301 points with the spline's three interior knots among them (moved onto or added)
+    assert 301 <= traj.grid.size <= 304 and np.all(np.diff(traj.grid) > 0)
+    knots = path_through(random_waypoints(model, 21)).x[1:-1]
+    assert np.all(np.isin(knots, traj.grid))
+    assert sd.shape == mvc.shape == controllable.shape == traj.grid.shape
     assert np.all(sd <= controllable * (1 + 1e-9) + 1e-12)
     assert np.all(controllable <= mvc * (1 + 1e-9) + 1e-12)
     assert sd[0] == 0.0 and sd[-1] == 0.0 and np.max(sd) > 0.0
