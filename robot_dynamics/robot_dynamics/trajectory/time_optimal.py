@@ -197,6 +197,7 @@ class _Dynamics:
         # viscous friction and Stribeck's decay depend on the speed; Coulomb's sign alone does not
         stribeck = model.static_friction is not None and bool(np.any(model.static_friction != model.coulomb))
         self.speed_dependent = friction and (bool(np.any(model.viscous != 0.0)) or stribeck)
+        self.has_friction = friction and (self.speed_dependent or bool(np.any(model.coulomb != 0.0)))
 
     def coefficients(self, q: Array, dq: Array, ddq: Array) -> tuple[Array, Array, Array]:
         """a = M q', b = M q'' + C(q, q') q', g(q): each (N, nq), from one batch of inverse dynamics
@@ -209,7 +210,7 @@ class _Dynamics:
 
     def static(self, g: Array, dq: Array) -> Array:
         """c = g + Gamma_f(0+ q') (N, nq): the static torques, with the friction of motion starting along q'."""
-        if not self.friction:
+        if not self.has_friction:
             return g
         return g + self._friction(self.model, dq * 1e-300)
 
@@ -349,7 +350,7 @@ def _solve(model: RobotModel, dyn: _Dynamics, rows: _Rows, grid: Array, coeffici
     n = grid.size
     K_lo, K_hi, x, u = np.empty(n), np.empty(n), np.zeros(n), np.zeros(n - 1)
     status, failed, solves = engine().time_optimal(
-        model.engine_model if dyn.friction else None, grid, a, b, g, dq, knot, rows.T, rows.limit, velocity,
+        model.engine_model if dyn.has_friction else None, grid, a, b, g, dq, knot, rows.T, rows.limit, velocity,
         int(dyn.speed_dependent), MAX_SOLVES, CHECK_TOLERANCE, x, u, K_lo, K_hi)
     if failed >= 0:
         return x, u, K_hi, -1 - failed
