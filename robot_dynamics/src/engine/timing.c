@@ -33,12 +33,14 @@ typedef struct {
     double *f0, *f;          /* joint friction at 0+ and at a speed (nq) */
     double *coef;            /* two points' a, b, g, q' (2 (3 m + nq)) */
     double *acc;             /* a segment's excess, model error and chord per row and side, its rows at the ends (8 m) */
+    double *quarter;         /* each segment's coefficients at f = 1/4, 1/2, 3/4 ((n - 1) x 3 x (3 m + nq)) */
     void *lp;                /* rd_reachability_work(m) */
 } topp_arrays;
 
 size_t rd_time_optimal_work(int n, int m, int nq)
 {
-    return ((size_t)7 * n * m + n + 2 * nq + 14 * m + 2 * nq) * sizeof(double) + rd_reachability_work(m);
+    return ((size_t)7 * n * m + n + 2 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq)) * sizeof(double) +
+           rd_reachability_work(m);
 }
 
 static topp_arrays bind(const rd_topp_problem *p, void *work)
@@ -49,7 +51,8 @@ static topp_arrays bind(const rd_topp_problem *p, void *work)
     A.b = d, A.c = d + nm, A.lo = d + 2 * nm, A.hi = d + 3 * nm, A.up = d + 4 * nm, A.down = d + 5 * nm;
     A.slope = d + 6 * nm, A.xmax = d + 7 * nm, A.f0 = A.xmax + p->n, A.f = A.f0 + p->nq, A.coef = A.f + p->nq;
     A.acc = A.coef + 2 * (3 * p->m + p->nq);
-    A.lp = A.acc + 8 * p->m;
+    A.quarter = A.acc + 8 * p->m;
+    A.lp = A.quarter + (size_t)3 * (p->n - 1) * (3 * p->m + p->nq);
     return A;
 }
 
@@ -257,7 +260,10 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
     }
     for (int e = 0; e < count; ++e) {
         const double f = fractions[e], x = MAX(r->x[i] + 2.0 * f * d * u, 0.0), sd = sqrt(x);
-        coefficients_at(p, i, f, co);
+        if (e >= 1 && e <= 3) /* the quarter points: the same every solve */
+            co = A->quarter + ((size_t)3 * i + e - 1) * (3 * m + nq);
+        else
+            coefficients_at(p, i, f, co = A->coef);
         if (p->model)
             joint_friction(p, co + 3 * m, sd, A->f);
         for (int j = 0; j < nq; ++j)
@@ -301,6 +307,9 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
     const size_t nm = (size_t)n * m;
     topp_arrays A = bind(p, r->work);
     prepare(p, &A);
+    for (int i = 0; i < n - 1; ++i)
+        for (int e = 1; e <= 3; ++e)
+            coefficients_at(p, i, 0.25 * e, A.quarter + ((size_t)3 * i + e - 1) * (3 * m + p->nq));
     memset(A.up, 0, 3 * nm * sizeof(double)); /* up, down, slope */
     double largest = 1.0;
     for (int k = 0; k < m; ++k)
