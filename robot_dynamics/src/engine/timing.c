@@ -260,6 +260,14 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
     }
     for (int e = 0; e < count; ++e) {
         const double f = fractions[e], x = MAX(r->x[i] + 2.0 * f * d * u, 0.0), sd = sqrt(x);
+        if (!p->model && (e == 0 || e == 4))
+            continue; /* no friction: the full rows at the ends are the solve's (lin), their velocity within xmax */
+        if (!p->model && e >= 5) { /* no friction: the rows are linear in x, only the velocity bends */
+            for (int j = 0; j < nq; ++j)
+                if (isfinite(p->vmax[j]))
+                    ratio = MAX(ratio, fabs(dq_at(p, i, f, j)) * sd / p->vmax[j]);
+            continue;
+        }
         if (e >= 1 && e <= 3) /* the quarter points: the same every solve */
             co = A->quarter + ((size_t)3 * i + e - 1) * (3 * m + nq);
         else
@@ -277,7 +285,7 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
         }
     }
     /* The full value is at most the chord's highest point plus the largest model error: a peak
-     * between the points checked exceeds no limit this bound does not. */
+     * between the points checked exceeds no limit this bound does not (the chord's ends included). */
     for (int k = 0; k < 2 * m; ++k)
         worst[k] = MAX(worst[k], chord[k] + MAX(error[k], 0.0));
     for (int side = 0; side < 2; ++side) {
