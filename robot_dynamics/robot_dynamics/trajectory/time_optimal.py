@@ -193,7 +193,6 @@ class _Dynamics:
         self.model, self.friction = model, friction
         self.gravity = np.asarray(model.gravity if gravity is None else gravity, dtype=float)
         self._rnea, self._friction = rnea, joint_friction
-        self.zero_g = np.zeros(3)
         # viscous friction and Stribeck's decay depend on the speed; Coulomb's sign alone does not
         stribeck = model.static_friction is not None and bool(np.any(model.static_friction != model.coulomb))
         self.speed_dependent = friction and (bool(np.any(model.viscous != 0.0)) or stribeck)
@@ -395,8 +394,9 @@ def time_optimal(
 
     Returns:
         A :class:`TimeOptimalTrajectory`: sample(t) -> (q, qd, qdd) on the path, at rest at both
-        ends; every limit holds at the grid points and between them to 1e-9 relative (the
-        engine's check of every segment; the tests resample at 1 kHz).
+        ends; every limit holds at the grid points and between them to 1e-8 relative (the
+        engine checks every segment to 1e-9 from interpolated coefficients; the tests resample
+        at 1 kHz with the full inverse dynamics).
 
     Raises:
         PathInfeasibleError: a point of the path needs more than a limit at rest (it names s,
