@@ -386,6 +386,52 @@ typedef struct {
 int rd_plant_advance(const rd_plant_period *p, double dt, const double *u, const double *k1, double *x,
                      double *applied, rd_plant_report *r, rd_work *w);
 
+/* -- the generalized momentum observer (observer.c) -----------------------------------------------------
+ * De Luca's residual of the external joint torques (Haddadin, De Luca and Albu-Schaeffer 2017, IEEE
+ * T-RO, section IV): r = K_O [p(t) - p(0) - integral of (tau - Gamma_f + C^T qd - Q + r) dt], p = A(q) qd,
+ * so that dr/dt = K_O (tau_ext - r) with the model exact; one update per tick, no allocation. */
+
+/* p = A(q) qd (nq) and ctq = C^T(q, qd) qd (nq), the kinetic energy's gradient in q at a fixed qd, by one
+ * forward and one backward recursion (rotor inertias, mimic joints and secondary links included). */
+int rd_momentum(const rd_model *m, const double *q, const double *qd, double *p, double *ctq, rd_work *w);
+
+/* The observer's options (nq values each unless said). */
+typedef struct {
+    const double *gain;      /* K_O [1/s] (> 0): the residual's bandwidth */
+    const double *threshold; /* the threshold's fixed part [N m or N] (>= 0) */
+    const double *relative;  /* the part that grows with the model torque [-] (>= 0): th = threshold + relative s */
+    const double *gravity;   /* (3) [m/s^2], or NULL: the model's own */
+    int friction;            /* 1: the model's friction Gamma_f (Khalil [7.26]) taken from tau; 0: none */
+    double smooth;           /* > 0: the Coulomb sign smoothed to tanh(qd / smooth) [rad/s or m/s]; 0: sign(qd) */
+    int hold;                /* 1: each update's tau held until the next (a command under a zero-order hold);
+                              * 0: tau measured at each update (its integral by the trapezoidal rule) */
+} rd_observer_options;
+
+/* The observer's state, in the caller's memory (nq values each): written by the updates only. */
+typedef struct {
+    double *r;         /* the residual: the estimated external joint torques [N m or N] */
+    double *p;         /* the generalized momentum A(q) qd of the last update */
+    double *z;         /* p(0) + the integral of (tau - Gamma_f + C^T qd - Q + r) up to the last update */
+    double *b;         /* the last update's C^T qd - Q - Gamma_f */
+    double *tau;       /* the last update's joint torques */
+    double *model;     /* s: |tau - r| (the torque the model explains) through the residual's lag */
+    double *threshold; /* the last update's threshold: threshold + relative s */
+    double t;          /* the time of the last update [s] */
+    int started;       /* 0: the next update starts the observer (r = 0, p(0) its momentum) */
+    int collision;     /* 1: some |r_j| > threshold_j at the last update */
+    int joint;         /* the last joint j with |r_j| > threshold_j (the isolated link's), or -1 */
+} rd_observer;
+
+/* Zeroes the state: the next update starts the observer. */
+void rd_momentum_observer_reset(rd_observer *s, int nq);
+
+/* One update at time t [s] (increasing) with the measured q, qd and the joint torques tau (nq each):
+ * the residual by the trapezoidal rule (stable for any K_O dt), then the threshold and the detection.
+ * RD_BAD_SIZE for invalid options, RD_BAD_INPUT for a non-finite input or a time not after the last
+ * (the state then unchanged), else the status of the recursions. */
+int rd_momentum_observer_update(const rd_model *m, const rd_observer_options *o, rd_observer *s, double t,
+                                const double *q, const double *qd, const double *tau, rd_work *w);
+
 /* -- a compiled closed loop (simulate.c) -------------------------------------------------------------- */
 
 enum { RD_SIM_MAX_JOINTS = 62 }; /* a tick's saturated joints are one bit each of an int64 */

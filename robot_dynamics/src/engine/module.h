@@ -1,4 +1,4 @@
-/* What the files of _robot_dynamics_engine share (module.c, module_batch.c, module_path.c). */
+/* What the files of _robot_dynamics_engine share (module.c, module_batch.c, module_path.c, module_observer.c). */
 #ifndef RD_MODULE_H
 #define RD_MODULE_H
 
@@ -62,10 +62,47 @@ typedef int (*derivatives_fn)(const rd_model *, const rd_input *, const rd_optio
  * of its own joint (0 * NaN is NaN), whose status catches it; the general path then names the input. */
 PyObject *rd_module_states(const rd_model *m, int aba, PyObject *q, PyObject *qd, PyObject *x, int friction);
 
+/* One argument list for every batch, stage and the compiled loop (module_batch.c, module_observer.c).
+ * A call's arguments are a table: name, kind, shape and where the value goes in the call's struct
+ * (as MuJoCo's tables of fields). A shape's entries are sizes or the symbols below: N, K, F and W
+ * are bound by the first array that has them, the others come from the model (the first argument). */
+enum { S_N = -1, S_K = -2, S_F = -3, S_W = -4, S_NQ = -5, S_NB = -6, S_NB1 = -7, S_NQ2 = -8, S_2NQ = -9 };
+#define S_COUNT 9
+#define SYM(s) (-(s)-1)
+
+typedef enum {
+    A_MODEL,   /* an engine Model: const rd_model * */
+    A_DATA,    /* an engine Data of the model before it in the table: rd_work * (optional: absent or None, NULL) */
+    A_IN,      /* float64 array: const double * */
+    A_OUT,     /* writeable float64 array: double * */
+    A_STATUS,  /* writeable int64 array: int64_t * */
+    A_WRENCH,  /* float64 (N, W, RD_WRENCH) wrench rows, each naming a body: const double * */
+    A_FRAMES,  /* int64 (F,) frame indices: const int64_t * */
+    A_FRAME,   /* a frame index: int */
+    A_BOOL,    /* int */
+    A_INT,     /* int */
+    A_DOUBLE,  /* double */
+} arg_kind;
+
+typedef struct {
+    const char *name;
+    arg_kind kind;
+    int ndim, shape[4];
+    int optional; /* None gives a NULL pointer */
+    size_t at;    /* offset of the value in the call's struct */
+} arg_spec;
+
+/* Fills `out` from positional `args` and keyword `kwargs` by the table spec (count entries): each
+ * value checked and written at its offset; sym: the bound sizes. 0, or -1 with the exception. */
+int rd_module_parse_args(const arg_spec *spec, int count, PyObject *args, PyObject *kwargs, char *out, npy_intp sym[S_COUNT]);
+
 /* Adds the batches, the tick stages, simulate and linear_recurrence to the module (module_batch.c): 0 or -1. */
 int rd_module_add_batches(PyObject *mod);
 
 /* Adds the path timing (reachability) to the module (module_path.c): 0 or -1. */
 int rd_module_add_path(PyObject *mod);
+
+/* Adds the momentum observer's update to the module (module_observer.c): 0 or -1. */
+int rd_module_add_observer(PyObject *mod);
 
 #endif

@@ -280,35 +280,7 @@ static EngineModel *model_arg(PyObject *obj)
     return em;
 }
 
-/* -- one argument list for every batch and for the compiled loop ---------------------------------------
- * A call's arguments are a table: name, kind, shape and where the value goes in the call's struct
- * (as MuJoCo's tables of fields). A shape's entries are sizes or the symbols below: N, K, F and W
- * are bound by the first array that has them, the others come from the model (the first argument). */
-enum { S_N = -1, S_K = -2, S_F = -3, S_W = -4, S_NQ = -5, S_NB = -6, S_NB1 = -7, S_NQ2 = -8, S_2NQ = -9 };
-#define S_COUNT 9
-#define SYM(s) (-(s)-1)
-
-typedef enum {
-    A_MODEL,   /* an engine Model: const rd_model * */
-    A_DATA,    /* an engine Data of the model before it in the table: rd_work * (optional: absent or None, NULL) */
-    A_IN,      /* float64 array: const double * */
-    A_OUT,     /* writeable float64 array: double * */
-    A_STATUS,  /* writeable int64 array: int64_t * */
-    A_WRENCH,  /* float64 (N, W, RD_WRENCH) wrench rows, each naming a body: const double * */
-    A_FRAMES,  /* int64 (F,) frame indices: const int64_t * */
-    A_FRAME,   /* a frame index: int */
-    A_BOOL,    /* int */
-    A_INT,     /* int */
-    A_DOUBLE,  /* double */
-} arg_kind;
-
-typedef struct {
-    const char *name;
-    arg_kind kind;
-    int ndim, shape[4];
-    int optional; /* None gives a NULL pointer */
-    size_t at;    /* offset of the value in the call's struct */
-} arg_spec;
+/* -- one argument list for every batch, stage and the compiled loop (module.h's arg_spec) ------------- */
 
 static int bad_shape_value(const char *what, const char *why)
 {
@@ -393,8 +365,7 @@ static int parse_array(const arg_spec *a, PyObject *v, void *slot, const rd_mode
     return 0;
 }
 
-/* Fills `out` from positional `args` and keyword `kwargs` by the table; sym: the bound sizes. */
-static int parse_args(const arg_spec *spec, int count, PyObject *args, PyObject *kwargs, char *out, npy_intp sym[S_COUNT])
+int rd_module_parse_args(const arg_spec *spec, int count, PyObject *args, PyObject *kwargs, char *out, npy_intp sym[S_COUNT])
 {
     const Py_ssize_t npos = PyTuple_GET_SIZE(args);
     Py_ssize_t used = 0;
@@ -546,7 +517,7 @@ static PyObject *py_simulate(PyObject *mod, PyObject *args, PyObject *kwargs)
 {
     sim_call c = {{0}};
     npy_intp sym[S_COUNT];
-    if (parse_args(simulate_args, (int)(sizeof simulate_args / sizeof simulate_args[0]), args, kwargs, (char *)&c, sym))
+    if (rd_module_parse_args(simulate_args, (int)(sizeof simulate_args / sizeof simulate_args[0]), args, kwargs, (char *)&c, sym))
         return NULL;
     c.s.n = c.s.ctrl->nq;
     if (c.s.n > RD_SIM_MAX_JOINTS) {
@@ -600,7 +571,7 @@ static PyObject *py_plant_advance(PyObject *mod, PyObject *args, PyObject *kwarg
     advance_call c;
     memset(&c, 0, sizeof c);
     npy_intp sym[S_COUNT];
-    if (parse_args(plant_advance_args, (int)(sizeof plant_advance_args / sizeof plant_advance_args[0]), args, kwargs,
+    if (rd_module_parse_args(plant_advance_args, (int)(sizeof plant_advance_args / sizeof plant_advance_args[0]), args, kwargs,
                    (char *)&c, sym))
         return NULL;
     rd_plant_report r;
@@ -736,7 +707,7 @@ static PyObject *py_call(PyObject *self, PyObject *args)
     } a;
     memset(&a, 0, sizeof a);
     npy_intp sym[S_COUNT];
-    if (!spec || parse_args(spec->args, spec->count, args, NULL, (char *)&a, sym))
+    if (!spec || rd_module_parse_args(spec->args, spec->count, args, NULL, (char *)&a, sym))
         return NULL;
     if (spec->stage)
         return PyLong_FromLong(spec->stage(&a.s));
