@@ -18,7 +18,8 @@ from numpy.typing import NDArray
 
 from . import RobotModel, check_status, engine
 
-__all__ = ["computed_torque", "pd_gravity", "saturate", "plant_accel", "plant_step", "plant_advance", "PlantAdvance"]
+__all__ = ["computed_torque", "pd_gravity", "saturate", "plant_accel", "plant_step", "plant_advance", "PlantAdvance",
+           "momentum", "momentum_observer_update"]
 
 Array = NDArray[np.float64]
 
@@ -150,3 +151,26 @@ def plant_advance(model: RobotModel, g: Array, friction: bool, smooth: float, su
         *_model_data(model), g, bool(friction), float(smooth), int(substeps), float(max_step), int(max_substeps),
         float(dt), xn, k, held, applied)
     return PlantAdvance(code, xn, applied, steps, h, bool(braked), bool(lagging))
+
+
+def momentum(model: RobotModel, q: Array, qd: Array) -> tuple[Array, Array]:
+    """The generalized momentum ``p = A(q) qd`` and ``C^T(q, qd) qd`` (each (nq,)), the kinetic
+    energy's gradient in q at a fixed qd, by one forward and one backward recursion (engine.h's
+    rd_momentum; rotor inertias, mimic joints and secondary links included)."""
+    p, ctq = np.empty(model.nq), np.empty(model.nq)
+    code = engine().momentum(*_model_data(model), *_vectors(q, qd), p, ctq)
+    check_status(model, code, "momentum")
+    return p, ctq
+
+
+def momentum_observer_update(model: RobotModel, options: tuple[Any, ...], state: Array, clock: Array, t: float,
+                             q: Array, qd: Array, tau: Array) -> int:
+    """One update of the generalized momentum observer (engine.h's rd_momentum_observer_update).
+
+    ``options``: (gain, threshold, relative (nq,) float64 each, gravity (3,) or None, friction,
+    smooth, hold); ``state`` (8, nq) float64: r, p, z, b, tau, model, threshold, q; ``clock`` (4,)
+    float64: t, started, collision, joint; both updated in place. Returns the engine's status (the
+    caller words it: BAD_INPUT leaves the state unchanged).
+    """
+    return int(engine().momentum_observer_update(*_model_data(model), *options, state, clock, float(t),
+                                                 *_vectors(q, qd, tau)))

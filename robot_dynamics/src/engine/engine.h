@@ -412,10 +412,11 @@ typedef struct {
     double *r;         /* the residual: the estimated external joint torques [N m or N] */
     double *p;         /* the generalized momentum A(q) qd of the last update */
     double *z;         /* p(0) + the integral of (tau - Gamma_f + C^T qd - Q + r) up to the last update */
-    double *b;         /* the last update's C^T qd - Q - Gamma_f */
+    double *b;         /* the last update's C^T qd - Q - Gamma_f but the viscous friction's Fv qd */
     double *tau;       /* the last update's joint torques */
     double *model;     /* s: |tau - r| (the torque the model explains) through the residual's lag */
     double *threshold; /* the last update's threshold: threshold + relative s */
+    double *q;         /* the last update's q (the viscous friction's integral, Fv (q_k - q_(k-1))) */
     double t;          /* the time of the last update [s] */
     int started;       /* 0: the next update starts the observer (r = 0, p(0) its momentum) */
     int collision;     /* 1: some |r_j| > threshold_j at the last update */

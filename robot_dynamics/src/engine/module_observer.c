@@ -8,7 +8,7 @@ typedef struct {
     const rd_model *m;
     rd_work *w;
     rd_observer_options o;
-    double *state; /* (7, nq): r, p, z, b, tau, model, threshold (rd_observer's arrays in that order) */
+    double *state; /* (8, nq): r, p, z, b, tau, model, threshold, q (rd_observer's arrays in that order) */
     double *clock; /* (4,): t, started, collision, joint */
     double t;
     const double *q, *qd, *tau;
@@ -23,7 +23,7 @@ static const arg_spec update_args[] = {
     OBS_MODEL, OBS_VECTOR("gain", A_IN, o.gain, 0), OBS_VECTOR("threshold", A_IN, o.threshold, 0),
     OBS_VECTOR("relative", A_IN, o.relative, 0), {"gravity", A_IN, 1, {3}, 1, OA(o.gravity)},
     {"friction", A_BOOL, 0, {0}, 0, OA(o.friction)}, {"smooth", A_DOUBLE, 0, {0}, 0, OA(o.smooth)},
-    {"hold", A_BOOL, 0, {0}, 0, OA(o.hold)}, {"state", A_OUT, 2, {7, S_NQ}, 0, OA(state)},
+    {"hold", A_BOOL, 0, {0}, 0, OA(o.hold)}, {"state", A_OUT, 2, {8, S_NQ}, 0, OA(state)},
     {"clock", A_OUT, 1, {4}, 0, OA(clock)}, {"t", A_DOUBLE, 0, {0}, 0, OA(t)}, OBS_VECTOR("q", A_IN, q, 0),
     OBS_VECTOR("qd", A_IN, qd, 0), OBS_VECTOR("tau", A_IN, tau, 0),
 };
@@ -40,8 +40,8 @@ static rd_observer observer_of(const observer_args *a)
 {
     const int nq = a->m->nq;
     double *x = a->state;
-    const rd_observer s = {x, x + nq, x + 2 * nq, x + 3 * nq, x + 4 * nq, x + 5 * nq, x + 6 * nq,
-                           a->clock[0], a->clock[1] != 0.0, a->clock[2] != 0.0, (int)a->clock[3]};
+    const rd_observer s = {x,          x + nq,     x + 2 * nq,  x + 3 * nq,         x + 4 * nq,         x + 5 * nq,
+                           x + 6 * nq, x + 7 * nq, a->clock[0], a->clock[1] != 0.0, a->clock[2] != 0.0, (int)a->clock[3]};
     return s;
 }
 
@@ -77,7 +77,7 @@ static PyMethodDef observer_methods[] = {
     {"momentum_observer_update", py_update, METH_VARARGS,
      "momentum_observer_update(model, data, gain, threshold, relative, gravity, friction, smooth, hold, state, clock, "
      "t, q, qd, tau) -> status: one update of the generalized momentum observer (engine.h's "
-     "rd_momentum_observer_update); state (7, nq): r, p, z, b, tau, model, threshold; clock (4,): t, started, "
+     "rd_momentum_observer_update); state (8, nq): r, p, z, b, tau, model, threshold, q; clock (4,): t, started, "
      "collision, joint; both in place"},
     {"momentum", py_momentum, METH_VARARGS,
      "momentum(model, data, q, qd, p, ctq) -> status: p = A(q) qd and ctq = C^T(q, qd) qd (engine.h's rd_momentum)"},

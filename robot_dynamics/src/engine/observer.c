@@ -83,7 +83,7 @@ static int observer_options_valid(const rd_observer_options *o, int nq)
 void rd_momentum_observer_reset(rd_observer *s, int nq)
 {
     for (int j = 0; j < nq; ++j)
-        s->r[j] = s->p[j] = s->z[j] = s->b[j] = s->tau[j] = s->model[j] = s->threshold[j] = 0.0;
+        s->r[j] = s->p[j] = s->z[j] = s->b[j] = s->tau[j] = s->model[j] = s->threshold[j] = s->q[j] = 0.0;
     s->t = 0.0, s->started = 0, s->collision = 0, s->joint = -1;
 }
 
@@ -117,12 +117,14 @@ int rd_momentum_observer_update(const rd_model *m, const rd_observer_options *o,
         st = rd_momentum(m, q, qd, p, ctq, w);
     if (st != RD_OK)
         return st;
-    /* b = C^T qd - Q - Gamma_f: the integrand's model part */
+    /* b = C^T qd - Q - (Gamma_f - Fv qd): the integrand's model part but the viscous friction, whose
+     * integral is Fv (q_k - q_(k-1)) exactly (a light link's fast viscous decay defeats the trapezoid) */
     for (int j = 0; j < nq; ++j)
-        ctq[j] = ctq[j] - g[j] - (o->friction ? rd_friction(m, j, qd[j], o->smooth) : 0.0);
+        ctq[j] = ctq[j] - g[j] - (o->friction ? rd_friction(m, j, qd[j], o->smooth) - m->joint[j].Fv * qd[j] : 0.0);
     if (!s->started) { /* r(0) = 0: the integral starts at p(0) */
         for (int j = 0; j < nq; ++j)
-            s->r[j] = 0.0, s->p[j] = s->z[j] = p[j], s->b[j] = ctq[j], s->tau[j] = tau[j], s->model[j] = fabs(tau[j]);
+            s->r[j] = 0.0, s->p[j] = s->z[j] = p[j], s->b[j] = ctq[j], s->tau[j] = tau[j], s->model[j] = fabs(tau[j]),
+            s->q[j] = q[j];
         observer_detect(o, s, nq);
         s->t = t, s->started = 1;
         return RD_OK;
@@ -134,10 +136,11 @@ int rd_momentum_observer_update(const rd_model *m, const rd_observer_options *o,
         /* z_k = z_(k-1) + dt (T + (b_(k-1) + b_k) / 2 + (r_(k-1) + r_k) / 2) and r_k = K (p_k - z_k), solved for
          * r_k (the trapezoidal rule, stable for every K dt): r_k (1 + K dt / 2) = K (p_k - z'), z' without r_k */
         const double K = o->gain[j];
-        const double zp = s->z[j] + dt * (T[j] + 0.5 * (s->b[j] + ctq[j]) + 0.5 * s->r[j]);
+        const double viscous = o->friction ? m->joint[j].Fv * (q[j] - s->q[j]) : 0.0;
+        const double zp = s->z[j] + dt * (T[j] + 0.5 * (s->b[j] + ctq[j]) + 0.5 * s->r[j]) - viscous;
         s->r[j] = K * (p[j] - zp) / (1.0 + 0.5 * K * dt);
         s->z[j] = zp + 0.5 * dt * s->r[j];
-        s->p[j] = p[j], s->b[j] = ctq[j], s->tau[j] = tau[j];
+        s->p[j] = p[j], s->b[j] = ctq[j], s->tau[j] = tau[j], s->q[j] = q[j];
     }
     if (!rd_finite(s->r, nq))
         return RD_BAD_OUTPUT;

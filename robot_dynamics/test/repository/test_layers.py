@@ -20,7 +20,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("model", ("model",)),
     ("kinematics", ("kinematics",)),
     ("dynamics", ("dynamics",)),
-    ("mechanisms, motion and output", ("drivetrain", "trajectory", "control", "io", "codegen")),
+    ("mechanisms, motion and output", ("drivetrain", "trajectory", "control", "observers", "io", "codegen")),
     ("closed loops and closed chains", ("simulation", "closedchain")),
     ("studies", ("identification", "study")),
     ("ROS 2", ("ros",)),
