@@ -5,7 +5,7 @@ Taken when the engine can run the tick itself: a joint-space
 friction at the measured or the desired velocity) or a
 :class:`~robot_dynamics.control.PDGravity` on the current gravity torque, with joint and actuator
 limits, a rigid plant
-integrated by RK4, a joint reference, a constant (or no) disturbance. It sequences the engine
+integrated by RK4, a joint reference, a constant (or no) disturbance and no wrench. It sequences the engine
 stages that the Python controllers and plant call (:mod:`robot_dynamics.engine.stages`: the
 control law, saturation, the plant's RK4 step; ``src/engine/simulate.c``), so both
 ticks give the same numbers; a tick it cannot take as the Python tick would (a FAULT, a failing
@@ -66,7 +66,7 @@ def compiled_loop(state: TickState, controller: Any, plant: Plant, options: Simu
         return None
     if plant.elastic or options.integration.integrator != "rk4" or task:
         return None
-    if callable(options.noise.disturbance) or plant.model.nq > MAX_JOINTS:
+    if callable(options.noise.disturbance) or options.noise.wrench is not None or plant.model.nq > MAX_JOINTS:
         return None
     return CompiledLoop(state, controller, plant, options, python_tick)
 

@@ -17,9 +17,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..control.base import ControllerBase, Reference, actuator_to_joint
 from ..errors import InputError
+from ..kinematics import jacobian
 from ..model.robot_model import RobotModel
 from .compiled import BLOCK, compiled_loop
-from .options import MAX_TICKS, SimulationOptions
+from .options import MAX_TICKS, ExternalWrench, SimulationOptions
 from .plant import Plant
 from .reference import reference_function, sample_reference
 from .result import RunContext, SimulationLog, SimulationResult, make_result
@@ -53,6 +54,21 @@ def _disturbance_function(disturbance: Any, n: int) -> Callable[[float], Array]:
     if d_const.shape != (n,) or not np.all(np.isfinite(d_const)):
         raise InputError(f"disturbance: expected {n} finite torques or a function of t, got {disturbance!r}")
     return lambda t: d_const
+
+
+def _wrench_function(wrench: ExternalWrench | None, plant: RobotModel) -> Callable[[float, Array], Array] | None:
+    """The joint torques ``J(q)^T F(t)`` of an external wrench as ``f(t, q) -> (nq,)``, or None."""
+    if wrench is None:
+        return None
+    frame = wrench.frame
+    plant.frame_index(frame)  # UnknownNameError, naming the plant's frames
+    source = wrench.wrench
+
+    def torques(t: float, q: Array) -> Array:
+        F = np.asarray(source(t) if callable(source) else source, dtype=float).reshape(6)
+        return jacobian(plant, q, frame).T @ F
+
+    return torques
 
 
 def _check_models(plant: Any, controller: Any) -> None:
@@ -112,6 +128,7 @@ class Simulation:
         vel_std = _noise_vector(noise.velocity, n, "velocity_noise")
         self._dist_f = _disturbance_function(noise.disturbance, n)
         self._constant_disturbance = not callable(noise.disturbance)
+        self._wrench_f = _wrench_function(noise.wrench, plant)
         self.duration = duration
         self.K = int(round(duration * options.integration.rate)) + 1
         t = np.arange(self.K) * options.integration.period
@@ -332,6 +349,8 @@ class Simulation:
         log.status[k] = int(out.status)
         log.effort[k] = out.effort
         d = self._dist_f(tk)
+        if self._wrench_f is not None:  # a push at a frame: J(q)^T F at the tick's state, held
+            d = d + self._wrench_f(tk, x[:n])
         log.disturbance[k] = d
         st.tick = log.ticks = k + 1
         try:

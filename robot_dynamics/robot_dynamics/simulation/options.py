@@ -14,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InputError
 
-__all__ = ["INTEGRATORS", "MAX_TICKS", "Integration", "Noise", "PlantOptions", "Logging", "SimulationOptions"]
+__all__ = ["INTEGRATORS", "MAX_TICKS", "Integration", "ExternalWrench", "Noise", "PlantOptions", "Logging", "SimulationOptions"]
 
 #: Fixed-step RK4, or the name of a scipy.integrate.solve_ivp method (adaptive step).
 INTEGRATORS = ("rk4", "RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
@@ -81,8 +82,39 @@ class Integration:
 
 
 @dataclass(frozen=True)
+class ExternalWrench:
+    """A wrench the environment applies to the plant at one of its frames: a push at the tool.
+
+    The plant sees the joint torques ``J(q)^T wrench`` (J: the frame's geometric Jacobian at the
+    tick's state, rows [linear; angular] in base axes), computed at each tick and held over it as
+    the joint-torque disturbance is, and added to that one: the log's ``disturbance`` holds their
+    sum, the true external joint torque.
+
+    Attributes:
+        frame: the name of a frame of the plant (a link of its description), e.g. the tool's.
+        wrench: [force (3) [N]; moment (3) [N m]] at the frame's origin in base axes: (6,)
+            constant or ``f(t) -> (6,)``, sampled at the ticks and held.
+    """
+
+    frame: str
+    wrench: ArrayLike | Callable[[float], ArrayLike] = field(compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.frame, str):
+            raise InputError(f"wrench frame: expected a frame name, got {self.frame!r}")
+        if not callable(self.wrench):
+            try:
+                w = np.asarray(self.wrench, dtype=float)
+            except (TypeError, ValueError):
+                w = np.full(1, np.nan)
+            if w.shape != (6,) or not np.all(np.isfinite(w)):
+                raise InputError(f"wrench: expected 6 finite values [force (3) N; moment (3) N m] or a function of t, "
+                                 f"got {self.wrench!r}")
+
+
+@dataclass(frozen=True)
 class Noise:
-    """What disturbs the loop: white Gaussian measurement noise and a torque disturbance.
+    """What disturbs the loop: white Gaussian measurement noise, a torque disturbance and a wrench.
 
     Attributes:
         position, velocity: standard deviations of the noise on the measured q [rad or m] and
@@ -90,12 +122,19 @@ class Noise:
         disturbance: joint torque added to the plant [N m or N]: None, (nq,) constant or
             ``f(t) -> (nq,)``, sampled at the ticks and held.
         seed: seed of the noise's generator (``numpy.random.default_rng``).
+        wrench: an :class:`ExternalWrench` at a frame of the plant (a push), or None; its joint
+            torques add to ``disturbance``.
     """
 
     position: ArrayLike = 0.0
     velocity: ArrayLike = 0.0
     disturbance: ArrayLike | Callable[[float], ArrayLike] | None = field(default=None, compare=False)
     seed: int | None = 0
+    wrench: ExternalWrench | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.wrench is not None and not isinstance(self.wrench, ExternalWrench):
+            raise InputError(f"wrench: expected an ExternalWrench or None, got {type(self.wrench).__name__}")
 
 
 @dataclass(frozen=True)
