@@ -1,4 +1,5 @@
-"""Figures of a simulation: reference vs actual, tracking error and torques per joint (PNG)."""
+"""Figures of a simulation: reference vs actual, tracking error and torques per joint; the residual
+of a collision observer against the true external torque (PNG)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from ._files import write_bytes_atomic
 
-__all__ = ["plot_simulation"]
+__all__ = ["plot_simulation", "plot_residual"]
 
 
 def plot_simulation(result: Any, path: str | os.PathLike[str], *, title: str | None = None, dpi: int = 110,
@@ -78,6 +79,50 @@ def plot_simulation(result: Any, path: str | os.PathLike[str], *, title: str | N
     sat = float(m.saturated_fraction)
     extra = (f", saturated {sat:.0%}" if sat else "") + (f", {faults} fault ticks" if faults else "")
     fig.suptitle(title or f"{result.robot}: {result.controller} at {result.control_rate:g} Hz ({result.integrator}); {worst}{extra}", fontsize=11)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return write_bytes_atomic(path, buf.getvalue())
+
+
+def plot_residual(t: Any, residual: Any, true: Any, threshold: Any, names: list[str], path: str | os.PathLike[str], *,
+                  detected: float | None = None, window: tuple[float, float] | None = None, title: str = "",
+                  dpi: int = 110) -> Path:
+    """Write a PNG of a collision observer's run: one panel per joint sharing the time axis, the
+    residual r (solid), the true external torque (dashed) and the threshold +-th (dotted), with
+    the detection instant (a vertical line) and the push's window (shaded). Atomically written.
+
+    Args:
+        t: (K,) [s]. residual, true, threshold: (K, nq) [N m or N]. names: the nq joint names.
+        detected: the first tick whose residual passed its threshold [s], or None.
+        window: (start, end) of the push [s], or None.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    n = len(names)
+    fig = Figure(figsize=(10, 1.5 + 1.35 * n))
+    fig.subplots_adjust(left=0.1, right=0.97, top=1.0 - 0.5 / (1.5 + 1.35 * n), bottom=0.06, hspace=0.15)
+    axes = np.atleast_1d(fig.subplots(n, 1, sharex=True))
+    th = np.asarray(threshold)
+    for j, ax in enumerate(axes):
+        ax.plot(t, np.asarray(true)[:, j], color="0.3", lw=1.6, ls="--", label="true external torque")
+        ax.plot(t, np.asarray(residual)[:, j], color=f"C{j % 10}", lw=1.2, label="residual r")
+        ax.plot(t, th[:, j], color="C3", lw=0.8, ls=":", label="threshold")
+        ax.plot(t, -th[:, j], color="C3", lw=0.8, ls=":")
+        if window is not None:
+            ax.axvspan(window[0], window[1], color="0.9", zorder=0)
+        if detected is not None:
+            ax.axvline(detected, color="C3", lw=1.0)
+        ax.set_ylabel(f"{names[j]}\n[N m]", fontsize=8)
+        ax.grid(True, alpha=0.3)
+    if detected is not None:
+        axes[0].annotate(f"detected at {detected:.3f} s", (detected, 1.0), xycoords=("data", "axes fraction"),
+                         xytext=(4, -4), textcoords="offset points", va="top", fontsize=8, color="C3")
+    axes[0].legend(loc="lower left", fontsize=7, ncol=3)
+    axes[-1].set_xlabel("time [s]")
+    fig.suptitle(title or "residual against the true external torque", fontsize=11)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
     return write_bytes_atomic(path, buf.getvalue())
