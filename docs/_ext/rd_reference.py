@@ -47,6 +47,7 @@ API_MODULES = (
     "robot_dynamics.drivetrain",
     "robot_dynamics.trajectory",
     "robot_dynamics.control",
+    "robot_dynamics.observers",
     "robot_dynamics.simulation",
     "robot_dynamics.identification",
     "robot_dynamics.study",
