@@ -9,6 +9,9 @@ settles for 0.5 s, prints the tracking summary and writes into --out (default
 * ``simulate_<robot>/``: a rosbag2 folder with MCAP storage (/joint_states, /reference,
   /tf, /tf_static, /robot_description) for ``ros2 bag play`` and Foxglove;
 * ``simulate_<robot>.csv`` with --csv.
+
+With --push FORCE a wrench pushes the tool during the move and the momentum observer runs on the
+run: its detection is reported and ``push_<robot>.png`` written (see ``_push.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import numpy as np
 from ..control.base import DEFAULT_OMEGA
 from ..errors import InputError
 from ..simulation.options import MAX_TICKS, Integration
+from . import _push
 from ._common import check_steps, default_displacement, emit, format_table, load_model, output_dir, parse_vector, task_start_pose
 
 #: --controller choices.
@@ -102,6 +106,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     g.add_argument("--csv", action="store_true", help="also write the run as CSV")
     g.add_argument("--tf-every", type=int, default=None,
                    help="write /tf every N ticks (default: at 100 Hz, what rviz shows; 1: every tick)")
+    _push.add_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -171,7 +176,9 @@ def run(args: argparse.Namespace) -> int:
     from ..simulation import Logging, Noise, PlantOptions, Simulation, SimulationOptions
 
     model = load_model(args)
+    _push.prepare(args)
     _check_options(args)
+    push = _push.external_wrench(args, model)
     frame = model.moving_frame(args.frame) if args.controller.startswith("task") else None
     start, goal = _default_move(model, args.start, args.goal, task=args.controller.startswith("task"))
     disturbance = None if args.disturbance is None else parse_vector(args.disturbance, model.nq, "disturbance", model.joint_names)
@@ -186,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     options = SimulationOptions(integration=Integration(rate=args.rate, integrator=args.integrator,
                                                         max_evaluations=args.max_evaluations),
                                 plant=PlantOptions(coulomb_smoothing=args.coulomb_smoothing),
-                                noise=Noise(position=args.noise, disturbance=disturbance),
+                                noise=Noise(position=args.noise, disturbance=disturbance, wrench=push),
                                 logging=Logging(progress=None, max_ticks=args.max_ticks))  # a bar: a long run, on a terminal
     sim = Simulation(model, controller, reference, args.move_time + args.settle, options)
     sim.reset(q0)
@@ -194,6 +201,8 @@ def run(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - wall
 
     files = _write_files(args, model, result, task)
+    pushed, push_files = _push.observe(args, model, result) if push is not None else (None, {})
+    files.update(push_files)
     m = result.metrics
     data = {
         "robot": model.name,
@@ -213,7 +222,9 @@ def run(args: argparse.Namespace) -> int:
         "messages": [{"t": t, "message": msg} for t, msg in result.messages],
         "files": files,
     }
-    emit(args, data, lambda: _report_text(args, model, result, wall, files, task))
+    if pushed is not None:
+        data["push"] = pushed
+    emit(args, data, lambda: _report_text(args, model, result, wall, files, task, pushed))
     return 1 if m.diverged else 0
 
 
@@ -307,7 +318,8 @@ def _joint_rows(model: Any, m: Any, task: bool) -> tuple[list[str], list[list[An
     return headers, rows
 
 
-def _report_text(args: argparse.Namespace, model: Any, result: Any, wall: float, files: dict[str, str], task: bool) -> str:
+def _report_text(args: argparse.Namespace, model: Any, result: Any, wall: float, files: dict[str, str], task: bool,
+                 pushed: dict[str, Any] | None = None) -> str:
     """The text report: the run, the task error (task-space laws), the joint table, energy and
     faults, the first messages, the files written."""
     m = result.metrics
@@ -336,6 +348,8 @@ def _report_text(args: argparse.Namespace, model: Any, result: Any, wall: float,
     if _friction_notes(model, args, task):
         lines.append(f"the torque steps at t = 0 and {args.move_time:g} s are Coulomb friction (Khalil [7.26]) switching "
                      "with the sign of the joint velocities as the joints start and stop")
+    if pushed is not None:
+        lines.extend(_push.report_lines(pushed, list(model.joint_names)))
     for k, v in files.items():
         lines.append(f"{k}: {v}")
     return "\n".join(lines)
