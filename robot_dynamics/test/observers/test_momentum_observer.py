@@ -40,6 +40,33 @@ def test_momentum_and_coriolis_transpose_against_the_mass_matrix(name: str) -> N
         assert np.abs(ctq).max() > 1e-3  # the term is there to check
 
 
+@pytest.mark.parametrize("mimic", [False, True])
+def test_momentum_of_random_trees_with_prismatic_and_mimic_joints(mimic: bool) -> None:
+    """The same identities on random branched trees: prismatic and continuous joints, or mimic
+    joints (a coordinate driving several bodies)."""
+    import warnings
+
+    from robot_dynamics.testing import random_tree_urdf
+
+    for seed in range(30):
+        text = random_tree_urdf(np.random.default_rng(seed), 9, n_fixed=1, mimic=mimic, prismatic=not mimic,
+                                continuous=not mimic)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = rd.load_urdf(text)
+        if m.has_mimic == mimic:
+            break
+    assert m.has_mimic == mimic and (m.nq < m.nb) == mimic
+    rng = np.random.default_rng(5)
+    q, qd = rng.uniform(-1.0, 1.0, m.nq), rng.uniform(-1.5, 1.5, m.nq)
+    p, ctq = generalized_momentum(m, q, qd)
+    np.testing.assert_allclose(p, rd.crba(m, q) @ qd, rtol=0, atol=1e-11 * max(1.0, np.abs(p).max()))
+    h = 1e-6
+    T = [0.5 * qd @ rd.crba(m, q + s * h * e) @ qd for e in np.eye(m.nq) for s in (1, -1)]
+    gradient = (np.array(T[0::2]) - np.array(T[1::2])) / (2 * h)
+    np.testing.assert_allclose(ctq, gradient, rtol=0, atol=1e-7 * max(1.0, np.abs(gradient).max()))
+
+
 def _track(name: str, disturbance, smoothing: float, duration: float = 1.5, move: bool = True):
     m = rd.load_robot(name)
     start = np.clip(np.full(m.nq, 0.2), m.lower, m.upper)
