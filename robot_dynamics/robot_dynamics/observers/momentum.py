@@ -2,7 +2,7 @@
 isolation, and the contact wrench, without the joint accelerations.
 
 The residual (De Luca and Mattone 2005; Haddadin, De Luca and Albu-Schaeffer 2017, "Robot
-Collisions: A Survey on Detection, Isolation, and Identification", IEEE T-RO 33(6), section IV)
+Collisions: A Survey on Detection, Isolation, and Identification", IEEE T-RO 33(6))
 
     r(t) = K_O [p(t) - p(0) - integral_0^t (tau - Gamma_f + C^T(q, qd) qd - Q(q) + r) ds],  p = A(q) qd,
 
@@ -100,7 +100,7 @@ class MomentumObserver:
     Detection uses a threshold per joint made of a fixed part and a part that grows with the
     torque the model explains (the time-varying threshold of Sotoudehnejad, Takhmar, Kermani and
     Polushin 2012, "Counteracting modeling errors for sensitive observer-based manipulator
-    collision detection", IEEE/RSJ IROS; survey section IV-C)::
+    collision detection", IEEE/RSJ IROS)::
 
         threshold_j = threshold_fixed_j + relative_j s_j,   ds_j/dt = K_O,j (|tau_j - r_j| - s_j)
 
@@ -110,7 +110,7 @@ class MomentumObserver:
     does not scale with the torque: velocity noise (its residual is about ``K_O A(q) sigma_qd``,
     unfiltered, since p = A qd), friction left out of the model, sensor offsets. Isolation: a contact
     on link i leaves the residuals of the joints after i at zero (``r = J_i^T F``), so the last
-    joint whose residual passes its threshold names the link touched (survey section V).
+    joint whose residual passes its threshold names the link touched (the survey's isolation).
 
     Args:
         model: the robot's model (its friction, rotor inertia and drive train included).
@@ -208,9 +208,11 @@ class MomentumObserver:
         J is the frame's geometric Jacobian (rows [linear; angular], base axes) at the last
         update's q; ``(J^T)^#`` its transpose's pseudo-inverse, damped near singularities
         (:func:`~robot_dynamics.control.damped_pseudo_inverse`, with ``singular_threshold`` and
-        ``damping``). With nq >= 6 and J of full rank the wrench is determined (survey section
-        VI); with fewer joints, or with ``point_force`` (a contact force at the origin, no
-        moment: ``F = (J_v^T)^# r``, 3 components), the least-squares fit.
+        ``damping``). With J of rank 6 (nq >= 6) the wrench is determined (the survey's
+        identification; a residual J^T does not explain is fitted in least squares); with fewer
+        joints it is the smallest wrench that explains r. With ``point_force`` the contact is a
+        force at the origin, no moment: ``F = (J_v^T)^# r``, 3 components, determined when the
+        Jacobian's linear rows J_v have rank 3.
 
         Returns:
             [force (3) [N]; moment about the frame's origin (3) [N m]] in base axes, (6,); or the

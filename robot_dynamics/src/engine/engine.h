@@ -388,7 +388,7 @@ int rd_plant_advance(const rd_plant_period *p, double dt, const double *u, const
 
 /* -- the generalized momentum observer (observer.c) -----------------------------------------------------
  * De Luca's residual of the external joint torques (Haddadin, De Luca and Albu-Schaeffer 2017, IEEE
- * T-RO, section IV): r = K_O [p(t) - p(0) - integral of (tau - Gamma_f + C^T qd - Q + r) dt], p = A(q) qd,
+ * T-RO): r = K_O [p(t) - p(0) - integral of (tau - Gamma_f + C^T qd - Q + r) dt], p = A(q) qd,
  * so that dr/dt = K_O (tau_ext - r) with the model exact; one update per tick, no allocation. */
 
 /* p = A(q) qd (nq) and ctq = C^T(q, qd) qd (nq), the kinetic energy's gradient in q at a fixed qd, by one
@@ -428,8 +428,10 @@ void rd_momentum_observer_reset(rd_observer *s, int nq);
 
 /* One update at time t [s] (increasing) with the measured q, qd and the joint torques tau (nq each):
  * the residual by the trapezoidal rule (stable for any K_O dt), then the threshold and the detection.
- * RD_BAD_SIZE for invalid options, RD_BAD_INPUT for a non-finite input or a time not after the last
- * (the state then unchanged), else the status of the recursions. */
+ * RD_BAD_SIZE for invalid options (a gain <= 0, a negative threshold or smoothing, a non-finite value)
+ * and RD_BAD_INPUT for a non-finite input or a time not after the last, the state then unchanged;
+ * else the status of the recursions, or RD_BAD_OUTPUT for a residual that is not finite (reset the
+ * state before the next update). */
 int rd_momentum_observer_update(const rd_model *m, const rd_observer_options *o, rd_observer *s, double t,
                                 const double *q, const double *qd, const double *tau, rd_work *w);
 

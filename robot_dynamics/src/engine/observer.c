@@ -1,6 +1,6 @@
 /* The generalized momentum observer of an arm (De Luca and Mattone 2005; Haddadin, De Luca and
  * Albu-Schaeffer 2017, "Robot Collisions: A Survey on Detection, Isolation, and Identification",
- * IEEE T-RO 33(6), section IV): one update per tick, no allocation, no lock, a status.
+ * IEEE T-RO 33(6)): one update per tick, no allocation, no lock, a status.
  *
  * The residual r = K_O [p(t) - p(0) - integral of (tau - Gamma_f + C^T qd - Q + r) dt], p = A(q) qd,
  * follows the external joint torque through the first-order lag dr/dt = K_O (tau_ext - r) without
@@ -89,7 +89,7 @@ void rd_momentum_observer_reset(rd_observer *s, int nq)
 
 /* The threshold and the detection of the residual s->r: th_j = threshold_j + relative_j s->model_j,
  * collision when some |r_j| > th_j, the joint the last such one (a contact on link i leaves the
- * residuals of the joints after i at zero: the survey's isolation, section V). */
+ * residuals of the joints after i at zero: the survey's isolation). */
 static void observer_detect(const rd_observer_options *o, rd_observer *s, int nq)
 {
     s->collision = 0, s->joint = -1;
