@@ -229,6 +229,14 @@ class TimeOptimalTrajectory(Trajectory):
         iterations: the solves it took (the friction's fixed point and the tightening).
     """
 
+    controllable: Array
+    torque_limit: Array
+    motor_torque_limit: Array | None
+    velocity_limit: Array
+    acceleration_limit: Array
+    compute_time: float
+    iterations: int
+
     def __init__(self, path: PathFunction, grid: Array, x: Array, u: Array, dynamics: _Dynamics, **info: Any):
         self.path, self.grid, self.u_grid = path, grid, u
         self.sd_grid = np.sqrt(np.maximum(x, 0.0))
