@@ -59,7 +59,7 @@ def register(sub: Any, parents: CommonOptions) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import InputError
+    from ..errors import InputError, PathInfeasibleError
     from ..trajectory import time_optimal
 
     model = load_model(args)
@@ -79,12 +79,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--rate: expected a rate > 0 Hz, got {args.rate}")
     try:
         traj = time_optimal(model, waypoints, grid_points=args.grid_points, **limits)
-    except InputError as exc:
-        if type(exc).__name__ != "PathInfeasibleError":
-            raise
-        hint = "--motor-torque-limit" if args.motor_torque_limit is not None else "--torque-limit"
-        raise InputError(f"{exc} (the path needs more torque there than the limits allow: raise {hint} or "
-                         "move the path)") from None
+    except PathInfeasibleError as exc:
+        hint = "--motor-torque-limit" if f"motor '{exc.joint}'" in str(exc) else "--torque-limit"
+        raise PathInfeasibleError(f"{exc}; raise {hint} or move the path", s=exc.s, joint=exc.joint,
+                                  torque=exc.torque, limit=exc.limit) from None
     from .trajectory import MAX_TABLE_ROWS
 
     rows = traj.duration * args.rate + 1.0
@@ -366,13 +364,14 @@ def plot_time_optimal(path: Path, traj: Any, names: tuple[str, ...], motors: tup
     from ..io import save_figure
 
     motor = traj.motor_torque_limit is not None
-    fig, axes = plt.subplots(3 if motor else 2, 1, figsize=(8, 10 if motor else 7.5), constrained_layout=True)
+    fig, axes = plt.subplots(3 if motor else 2, 1, figsize=(10, 10.5 if motor else 7.5), constrained_layout=True)
     _plot_phase_plane(axes[0], traj)
-    axes[0].set_title(f"{title}: time-optimal timing, {traj.duration:.3f} s")
+    fig.suptitle(f"{title}: time-optimal timing, {traj.duration:.3f} s")
+    axes[0].set_title("the phase plane: the path's speed along it", fontsize="medium")
     t = np.linspace(0.0, traj.duration, 2001) if traj.duration > 0 else np.zeros(1)
-    _plot_ratios(axes[1], t, traj.torques(t), traj.torque_limit, names, "joint torque / its limit")
+    _plot_ratios(axes[1], t, traj.torques(t), traj.torque_limit, names, "joint")
     if motor:
-        _plot_ratios(axes[2], t, traj.motor_torques(t), traj.motor_torque_limit, motors, "motor torque / its limit")
+        _plot_ratios(axes[2], t, traj.motor_torques(t), traj.motor_torque_limit, motors, "motor")
     axes[-1].set_xlabel("time [s]")
     return save_figure(fig, path)
 
@@ -383,28 +382,30 @@ def _plot_phase_plane(ax: Any, traj: Any) -> None:
     top = np.nanmax(np.concatenate([traj.controllable[np.isfinite(traj.controllable)], traj.sd_grid, [1e-9]]))
     ax.fill_between(s, 0.0, np.minimum(traj.controllable, 10 * top), color="tab:green", alpha=0.12,
                     label="controllable (reaches the end at rest)")
-    ax.plot(s, bound, color="tab:red", lw=1.2, label="maximum-velocity curve (the limits alone)")
+    ax.plot(s, traj.sd_grid, color="black", lw=2.5, label="time-optimal profile")
+    # the bounds over the profile: where it runs on one of them, the bound shows on it
     ax.plot(s, traj.controllable, color="tab:green", lw=1.0, ls="--", label="controllable sets' upper bound")
-    ax.plot(s, traj.sd_grid, color="black", lw=2.0, label="time-optimal profile")
+    ax.plot(s, bound, color="tab:red", lw=1.0, label="maximum-velocity curve (the limits alone)")
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.3 * top)
     ax.set_xlabel("path parameter s")
     ax.set_ylabel("ṡ [1/s]")
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper center", fontsize="small", ncol=2)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
 
 
-def _plot_ratios(ax: Any, t: np.ndarray, tau: np.ndarray, limit: np.ndarray, names: tuple[str, ...], label: str) -> None:
-    """tau / limit per coordinate over time, dashed lines at +-1; a coordinate without a limit
-    (inf) is left out and named."""
+def _plot_ratios(ax: Any, t: np.ndarray, tau: np.ndarray, limit: np.ndarray, names: tuple[str, ...], kind: str) -> None:
+    """tau / limit per coordinate over time, dashed lines at +-1 (the limits); a coordinate
+    without a limit (inf) is left out and named."""
     for j, name in enumerate(names):
         if np.isfinite(limit[j]):
-            ax.plot(t, tau[:, j] / limit[j], lw=1.2, label=f"{name} ({limit[j]:g})")
+            ax.plot(t, tau[:, j] / limit[j], lw=1.2, label=f"{name}, limit {limit[j]:g}")
     free = [n for j, n in enumerate(names) if not np.isfinite(limit[j])]
     for y in (-1.0, 1.0):
-        ax.axhline(y, color="black", ls="--", lw=1.0)
-    ax.set_ylim(-1.25, 1.25)
-    ax.set_ylabel(label)
+        ax.axhline(y, color="black", ls="--", lw=1.0, label="the limits" if y > 0 else None)
+    ax.set_ylim(-1.15, 1.15)
+    ax.set_ylabel(f"{kind} torque / its limit")
+    ax.set_title(f"the {kind} torques against their limits" + (f" (no limit: {', '.join(free)})" if free else ""),
+                 fontsize="medium")
     ax.grid(True, alpha=0.3)
-    title = "limit: dashed" + (f"; no limit: {', '.join(free)}" if free else "")
-    ax.legend(loc="lower right", fontsize="small", ncol=min(len(names), 3), title=title, title_fontsize="small")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
