@@ -65,18 +65,17 @@ def run(args: argparse.Namespace) -> int:
     model = load_model(args)
     n, names = model.nq, model.joint_names
     motors = _motor_names(model)
-    source = args.waypoints
-    waypoints = default_waypoints(model) if source is None else read_waypoints(source, model)
+    if not 2 <= args.grid_points <= 1_000_000:
+        raise InputError(f"--grid-points: expected an integer from 2 to 1,000,000, got {args.grid_points}")
+    if not math.isfinite(args.rate) or args.rate <= 0:
+        raise InputError(f"--rate: expected a rate > 0 Hz, got {args.rate}")
+    waypoints = default_waypoints(model) if args.waypoints is None else read_waypoints(args.waypoints, model)
     limits = {
         "velocity_limit": _limit_option(args.velocity_limit, n, "--velocity-limit", names),
         "acceleration_limit": _limit_option(args.acceleration_limit, n, "--acceleration-limit", names),
         "torque_limit": _limit_option(args.torque_limit, n, "--torque-limit", names),
         "motor_torque_limit": _limit_option(args.motor_torque_limit, n, "--motor-torque-limit", motors),
     }
-    if not 2 <= args.grid_points <= 1_000_000:
-        raise InputError(f"--grid-points: expected an integer from 2 to 1,000,000, got {args.grid_points}")
-    if not math.isfinite(args.rate) or args.rate <= 0:
-        raise InputError(f"--rate: expected a rate > 0 Hz, got {args.rate}")
     try:
         traj = time_optimal(model, waypoints, grid_points=args.grid_points, **limits)
     except PathInfeasibleError as exc:

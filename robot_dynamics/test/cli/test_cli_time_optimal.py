@@ -181,13 +181,19 @@ def test_bad_input_is_one_line_status_2_and_leaves_the_files_as_they_were(capsys
 
 
 def test_an_infeasible_path_names_the_joint_and_the_torque(capsys, tmp_path):
-    """Holding the PUMA's arm out needs about 37 N m at joint 2 (its published gravity load):
-    under a 20 N m limit the path cannot be timed, and the message says where."""
+    """Joint 2 carries the PUMA's arm (37.5 N m of gravity at q = 0): under a 30 N m limit there
+    the path cannot be held on its way (at s = 0.372 it needs 45.8 N m at rest), and the one line
+    says where, what joint 2 needs and which option to raise."""
     m = rd.load_robot("puma560")
+    limits = m.effort_limit.copy()
+    limits[1] = 30.0
     with pytest.raises(rd.errors.PathInfeasibleError) as direct:
-        tr.time_optimal(m, PUMA_PATH, torque_limit=20.0)
-    code, _, err = run(capsys, "time-optimal", str(write_csv(tmp_path / "p.csv", None, PUMA_PATH)), "--torque-limit", "20",
-                       "--out", str(tmp_path / "out"))
-    assert code == 2 and err.count("\n") == 1
-    assert str(direct.value) in err and direct.value.joint in err.split(str(direct.value))[0] + str(direct.value)
+        tr.time_optimal(m, PUMA_PATH, torque_limit=limits)
+    assert direct.value.joint == "joint2" and abs(direct.value.torque) > 30.0 and direct.value.limit == 30.0
+    assert 0.0 < direct.value.s < 1.0
+    code, _, err = run(capsys, "time-optimal", str(write_csv(tmp_path / "p.csv", None, PUMA_PATH)),
+                       "--torque-limit", ",".join(f"{x:g}" for x in limits), "--out", str(tmp_path / "out"))
+    assert code == 2
+    assert err == f"robot-dynamics time-optimal: error: {direct.value}; raise --torque-limit or move the path\n"
+    assert f"s = {direct.value.s:.6g}" in err and "joint 'joint2' needs" in err
     assert not (tmp_path / "out").exists()
