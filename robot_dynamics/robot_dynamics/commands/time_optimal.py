@@ -241,7 +241,7 @@ def read_waypoints(path: str, model: Any) -> np.ndarray:
     if suffix not in CSV_SUFFIXES + YAML_SUFFIXES:
         raise InputError(f"WAYPOINTS: expected a .csv, .yaml or .yml file, got {path!r}")
     try:
-        text = file.read_text(encoding="utf-8")
+        text = file.read_text(encoding="utf-8-sig")  # a spreadsheet's byte-order mark is no part of the header
     except OSError as exc:
         raise InputError(f"WAYPOINTS: cannot read {path!r}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

@@ -127,6 +127,21 @@ def test_motor_limits_of_the_geared_robot(capsys, tmp_path):
     assert np.max(peak) <= 1 + SLACK and np.max(peak) > 0.99
 
 
+def test_a_spreadsheet_csv_with_a_byte_order_mark_and_comments(capsys, tmp_path):
+    src = tmp_path / "sheet.csv"
+    src.write_bytes(b"\xef\xbb\xbf# exported\r\nelbow,shoulder\r\n\r\n0.3,0\r\n-0.4,0.6\r\n0.5,1.1\r\n")
+    code, out, err = run(capsys, "time-optimal", "-r", "planar2", str(src), "--json", "--no-plot", "--out", str(tmp_path))
+    assert code == 0, err
+    np.testing.assert_array_equal(json.loads(out)["waypoints"], [[0.0, 0.3], [0.6, -0.4], [1.1, 0.5]])
+
+
+def test_a_motor_limit_too_low_to_hold_the_path_names_the_motor_option(capsys, tmp_path):
+    code, _, err = run(capsys, "time-optimal", "-r", "three_dof_geared", "--motor-torque-limit", "0.5", "--out", str(tmp_path))
+    assert code == 2 and err.count("\n") == 1
+    assert "the motor 'gear4' needs" in err and err.endswith("; raise --motor-torque-limit or move the path\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_no_file_times_the_default_path_of_the_default_robot(capsys, tmp_path):
     code, out, err = run(capsys, "time-optimal", "--no-plot", "--out", str(tmp_path))
     assert code == 0, err
