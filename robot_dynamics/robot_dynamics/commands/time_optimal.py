@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         "torque_limit": _limit_option(args.torque_limit, n, "--torque-limit", names),
         "motor_torque_limit": _limit_option(args.motor_torque_limit, n, "--motor-torque-limit", motors),
     }
+    import scipy.interpolate  # noqa: F401 - the spline's module, imported here: the compute time is the timing's own
+
     try:
         traj = time_optimal(model, waypoints, grid_points=args.grid_points, **limits)
     except PathInfeasibleError as exc:

@@ -76,7 +76,7 @@ def test_csv_with_a_header_in_any_order(capsys, tmp_path):
     assert max(ratios) <= 1 + SLACK
     np.testing.assert_allclose(ratios, np.max(np.abs(direct.torques(tr.sample_times(direct.duration, 1000.0))), axis=0)
                                / m.effort_limit, rtol=1e-9)
-    assert data["motors"] is None and data["compute_time"] > 0 and data["grid_points"] == 1001
+    assert data["motors"] is None and data["compute_time"] > 0 and data["grid_points"] == direct.grid.size >= 1001
     png = (tmp_path / "out" / "time_optimal.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
 
