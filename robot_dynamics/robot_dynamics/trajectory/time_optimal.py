@@ -276,8 +276,8 @@ class TimeOptimalTrajectory(Trajectory):
     def max_velocity(self) -> Array:
         """sdot of the maximum-velocity curve (G,) [1/s]: the largest speed each grid point allows
         under its own limits (some sddot keeps every row), before reachability."""
-        a, b, c, lo, hi, xmax = self._point_rows
-        return np.sqrt(_largest_x(a, b, c, lo, hi, xmax))
+        a, b, c, lo, hi, (dq, velocity) = self._point_rows
+        return np.sqrt(_largest_x(a, b, c, lo, hi, _velocity_bound(dq, velocity)))
 
     def __repr__(self) -> str:
         return f"TimeOptimalTrajectory(n={self.n}, duration={self.duration:.6g} s, grid={self.grid.size})"
@@ -421,8 +421,7 @@ def time_optimal(
     _static_check(rows, grid, c)
     hi = np.tile(rows.limit, (grid.size, 1))
     lo = -hi
-    xmax = _velocity_bound(dq, velocity)
-    point_rows = (a, b, c, lo, hi, xmax)
+    point_rows = (a, b, c, lo, hi, (dq, velocity))
     g = rows.values(g_tau, np.zeros_like(q))
     x, u, K_hi, iterations = _solve(model, dyn, rows, grid, (a, b, g, dq, knot), velocity)
     if iterations < 0:
