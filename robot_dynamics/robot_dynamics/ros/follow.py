@@ -348,8 +348,8 @@ class TrajectoryFollower:
         """The running goal begins no earlier than ``now`` [s].
 
         A node calls it once a goal is accepted: timing an untimed path can take a sizeable
-        fraction of a second (the first timing of a process most), and a goal stamped at its
-        arrival would begin with the reference already that far along it
+        fraction of a second (the first one of a process, which imports scipy), and a goal
+        stamped at its arrival would begin with the reference already that far along it
         (:meth:`TrajectoryStreamer.restart_at`). A goal whose stamp lies later keeps it.
         """
         g = self.active
