@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from ..errors import InputError
 from ..model import RobotModel
-from ..trajectory import Trajectory
+from ..trajectory import TimeOptimalTrajectory, Trajectory, time_optimal
 from . import conversion as cv
 from .logic import guarded
 
@@ -174,18 +174,16 @@ class PathTimer:
         effort: Array | None = None,
         actuator_effort: Array | None = None,
         grid_points: int = 0,
-    ) -> Any:
+    ) -> TimeOptimalTrajectory:
         """The time-optimal motion through ``waypoints`` (K >= 2, nq), model order.
 
         Limits left None take the defaults (the model's velocity limits, no acceleration limit,
-        :attr:`effort_limit`, no actuator limit). Returns the TimeOptimalTrajectory.
+        :attr:`effort_limit`, no actuator limit).
 
         Raises:
             InputError: fewer than 2 points, a grid out of range, and the timing's own errors
                 (PathInfeasibleError where the efforts cannot hold the arm on the path).
         """
-        from ..trajectory import time_optimal
-
         if waypoints.shape[0] < 2:
             raise InputError(f"path.points: {waypoints.shape[0]} point; a path needs at least 2 (its first point is "
                              "where the motion starts)")
@@ -194,15 +192,19 @@ class PathTimer:
                             torque_limit=self.effort_limit if effort is None else effort,
                             motor_torque_limit=actuator_effort, grid_points=grid)
 
-    def peak(self, traj: Any, t: Array, effort: Array) -> tuple[float, str]:
+    def peak(self, traj: TimeOptimalTrajectory, t: Array, effort: Array) -> tuple[float, str]:
         """(largest |effort| / limit at the times ``t``, the joint or actuator where), over the
         joint limits the timing used and the actuator limits where it had some."""
-        r = _ratio(effort, np.asarray(traj.torque_limit, dtype=float)).reshape(-1, self.model.nq)
+        # the limits the timing used (attributes it sets from its own record)
+        joint_limit, motor_limit = getattr(traj, "torque_limit"), getattr(traj, "motor_torque_limit")
+        r = _ratio(effort, np.asarray(joint_limit, dtype=np.float64)).reshape(-1, self.model.nq)
         peak, where = float(r.max()), self.names[int(np.argmax(r.max(axis=0)))]
-        if getattr(traj, "motor_torque_limit", None) is not None:
-            rm = _ratio(np.asarray(traj.motor_torques(t)), np.asarray(traj.motor_torque_limit, dtype=float))
+        if motor_limit is not None:
+            rm = _ratio(np.asarray(traj.motor_torques(t)), np.asarray(motor_limit, dtype=np.float64))
             if rm.size and float(rm.max()) > peak:
-                peak, where = float(rm.max()), f"actuator {int(np.argmax(rm.max(axis=0)))}"
+                k = int(np.argmax(rm.max(axis=0)))
+                inputs = getattr(self.model.drivetrain, "inputs", None) or self.names
+                peak, where = float(rm.max()), f"actuator {inputs[k]}"
         return peak, where
 
     def handle(self, request: Any, response: Any, point_type: Callable[[], Any],
@@ -235,9 +237,8 @@ class PathTimer:
                                      tau[:, c])
             response.duration = float(traj.duration)
             response.peak_torque_ratio, where = self.peak(traj, t, tau)
-            solve = getattr(traj, "compute_time", None)
             response.message = (f"timed {traj.duration:.3f} s, {t.size} points; peak effort "
-                                f"{100.0 * response.peak_torque_ratio:.1f} % of its limit ({where})"
-                                + (f"; solved in {1e3 * solve:.1f} ms" if solve is not None else ""))
+                                f"{100.0 * response.peak_torque_ratio:.1f} % of its limit ({where}); solved in "
+                                f"{1e3 * float(getattr(traj, 'compute_time')):.1f} ms")
 
         return guarded(response, work)

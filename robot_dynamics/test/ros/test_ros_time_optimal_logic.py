@@ -139,6 +139,29 @@ def test_the_request_limits_grid_and_period_override_the_defaults(planar):
     assert default.success and default.duration != pytest.approx(res.duration)
 
 
+def test_actuator_limits_bound_the_motors_of_a_geared_robot():
+    """max_actuator_efforts, in the order of InverseDynamics' actuator_efforts (the drive train's
+    inputs), limit the motors: the answer's efforts mapped to the actuators stay within them and
+    one reaches its limit; the duration is time_optimal's with those motor limits."""
+    from robot_dynamics.ros.logic import actuator_efforts
+
+    model = rd.load_robot("three_dof_geared")
+    path = np.array([[0.0, 0.0, 0.0], [0.5, -0.4, 0.6], [0.9, -0.2, 1.0]])
+    limit = np.array([14.0, 20.0, 6.0])  # about half what the joint limits alone let the motors take
+    res = answer(TrajectoryStreamer(model, sample_period=0.002),
+                 request(list(model.joint_names), path, max_actuator_efforts=list(limit)))
+    assert res.success, res.message
+    expected = time_optimal(model, path, torque_limit=0.9 * model.effort_limit, motor_torque_limit=limit)
+    assert res.duration == pytest.approx(expected.duration, rel=1e-12)
+    assert res.duration > time_optimal(model, path, torque_limit=0.9 * model.effort_limit).duration
+    motors = np.array([actuator_efforts(model, np.asarray(p.positions), np.asarray(p.effort))
+                       for p in res.trajectory.points])
+    ratio = np.abs(motors) / limit
+    assert ratio.max() <= 1.0 + 1e-6 and res.peak_torque_ratio == pytest.approx(ratio.max(), rel=1e-9)
+    assert res.peak_torque_ratio > 0.99
+    assert f"of its limit (actuator {model.drivetrain.inputs[int(np.argmax(ratio.max(axis=0)))]})" in res.message
+
+
 def test_the_node_defaults_come_from_its_parameters(planar):
     p = defaults("trajectory")
     assert (p["time_optimal.effort_scaling"], p["time_optimal.grid_points"], p["time_untimed_goals"]) == (0.9, 1001,
