@@ -82,6 +82,11 @@ def path_points(msg: Any, model_joints: Sequence[str], what: str = "path") -> Pa
         raise InputError(f"{what}.points: the path has no points")
     if len(points) > cv.MAX_TRAJECTORY_POINTS:
         raise InputError(f"{what}.points: {len(points):,} points, more than {cv.MAX_TRAJECTORY_POINTS:,}")
+    if not given:  # the model's order: say so where a length is wrong
+        for k, p in enumerate(points):
+            if len(p.positions) != len(names):
+                raise InputError(f"{what}.points[{k}].positions: expected {len(names)} values ordered as {names} "
+                                 f"({what}.joint_names is empty), got {len(p.positions)}")
     q = np.array([cv.ordered_values(p.positions, len(names), index, f"{what}.points[{k}].positions",
                                     empty_is_zero=False) for k, p in enumerate(points)])
     return PathPoints(q.reshape(len(points), len(model_joints)), names, [model_joints.index(n) for n in names])
