@@ -39,7 +39,7 @@ from .synchronization import (
     synchronized_continuous_acceleration,
     synchronized_trapezoid,
 )
-from .time_optimal import CHECK_RATE, TimeOptimalTrajectory, path_through, time_optimal
+from .time_optimal import TimeOptimalTrajectory, path_through, time_optimal
 from .torque_scaling import MAX_CHECK_SAMPLES, TorqueCheck, check_torques, scale_to_torque_limits
 from .task_space import (
     MAX_TASK_SPACE_SAMPLES,

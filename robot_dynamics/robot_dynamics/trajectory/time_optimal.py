@@ -15,10 +15,14 @@ rows like the joints'. Viscous friction Gamma_f(q' sdot) is not linear in x; it 
 previous solution's speed until the timing settles.
 
 Between grid points the rows' coefficients change with s, so a timing that meets every limit at
-the grid points may exceed one in between (toppra's result does, by several percent). Here every
-segment is checked with the full dynamics at interior points and at the timing's own 1 kHz
-samples; a row exceeded on a segment is tightened at its two ends by the excess and the timing
-solved again, until nothing is exceeded.
+the grid points may exceed one in between (toppra's result does, by several percent). The engine
+(``rd_time_optimal``) checks every segment with the full model: exactly at its ends, inside from
+the cubic through the coefficients at the grid points around it on the same piece of the path
+(the spline's knots are grid points), with the friction at each point's own velocity, at its
+quarter points, where the speed sqrt(x) bends most, approaching rest and on both sides of a
+joint's turn. A row exceeded on a segment gets a margin of the model's error at the segment's
+ends and the timing is solved again, until nothing is exceeded; the tests resample the result at
+1 kHz with the full inverse dynamics.
 """
 
 from __future__ import annotations
@@ -39,14 +43,12 @@ if TYPE_CHECKING:
 Array = NDArray[np.float64]
 PathFunction = Callable[[Array, int], Array]
 
-__all__ = ["TimeOptimalTrajectory", "path_through", "time_optimal", "CHECK_RATE"]
+__all__ = ["TimeOptimalTrajectory", "path_through", "time_optimal"]
 
-#: Samples per second of the timing at which every limit is checked (beside the grid's interior points).
-CHECK_RATE = 1000.0
 #: A limit counts as met up to this relative excess.
 CHECK_TOLERANCE = 1e-9
-_FIXED_POINT_STEPS = 4
-_TIGHTENING_STEPS = 30
+#: The most solves of one timing (the friction's secant and the margins take a few).
+MAX_SOLVES = 40
 
 
 def path_through(waypoints: ArrayLike) -> PathFunction:
@@ -100,6 +102,35 @@ def _as_path(path: Any, nq: int) -> PathFunction:
     return fn
 
 
+def _knots(path: Any) -> Array:
+    """The interior points (in (0, 1)) where a piecewise polynomial path's derivatives jump: a
+    scipy PPoly's breakpoints (CubicSpline), toppra's SplineInterpolator's waypoints; none known
+    for another callable (taken as smooth)."""
+    from scipy.interpolate import PPoly
+
+    points = path.x if isinstance(path, PPoly) else getattr(path, "ss_waypoints", None)
+    if points is None:
+        return np.zeros(0)
+    points = np.asarray(points, dtype=float).reshape(-1)
+    return points[(points > 0.0) & (points < 1.0)]
+
+
+def _grid(count: int, knots: Array) -> tuple[Array, Array]:
+    """``count`` evenly spaced points on [0, 1] with the path's knots among them: the nearest point
+    moved onto a knot within a third of the step, else the knot added. Returns (s, knot flags)."""
+    s = np.linspace(0.0, 1.0, count)
+    step = 1.0 / (count - 1)
+    extra = []
+    for kappa in knots:
+        j = int(np.rint(kappa / step))
+        if 0 < j < count - 1 and abs(s[j] - kappa) <= step / 3.0:
+            s[j] = kappa
+        else:
+            extra.append(kappa)
+    s = np.unique(np.concatenate((s, extra)))
+    return s, np.isin(s, knots).astype(float)
+
+
 def _evaluate(path: PathFunction, s: Array) -> tuple[Array, Array, Array]:
     out = []
     for order in (0, 1, 2):
@@ -133,6 +164,10 @@ class _Rows:
                        + [("motor", motors[j], "torque", "N m") for j in motor_keep]
                        + [("joint", names[j], "acceleration", "rad/s^2") for j in self.acc_cols])
         self.m = self.limit.size
+        eye = np.eye(model.nq)
+        self.T = np.ascontiguousarray(np.vstack([eye[self.tau_cols],
+                                                 self.motor_map if self.motor_map is not None else eye[:0],
+                                                 np.zeros((self.acc_cols.size, model.nq))]))
 
     def values(self, tau: Array, qdd: Array) -> Array:
         """The rows' values (N, m) from joint torques and accelerations (N, nq)."""
@@ -164,19 +199,19 @@ class _Dynamics:
         self.speed_dependent = friction and (bool(np.any(model.viscous != 0.0)) or stribeck)
 
     def coefficients(self, q: Array, dq: Array, ddq: Array) -> tuple[Array, Array, Array]:
-        """a = M q', b = M q'' + C(q, q') q', g(q): each (N, nq)."""
-        zero = np.zeros_like(q)
-        a = self._rnea(self.model, q, zero, dq, self.zero_g, friction=False)
-        b = self._rnea(self.model, q, dq, ddq, self.zero_g, friction=False)
-        g = self._rnea(self.model, q, zero, zero, self.gravity, friction=False)
-        return a, b, g
+        """a = M q', b = M q'' + C(q, q') q', g(q): each (N, nq), from one batch of inverse dynamics
+        at (q, 0, q'), (q, q', q'') and (q, 0, 0) under gravity (the first two less the third)."""
+        n, zero = len(q), np.zeros_like(q)
+        tau = self._rnea(self.model, np.concatenate((q, q, q)), np.concatenate((zero, dq, zero)),
+                         np.concatenate((dq, ddq, zero)), self.gravity, friction=False)
+        g = tau[2 * n :]
+        return tau[:n] - g, tau[n : 2 * n] - g, g
 
-    def static(self, g: Array, dq: Array, sd: Array) -> Array:
-        """c = g + Gamma_f(q' sdot) (N, nq); at sdot = 0 the friction of motion starting along q'."""
+    def static(self, g: Array, dq: Array) -> Array:
+        """c = g + Gamma_f(0+ q') (N, nq): the static torques, with the friction of motion starting along q'."""
         if not self.friction:
             return g
-        speed = np.where(sd > 0.0, sd, 1e-300)[:, None]
-        return g + self._friction(self.model, dq * speed)
+        return g + self._friction(self.model, dq * 1e-300)
 
     def torques(self, q: Array, qd: Array, qdd: Array) -> Array:
         return self._rnea(self.model, q, qd, qdd, self.gravity, friction=self.friction)
@@ -304,83 +339,26 @@ def _static_check(rows: _Rows, grid: Array, c: Array) -> None:
             "no timing can follow it", s=float(grid[i]), joint=name, torque=float(c[i, k]), limit=float(rows.limit[k]))
 
 
-def _solve(grid: Array, a: Array, b: Array, c: Array, lo: Array, hi: Array, xmax: Array) -> tuple[int, Array, Array, Array]:
+def _solve(model: RobotModel, dyn: _Dynamics, rows: _Rows, grid: Array, coefficients: tuple[Array, ...],
+           velocity: Array) -> tuple[Array, Array, Array, int]:
+    """The engine's rd_time_optimal: reachability, the friction's secant, the check of every segment
+    with the full model and the margins, until nothing is exceeded. Returns x, u, K_hi and the solves."""
     from ..engine import engine
 
+    a, b, g, dq, knot = coefficients
     n = grid.size
     K_lo, K_hi, x, u = np.empty(n), np.empty(n), np.zeros(n), np.zeros(n - 1)
-    failed = engine().reachability(grid, a, b, c, lo, hi, xmax, 0.0, 0.0, K_lo, K_hi, x, u)
-    return failed, K_hi, x, u
-
-
-class _CheckPoints:
-    """Where a timing is checked: each segment's ends and interior points (fixed), and the
-    timing's own samples at CHECK_RATE (each solve); every point with its segment."""
-
-    FRACTIONS = (0.0, 0.5, 1.0)
-
-    def __init__(self, path: PathFunction, grid: Array):
-        n = grid.size
-        f = np.array(self.FRACTIONS)
-        self.seg = np.repeat(np.arange(n - 1), f.size)
-        self.s = (grid[:-1, None] + np.diff(grid)[:, None] * f).reshape(-1)
-        self.s[f.size - 1 :: f.size] = grid[1:]  # the right ends exactly
-        self.q, self.dq, self.ddq = _evaluate(path, self.s)
-        self.path, self.grid = path, grid
-
-    def at_rate(self, x: Array, u: Array) -> tuple[Array, Array, Array, Array, Array]:
-        sd = np.sqrt(np.maximum(x, 0.0))
-        t = np.concatenate(([0.0], np.cumsum(2.0 * np.diff(self.grid) / (sd[:-1] + sd[1:]))))
-        samples = np.arange(0.0, t[-1], 1.0 / CHECK_RATE)
-        seg = np.clip(np.searchsorted(t, samples, side="right") - 1, 0, self.grid.size - 2)
-        tau = samples - t[seg]
-        s = np.minimum(self.grid[seg] + sd[seg] * tau + 0.5 * u[seg] * tau * tau, self.grid[seg + 1])
-        q, dq, ddq = _evaluate(self.path, s)
-        return seg, s, q, dq, ddq
-
-
-def _excess(dyn: _Dynamics, rows: _Rows, points: _CheckPoints, x: Array, u: Array, velocity: Array
-            ) -> tuple[Array, Array, Array]:
-    """The largest excess over each segment (G - 1, m) of each row's upper and lower limit, and of
-    the velocity limits as a ratio |qd| / limit (G - 1,)."""
-    extra = points.at_rate(x, u)
-    seg = np.concatenate((points.seg, extra[0]))
-    s = np.concatenate((points.s, extra[1]))
-    q, dq, ddq = (np.concatenate((p, e)) for p, e in zip((points.q, points.dq, points.ddq), extra[2:]))
-    order = np.argsort(seg, kind="stable")
-    seg, s, q, dq, ddq = seg[order], s[order], q[order], dq[order], ddq[order]
-    xs = np.maximum(x[seg] + 2.0 * (s - points.grid[seg]) * u[seg], 0.0)
-    sd = np.sqrt(xs)
-    qd, qdd = dq * sd[:, None], dq * u[seg][:, None] + ddq * xs[:, None]
-    values = rows.values(dyn.torques(q, qd, qdd), qdd)
-    starts = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
-    up = np.maximum.reduceat(values - rows.limit, starts, axis=0)
-    down = np.maximum.reduceat(-values - rows.limit, starts, axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(np.isfinite(velocity), np.abs(qd) / velocity, 0.0)
-    return up, down, np.maximum.reduceat(np.max(ratio, axis=1, initial=0.0), starts)
-
-
-def _tighten(lo: Array, hi: Array, xmax: Array, excess: tuple[Array, Array, Array], limit: Array) -> bool:
-    """Moves the limits of the rows exceeded on a segment in at both its ends by the excess (and a
-    fifth more), and the velocity bound by the ratio squared: True when anything was exceeded."""
-    up, down, ratio = excess
-    tol = CHECK_TOLERANCE * limit
-    changed = False
-    for over, bound, sign in ((up, hi, -1.0), (down, lo, 1.0)):
-        i, k = np.nonzero(over > tol)
-        if i.size:
-            step = sign * (1.2 * over[i, k] + tol[k])
-            np.add.at(bound, (i, k), step)
-            np.add.at(bound, (i + 1, k), step)
-            changed = True
-    i = np.flatnonzero(ratio > 1.0 + CHECK_TOLERANCE)
-    if i.size:
-        shrink = (1.0 - 2.0 * CHECK_TOLERANCE) / ratio[i] ** 2
-        xmax[i] *= shrink
-        xmax[i + 1] *= shrink
-        changed = True
-    return changed
+    status, failed, solves = engine().time_optimal(
+        model.engine_model if dyn.friction else None, grid, a, b, g, dq, knot, rows.T, rows.limit, velocity,
+        int(dyn.speed_dependent), MAX_SOLVES, CHECK_TOLERANCE, x, u, K_lo, K_hi)
+    if failed >= 0:
+        return x, u, K_hi, -1 - failed
+    if status != 0:
+        raise InputError(f"time_optimal: the timing kept exceeding a limit between grid points after {solves} "
+                         "solves; try more grid_points")
+    if np.any((x[:-1] == 0.0) & (x[1:] == 0.0)):
+        return x, u, K_hi, -1 - int(np.flatnonzero((x[:-1] == 0.0) & (x[1:] == 0.0))[0])
+    return x, u, K_hi, solves
 
 
 def time_optimal(
@@ -409,14 +387,15 @@ def time_optimal(
             (inf: none).
         motor_torque_limit: the motors' torques xi = A^-1 tau [N m] (the drive train's inputs
             order; a robot without drive train: the joints'), (nq,); None: none.
-        grid_points: points of the grid of s where the reachability is computed (>= 2).
+        grid_points: points of the evenly spaced grid of s where the reachability is computed
+            (>= 2); a spline path's knots are moved onto the grid or added to it.
         gravity: (3,) [m/s^2] in base axes; None: the model's.
         friction: include the joints' friction (Khalil [7.26]) in the torques.
 
     Returns:
         A :class:`TimeOptimalTrajectory`: sample(t) -> (q, qd, qdd) on the path, at rest at both
-        ends; every limit holds at the grid points, at interior points of every segment and at
-        the timing's 1 kHz samples to 1e-9 relative.
+        ends; every limit holds at the grid points and between them to 1e-9 relative (the
+        engine's check of every segment; the tests resample at 1 kHz).
 
     Raises:
         PathInfeasibleError: a point of the path needs more than a limit at rest (it names s,
@@ -430,55 +409,27 @@ def time_optimal(
     velocity, acceleration, torque, motor = _model_limits(model, velocity_limit, acceleration_limit, torque_limit,
                                                           motor_torque_limit)
     rows = _Rows(model, torque, motor, acceleration)
-    grid = np.linspace(0.0, 1.0, int(grid_points))
+    grid, knot = _grid(int(grid_points), _knots(fn))
     q, dq, ddq = _evaluate(fn, grid)
     if rows.m == 0 and not np.any(np.isfinite(velocity)):
         raise InputError("time_optimal: no velocity, acceleration or torque limit bounds the motion")
     dyn = _Dynamics(model, gravity, friction)
     a_tau, b_tau, g_tau = dyn.coefficients(q, dq, ddq)
     a, b = rows.values(a_tau, dq), rows.values(b_tau, ddq)
-    zero = np.zeros(grid.size)
-    c = rows.values(dyn.static(g_tau, dq, zero), np.zeros_like(q))
+    c = rows.values(dyn.static(g_tau, dq), np.zeros_like(q))
     _static_check(rows, grid, c)
     hi = np.tile(rows.limit, (grid.size, 1))
     lo = -hi
     xmax = _velocity_bound(dq, velocity)
-    point_rows = (a, b, c, lo.copy(), hi.copy(), xmax.copy())
-    x, u, K_hi, iterations = _iterate(dyn, rows, _CheckPoints(fn, grid), (a, b, c, lo, hi, xmax),
-                                      lambda sd: rows.values(dyn.static(g_tau, dq, sd), np.zeros_like(q)), velocity)
+    point_rows = (a, b, c, lo, hi, xmax)
+    g = rows.values(g_tau, np.zeros_like(q))
+    x, u, K_hi, iterations = _solve(model, dyn, rows, grid, (a, b, g, dq, knot), velocity)
+    if iterations < 0:
+        _unreachable(rows, grid, c, -1 - iterations)
     return TimeOptimalTrajectory(
         fn, grid, x, u, dyn, rows=rows, point_rows=point_rows, controllable=np.sqrt(np.maximum(K_hi, 0.0)),
         torque_limit=torque, motor_torque_limit=motor, velocity_limit=velocity, acceleration_limit=acceleration,
         iterations=iterations, compute_time=time.perf_counter() - started)
-
-
-def _iterate(dyn: _Dynamics, rows: _Rows, points: _CheckPoints, problem: tuple[Array, ...],
-             static: Callable[[Array], Array], velocity: Array) -> tuple[Array, Array, Array, int]:
-    """Solves until nothing is exceeded: first the friction taken at the speed found (while it
-    changes), then the rows tightened where the timing exceeds them between grid points.
-    Returns x, u, the controllable sets' K_hi and the number of solves."""
-    a, b, c, lo, hi, xmax = problem
-    grid = points.grid
-    iterations = 0
-    for step in range(_FIXED_POINT_STEPS + _TIGHTENING_STEPS):
-        failed, K_hi, x, u = _solve(grid, a, b, c, lo, hi, xmax)
-        iterations += 1
-        if failed >= 0:
-            _unreachable(rows, grid, c, failed)
-        if step < _FIXED_POINT_STEPS and dyn.speed_dependent:  # the friction at the speed found
-            c_next = static(np.sqrt(x))
-            if np.max(np.abs(c_next - c)) > CHECK_TOLERANCE * np.max(rows.limit, initial=1.0):
-                c = c_next
-                continue
-        if not _tighten(lo, hi, xmax, _excess(dyn, rows, points, x, u, velocity), rows.limit):
-            break
-    else:
-        raise InputError(f"time_optimal: the timing kept exceeding a limit between grid points after {iterations} "
-                         "solves; try more grid_points")
-    stopped = (x[:-1] == 0.0) & (x[1:] == 0.0)
-    if np.any(stopped):
-        _unreachable(rows, grid, c, int(np.flatnonzero(stopped)[0]))
-    return x, u, K_hi, iterations
 
 
 def _unreachable(rows: _Rows, grid: Array, c: Array, i: int) -> None:

@@ -463,6 +463,36 @@ size_t rd_reachability_work(int m);
  * cannot be followed from there to its end within the limits). No allocation. */
 int rd_reachability(const rd_path_constraints *p, rd_path_timing *t);
 
+/* The time-optimal timing of a path (timing.c): rd_reachability solved until the full model holds
+ * between the grid points too. Rows: |a u + b x + g + T Gamma_f(q' sdot)| <= limit, with the joints'
+ * friction Gamma_f (Khalil [7.26]) at the velocity q' sdot mapped by T; velocities |q' sdot| <= vmax. */
+typedef struct {
+    const rd_model *model;   /* the joints' friction (rd_friction); NULL: none */
+    int n, m, nq;            /* grid points (>= 2), rows, joints */
+    const double *s;         /* (n) the grid, increasing */
+    const double *a, *b, *g; /* (n x m) each row's coefficients at the grid: a u + b x + g (g: gravity, no friction) */
+    const double *dq;        /* (n x nq) q' = dq/ds at the grid */
+    const double *knot;      /* (n) nonzero where the path is less smooth (a spline's knot), or NULL */
+    const double *T;         /* (m x nq) each row's share of the joint torques (its friction); zero for kinematic rows */
+    const double *limit;     /* (m) |row| <= limit */
+    const double *vmax;      /* (nq) |q' sdot| <= vmax (INFINITY: none) */
+    int speed_friction;      /* 1: the friction changes with the speed (viscous, Stribeck): its secant in b */
+    int max_solves;          /* the most solves before giving up */
+    double tolerance;        /* the relative excess accepted */
+} rd_topp_problem;
+
+typedef struct {
+    double *x, *u, *K_lo, *K_hi; /* as rd_path_timing: (n), (n - 1), (n), (n) */
+    void *work;                  /* rd_time_optimal_work(n, m, nq) bytes */
+    int solves;                  /* the solves made */
+    int failed;                  /* -1, or the point whose controllable set is empty (rd_reachability) */
+} rd_topp_result;
+
+size_t rd_time_optimal_work(int n, int m, int nq);
+/* RD_OK (r->failed says whether a timing was found), or RD_SINGULAR when a limit was still exceeded
+ * after max_solves. No allocation. */
+int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r);
+
 #ifdef __cplusplus
 }
 #endif

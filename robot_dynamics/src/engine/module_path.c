@@ -49,7 +49,60 @@ static PyObject *py_reachability(PyObject *self, PyObject *args)
     return PyLong_FromLong(failed);
 }
 
+/* An (n, k) C-contiguous float64 array's data and its k (n given), or NULL with a ValueError. */
+static const double *rows_of(PyObject *obj, const char *what, npy_intp n, npy_intp *k)
+{
+    if (!PyArray_Check(obj) || PyArray_NDIM((PyArrayObject *)obj) != 2 || PyArray_DIM((PyArrayObject *)obj, 0) != n) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a float64 array of %zd rows", what, (Py_ssize_t)n);
+        return NULL;
+    }
+    *k = PyArray_DIM((PyArrayObject *)obj, 1);
+    return path_array(obj, what, n * *k, 0);
+}
+
+static PyObject *py_time_optimal(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *model, *s, *a, *b, *g, *dq, *knot, *T, *limit, *vmax, *x, *u, *K_lo, *K_hi;
+    rd_topp_problem p;
+    rd_topp_result r;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOiidOOOO", &model, &s, &a, &b, &g, &dq, &knot, &T, &limit, &vmax,
+                          &p.speed_friction,
+                          &p.max_solves, &p.tolerance, &x, &u, &K_lo, &K_hi))
+        return NULL;
+    if (model != Py_None && !PyObject_TypeCheck(model, &EngineModelType))
+        return PyErr_Format(PyExc_TypeError, "model: expected an engine Model or None");
+    p.model = model == Py_None ? NULL : &((EngineModel *)model)->m;
+    if (!PyArray_Check(s) || PyArray_NDIM((PyArrayObject *)s) != 1 || PyArray_DIM((PyArrayObject *)s, 0) < 2)
+        return PyErr_Format(PyExc_ValueError, "s: expected a grid of at least 2 points");
+    const npy_intp n = PyArray_DIM((PyArrayObject *)s, 0);
+    npy_intp m, mb, mg, nq, nqt;
+    if (!(p.s = path_array(s, "s", n, 0)) || !(p.a = rows_of(a, "a", n, &m)) || !(p.b = rows_of(b, "b", n, &mb)) ||
+        !(p.g = rows_of(g, "g", n, &mg)) || !(p.dq = rows_of(dq, "dq", n, &nq)) ||
+        !(p.knot = path_array(knot, "knot", n, 0)) || !(p.T = rows_of(T, "T", m, &nqt)) ||
+        !(p.limit = path_array(limit, "limit", m, 0)) || !(p.vmax = path_array(vmax, "vmax", nq, 0)) ||
+        !(r.x = path_array(x, "x", n, 1)) || !(r.u = path_array(u, "u", n - 1, 1)) ||
+        !(r.K_lo = path_array(K_lo, "K_lo", n, 1)) || !(r.K_hi = path_array(K_hi, "K_hi", n, 1)))
+        return NULL;
+    if (mb != m || mg != m || nqt != nq || (p.model && p.model->nq != nq) || n > INT_MAX / 8 || m > INT_MAX / 8)
+        return PyErr_Format(PyExc_ValueError, "a, b, g (n, m), dq (n, nq), T (m, nq): sizes differ");
+    for (npy_intp i = 0; i + 1 < n; ++i)
+        if (!(p.s[i + 1] > p.s[i]))
+            return PyErr_Format(PyExc_ValueError, "s: expected an increasing grid");
+    p.n = (int)n, p.m = (int)m, p.nq = (int)nq;
+    r.work = PyMem_Malloc(rd_time_optimal_work(p.n, p.m, p.nq));
+    if (!r.work)
+        return PyErr_NoMemory();
+    int status;
+    Py_BEGIN_ALLOW_THREADS status = rd_time_optimal(&p, &r);
+    Py_END_ALLOW_THREADS PyMem_Free(r.work);
+    return Py_BuildValue("iii", status, r.failed, r.solves);
+}
+
 static PyMethodDef path_methods[] = {
+    {"time_optimal", py_time_optimal, METH_VARARGS,
+     "time_optimal(model, s, a, b, g, dq, knot, T, limit, vmax, speed_friction, max_solves, tolerance, x, u, K_lo, K_hi) -> "
+     "(status, failed, solves): engine.h's rd_time_optimal; x, u, K_lo, K_hi written"},
     {"reachability", py_reachability, METH_VARARGS,
      "reachability(s, a, b, c, lo, hi, xmax, x_start, x_end, K_lo, K_hi, x, u) -> -1, or the first point whose "
      "controllable set is empty: TOPP-RA (engine.h's rd_reachability); K_lo, K_hi, x (n) and u (n - 1) written"},

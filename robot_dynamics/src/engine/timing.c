@@ -1,0 +1,299 @@
+/* The time-optimal timing of a path: rd_reachability solved until the full dynamics hold between
+ * the grid points as well (robot_dynamics.trajectory.time_optimal).
+ *
+ * The rows of reachability.c hold at both ends of every segment. Inside a segment the coefficients
+ * a(s), b(s), g(s) and the path's q'(s) change, and the friction Gamma_f(q' sdot) is not linear in
+ * x = sdot^2. So after each solve the timing is evaluated on every segment with the full model:
+ * at its two ends exactly (the coefficients come from inverse dynamics at the grid points), and at
+ * its quarter points from the cubic through the coefficients at the four grid points around the
+ * segment on the same smooth piece of the path (Lagrange; its error is of order d^4 of the grid step
+ * d where the path is four times differentiable: a cubic spline's knots are grid points, flagged in
+ * knot, and no cubic spans one), with the joints' friction (Khalil [7.26], rd_friction)
+ * at the velocity q' sdot of each point. A row exceeded on a segment gets a margin at the segment's
+ * two ends of at least the model's error there (the full value less the solve's linear one), so
+ * that the next solve keeps the full value within the limit; a velocity exceeded shrinks x's bound
+ * by the ratio squared. Speed-dependent friction (viscous, Stribeck) enters the rows as its secant
+ * through rest and the last solve's speed, updated while it changes the torques there. */
+
+#include "engine.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The working arrays of rd_time_optimal, bound in p->work (rd_time_optimal_work bytes). */
+typedef struct {
+    double *b, *c, *lo, *hi; /* the solve's rows (n x m): b with the friction's secant, c with friction at 0+ */
+    double *up, *down;       /* the margins of the upper and lower limits (n x m) */
+    double *slope;           /* the friction's secant (n x m) */
+    double *xmax;            /* x's bound (n) */
+    double *f0, *f;          /* joint friction at 0+ and at a speed (nq) */
+    double *coef;            /* two points' a, b, g, q' (2 (3 m + nq)) */
+    double *acc;             /* a segment's excess, model error and chord per row and side (6 m) */
+    void *lp;                /* rd_reachability_work(m) */
+} topp_arrays;
+
+size_t rd_time_optimal_work(int n, int m, int nq)
+{
+    return ((size_t)7 * n * m + n + 2 * nq + 12 * m + 2 * nq) * sizeof(double) + rd_reachability_work(m);
+}
+
+static topp_arrays bind(const rd_topp_problem *p, void *work)
+{
+    const size_t nm = (size_t)p->n * p->m;
+    double *d = work;
+    topp_arrays A;
+    A.b = d, A.c = d + nm, A.lo = d + 2 * nm, A.hi = d + 3 * nm, A.up = d + 4 * nm, A.down = d + 5 * nm;
+    A.slope = d + 6 * nm, A.xmax = d + 7 * nm, A.f0 = A.xmax + p->n, A.f = A.f0 + p->nq, A.coef = A.f + p->nq;
+    A.acc = A.coef + 2 * (3 * p->m + p->nq);
+    A.lp = A.acc + 6 * p->m;
+    return A;
+}
+
+/* Joint friction (nq) at the velocities v * dq (v = 0: rest, sign(0) = 0; 1e-300: the friction of
+ * starting along dq); zero without a model. */
+static void joint_friction(const rd_topp_problem *p, const double *dq, double v, double *f)
+{
+    for (int j = 0; j < p->nq; ++j)
+        f[j] = p->model ? rd_friction(p->model, j, dq[j] * v, 0.0) : 0.0;
+}
+
+/* sum_j T[k, j] f[j]: row k's share of joint torques f. */
+static double row_share(const rd_topp_problem *p, int k, const double *f)
+{
+    const double *T = p->T + (size_t)k * p->nq;
+    double t = 0.0;
+    for (int j = 0; j < p->nq; ++j)
+        t += T[j] * f[j];
+    return t;
+}
+
+/* The static rows c = g + T Gamma_f(0+ q') and the velocity bound xmax = min_j (v_j / |q'_j|)^2. */
+static void prepare(const rd_topp_problem *p, topp_arrays *A)
+{
+    const int m = p->m, nq = p->nq;
+    for (int i = 0; i < p->n; ++i) {
+        const double *dq = p->dq + (size_t)i * nq;
+        joint_friction(p, dq, 1e-300, A->f0);
+        for (int k = 0; k < m; ++k)
+            A->c[i * m + k] = p->g[i * m + k] + row_share(p, k, A->f0);
+        double xm = INFINITY;
+        for (int j = 0; j < nq; ++j)
+            if (isfinite(p->vmax[j]) && dq[j] != 0.0) {
+                const double r = p->vmax[j] / fabs(dq[j]);
+                xm = fmin(xm, r * r);
+            }
+        A->xmax[i] = xm;
+    }
+}
+
+/* The secant of the speed-dependent friction at x (n): (T Gamma_f(q' sqrt(x)) - T Gamma_f(0+ q')) / x
+ * into A->slope; returns the largest change of the torques it makes at x. */
+static double friction_secant(const rd_topp_problem *p, topp_arrays *A, const double *x)
+{
+    const int m = p->m;
+    double change = 0.0;
+    for (int i = 0; i < p->n; ++i) {
+        const double *dq = p->dq + (size_t)i * p->nq;
+        if (x[i] > 0.0) {
+            joint_friction(p, dq, 1e-300, A->f0);
+            joint_friction(p, dq, sqrt(x[i]), A->f);
+        }
+        for (int k = 0; k < m; ++k) {
+            const double s = x[i] > 0.0 ? (row_share(p, k, A->f) - row_share(p, k, A->f0)) / x[i] : 0.0;
+            change = fmax(change, fabs((s - A->slope[i * m + k]) * x[i]));
+            A->slope[i * m + k] = s;
+        }
+    }
+    return change;
+}
+
+/* Lagrange weights w (count) of the nodes s[j0..j0 + count) at t. */
+static void lagrange(const double *s, int j0, int count, double t, double w[4])
+{
+    for (int a = 0; a < count; ++a) {
+        double v = 1.0;
+        for (int b = 0; b < count; ++b)
+            if (b != a)
+                v *= (t - s[j0 + b]) / (s[j0 + a] - s[j0 + b]);
+        w[a] = v;
+    }
+}
+
+/* A grid point inside which a polynomial may not reach: a knot of the path, or outside the grid. */
+static int is_knot(const rd_topp_problem *p, int j)
+{
+    return j <= 0 || j >= p->n - 1 || (p->knot && p->knot[j] != 0.0);
+}
+
+/* The coefficients a, b, g (m each) and q' (nq) at the point f in [0, 1] of segment i into out: the
+ * grid's at the segment's ends, else the polynomial through up to four grid points around it that
+ * lie on the same smooth piece of the path (no knot strictly between them). */
+static void coefficients_at(const rd_topp_problem *p, int i, double f, double *out)
+{
+    const int m = p->m, nq = p->nq;
+    const double *src[4] = {p->a, p->b, p->g, p->dq};
+    const int len[4] = {m, m, m, nq};
+    double w[4] = {1.0 - f, f, 0.0, 0.0};
+    int j0 = i, j1 = i + 1; /* the nodes j0..j1 */
+    if (f != 0.0 && f != 1.0) {
+        if (!is_knot(p, j0))
+            --j0;
+        if (!is_knot(p, j1))
+            ++j1;
+        if (j1 - j0 < 3 && !is_knot(p, j1))
+            ++j1;
+        else if (j1 - j0 < 3 && !is_knot(p, j0))
+            --j0;
+        lagrange(p->s, j0, j1 - j0 + 1, p->s[i] + f * (p->s[i + 1] - p->s[i]), w);
+    }
+    const int count = j1 - j0 + 1;
+    for (int q = 0, at = 0; q < 4; at += len[q], ++q)
+        for (int k = 0; k < len[q]; ++k) {
+            double v = 0.0;
+            for (int c = 0; c < count; ++c)
+                v += w[c] * src[q][(size_t)(j0 + c) * len[q] + k];
+            out[at + k] = v;
+        }
+}
+
+/* The points of segment i where the timing is checked, as fractions f in [0, 1] into f (at most
+ * RD_TOPP_POINTS): its quarter points; where sqrt(x) (x = sdot^2) is farthest from its chord; where x = sdot^2 comes near zero at one end, points
+ * approaching it geometrically (sqrt(x), the speed in the friction, has no bounded slope at rest);
+ * and where a joint's q' changes sign (it turns back: its friction steps), the two sides of the
+ * turn. Returns their count. */
+enum { RD_TOPP_POINTS = 64 };
+static int check_points(const rd_topp_problem *p, topp_arrays *A, const rd_topp_result *r, int i, double *f)
+{
+    const int m = p->m, nq = p->nq;
+    const double x0 = r->x[i], x1 = r->x[i + 1], step = fabs(x1 - x0);
+    int count = 0;
+    for (int e = 0; e <= 4; ++e)
+        f[count++] = 0.25 * e;
+    if (step > 0.0) { /* where sqrt(x) is farthest above its chord (a speed's peak over the linear rows) */
+        const double mid = 0.5 * (sqrt(x0) + sqrt(x1));
+        f[count++] = fmin(fmax((mid * mid - x0) / (x1 - x0), 0.0), 1.0);
+    }
+    if (p->model && step > 0.0)
+        for (int side = 0; side < 2; ++side)
+            if ((side ? x1 : x0) < step)
+                for (double h = 0.125; h > 1e-6 && count < RD_TOPP_POINTS - 2 * nq - 2; h *= 0.25)
+                    f[count++] = side ? 1.0 - h : h;
+    if (!p->model)
+        return count;
+    double *lo = A->coef, *hi = A->coef + 3 * m + nq; /* q' at the quarter points e and e + 1 */
+    for (int e = 0; e < 4; ++e) {
+        coefficients_at(p, i, 0.25 * e, lo);
+        coefficients_at(p, i, 0.25 * (e + 1), hi);
+        for (int j = 0; j < nq && count < RD_TOPP_POINTS - 1; ++j) {
+            double a = lo[3 * m + j], b = hi[3 * m + j];
+            if (!((a < 0.0 && b > 0.0) || (a > 0.0 && b < 0.0)))
+                continue;
+            double fa = 0.25 * e, fb = 0.25 * (e + 1);
+            for (int it = 0; it < 40; ++it) { /* the turn: the root of the interpolated q'_j */
+                const double fm = 0.5 * (fa + fb);
+                coefficients_at(p, i, fm, hi);
+                if ((hi[3 * m + j] < 0.0) == (a < 0.0))
+                    fa = fm;
+                else
+                    fb = fm;
+            }
+            f[count++] = fa, f[count++] = fb;
+            coefficients_at(p, i, 0.25 * (e + 1), hi);
+        }
+    }
+    return count;
+}
+
+/* Segment i of the timing (x, u) against the full model: each row's excess over its limits and
+ * model error, and the velocity ratio, at its quarter points; the margins and xmax updated where
+ * exceeded. Returns 1 when something was exceeded. */
+static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp_result *r, int i)
+{
+    const int m = p->m, nq = p->nq;
+    const double u = r->u[i], d = p->s[i + 1] - p->s[i];
+    double *worst = A->acc, *error = A->acc + 2 * m, *chord = A->acc + 4 * m, ratio = 0.0, *co = A->coef;
+    int exceeded = 0;
+    for (int k = 0; k < 2 * m; ++k)
+        worst[k] = error[k] = -INFINITY;
+    double fractions[RD_TOPP_POINTS];
+    const int count = check_points(p, A, r, i, fractions);
+    for (int e = 0; e < count; ++e) {
+        const double f = fractions[e], x = fmax(r->x[i] + 2.0 * f * d * u, 0.0), sd = sqrt(x);
+        coefficients_at(p, i, f, co);
+        joint_friction(p, co + 3 * m, sd, A->f);
+        for (int j = 0; j < nq; ++j)
+            if (isfinite(p->vmax[j]))
+                ratio = fmax(ratio, fabs(co[3 * m + j]) * sd / p->vmax[j]);
+        for (int k = 0; k < m; ++k) {
+            const double value = co[k] * u + co[m + k] * x + co[2 * m + k] + row_share(p, k, A->f);
+            const size_t i0 = (size_t)i * m + k, i1 = i0 + m;
+            const double lin0 = p->a[i0] * u + A->b[i0] * r->x[i] + A->c[i0];
+            const double lin1 = p->a[i1] * u + A->b[i1] * r->x[i + 1] + A->c[i1];
+            const double err = value - ((1.0 - f) * lin0 + f * lin1);
+            worst[k] = fmax(worst[k], value - p->limit[k]), worst[m + k] = fmax(worst[m + k], -value - p->limit[k]);
+            error[k] = fmax(error[k], err), error[m + k] = fmax(error[m + k], -err);
+            if (e == 0) /* the solve's rows at the ends: the chord's highest point */
+                chord[k] = fmax(lin0, lin1) - p->limit[k], chord[m + k] = fmax(-lin0, -lin1) - p->limit[k];
+        }
+    }
+    /* The full value is at most the chord's highest point plus the largest model error: a peak
+     * between the points checked exceeds no limit this bound does not. */
+    for (int k = 0; k < 2 * m; ++k)
+        worst[k] = fmax(worst[k], chord[k] + fmax(error[k], 0.0));
+    for (int side = 0; side < 2; ++side) {
+        double *margin = side ? A->down : A->up;
+        for (int k = 0; k < m; ++k) {
+            const double tol = p->tolerance * p->limit[k], over = worst[side * m + k];
+            if (over > tol) {
+                const size_t i0 = (size_t)i * m + k;
+                const double need = fmax(error[side * m + k], over + margin[i0]) + tol;
+                margin[i0] = fmax(margin[i0], need);
+                margin[i0 + m] = fmax(margin[i0 + m], need);
+                exceeded = 1;
+            }
+        }
+    }
+    if (ratio > 1.0 + p->tolerance) {
+        const double shrink = (1.0 - 2.0 * p->tolerance) / (ratio * ratio);
+        A->xmax[i] *= shrink, A->xmax[i + 1] *= shrink;
+        exceeded = 1;
+    }
+    return exceeded;
+}
+
+int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
+{
+    const int n = p->n, m = p->m;
+    const size_t nm = (size_t)n * m;
+    topp_arrays A = bind(p, r->work);
+    prepare(p, &A);
+    memset(A.up, 0, 3 * nm * sizeof(double)); /* up, down, slope */
+    double largest = 1.0;
+    for (int k = 0; k < m; ++k)
+        largest = fmax(largest, p->limit[k]);
+    r->solves = 0, r->failed = -1;
+    int secant_steps = p->speed_friction ? 4 : 0;
+    while (r->solves < p->max_solves) {
+        for (size_t q = 0; q < nm; ++q) {
+            const double limit = p->limit[q % m];
+            A.b[q] = p->b[q] + A.slope[q];
+            A.hi[q] = limit - A.up[q], A.lo[q] = -limit + A.down[q];
+        }
+        const rd_path_constraints pc = {n, m, p->s, p->a, A.b, A.c, A.lo, A.hi, A.xmax, 0.0, 0.0};
+        rd_path_timing t = {r->K_lo, r->K_hi, r->x, r->u, A.lp};
+        ++r->solves;
+        if ((r->failed = rd_reachability(&pc, &t)) >= 0)
+            return RD_OK;
+        if (secant_steps > 0) {
+            --secant_steps;
+            if (friction_secant(p, &A, r->x) > p->tolerance * largest)
+                continue;
+        }
+        int exceeded = 0;
+        for (int i = 0; i < n - 1; ++i)
+            exceeded |= check_segment(p, &A, r, i);
+        if (!exceeded)
+            return RD_OK;
+    }
+    return RD_SINGULAR; /* still exceeding after max_solves */
+}
