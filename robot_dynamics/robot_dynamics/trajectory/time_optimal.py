@@ -193,10 +193,10 @@ class _Dynamics:
         self.model, self.friction = model, friction
         self.gravity = np.asarray(model.gravity if gravity is None else gravity, dtype=float)
         self._rnea, self._friction = rnea, joint_friction
-        self.zero_g = np.zeros(3)
         # viscous friction and Stribeck's decay depend on the speed; Coulomb's sign alone does not
         stribeck = model.static_friction is not None and bool(np.any(model.static_friction != model.coulomb))
         self.speed_dependent = friction and (bool(np.any(model.viscous != 0.0)) or stribeck)
+        self.has_friction = friction and (self.speed_dependent or bool(np.any(model.coulomb != 0.0)))
 
     def coefficients(self, q: Array, dq: Array, ddq: Array) -> tuple[Array, Array, Array]:
         """a = M q', b = M q'' + C(q, q') q', g(q): each (N, nq), from one batch of inverse dynamics
@@ -209,7 +209,7 @@ class _Dynamics:
 
     def static(self, g: Array, dq: Array) -> Array:
         """c = g + Gamma_f(0+ q') (N, nq): the static torques, with the friction of motion starting along q'."""
-        if not self.friction:
+        if not self.has_friction:
             return g
         return g + self._friction(self.model, dq * 1e-300)
 
@@ -276,8 +276,8 @@ class TimeOptimalTrajectory(Trajectory):
     def max_velocity(self) -> Array:
         """sdot of the maximum-velocity curve (G,) [1/s]: the largest speed each grid point allows
         under its own limits (some sddot keeps every row), before reachability."""
-        a, b, c, lo, hi, xmax = self._point_rows
-        return np.sqrt(_largest_x(a, b, c, lo, hi, xmax))
+        a, b, c, lo, hi, (dq, velocity) = self._point_rows
+        return np.sqrt(_largest_x(a, b, c, lo, hi, _velocity_bound(dq, velocity)))
 
     def __repr__(self) -> str:
         return f"TimeOptimalTrajectory(n={self.n}, duration={self.duration:.6g} s, grid={self.grid.size})"
@@ -349,7 +349,7 @@ def _solve(model: RobotModel, dyn: _Dynamics, rows: _Rows, grid: Array, coeffici
     n = grid.size
     K_lo, K_hi, x, u = np.empty(n), np.empty(n), np.zeros(n), np.zeros(n - 1)
     status, failed, solves = engine().time_optimal(
-        model.engine_model if dyn.friction else None, grid, a, b, g, dq, knot, rows.T, rows.limit, velocity,
+        model.engine_model if dyn.has_friction else None, grid, a, b, g, dq, knot, rows.T, rows.limit, velocity,
         int(dyn.speed_dependent), MAX_SOLVES, CHECK_TOLERANCE, x, u, K_lo, K_hi)
     if failed >= 0:
         return x, u, K_hi, -1 - failed
@@ -394,8 +394,9 @@ def time_optimal(
 
     Returns:
         A :class:`TimeOptimalTrajectory`: sample(t) -> (q, qd, qdd) on the path, at rest at both
-        ends; every limit holds at the grid points and between them to 1e-9 relative (the
-        engine's check of every segment; the tests resample at 1 kHz).
+        ends; every limit holds at the grid points and between them to 1e-8 relative (the
+        engine checks every segment to 1e-9 from interpolated coefficients; the tests resample
+        at 1 kHz with the full inverse dynamics).
 
     Raises:
         PathInfeasibleError: a point of the path needs more than a limit at rest (it names s,
@@ -420,8 +421,7 @@ def time_optimal(
     _static_check(rows, grid, c)
     hi = np.tile(rows.limit, (grid.size, 1))
     lo = -hi
-    xmax = _velocity_bound(dq, velocity)
-    point_rows = (a, b, c, lo, hi, xmax)
+    point_rows = (a, b, c, lo, hi, (dq, velocity))
     g = rows.values(g_tau, np.zeros_like(q))
     x, u, K_hi, iterations = _solve(model, dyn, rows, grid, (a, b, g, dq, knot), velocity)
     if iterations < 0:

@@ -22,6 +22,10 @@
 
 #include <math.h>
 
+/* fmax and fmin without the library call (no NaN reaches them here). */
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
 /* A half-plane a u + b x <= g of the (u, x) plane. */
 typedef struct {
     double a, b, g;
@@ -172,7 +176,7 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
         return n - 1;
     for (int i = n - 2; i >= 0; --i) {
         const int k = segment_rows(p, K_lo, K_hi, i, h);
-        const double xh = fmin(p->xmax[i], RD_TOPP_X_BOUND);
+        const double xh = MIN(p->xmax[i], RD_TOPP_X_BOUND);
         double u0;
         if (lp_x(h, k, 1.0, 0.0, xh, K_hi + i))
             return i;
@@ -194,7 +198,7 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
         if (greedy_u(h, k, x, &u))
             return i;
         double next = x + 2.0 * d * u;
-        next = fmin(fmax(next, fmax(K_lo[i + 1], 0.0)), K_hi[i + 1]);
+        next = MIN(MAX(next, MAX(K_lo[i + 1], 0.0)), K_hi[i + 1]);
         if (i == n - 2)
             next = p->x_end;
         t->u[i] = (next - x) / (2.0 * d); /* the u that reaches the (clamped) next state */

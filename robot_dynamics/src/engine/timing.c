@@ -18,6 +18,10 @@
 #include "engine.h"
 
 #include <math.h>
+
+/* fmax and fmin without the library call (no NaN reaches them here). */
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 #include <string.h>
 
 /* The working arrays of rd_time_optimal, bound in p->work (rd_time_optimal_work bytes). */
@@ -28,13 +32,15 @@ typedef struct {
     double *xmax;            /* x's bound (n) */
     double *f0, *f;          /* joint friction at 0+ and at a speed (nq) */
     double *coef;            /* two points' a, b, g, q' (2 (3 m + nq)) */
-    double *acc;             /* a segment's excess, model error and chord per row and side (6 m) */
+    double *acc;             /* a segment's excess, model error and chord per row and side, its rows at the ends (8 m) */
+    double *quarter;         /* each segment's coefficients at f = 1/4, 1/2, 3/4 ((n - 1) x 3 x (3 m + nq)) */
     void *lp;                /* rd_reachability_work(m) */
 } topp_arrays;
 
 size_t rd_time_optimal_work(int n, int m, int nq)
 {
-    return ((size_t)7 * n * m + n + 2 * nq + 12 * m + 2 * nq) * sizeof(double) + rd_reachability_work(m);
+    return ((size_t)7 * n * m + n + 2 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq)) * sizeof(double) +
+           rd_reachability_work(m);
 }
 
 static topp_arrays bind(const rd_topp_problem *p, void *work)
@@ -45,7 +51,8 @@ static topp_arrays bind(const rd_topp_problem *p, void *work)
     A.b = d, A.c = d + nm, A.lo = d + 2 * nm, A.hi = d + 3 * nm, A.up = d + 4 * nm, A.down = d + 5 * nm;
     A.slope = d + 6 * nm, A.xmax = d + 7 * nm, A.f0 = A.xmax + p->n, A.f = A.f0 + p->nq, A.coef = A.f + p->nq;
     A.acc = A.coef + 2 * (3 * p->m + p->nq);
-    A.lp = A.acc + 6 * p->m;
+    A.quarter = A.acc + 8 * p->m;
+    A.lp = A.quarter + (size_t)3 * (p->n - 1) * (3 * p->m + p->nq);
     return A;
 }
 
@@ -80,7 +87,7 @@ static void prepare(const rd_topp_problem *p, topp_arrays *A)
         for (int j = 0; j < nq; ++j)
             if (isfinite(p->vmax[j]) && dq[j] != 0.0) {
                 const double r = p->vmax[j] / fabs(dq[j]);
-                xm = fmin(xm, r * r);
+                xm = MIN(xm, r * r);
             }
         A->xmax[i] = xm;
     }
@@ -100,7 +107,7 @@ static double friction_secant(const rd_topp_problem *p, topp_arrays *A, const do
         }
         for (int k = 0; k < m; ++k) {
             const double s = x[i] > 0.0 ? (row_share(p, k, A->f) - row_share(p, k, A->f0)) / x[i] : 0.0;
-            change = fmax(change, fabs((s - A->slope[i * m + k]) * x[i]));
+            change = MAX(change, fabs((s - A->slope[i * m + k]) * x[i]));
             A->slope[i * m + k] = s;
         }
     }
@@ -125,28 +132,38 @@ static int is_knot(const rd_topp_problem *p, int j)
     return j <= 0 || j >= p->n - 1 || (p->knot && p->knot[j] != 0.0);
 }
 
-/* The coefficients a, b, g (m each) and q' (nq) at the point f in [0, 1] of segment i into out: the
- * grid's at the segment's ends, else the polynomial through up to four grid points around it that
- * lie on the same smooth piece of the path (no knot strictly between them). */
+/* The grid points j0.. (their count returned) and weights w whose sum interpolates at the point
+ * f in [0, 1] of segment i: the segment's ends at f 0 or 1, else up to four grid points around it
+ * on the same smooth piece of the path (no knot strictly between them). */
+static int nodes(const rd_topp_problem *p, int i, double f, int *j0, double w[4])
+{
+    int a = i, b = i + 1;
+    if (f == 0.0 || f == 1.0) {
+        *j0 = i, w[0] = 1.0 - f, w[1] = f;
+        return 2;
+    }
+    if (!is_knot(p, a))
+        --a;
+    if (!is_knot(p, b))
+        ++b;
+    if (b - a < 3 && !is_knot(p, b))
+        ++b;
+    else if (b - a < 3 && !is_knot(p, a))
+        --a;
+    lagrange(p->s, a, b - a + 1, p->s[i] + f * (p->s[i + 1] - p->s[i]), w);
+    *j0 = a;
+    return b - a + 1;
+}
+
+/* The coefficients a, b, g (m each) and q' (nq) at the point f of segment i into out (nodes()). */
 static void coefficients_at(const rd_topp_problem *p, int i, double f, double *out)
 {
     const int m = p->m, nq = p->nq;
     const double *src[4] = {p->a, p->b, p->g, p->dq};
     const int len[4] = {m, m, m, nq};
-    double w[4] = {1.0 - f, f, 0.0, 0.0};
-    int j0 = i, j1 = i + 1; /* the nodes j0..j1 */
-    if (f != 0.0 && f != 1.0) {
-        if (!is_knot(p, j0))
-            --j0;
-        if (!is_knot(p, j1))
-            ++j1;
-        if (j1 - j0 < 3 && !is_knot(p, j1))
-            ++j1;
-        else if (j1 - j0 < 3 && !is_knot(p, j0))
-            --j0;
-        lagrange(p->s, j0, j1 - j0 + 1, p->s[i] + f * (p->s[i + 1] - p->s[i]), w);
-    }
-    const int count = j1 - j0 + 1;
+    double w[4];
+    int j0;
+    const int count = nodes(p, i, f, &j0, w);
     for (int q = 0, at = 0; q < 4; at += len[q], ++q)
         for (int k = 0; k < len[q]; ++k) {
             double v = 0.0;
@@ -154,6 +171,17 @@ static void coefficients_at(const rd_topp_problem *p, int i, double f, double *o
                 v += w[c] * src[q][(size_t)(j0 + c) * len[q] + k];
             out[at + k] = v;
         }
+}
+
+/* q'_j at the point f of segment i (nodes()). */
+static double dq_at(const rd_topp_problem *p, int i, double f, int j)
+{
+    double w[4], v = 0.0;
+    int j0;
+    const int count = nodes(p, i, f, &j0, w);
+    for (int c = 0; c < count; ++c)
+        v += w[c] * p->dq[(size_t)(j0 + c) * p->nq + j];
+    return v;
 }
 
 /* The points of segment i where the timing is checked, as fractions f in [0, 1] into f (at most
@@ -164,14 +192,14 @@ static void coefficients_at(const rd_topp_problem *p, int i, double f, double *o
 enum { RD_TOPP_POINTS = 64 };
 static int check_points(const rd_topp_problem *p, topp_arrays *A, const rd_topp_result *r, int i, double *f)
 {
-    const int m = p->m, nq = p->nq;
+    const int nq = p->nq;
     const double x0 = r->x[i], x1 = r->x[i + 1], step = fabs(x1 - x0);
     int count = 0;
     for (int e = 0; e <= 4; ++e)
         f[count++] = 0.25 * e;
     if (step > 0.0) { /* where sqrt(x) is farthest above its chord (a speed's peak over the linear rows) */
         const double mid = 0.5 * (sqrt(x0) + sqrt(x1));
-        f[count++] = fmin(fmax((mid * mid - x0) / (x1 - x0), 0.0), 1.0);
+        f[count++] = MIN(MAX((mid * mid - x0) / (x1 - x0), 0.0), 1.0);
     }
     if (p->model && step > 0.0)
         for (int side = 0; side < 2; ++side)
@@ -180,27 +208,34 @@ static int check_points(const rd_topp_problem *p, topp_arrays *A, const rd_topp_
                     f[count++] = side ? 1.0 - h : h;
     if (!p->model)
         return count;
-    double *lo = A->coef, *hi = A->coef + 3 * m + nq; /* q' at the quarter points e and e + 1 */
-    for (int e = 0; e < 4; ++e) {
-        coefficients_at(p, i, 0.25 * e, lo);
-        coefficients_at(p, i, 0.25 * (e + 1), hi);
-        for (int j = 0; j < nq && count < RD_TOPP_POINTS - 1; ++j) {
-            double a = lo[3 * m + j], b = hi[3 * m + j];
-            if (!((a < 0.0 && b > 0.0) || (a > 0.0 && b < 0.0)))
-                continue;
-            double fa = 0.25 * e, fb = 0.25 * (e + 1);
-            for (int it = 0; it < 40; ++it) { /* the turn: the root of the interpolated q'_j */
-                const double fm = 0.5 * (fa + fb);
-                coefficients_at(p, i, fm, hi);
-                if ((hi[3 * m + j] < 0.0) == (a < 0.0))
-                    fa = fm;
-                else
-                    fb = fm;
+    double w[5][4];
+    int j0[5], nn[5];
+    for (int e = 0; e <= 4; ++e)
+        nn[e] = nodes(p, i, 0.25 * e, j0 + e, w[e]);
+    for (int j = 0; j < nq && count < RD_TOPP_POINTS - 1; ++j) {
+        const rd_joint *joint = &p->model->joint[j];
+        if (joint->Fc == 0.0 && joint->Fs == 0.0)
+            continue; /* its friction is continuous where it turns */
+        double a = 0.0;
+        for (int e = 0; e <= 4 && count < RD_TOPP_POINTS - 1; ++e) {
+            double b = 0.0;
+            for (int c = 0; c < nn[e]; ++c)
+                b += w[e][c] * p->dq[(size_t)(j0[e] + c) * nq + j];
+            if (e > 0 && ((a < 0.0 && b > 0.0) || (a > 0.0 && b < 0.0))) {
+                double fa = 0.25 * (e - 1), fb = 0.25 * e;
+                for (int it = 0; it < 40; ++it) { /* the turn: the root of the interpolated q'_j */
+                    const double fm = 0.5 * (fa + fb);
+                    if ((dq_at(p, i, fm, j) < 0.0) == (a < 0.0))
+                        fa = fm;
+                    else
+                        fb = fm;
+                }
+                f[count++] = fa, f[count++] = fb;
             }
-            f[count++] = fa, f[count++] = fb;
-            coefficients_at(p, i, 0.25 * (e + 1), hi);
+            a = b;
         }
     }
+    (void)A;
     return count;
 }
 
@@ -215,40 +250,53 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
     int exceeded = 0;
     for (int k = 0; k < 2 * m; ++k)
         worst[k] = error[k] = -INFINITY;
-    double fractions[RD_TOPP_POINTS];
+    double fractions[RD_TOPP_POINTS], *lin = A->acc + 6 * m; /* the solve's rows at the two ends (2 m) */
     const int count = check_points(p, A, r, i, fractions);
+    for (int k = 0; k < m; ++k) {
+        const size_t i0 = (size_t)i * m + k, i1 = i0 + m;
+        lin[k] = p->a[i0] * u + A->b[i0] * r->x[i] + A->c[i0];
+        lin[m + k] = p->a[i1] * u + A->b[i1] * r->x[i + 1] + A->c[i1];
+        chord[k] = MAX(lin[k], lin[m + k]) - p->limit[k], chord[m + k] = MAX(-lin[k], -lin[m + k]) - p->limit[k];
+    }
     for (int e = 0; e < count; ++e) {
-        const double f = fractions[e], x = fmax(r->x[i] + 2.0 * f * d * u, 0.0), sd = sqrt(x);
-        coefficients_at(p, i, f, co);
-        joint_friction(p, co + 3 * m, sd, A->f);
+        const double f = fractions[e], x = MAX(r->x[i] + 2.0 * f * d * u, 0.0), sd = sqrt(x);
+        if (!p->model && (e == 0 || e == 4))
+            continue; /* no friction: the full rows at the ends are the solve's (lin), their velocity within xmax */
+        if (!p->model && e >= 5) { /* no friction: the rows are linear in x, only the velocity bends */
+            for (int j = 0; j < nq; ++j)
+                if (isfinite(p->vmax[j]))
+                    ratio = MAX(ratio, fabs(dq_at(p, i, f, j)) * sd / p->vmax[j]);
+            continue;
+        }
+        if (e >= 1 && e <= 3) /* the quarter points: the same every solve */
+            co = A->quarter + ((size_t)3 * i + e - 1) * (3 * m + nq);
+        else
+            coefficients_at(p, i, f, co = A->coef);
+        if (p->model)
+            joint_friction(p, co + 3 * m, sd, A->f);
         for (int j = 0; j < nq; ++j)
             if (isfinite(p->vmax[j]))
-                ratio = fmax(ratio, fabs(co[3 * m + j]) * sd / p->vmax[j]);
+                ratio = MAX(ratio, fabs(co[3 * m + j]) * sd / p->vmax[j]);
         for (int k = 0; k < m; ++k) {
-            const double value = co[k] * u + co[m + k] * x + co[2 * m + k] + row_share(p, k, A->f);
-            const size_t i0 = (size_t)i * m + k, i1 = i0 + m;
-            const double lin0 = p->a[i0] * u + A->b[i0] * r->x[i] + A->c[i0];
-            const double lin1 = p->a[i1] * u + A->b[i1] * r->x[i + 1] + A->c[i1];
-            const double err = value - ((1.0 - f) * lin0 + f * lin1);
-            worst[k] = fmax(worst[k], value - p->limit[k]), worst[m + k] = fmax(worst[m + k], -value - p->limit[k]);
-            error[k] = fmax(error[k], err), error[m + k] = fmax(error[m + k], -err);
-            if (e == 0) /* the solve's rows at the ends: the chord's highest point */
-                chord[k] = fmax(lin0, lin1) - p->limit[k], chord[m + k] = fmax(-lin0, -lin1) - p->limit[k];
+            const double value = co[k] * u + co[m + k] * x + co[2 * m + k] + (p->model ? row_share(p, k, A->f) : 0.0);
+            const double err = value - ((1.0 - f) * lin[k] + f * lin[m + k]);
+            worst[k] = MAX(worst[k], value - p->limit[k]), worst[m + k] = MAX(worst[m + k], -value - p->limit[k]);
+            error[k] = MAX(error[k], err), error[m + k] = MAX(error[m + k], -err);
         }
     }
     /* The full value is at most the chord's highest point plus the largest model error: a peak
-     * between the points checked exceeds no limit this bound does not. */
+     * between the points checked exceeds no limit this bound does not (the chord's ends included). */
     for (int k = 0; k < 2 * m; ++k)
-        worst[k] = fmax(worst[k], chord[k] + fmax(error[k], 0.0));
+        worst[k] = MAX(worst[k], chord[k] + MAX(error[k], 0.0));
     for (int side = 0; side < 2; ++side) {
         double *margin = side ? A->down : A->up;
         for (int k = 0; k < m; ++k) {
             const double tol = p->tolerance * p->limit[k], over = worst[side * m + k];
             if (over > tol) {
                 const size_t i0 = (size_t)i * m + k;
-                const double need = fmax(error[side * m + k], over + margin[i0]) + tol;
-                margin[i0] = fmax(margin[i0], need);
-                margin[i0 + m] = fmax(margin[i0 + m], need);
+                const double need = MAX(error[side * m + k], over + margin[i0]) + tol;
+                margin[i0] = MAX(margin[i0], need);
+                margin[i0 + m] = MAX(margin[i0 + m], need);
                 exceeded = 1;
             }
         }
@@ -267,10 +315,13 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
     const size_t nm = (size_t)n * m;
     topp_arrays A = bind(p, r->work);
     prepare(p, &A);
+    for (int i = 0; i < n - 1; ++i)
+        for (int e = 1; e <= 3; ++e)
+            coefficients_at(p, i, 0.25 * e, A.quarter + ((size_t)3 * i + e - 1) * (3 * m + p->nq));
     memset(A.up, 0, 3 * nm * sizeof(double)); /* up, down, slope */
     double largest = 1.0;
     for (int k = 0; k < m; ++k)
-        largest = fmax(largest, p->limit[k]);
+        largest = MAX(largest, p->limit[k]);
     r->solves = 0, r->failed = -1;
     int secant_steps = p->speed_friction ? 4 : 0;
     while (r->solves < p->max_solves) {

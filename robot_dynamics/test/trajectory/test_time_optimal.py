@@ -221,3 +221,29 @@ def test_reachability_equals_an_lp_solver():
     end = a[1:] * u[:, None] + b[1:] * x[1:, None] + c[1:]
     for v in (start, end):
         assert np.all(np.abs(v) <= limit * (1 + 1e-9))
+
+
+def test_task_space_line_timed_through_its_joint_path():
+    """A task-space straight line (cartesian_motion) turned into joints by task_space_to_joint and
+    timed: the end effector stays on the line between the samples and moves faster than the
+    task-space limits' timing where the torques allow it."""
+    from robot_dynamics import trajectory as tr
+
+    model = rd.load_robot("iiwa14")
+    q0 = np.array([0.2, 0.5, -0.1, -1.3, 0.1, 0.9, 0.0])
+    T0 = rd.frame_pose(model, q0)
+    T1 = T0.copy()
+    T1[:3, 3] += [0.15, -0.1, 0.05]
+    motion = tr.cartesian_motion(T0, T1, 0.2, 0.5, 0.5, 1.0)
+    report = tr.task_space_to_joint(model, motion, q0, rate=100.0)
+    traj = time_optimal(model, report.q)
+    t, q, qd, qdd = resampled(traj)
+    T = rd.frame_pose(model, q)
+    D = T1[:3, 3] - T0[:3, 3]
+    rel = T[:, :3, 3] - T0[:3, 3]
+    along = rel @ D / (D @ D)
+    off_line = np.linalg.norm(rel - np.outer(along, D), axis=1)
+    assert np.max(off_line) < 1e-6 and along[0] == pytest.approx(0.0, abs=1e-12)
+    assert along[-1] == pytest.approx(1.0, abs=1e-9) and np.all(np.diff(along) >= -1e-9)
+    assert_limits(traj, model)
+    assert traj.duration < motion.duration
