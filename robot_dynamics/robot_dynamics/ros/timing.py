@@ -200,8 +200,7 @@ class PathTimer:
     def peak(self, traj: TimeOptimalTrajectory, t: Array, effort: Array) -> tuple[float, str]:
         """(largest |effort| / limit at the times ``t``, the joint or actuator where), over the
         joint limits the timing used and the actuator limits where it had some."""
-        # the limits the timing used (attributes it sets from its own record)
-        joint_limit, motor_limit = getattr(traj, "torque_limit"), getattr(traj, "motor_torque_limit")
+        joint_limit, motor_limit = traj.torque_limit, traj.motor_torque_limit  # the limits the timing used
         r = _ratio(effort, np.asarray(joint_limit, dtype=np.float64)).reshape(-1, self.model.nq)
         peak, where = float(r.max()), self.names[int(np.argmax(r.max(axis=0)))]
         if motor_limit is not None:
@@ -244,6 +243,6 @@ class PathTimer:
             response.peak_torque_ratio, where = self.peak(traj, t, tau)
             response.message = (f"timed {traj.duration:.3f} s, {t.size} points; peak effort "
                                 f"{100.0 * response.peak_torque_ratio:.1f} % of its limit ({where}); solved in "
-                                f"{1e3 * float(getattr(traj, 'compute_time')):.1f} ms")
+                                f"{1e3 * traj.compute_time:.1f} ms")
 
         return guarded(response, work)
