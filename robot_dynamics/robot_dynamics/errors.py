@@ -10,6 +10,7 @@ __all__ = [
     "InputError",
     "UnknownNameError",
     "SingularityError",
+    "PathInfeasibleError",
     "MissingDependencyError",
     "ModelWarning",
 ]
@@ -72,3 +73,16 @@ class UnknownNameError(RobotDynamicsError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the whole message otherwise
         return str(self.args[0])
+
+
+class PathInfeasibleError(InputError):
+    """A path no timing can follow within the limits (:func:`robot_dynamics.trajectory.time_optimal`).
+
+    Attributes:
+        s: the path parameter in [0, 1] where it fails; joint: the joint (or motor) whose limit
+        decides; torque: what it needs there at rest [N m or N]; limit: its limit.
+    """
+
+    def __init__(self, message: str, *, s: float, joint: str, torque: float, limit: float):
+        super().__init__(message)
+        self.s, self.joint, self.torque, self.limit = s, joint, torque, limit

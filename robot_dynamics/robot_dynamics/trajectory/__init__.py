@@ -39,6 +39,7 @@ from .synchronization import (
     synchronized_continuous_acceleration,
     synchronized_trapezoid,
 )
+from .time_optimal import CHECK_RATE, TimeOptimalTrajectory, path_through, time_optimal
 from .torque_scaling import MAX_CHECK_SAMPLES, TorqueCheck, check_torques, scale_to_torque_limits
 from .task_space import (
     MAX_TASK_SPACE_SAMPLES,
@@ -73,6 +74,9 @@ __all__ = [
     "task_space_to_joint",
     "trigonometric_spline",
     "TorqueCheck",
+    "TimeOptimalTrajectory",
+    "path_through",
+    "time_optimal",
     "check_torques",
     "scale_to_torque_limits",
     "BangBangProfile",

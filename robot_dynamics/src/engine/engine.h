@@ -436,6 +436,33 @@ typedef struct {
 void rd_linear_recurrence(const rd_linear_system *s, int ne, int K, const double *x0, const double *U, double *E,
                           double *work);
 
+/* -- time-optimal path parameterization (reachability.c) ----------------------------------------------
+ * TOPP-RA (Pham and Pham 2018) over a grid of n points of a path q(s): x = sdot^2, u = sddot, each
+ * limit a row lo <= a u + b x + c <= hi at every point. */
+
+typedef struct {
+    int n;                   /* grid points (>= 2) */
+    int m;                   /* rows at each point */
+    const double *s;         /* (n) the grid, increasing */
+    const double *a, *b, *c; /* (n x m, row-major): row k at point i is a u + b x + c */
+    const double *lo, *hi;   /* (n x m): its bounds (-INFINITY, INFINITY: that side unbounded) */
+    const double *xmax;      /* (n) x <= xmax (velocity limits; INFINITY: none); x >= 0 always */
+    double x_start, x_end;   /* x at s[0] and at s[n - 1] (0, 0: from rest to rest) */
+} rd_path_constraints;
+
+typedef struct {
+    double *K_lo, *K_hi; /* (n) the controllable sets [K_lo, K_hi] of x (the backward pass) */
+    double *x;           /* (n) the timing's x = sdot^2 (the forward pass) */
+    double *u;           /* (n - 1) u on each segment: x[i + 1] = x[i] + 2 (s[i + 1] - s[i]) u[i] */
+    void *work;          /* rd_reachability_work(m) bytes */
+} rd_path_timing;
+
+size_t rd_reachability_work(int m);
+/* The time-optimal x and u on the grid: every row holds at both ends of every segment (first-order
+ * interpolation). Returns -1 when timed, else the point whose controllable set is empty (the path
+ * cannot be followed from there to its end within the limits). No allocation. */
+int rd_reachability(const rd_path_constraints *p, rd_path_timing *t);
+
 #ifdef __cplusplus
 }
 #endif

@@ -715,7 +715,7 @@ PyMODINIT_FUNC PyInit__robot_dynamics_engine(void)
         Py_DECREF(mod);
         return NULL;
     }
-    if (rd_module_add_batches(mod) < 0) {
+    if (rd_module_add_batches(mod) < 0 || rd_module_add_path(mod) < 0) {
         Py_DECREF(mod);
         return NULL;
     }

@@ -1,4 +1,4 @@
-/* What the two files of _robot_dynamics_engine share (module.c, module_batch.c). */
+/* What the files of _robot_dynamics_engine share (module.c, module_batch.c, module_path.c). */
 #ifndef RD_MODULE_H
 #define RD_MODULE_H
 
@@ -64,5 +64,8 @@ PyObject *rd_module_states(const rd_model *m, int aba, PyObject *q, PyObject *qd
 
 /* Adds the batches, the tick stages, simulate and linear_recurrence to the module (module_batch.c): 0 or -1. */
 int rd_module_add_batches(PyObject *mod);
+
+/* Adds the path timing (reachability) to the module (module_path.c): 0 or -1. */
+int rd_module_add_path(PyObject *mod);
 
 #endif

@@ -1,0 +1,490 @@
+"""The time-optimal timing of a given path under velocity, acceleration and torque limits.
+
+TOPP-RA (H. Pham and Q.-C. Pham, "A New Approach to Time-Optimal Path Parameterization Based on
+Reachability Analysis", IEEE Trans. Robotics 34(3), 2018). A path q(s), s in [0, 1], is timed by
+s(t); with x = sdot^2 and u = sddot the joint torques are linear in (u, x):
+
+    tau = a(s) u + b(s) x + c(s),   a = M(q) q',   b = M(q) q'' + C(q, q') q',   c = g(q) + Gamma_f
+
+(Khalil's inverse dynamics [7.5] along the path; q' = dq/ds), the accelerations are
+qdd = q' u + q'' x and the velocities qd = q' sdot. The engine (``rd_reachability``) computes the
+controllable sets backward and the greedy timing forward, each row holding at both ends of every
+grid segment. The coefficients come from the batched inverse dynamics, so drive trains (rotor
+inertia, the structure matrix) and friction are in them: the motors' torques xi = A^-1 tau are
+rows like the joints'. Viscous friction Gamma_f(q' sdot) is not linear in x; it is taken at the
+previous solution's speed until the timing settles.
+
+Between grid points the rows' coefficients change with s, so a timing that meets every limit at
+the grid points may exceed one in between (toppra's result does, by several percent). Here every
+segment is checked with the full dynamics at interior points and at the timing's own 1 kHz
+samples; a row exceeded on a segment is tightened at its two ends by the excess and the timing
+solved again, until nothing is exceeded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..errors import InputError, PathInfeasibleError
+from .base import Trajectory, as_limits
+
+if TYPE_CHECKING:
+    from ..model import RobotModel
+
+Array = NDArray[np.float64]
+PathFunction = Callable[[Array, int], Array]
+
+__all__ = ["TimeOptimalTrajectory", "path_through", "time_optimal", "CHECK_RATE"]
+
+#: Samples per second of the timing at which every limit is checked (beside the grid's interior points).
+CHECK_RATE = 1000.0
+#: A limit counts as met up to this relative excess.
+CHECK_TOLERANCE = 1e-9
+_FIXED_POINT_STEPS = 4
+_TIGHTENING_STEPS = 30
+
+
+def path_through(waypoints: ArrayLike) -> PathFunction:
+    """The path through ``waypoints`` (K, n), K >= 2: a C2 cubic spline (scipy's CubicSpline,
+    not-a-knot ends) on the chord-length parameter s in [0, 1] (s_k proportional to the summed
+    distances |q_k - q_(k-1)|). Two waypoints give the straight line, three a parabola.
+
+    Returns:
+        ``path(s, order)``: q (order 0), dq/ds (1) or d2q/ds2 (2) at s (N,), each (N, n).
+    """
+    from scipy.interpolate import CubicSpline
+
+    q = np.asarray(waypoints, dtype=float)
+    if q.ndim != 2 or q.shape[0] < 2 or q.shape[1] < 1:
+        raise InputError(f"waypoints: expected an array (K, n) with K >= 2, got shape {q.shape}")
+    if not np.all(np.isfinite(q)):
+        raise InputError("waypoints: contain NaN or infinite values")
+    step = np.linalg.norm(np.diff(q, axis=0), axis=1)
+    if np.any(step == 0.0):
+        k = int(np.argmin(step))
+        raise InputError(f"waypoints: {k} and {k + 1} are equal; a path needs distinct consecutive waypoints")
+    s = np.concatenate(([0.0], np.cumsum(step)))
+    s /= s[-1]
+    s[-1] = 1.0
+    if q.shape[0] == 2:  # scipy's not-a-knot needs 3 points; two points are the straight line
+        return _Line(q[0], q[1])
+    return CubicSpline(s, q, bc_type="not-a-knot", axis=0)  # type: ignore[no-any-return]
+
+
+class _Line:
+    """q(s) = q0 + s (q1 - q0)."""
+
+    def __init__(self, q0: Array, q1: Array):
+        self.q0, self.dq = q0, q1 - q0
+
+    def __call__(self, s: Array, order: int = 0) -> Array:
+        s = np.asarray(s, dtype=float).reshape(-1, 1)
+        if order == 0:
+            return self.q0 + s * self.dq
+        return np.broadcast_to(self.dq if order == 1 else np.zeros_like(self.dq), (s.shape[0], self.dq.size)).copy()
+
+
+def _as_path(path: Any, nq: int) -> PathFunction:
+    if callable(path):
+        fn: PathFunction = path
+    else:
+        fn = path_through(path)
+    probe = np.asarray(fn(np.array([0.0, 0.5, 1.0]), 0), dtype=float)
+    if probe.shape != (3, nq):
+        raise InputError(f"path: expected path(s, order) of shape (len(s), {nq}) for this robot, got {probe.shape}")
+    return fn
+
+
+def _evaluate(path: PathFunction, s: Array) -> tuple[Array, Array, Array]:
+    out = []
+    for order in (0, 1, 2):
+        v = np.ascontiguousarray(np.asarray(path(s, order), dtype=float).reshape(s.size, -1))
+        if not np.all(np.isfinite(v)):
+            raise InputError(f"path: derivative {order} is not finite on [0, 1]")
+        out.append(v)
+    return out[0], out[1], out[2]
+
+
+class _Rows:
+    """The limits of a robot as rows lo <= value <= hi of (tau, qdd): the joints' torques, the
+    motors' (xi = A^-1 tau) and the accelerations, each kept where its limit is finite."""
+
+    def __init__(self, model: RobotModel, torque: Array, motor: Array | None, acceleration: Array):
+        A_inv = None if model.drivetrain is None else np.asarray(model.drivetrain.A_inv)
+        names = list(model.joint_names)
+        motors = names if model.drivetrain is None else list(model.drivetrain.inputs)
+        self.tau_cols = np.flatnonzero(np.isfinite(torque))
+        self.motor_map = None
+        if motor is not None and np.any(np.isfinite(motor)):
+            keep = np.flatnonzero(np.isfinite(motor))
+            self.motor_map = (np.eye(model.nq) if A_inv is None else A_inv)[keep]  # (k, nq): rows of A^-1
+            motor_keep = keep
+        else:
+            motor_keep = np.zeros(0, dtype=int)
+        self.acc_cols = np.flatnonzero(np.isfinite(acceleration))
+        self.limit = np.concatenate((torque[self.tau_cols], motor[motor_keep] if motor is not None else [],
+                                     acceleration[self.acc_cols]))
+        self.labels = ([("joint", names[j], "torque", "N m") for j in self.tau_cols]
+                       + [("motor", motors[j], "torque", "N m") for j in motor_keep]
+                       + [("joint", names[j], "acceleration", "rad/s^2") for j in self.acc_cols])
+        self.m = self.limit.size
+
+    def values(self, tau: Array, qdd: Array) -> Array:
+        """The rows' values (N, m) from joint torques and accelerations (N, nq)."""
+        parts = [tau[:, self.tau_cols]]
+        if self.motor_map is not None:
+            parts.append(tau @ self.motor_map.T)
+        parts.append(qdd[:, self.acc_cols])
+        return np.ascontiguousarray(np.concatenate(parts, axis=1))
+
+    def describe(self, k: int, value: float) -> tuple[str, str]:
+        """(name, 'the motor 'x' needs 12.3 N m') of row k at a value."""
+        kind, name, what, unit = self.labels[k]
+        return name, f"{kind} '{name}' needs {abs(value):.6g} {unit} of {what}, its limit is {self.limit[k]:.6g} {unit}"
+
+
+class _Dynamics:
+    """Inverse dynamics along the path (the batched engine), with the options of the timing."""
+
+    def __init__(self, model: RobotModel, gravity: ArrayLike | None, friction: bool):
+        from ..dynamics import rnea
+        from ..dynamics._common import joint_friction
+
+        self.model, self.friction = model, friction
+        self.gravity = np.asarray(model.gravity if gravity is None else gravity, dtype=float)
+        self._rnea, self._friction = rnea, joint_friction
+        self.zero_g = np.zeros(3)
+        # viscous friction and Stribeck's decay depend on the speed; Coulomb's sign alone does not
+        stribeck = model.static_friction is not None and bool(np.any(model.static_friction != model.coulomb))
+        self.speed_dependent = friction and (bool(np.any(model.viscous != 0.0)) or stribeck)
+
+    def coefficients(self, q: Array, dq: Array, ddq: Array) -> tuple[Array, Array, Array]:
+        """a = M q', b = M q'' + C(q, q') q', g(q): each (N, nq)."""
+        zero = np.zeros_like(q)
+        a = self._rnea(self.model, q, zero, dq, self.zero_g, friction=False)
+        b = self._rnea(self.model, q, dq, ddq, self.zero_g, friction=False)
+        g = self._rnea(self.model, q, zero, zero, self.gravity, friction=False)
+        return a, b, g
+
+    def static(self, g: Array, dq: Array, sd: Array) -> Array:
+        """c = g + Gamma_f(q' sdot) (N, nq); at sdot = 0 the friction of motion starting along q'."""
+        if not self.friction:
+            return g
+        speed = np.where(sd > 0.0, sd, 1e-300)[:, None]
+        return g + self._friction(self.model, dq * speed)
+
+    def torques(self, q: Array, qd: Array, qdd: Array) -> Array:
+        return self._rnea(self.model, q, qd, qdd, self.gravity, friction=self.friction)
+
+
+class TimeOptimalTrajectory(Trajectory):
+    """A path timed by :func:`time_optimal`: s(t) with constant sddot on each grid segment.
+
+    Attributes:
+        n: joints; duration: total time [s]; grid: the path parameter's grid (G,);
+        sd_grid: sdot at the grid (G,) [1/s]; u_grid: sddot on each segment (G - 1,) [1/s^2];
+        controllable: sdot of the controllable sets' upper bounds (G,) [1/s];
+        torque_limit, velocity_limit, acceleration_limit (nq,) and motor_torque_limit ((nq,) or
+        None): the limits used (inf: none); compute_time: the timing's wall time [s];
+        iterations: the solves it took (the friction's fixed point and the tightening).
+    """
+
+    def __init__(self, path: PathFunction, grid: Array, x: Array, u: Array, dynamics: _Dynamics, **info: Any):
+        self.path, self.grid, self.u_grid = path, grid, u
+        self.sd_grid = np.sqrt(np.maximum(x, 0.0))
+        dt = 2.0 * np.diff(grid) / (self.sd_grid[:-1] + self.sd_grid[1:])
+        self._t = np.concatenate(([0.0], np.cumsum(dt)))
+        self.n = dynamics.model.nq
+        self.duration = float(self._t[-1])
+        self._dynamics = dynamics
+        self.rows: _Rows = info.pop("rows")
+        self._point_rows = info.pop("point_rows")
+        for name, value in info.items():
+            setattr(self, name, value)
+
+    @property
+    def grid_times(self) -> Array:
+        """The times [s] at which the timing passes the grid points, (G,)."""
+        return self._t.copy()
+
+    def path_parameter(self, t: ArrayLike) -> tuple[Array, Array, Array]:
+        """(s, sdot, sddot) at times t [s] (N,) clipped to [0, duration], each (N,)."""
+        t = np.clip(np.asarray(t, dtype=float).reshape(-1), 0.0, self.duration)
+        i = np.clip(np.searchsorted(self._t, t, side="right") - 1, 0, self.grid.size - 2)
+        tau = t - self._t[i]
+        sd0, u = self.sd_grid[i], self.u_grid[i]
+        s = np.minimum(self.grid[i] + sd0 * tau + 0.5 * u * tau * tau, self.grid[i + 1])
+        return s, np.maximum(sd0 + u * tau, 0.0), u
+
+    def _evaluate(self, t: Array) -> tuple[Array, Array, Array]:
+        s, sd, sdd = self.path_parameter(t)
+        q, dq, ddq = _evaluate(self.path, s)
+        return q, dq * sd[:, None], dq * sdd[:, None] + ddq * (sd * sd)[:, None]
+
+    def torques(self, t: ArrayLike) -> Array:
+        """Joint torques [N m or N] at times t (N,), (N, nq): inverse dynamics with the timing's gravity and friction."""
+        q, qd, qdd = self.sample(np.asarray(t, dtype=float).reshape(-1))
+        return self._dynamics.torques(q, qd, qdd)
+
+    def motor_torques(self, t: ArrayLike) -> Array:
+        """The motors' torques xi = A^-1 tau [N m] at times t (N,), (N, nq) in the drive train's inputs order."""
+        tau = self.torques(t)
+        dt = self._dynamics.model.drivetrain
+        return tau if dt is None else tau @ np.asarray(dt.A_inv).T
+
+    @property
+    def max_velocity(self) -> Array:
+        """sdot of the maximum-velocity curve (G,) [1/s]: the largest speed each grid point allows
+        under its own limits (some sddot keeps every row), before reachability."""
+        a, b, c, lo, hi, xmax = self._point_rows
+        return np.sqrt(_largest_x(a, b, c, lo, hi, xmax))
+
+    def __repr__(self) -> str:
+        return f"TimeOptimalTrajectory(n={self.n}, duration={self.duration:.6g} s, grid={self.grid.size})"
+
+
+def _largest_x(a: Array, b: Array, c: Array, lo: Array, hi: Array, xmax: Array) -> Array:
+    """max x >= 0 such that some u has lo <= a u + b x + c <= hi at each point (rows (G, m)):
+    the projection of the (u, x) polygon on x (Fourier-Motzkin over the pairs of rows)."""
+    al = np.concatenate((a, -a), axis=1)
+    be = np.concatenate((b, -b), axis=1)
+    ga = np.concatenate((hi - c, c - lo), axis=1)
+    keep = np.isfinite(ga)
+    al, be, ga = np.where(keep, al, 0.0), np.where(keep, be, 0.0), np.where(keep, ga, 1.0)
+    coef = np.where(al == 0.0, be, 0.0)[:, :, None]
+    rhs = np.where(al == 0.0, ga, 1.0)[:, :, None]
+    up, dn = al[:, :, None] > 0.0, al[:, None, :] < 0.0
+    pair = up & dn  # p with alpha_p > 0, q with alpha_q < 0
+    pc = al[:, :, None] * be[:, None, :] - al[:, None, :] * be[:, :, None]
+    pr = al[:, :, None] * ga[:, None, :] - al[:, None, :] * ga[:, :, None]
+    coef = np.concatenate((coef.reshape(len(a), -1), np.where(pair, pc, 0.0).reshape(len(a), -1)), axis=1)
+    rhs = np.concatenate((rhs.reshape(len(a), -1), np.where(pair, pr, 1.0).reshape(len(a), -1)), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = np.where(coef > 0.0, rhs / coef, np.inf)
+    return np.clip(np.min(bound, axis=1, initial=np.inf), 0.0, xmax)
+
+
+def _model_limits(model: RobotModel, velocity_limit: Any, acceleration_limit: Any, torque_limit: Any,
+                  motor_torque_limit: Any) -> tuple[Array, Array, Array, Array | None]:
+    nq = model.nq
+    inf = np.full(nq, np.inf)
+
+    def limit(x: Any, default: Array, what: str) -> Array:
+        v = as_limits(x, nq, what)
+        return default.copy() if v is None else v
+
+    velocity = limit(velocity_limit, np.where(model.velocity_limit > 0, model.velocity_limit, np.inf), "velocity_limit")
+    acceleration = limit(acceleration_limit, inf, "acceleration_limit")
+    torque = limit(torque_limit, np.where(model.effort_limit > 0, model.effort_limit, np.inf), "torque_limit")
+    motor = as_limits(motor_torque_limit, nq, "motor_torque_limit")
+    return velocity, acceleration, torque, motor
+
+
+def _velocity_bound(dq: Array, velocity: Array) -> Array:
+    """x <= min_j (v_j / |q'_j|)^2 at each point (N,)."""
+    with np.errstate(divide="ignore"):
+        r = np.where(np.isfinite(velocity), velocity / np.abs(dq), np.inf)
+    return np.min(r, axis=1) ** 2
+
+
+def _static_check(rows: _Rows, grid: Array, c: Array) -> None:
+    """PathInfeasibleError at the first grid point whose static torques (gravity, and the friction
+    of starting along the path) exceed a limit: no timing can hold such a point."""
+    over = np.abs(c) > rows.limit * (1.0 + CHECK_TOLERANCE)
+    if np.any(over):
+        i, k = np.argwhere(over)[0]
+        name, what = rows.describe(int(k), float(c[i, k]))
+        raise PathInfeasibleError(
+            f"path infeasible at s = {grid[i]:.6g}: the {what} at rest (gravity and friction); "
+            "no timing can follow it", s=float(grid[i]), joint=name, torque=float(c[i, k]), limit=float(rows.limit[k]))
+
+
+def _solve(grid: Array, a: Array, b: Array, c: Array, lo: Array, hi: Array, xmax: Array) -> tuple[int, Array, Array, Array]:
+    from ..engine import engine
+
+    n = grid.size
+    K_lo, K_hi, x, u = np.empty(n), np.empty(n), np.zeros(n), np.zeros(n - 1)
+    failed = engine().reachability(grid, a, b, c, lo, hi, xmax, 0.0, 0.0, K_lo, K_hi, x, u)
+    return failed, K_hi, x, u
+
+
+class _CheckPoints:
+    """Where a timing is checked: each segment's ends and interior points (fixed), and the
+    timing's own samples at CHECK_RATE (each solve); every point with its segment."""
+
+    FRACTIONS = (0.0, 0.5, 1.0)
+
+    def __init__(self, path: PathFunction, grid: Array):
+        n = grid.size
+        f = np.array(self.FRACTIONS)
+        self.seg = np.repeat(np.arange(n - 1), f.size)
+        self.s = (grid[:-1, None] + np.diff(grid)[:, None] * f).reshape(-1)
+        self.s[f.size - 1 :: f.size] = grid[1:]  # the right ends exactly
+        self.q, self.dq, self.ddq = _evaluate(path, self.s)
+        self.path, self.grid = path, grid
+
+    def at_rate(self, x: Array, u: Array) -> tuple[Array, Array, Array, Array, Array]:
+        sd = np.sqrt(np.maximum(x, 0.0))
+        t = np.concatenate(([0.0], np.cumsum(2.0 * np.diff(self.grid) / (sd[:-1] + sd[1:]))))
+        samples = np.arange(0.0, t[-1], 1.0 / CHECK_RATE)
+        seg = np.clip(np.searchsorted(t, samples, side="right") - 1, 0, self.grid.size - 2)
+        tau = samples - t[seg]
+        s = np.minimum(self.grid[seg] + sd[seg] * tau + 0.5 * u[seg] * tau * tau, self.grid[seg + 1])
+        q, dq, ddq = _evaluate(self.path, s)
+        return seg, s, q, dq, ddq
+
+
+def _excess(dyn: _Dynamics, rows: _Rows, points: _CheckPoints, x: Array, u: Array, velocity: Array
+            ) -> tuple[Array, Array, Array]:
+    """The largest excess over each segment (G - 1, m) of each row's upper and lower limit, and of
+    the velocity limits as a ratio |qd| / limit (G - 1,)."""
+    extra = points.at_rate(x, u)
+    seg = np.concatenate((points.seg, extra[0]))
+    s = np.concatenate((points.s, extra[1]))
+    q, dq, ddq = (np.concatenate((p, e)) for p, e in zip((points.q, points.dq, points.ddq), extra[2:]))
+    order = np.argsort(seg, kind="stable")
+    seg, s, q, dq, ddq = seg[order], s[order], q[order], dq[order], ddq[order]
+    xs = np.maximum(x[seg] + 2.0 * (s - points.grid[seg]) * u[seg], 0.0)
+    sd = np.sqrt(xs)
+    qd, qdd = dq * sd[:, None], dq * u[seg][:, None] + ddq * xs[:, None]
+    values = rows.values(dyn.torques(q, qd, qdd), qdd)
+    starts = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
+    up = np.maximum.reduceat(values - rows.limit, starts, axis=0)
+    down = np.maximum.reduceat(-values - rows.limit, starts, axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(np.isfinite(velocity), np.abs(qd) / velocity, 0.0)
+    return up, down, np.maximum.reduceat(np.max(ratio, axis=1, initial=0.0), starts)
+
+
+def _tighten(lo: Array, hi: Array, xmax: Array, excess: tuple[Array, Array, Array], limit: Array) -> bool:
+    """Moves the limits of the rows exceeded on a segment in at both its ends by the excess (and a
+    fifth more), and the velocity bound by the ratio squared: True when anything was exceeded."""
+    up, down, ratio = excess
+    tol = CHECK_TOLERANCE * limit
+    changed = False
+    for over, bound, sign in ((up, hi, -1.0), (down, lo, 1.0)):
+        i, k = np.nonzero(over > tol)
+        if i.size:
+            step = sign * (1.2 * over[i, k] + tol[k])
+            np.add.at(bound, (i, k), step)
+            np.add.at(bound, (i + 1, k), step)
+            changed = True
+    i = np.flatnonzero(ratio > 1.0 + CHECK_TOLERANCE)
+    if i.size:
+        shrink = (1.0 - 2.0 * CHECK_TOLERANCE) / ratio[i] ** 2
+        xmax[i] *= shrink
+        xmax[i + 1] *= shrink
+        changed = True
+    return changed
+
+
+def time_optimal(
+    model: RobotModel,
+    path: ArrayLike | PathFunction,
+    *,
+    velocity_limit: ArrayLike | None = None,
+    acceleration_limit: ArrayLike | None = None,
+    torque_limit: ArrayLike | None = None,
+    motor_torque_limit: ArrayLike | None = None,
+    grid_points: int = 1001,
+    gravity: ArrayLike | None = None,
+    friction: bool = True,
+) -> TimeOptimalTrajectory:
+    """The fastest timing of ``path`` from rest to rest within the limits (TOPP-RA).
+
+    Args:
+        model: the robot (its drive train, rotor inertia and friction are in the torques).
+        path: waypoints (K, nq), joined by :func:`path_through`, or a callable ``path(s, order)``
+            giving q, dq/ds or d2q/ds2 (order 0, 1, 2) at s (N,) in [0, 1] as (N, nq): scipy's
+            CubicSpline and toppra's interpolators are such. A task-space motion: its joint path
+            from :func:`task_space_to_joint` (``report.q`` as waypoints).
+        velocity_limit: [rad/s or m/s], a scalar or (nq,); None: the model's velocity limits.
+        acceleration_limit: [rad/s^2 or m/s^2], a scalar or (nq,); None: none.
+        torque_limit: joint torques [N m or N], a scalar or (nq,); None: the model's effort limits
+            (inf: none).
+        motor_torque_limit: the motors' torques xi = A^-1 tau [N m] (the drive train's inputs
+            order; a robot without drive train: the joints'), (nq,); None: none.
+        grid_points: points of the grid of s where the reachability is computed (>= 2).
+        gravity: (3,) [m/s^2] in base axes; None: the model's.
+        friction: include the joints' friction (Khalil [7.26]) in the torques.
+
+    Returns:
+        A :class:`TimeOptimalTrajectory`: sample(t) -> (q, qd, qdd) on the path, at rest at both
+        ends; every limit holds at the grid points, at interior points of every segment and at
+        the timing's 1 kHz samples to 1e-9 relative.
+
+    Raises:
+        PathInfeasibleError: a point of the path needs more than a limit at rest (it names s,
+            the joint and the torque), or the path cannot be followed to its end.
+        InputError: a malformed path or limit.
+    """
+    started = time.perf_counter()
+    if isinstance(grid_points, bool) or not isinstance(grid_points, (int, np.integer)) or grid_points < 2:
+        raise InputError(f"grid_points: expected an integer >= 2, got {grid_points!r}")
+    fn = _as_path(path, model.nq)
+    velocity, acceleration, torque, motor = _model_limits(model, velocity_limit, acceleration_limit, torque_limit,
+                                                          motor_torque_limit)
+    rows = _Rows(model, torque, motor, acceleration)
+    grid = np.linspace(0.0, 1.0, int(grid_points))
+    q, dq, ddq = _evaluate(fn, grid)
+    if rows.m == 0 and not np.any(np.isfinite(velocity)):
+        raise InputError("time_optimal: no velocity, acceleration or torque limit bounds the motion")
+    dyn = _Dynamics(model, gravity, friction)
+    a_tau, b_tau, g_tau = dyn.coefficients(q, dq, ddq)
+    a, b = rows.values(a_tau, dq), rows.values(b_tau, ddq)
+    zero = np.zeros(grid.size)
+    c = rows.values(dyn.static(g_tau, dq, zero), np.zeros_like(q))
+    _static_check(rows, grid, c)
+    hi = np.tile(rows.limit, (grid.size, 1))
+    lo = -hi
+    xmax = _velocity_bound(dq, velocity)
+    point_rows = (a, b, c, lo.copy(), hi.copy(), xmax.copy())
+    x, u, K_hi, iterations = _iterate(dyn, rows, _CheckPoints(fn, grid), (a, b, c, lo, hi, xmax),
+                                      lambda sd: rows.values(dyn.static(g_tau, dq, sd), np.zeros_like(q)), velocity)
+    return TimeOptimalTrajectory(
+        fn, grid, x, u, dyn, rows=rows, point_rows=point_rows, controllable=np.sqrt(np.maximum(K_hi, 0.0)),
+        torque_limit=torque, motor_torque_limit=motor, velocity_limit=velocity, acceleration_limit=acceleration,
+        iterations=iterations, compute_time=time.perf_counter() - started)
+
+
+def _iterate(dyn: _Dynamics, rows: _Rows, points: _CheckPoints, problem: tuple[Array, ...],
+             static: Callable[[Array], Array], velocity: Array) -> tuple[Array, Array, Array, int]:
+    """Solves until nothing is exceeded: first the friction taken at the speed found (while it
+    changes), then the rows tightened where the timing exceeds them between grid points.
+    Returns x, u, the controllable sets' K_hi and the number of solves."""
+    a, b, c, lo, hi, xmax = problem
+    grid = points.grid
+    iterations = 0
+    for step in range(_FIXED_POINT_STEPS + _TIGHTENING_STEPS):
+        failed, K_hi, x, u = _solve(grid, a, b, c, lo, hi, xmax)
+        iterations += 1
+        if failed >= 0:
+            _unreachable(rows, grid, c, failed)
+        if step < _FIXED_POINT_STEPS and dyn.speed_dependent:  # the friction at the speed found
+            c_next = static(np.sqrt(x))
+            if np.max(np.abs(c_next - c)) > CHECK_TOLERANCE * np.max(rows.limit, initial=1.0):
+                c = c_next
+                continue
+        if not _tighten(lo, hi, xmax, _excess(dyn, rows, points, x, u, velocity), rows.limit):
+            break
+    else:
+        raise InputError(f"time_optimal: the timing kept exceeding a limit between grid points after {iterations} "
+                         "solves; try more grid_points")
+    stopped = (x[:-1] == 0.0) & (x[1:] == 0.0)
+    if np.any(stopped):
+        _unreachable(rows, grid, c, int(np.flatnonzero(stopped)[0]))
+    return x, u, K_hi, iterations
+
+
+def _unreachable(rows: _Rows, grid: Array, c: Array, i: int) -> None:
+    k = int(np.argmax(np.abs(c[i]) / rows.limit)) if rows.m else 0
+    name, what = rows.describe(k, float(c[i, k])) if rows.m else ("", "")
+    raise PathInfeasibleError(
+        f"path infeasible at s = {grid[i]:.6g}: it cannot be followed from there to its end within the limits "
+        f"(the tightest: the {what} at rest)", s=float(grid[i]), joint=name,
+        torque=float(c[i, k]) if rows.m else float("nan"), limit=float(rows.limit[k]) if rows.m else float("nan"))

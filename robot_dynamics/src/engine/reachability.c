@@ -1,0 +1,197 @@
+/* Time-optimal path parameterization by reachability analysis (TOPP-RA: H. Pham and Q.-C. Pham,
+ * "A New Approach to Time-Optimal Path Parameterization Based on Reachability Analysis", IEEE
+ * Trans. Robotics 34(3), 2018).
+ *
+ * A path q(s), s in [0, 1], traversed with sdot = ds/dt >= 0: the state of the timing is
+ * x = sdot^2 and its control u = sddot, so that on a segment of constant u, x(s) = x_i + 2 (s - s_i) u
+ * (Pham and Pham eq. 4). Every limit of the robot is a row lo <= a(s) u + b(s) x + c(s) <= hi
+ * (joint torques tau = M q' u + (M q'' + C(q, q') q') x + g + friction; accelerations
+ * qdd = q' u + q'' x), and velocity limits bound x alone.
+ *
+ * The discretization is the paper's "first-order interpolation" (its section VI-B): the rows of
+ * segment i hold at both of its ends, at (u, x_i) with s_i's coefficients and at (u, x_i + 2 d u)
+ * with s_(i+1)'s, so that no row is violated at a grid point from either side. The backward pass
+ * computes the controllable sets K_i = [K_lo, K_hi] of x (Algorithm 1's backward recursion, one
+ * two-variable LP for each bound), the forward pass takes at each point the largest u whose next
+ * state stays controllable (the greedy choice, its Theorem 3: time-optimal over the grid). The
+ * two-variable LPs are solved exactly by Seidel's incremental algorithm (R. Seidel, "Small-
+ * dimensional linear programming and convex hulls made easy", Discrete Comput. Geom. 6, 1991), in
+ * its deterministic order: at most (4 m + 2)^2 / 2 row operations, no allocation. */
+
+#include "engine.h"
+
+#include <math.h>
+
+/* A half-plane a u + b x <= g of the (u, x) plane. */
+typedef struct {
+    double a, b, g;
+} half_plane;
+
+/* The box every LP lives in: |u| <= RD_TOPP_U_BOUND, 0 <= x <= the point's xmax and RD_TOPP_X_BOUND. */
+#define RD_TOPP_U_BOUND 1e12
+#define RD_TOPP_X_BOUND 1e24
+/* Relative slack of a satisfied row (round-off of a u + b x against g). */
+#define RD_TOPP_TOL 1e-12
+
+static double slack(const half_plane *h, double u, double x)
+{
+    return RD_TOPP_TOL * (fabs(h->g) + fabs(h->a * u) + fabs(h->b * x)) + 1e-300;
+}
+
+/* t in [*lo, *hi] with coef t <= rhs added: 0, or -1 when a parallel row excludes the line. */
+static int bound_1d(double coef, double rhs, double scale, double *lo, double *hi)
+{
+    if (fabs(coef) <= 1e-14 * scale)
+        return rhs < -RD_TOPP_TOL * (fabs(rhs) + scale) ? -1 : 0;
+    if (coef > 0.0) {
+        if (rhs / coef < *hi)
+            *hi = rhs / coef;
+    } else if (rhs / coef > *lo) {
+        *lo = rhs / coef;
+    }
+    return 0;
+}
+
+/* The optimum of dir * x (then the larger u) on the line of h[j], under h[0..j) and the box
+ * [-U, U] x [xl, xh]: 0 with (*u, *x), or -1 when that part of the line is empty. */
+static int on_line(const half_plane *h, int j, double dir, double xl, double xh, double *u, double *x)
+{
+    const half_plane *L = h + j;
+    const int by_u = fabs(L->b) >= fabs(L->a); /* the parameter t: u (x = (g - a t) / b), else x */
+    double lo = -INFINITY, hi = INFINITY, primary, secondary;
+    double scale = fabs(L->a) + fabs(L->b);
+    if (by_u) {
+        lo = -RD_TOPP_U_BOUND, hi = RD_TOPP_U_BOUND;
+        /* xl <= (g - a t) / b <= xh */
+        if (bound_1d(-L->a / L->b, xh - L->g / L->b, 1.0, &lo, &hi) ||
+            bound_1d(L->a / L->b, L->g / L->b - xl, 1.0, &lo, &hi))
+            return -1;
+        primary = -dir * L->a / L->b, secondary = 1.0;
+    } else {
+        lo = xl, hi = xh;
+        /* -U <= (g - b t) / a <= U */
+        if (bound_1d(-L->b / L->a, RD_TOPP_U_BOUND - L->g / L->a, 1.0, &lo, &hi) ||
+            bound_1d(L->b / L->a, RD_TOPP_U_BOUND + L->g / L->a, 1.0, &lo, &hi))
+            return -1;
+        primary = dir, secondary = -L->b / L->a;
+    }
+    for (int i = 0; i < j; ++i) {
+        const half_plane *H = h + i;
+        const double s = fabs(H->a) + fabs(H->b) + 1e-300;
+        int bad;
+        if (by_u)
+            bad = bound_1d(H->a - H->b * L->a / L->b, H->g - H->b * L->g / L->b, s, &lo, &hi);
+        else
+            bad = bound_1d(H->b - H->a * L->b / L->a, H->g - H->a * L->g / L->a, s, &lo, &hi);
+        if (bad)
+            return -1;
+    }
+    if (lo > hi) {
+        if (lo - hi > RD_TOPP_TOL * (fabs(lo) + fabs(hi)) + 1e-300 * scale)
+            return -1;
+        hi = lo = 0.5 * (lo + hi);
+    }
+    const double pick = primary > 0.0 || (primary == 0.0 && secondary > 0.0) ? hi : lo;
+    if (by_u)
+        *u = pick, *x = (L->g - L->a * pick) / L->b;
+    else
+        *x = pick, *u = (L->g - L->b * pick) / L->a;
+    return 0;
+}
+
+/* Seidel's two-variable LP: the largest (dir 1) or smallest (dir -1) x of the points (u, x) of the
+ * box [-U, U] x [xl, xh] in every half-plane of h[0..k): 0 with *x, or -1 when there is none. */
+static int lp_x(const half_plane *h, int k, double dir, double xl, double xh, double *x)
+{
+    double u = RD_TOPP_U_BOUND, v = dir > 0.0 ? xh : xl;
+    if (xl > xh)
+        return -1;
+    for (int j = 0; j < k; ++j) {
+        const half_plane *H = h + j;
+        if (H->a * u + H->b * v <= H->g + slack(H, u, v))
+            continue;
+        if (H->a == 0.0 && H->b == 0.0)
+            return -1; /* 0 <= g violated: no point at all */
+        if (on_line(h, j, dir, xl, xh, &u, &v))
+            return -1;
+    }
+    *x = v;
+    return 0;
+}
+
+/* The half-planes of segment i (its rows at both ends, and x_i + 2 d u within K_(i+1)) into h:
+ * their count. */
+static int segment_rows(const rd_path_constraints *p, const double *K_lo, const double *K_hi, int i, half_plane *h)
+{
+    const int m = p->m;
+    const double d = p->s[i + 1] - p->s[i];
+    int n = 0;
+    for (int e = 0; e < 2; ++e) {
+        const int at = (i + e) * m;
+        for (int k = 0; k < m; ++k) {
+            const double b = p->b[at + k], c = p->c[at + k];
+            const double a = e ? p->a[at + k] + 2.0 * d * b : p->a[at + k]; /* x_(i+1) = x + 2 d u */
+            if (isfinite(p->hi[at + k]))
+                h[n++] = (half_plane){a, b, p->hi[at + k] - c};
+            if (isfinite(p->lo[at + k]))
+                h[n++] = (half_plane){-a, -b, c - p->lo[at + k]};
+        }
+    }
+    h[n++] = (half_plane){2.0 * d, 1.0, K_hi[i + 1]};
+    h[n++] = (half_plane){-2.0 * d, -1.0, -K_lo[i + 1]};
+    return n;
+}
+
+size_t rd_reachability_work(int m)
+{
+    return (size_t)(4 * m + 2) * sizeof(half_plane);
+}
+
+/* The largest u of segment i at x = x_i under its half-planes h[0..k): 0 with *u, or -1. */
+static int greedy_u(const half_plane *h, int k, double x, double *u)
+{
+    double lo = -RD_TOPP_U_BOUND, hi = RD_TOPP_U_BOUND;
+    for (int j = 0; j < k; ++j)
+        if (bound_1d(h[j].a, h[j].g - h[j].b * x, fabs(h[j].a) + fabs(h[j].b * x) + fabs(h[j].g) + 1e-300, &lo, &hi))
+            return -1;
+    if (lo > hi + RD_TOPP_TOL * (fabs(lo) + fabs(hi)))
+        return -1;
+    *u = hi < lo ? lo : hi;
+    return 0;
+}
+
+int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
+{
+    const int n = p->n;
+    half_plane *h = t->work;
+    double *K_lo = t->K_lo, *K_hi = t->K_hi;
+    K_lo[n - 1] = K_hi[n - 1] = p->x_end;
+    if (!(p->x_end >= 0.0 && p->x_end <= p->xmax[n - 1]))
+        return n - 1;
+    for (int i = n - 2; i >= 0; --i) {
+        const int k = segment_rows(p, K_lo, K_hi, i, h);
+        const double xh = fmin(p->xmax[i], RD_TOPP_X_BOUND);
+        if (lp_x(h, k, 1.0, 0.0, xh, K_hi + i) || lp_x(h, k, -1.0, 0.0, xh, K_lo + i))
+            return i;
+        if (K_lo[i] > K_hi[i])
+            K_lo[i] = K_hi[i];
+    }
+    double x = p->x_start;
+    if (x < K_lo[0] - RD_TOPP_TOL * (1.0 + K_lo[0]) || x > K_hi[0] + RD_TOPP_TOL * (1.0 + K_hi[0]))
+        return 0;
+    t->x[0] = x;
+    for (int i = 0; i < n - 1; ++i) {
+        const int k = segment_rows(p, K_lo, K_hi, i, h);
+        const double d = p->s[i + 1] - p->s[i];
+        double u;
+        if (greedy_u(h, k, x, &u))
+            return i;
+        double next = x + 2.0 * d * u;
+        next = fmin(fmax(next, fmax(K_lo[i + 1], 0.0)), K_hi[i + 1]);
+        if (i == n - 2)
+            next = p->x_end;
+        t->u[i] = (next - x) / (2.0 * d); /* the u that reaches the (clamped) next state */
+        t->x[i + 1] = x = next;
+    }
+    return -1;
+}
