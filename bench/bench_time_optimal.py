@@ -30,7 +30,8 @@ path (seeded; --waypoints waypoints drawn uniformly inside the joint limits, eac
 * the flat-acceleration timing (MoveIt's practice): the largest acceleration limit, one value for
   every joint, whose timing under the same velocity limits keeps every torque of the 1 kHz
   resampling within its limit (bisection, to 0.1 %; ``time_optimal`` with that acceleration
-  limit and no torque limit, or toppra's with --flat toppra), per path and for the robot (the
+  limit and no torque limit, or toppra's with --flat toppra; toppra's too, counted in the table,
+  for a limit where ``time_optimal`` raises PathInfeasibleError), per path and for the robot (the
   smallest over its paths: one limit for every motion, as a configuration file holds), and the
   time the torque-limited optimum saves against each.
 
@@ -100,6 +101,7 @@ class Row:
     flat_acceleration: float = float("nan")  # the largest flat limit of this path [rad/s^2]
     flat_duration: float = float("nan")  # its duration [s]
     robot_flat_duration: float = float("nan")  # the duration at the robot's flat limit [s]
+    flat_fallbacks: int = 0  # flat timings where ours raised PathInfeasibleError and toppra's was used
 
 
 def load_case(pin, path: str) -> Case:
@@ -213,15 +215,27 @@ def measure(case: Case, index: int, ss: np.ndarray, wp: np.ndarray, args: argpar
         row.duration[name] = results[name][0]
         row.torque[name], row.velocity[name] = excess(case, results[name])
     if args.flat != "none":
-        row.flat_acceleration, row.flat_duration = flat_acceleration(case, flat_timer(case, ss, wp, args))
+        row.flat_acceleration, row.flat_duration = flat_acceleration(case, flat_timer(case, ss, wp, args, row))
     return row
 
 
-def flat_timer(case: Case, ss: np.ndarray, wp: np.ndarray, args: argparse.Namespace) -> Callable[[float], Timed]:
-    """The timing of the path under the velocity limits and a flat acceleration limit [rad/s^2]."""
-    if args.flat == "toppra":
-        return lambda a: toppra_timing(case, ss, wp, args.grid, args.scheme, acceleration=a)
-    return lambda a: ours(case, ss, wp, args.grid, acceleration=a)
+def flat_timer(case: Case, ss: np.ndarray, wp: np.ndarray, args: argparse.Namespace,
+               row: Row | None = None) -> Callable[[float], Timed]:
+    """The timing of the path under the velocity limits and a flat acceleration limit [rad/s^2]:
+    --flat's; where ours raises PathInfeasibleError (no path is infeasible under velocity and
+    acceleration limits alone), toppra's, counted in ``row.flat_fallbacks``."""
+    from robot_dynamics.errors import PathInfeasibleError
+
+    def timer(a: float) -> Timed:
+        if args.flat == "ours":
+            try:
+                return ours(case, ss, wp, args.grid, acceleration=a)
+            except PathInfeasibleError:
+                if row is not None:
+                    row.flat_fallbacks += 1
+        return toppra_timing(case, ss, wp, args.grid, args.scheme, acceleration=a)
+
+    return timer
 
 
 def flat_acceleration(case: Case, timer: Callable[[float], Timed], tolerance: float = 1e-3,
@@ -272,7 +286,7 @@ def robot_flat(case: Case, rows: list[Row], paths: list, args: argparse.Namespac
         return float("nan")
     a = float(min(limits))
     for row, (ss, wp) in zip(rows, paths):
-        timed = flat_timer(case, ss, wp, args)(a)
+        timed = flat_timer(case, ss, wp, args, row)(a)
         row.robot_flat_duration = timed[0]
         torque = excess(case, timed)[0]
         if torque > GOALS["violation"]:
@@ -387,11 +401,12 @@ def flat_table(rows: list[Row], robot_limits: dict[str, float], args: argparse.N
         robot_saved = 1.0 - r.duration["ours"] / r.robot_flat_duration
         table.append([r.robot, str(r.path), f"{r.flat_acceleration:.3f}", f"{r.flat_duration:.4f}",
                       f"{robot_limits[r.robot]:.3f}", f"{r.robot_flat_duration:.4f}", f"{r.duration['ours']:.4f}",
-                      f"{100 * saved:.1f} %", f"{100 * robot_saved:.1f} %"])
+                      f"{100 * saved:.1f} %", f"{100 * robot_saved:.1f} %", str(r.flat_fallbacks)])
     return _table(f"Against a flat acceleration limit ({args.flat}'s timing under it, the same velocity limits; "
                   "the largest keeping every torque within limits at 1 kHz): the time the torque-limited optimum saves",
                   ["robot", "path", "flat limit, path [rad/s^2]", "its duration [s]", "flat limit, robot",
-                   "its duration [s]", "torque-limited [s]", "saved (path's)", "saved (robot's)"], table)
+                   "its duration [s]", "torque-limited [s]", "saved (path's)", "saved (robot's)",
+                   "toppra's timing instead (ours raised)"], table)
 
 
 def summary(rows: list[Row]) -> list[str]:
@@ -418,12 +433,12 @@ def write_csv(path: str, rows: list[Row]) -> None:
 
     head = ["robot", "path", "duration_ours_s", "duration_toppra_s", "warm_ours_s", "warm_toppra_s", "first_ours_s",
             "first_toppra_s", "torque_excess_ours", "torque_excess_toppra", "velocity_excess_ours",
-            "velocity_excess_toppra", "flat_acceleration", "flat_duration_s", "robot_flat_duration_s"]
+            "velocity_excess_toppra", "flat_acceleration", "flat_duration_s", "robot_flat_duration_s", "flat_fallbacks"]
     lines = [",".join(head)]
     for r in rows:
         values = [r.duration["ours"], r.duration["toppra"], r.warm["ours"], r.warm["toppra"], r.first["ours"],
                   r.first["toppra"], r.torque["ours"], r.torque["toppra"], r.velocity["ours"], r.velocity["toppra"],
-                  r.flat_acceleration, r.flat_duration, r.robot_flat_duration]
+                  r.flat_acceleration, r.flat_duration, r.robot_flat_duration, r.flat_fallbacks]
         lines.append(",".join([r.robot, str(r.path), *(f"{v:.9g}" for v in values)]))
     write_atomic(path, "\n".join(lines) + "\n")
 
