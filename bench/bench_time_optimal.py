@@ -1,10 +1,11 @@
 """Time-optimal timing under torque limits against toppra (TOPP-RA, from PyPI) side by side in one
 process, on the same paths and limits; and against a flat-acceleration timing.
 
-    python bench/bench_time_optimal.py [--urdf FILE ...] [--robots NAME ...] [--paths 4] [--waypoints 5]
+    python bench/bench_time_optimal.py [--urdf FILE ...] [--robots NAME ...] [--paths 5] [--waypoints 5]
                                        [--seed 0] [--span 1]
                                        [--grid 1001] [--repeat 7] [--threads 1]
-                                       [--scheme collocation|interpolation] [--flat ours|toppra|none]
+                                       [--scheme collocation|interpolation] [--output spline|const-accel]
+                                       [--flat ours|toppra|none]
                                        [--skip-cold] [--results bench/results/bench_time_optimal.json]
                                        [--csv FILE]
 
@@ -19,7 +20,9 @@ path (seeded; --waypoints waypoints drawn uniformly inside the joint limits, eac
 * the limits: the description's velocity and effort limits, no friction (the Panda's viscous
   damping is dropped); toppra gets ``JointVelocityConstraint`` and ``JointTorqueConstraint`` with
   Pinocchio's rnea as its inverse dynamics, --grid grid points uniform in s, the seidel solver,
-  the --scheme discretization and its default output (``ParametrizeSpline``);
+  the --scheme discretization and its default output (``ParametrizeSpline``, a cubic spline in
+  time through the grid points; --output const-accel: ``ParametrizeConstAccel``, the grid's
+  constant path accelerations);
 * the duration of each result and the ratio ours / toppra (goal <= 1.02);
 * the compute time from the waypoints to the timed trajectory (the spline, the solve, the
   output), first call and median of --repeat warm calls interleaved with toppra's, and the ratio
@@ -150,7 +153,7 @@ def ours(case: Case, ss: np.ndarray, wp: np.ndarray, grid: int, acceleration: fl
 
 
 def toppra_timing(case: Case, ss: np.ndarray, wp: np.ndarray, grid: int, scheme: str,
-                  acceleration: float | None = None) -> Timed:
+                  acceleration: float | None = None, output: str = "spline") -> Timed:
     """toppra on the same spline: velocity and torque constraints (Pinocchio's rnea), or velocity
     and a flat acceleration limit; ``grid`` grid points uniform in s, the seidel solver."""
     import toppra
@@ -167,7 +170,9 @@ def toppra_timing(case: Case, ss: np.ndarray, wp: np.ndarray, grid: int, scheme:
     else:
         a = np.full(case.model.nq, acceleration)
         second = constraint.JointAccelerationConstraint(np.c_[-a, a], discretization_scheme=kind)
-    instance = algo.TOPPRA([velocity, second], path, gridpoints=np.linspace(0.0, 1.0, grid), solver_wrapper="seidel")
+    parametrizer = {"spline": "ParametrizeSpline", "const-accel": "ParametrizeConstAccel"}[output]
+    instance = algo.TOPPRA([velocity, second], path, gridpoints=np.linspace(0.0, 1.0, grid), solver_wrapper="seidel",
+                           parametrizer=parametrizer)
     traj = instance.compute_trajectory()
     if traj is None:
         raise RuntimeError(f"{case.name}: toppra found no parameterization ({instance.problem_data.return_code})")
@@ -201,7 +206,7 @@ def measure(case: Case, index: int, ss: np.ndarray, wp: np.ndarray, args: argpar
     durations and the excesses of the 1 kHz resampling; then the flat-acceleration timing."""
     row = Row(case.name, index)
     solvers = {"ours": lambda: ours(case, ss, wp, args.grid),
-               "toppra": lambda: toppra_timing(case, ss, wp, args.grid, args.scheme)}
+               "toppra": lambda: toppra_timing(case, ss, wp, args.grid, args.scheme, output=args.output)}
     results = {}
     for name, fn in solvers.items():
         row.first[name], results[name] = clock(fn)
@@ -233,7 +238,7 @@ def flat_timer(case: Case, ss: np.ndarray, wp: np.ndarray, args: argparse.Namesp
             except PathInfeasibleError:
                 if row is not None:
                     row.flat_fallbacks += 1
-        return toppra_timing(case, ss, wp, args.grid, args.scheme, acceleration=a)
+        return toppra_timing(case, ss, wp, args.grid, args.scheme, acceleration=a, output=args.output)
 
     return timer
 
@@ -304,7 +309,7 @@ from scipy.interpolate import CubicSpline
 import robot_dynamics as rd
 from robot_dynamics.trajectory import time_optimal
 t1 = time.perf_counter()
-urdf, ss, wp, grid, scheme = json.loads(sys.argv[1])
+urdf, ss, wp, grid, scheme, output = json.loads(sys.argv[1])
 m = rd.load_urdf(urdf)
 z = np.zeros(m.nq)
 m = m.replace(viscous=z, coulomb=z, static_friction=None, stribeck=None)
@@ -321,7 +326,7 @@ import numpy as np
 import pinocchio as pin
 import toppra, toppra.algorithm as algo, toppra.constraint as constraint
 t1 = time.perf_counter()
-urdf, ss, wp, grid, scheme = json.loads(sys.argv[1])
+urdf, ss, wp, grid, scheme, output = json.loads(sys.argv[1])
 pm = pin.buildModelFromUrdf(urdf)
 pd = pm.createData()
 v = pm.velocityLimit
@@ -332,7 +337,9 @@ path = toppra.SplineInterpolator(ss, np.array(wp))
 cv = constraint.JointVelocityConstraint(np.c_[-v, v])
 ct = constraint.JointTorqueConstraint(lambda q, qd, qdd: pin.rnea(pm, pd, q, qd, qdd), np.c_[-e, e], np.zeros(pm.nv),
                                       discretization_scheme=kind)
-traj = algo.TOPPRA([cv, ct], path, gridpoints=np.linspace(0, 1, grid), solver_wrapper="seidel").compute_trajectory()
+parametrizer = {"spline": "ParametrizeSpline", "const-accel": "ParametrizeConstAccel"}[output]
+traj = algo.TOPPRA([cv, ct], path, gridpoints=np.linspace(0, 1, grid), solver_wrapper="seidel",
+                   parametrizer=parametrizer).compute_trajectory()
 t3 = time.perf_counter()
 print(t1 - t0, t2 - t1, t3 - t2, traj.duration)
 """,
@@ -344,7 +351,7 @@ def cold_start(urdf: str, ss: np.ndarray, wp: np.ndarray, args: argparse.Namespa
     call, from the process start (the interpreter's start included), duration] [s]."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA")}
     env["OMP_NUM_THREADS"] = str(args.threads)
-    payload = json.dumps([urdf, ss.tolist(), wp.tolist(), args.grid, args.scheme])
+    payload = json.dumps([urdf, ss.tolist(), wp.tolist(), args.grid, args.scheme, args.output])
     out = []
     for side, script in _COLD.items():
         t0 = time.perf_counter()
@@ -383,7 +390,7 @@ def toppra_tables(rows: list[Row], args: argparse.Namespace) -> list[dict]:
     limits = [[r.robot, str(r.path), _pct(r.torque["ours"]), _pct(r.torque["toppra"]),
                _pct(r.velocity["ours"]), _pct(r.velocity["toppra"])] for r in rows]
     return [
-        _table(f"Against toppra, {args.grid} grid points ({args.scheme}): durations [s] (goal: ratio <= {GOALS['duration']}) "
+        _table(f"Against toppra, {args.grid} grid points ({args.scheme}, {args.output} output): durations [s] (goal: ratio <= {GOALS['duration']}) "
                f"and compute times [ms] (warm: median of {args.repeat}; goal: ratio <= {GOALS['compute']})",
                ["robot", "path", "ours [s]", "toppra [s]", "ratio", "ours warm", "toppra warm", "ratio", "ours first",
                 "toppra first"], timing),
@@ -419,7 +426,9 @@ def summary(rows: list[Row]) -> list[str]:
         f"duration ours/toppra: largest {duration:.4f} (goal <= {GOALS['duration']}): {'met' if duration <= GOALS['duration'] else 'MISSED'}",
         f"compute time ours/toppra (warm medians): largest {compute:.3f} (goal <= {GOALS['compute']}): "
         f"{'met' if compute <= GOALS['compute'] else 'MISSED'}",
-        f"toppra's result exceeds a limit at 1 kHz on {len(violating)} of {len(rows)} paths; ours there: largest excess "
+        f"toppra's result exceeds a limit at 1 kHz on {len(violating)} of {len(rows)} paths (a torque limit on "
+        f"{sum(r.torque['toppra'] > 0.0 for r in rows)}, a velocity limit on {sum(r.velocity['toppra'] > 0.0 for r in rows)}); "
+        f"ours there: largest excess "
         f"{worst:+.2e} (goal <= {GOALS['violation']:g}): {'met' if not violating or worst <= GOALS['violation'] else 'MISSED'}",
     ]
     for line in lines:
@@ -449,7 +458,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="URDF files read by both sides (default: example-robot-data's UR5 and Panda)")
     parser.add_argument("--robots", nargs="*", default=[],
                         help="bundled robots, their descriptions written to files read by both sides")
-    parser.add_argument("--paths", type=int, default=4, help="random paths per robot")
+    parser.add_argument("--paths", type=int, default=5, help="random paths per robot")
     parser.add_argument("--waypoints", type=int, default=5, help="waypoints per path")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--span", type=float, default=1.0,
@@ -459,6 +468,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=1, help="our engine's threads (toppra runs on one)")
     parser.add_argument("--scheme", choices=["collocation", "interpolation"], default="collocation",
                         help="toppra's discretization of its constraints")
+    parser.add_argument("--output", choices=["spline", "const-accel"], default="spline",
+                        help="toppra's output: ParametrizeSpline (its default) or ParametrizeConstAccel")
     parser.add_argument("--flat", choices=["ours", "toppra", "none"], default="ours",
                         help="whose timing under a flat acceleration limit (none: skip that study)")
     parser.add_argument("--skip-cold", action="store_true")
