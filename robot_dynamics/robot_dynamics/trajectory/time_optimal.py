@@ -171,12 +171,22 @@ class _Dynamics:
         g = self._rnea(self.model, q, zero, zero, self.gravity, friction=False)
         return a, b, g
 
-    def static(self, g: Array, dq: Array, sd: Array) -> Array:
-        """c = g + Gamma_f(q' sdot) (N, nq); at sdot = 0 the friction of motion starting along q'."""
+    def static(self, g: Array, dq: Array) -> Array:
+        """c = g + Gamma_f(0+ q') (N, nq): the static torques, with the friction of motion starting along q'."""
         if not self.friction:
             return g
-        speed = np.where(sd > 0.0, sd, 1e-300)[:, None]
-        return g + self._friction(self.model, dq * speed)
+        return g + self._friction(self.model, dq * 1e-300)
+
+    def friction_slope(self, dq: Array, x: Array) -> Array:
+        """The secant of the speed-dependent friction through x = 0 and x: (Gamma_f(q' sqrt(x)) -
+        Gamma_f(0+ q')) / x (N, nq) [N m s^2], 0 where x = 0. Viscous friction Fv q' sqrt(x) is not
+        linear in x; the secant is exact at rest and at the speed x of the last solve."""
+        if not self.speed_dependent:
+            return np.zeros_like(dq)
+        at_rest = self._friction(self.model, dq * 1e-300)
+        moving = self._friction(self.model, dq * np.sqrt(x)[:, None])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(x[:, None] > 0.0, (moving - at_rest) / x[:, None], 0.0)
 
     def torques(self, q: Array, qd: Array, qdd: Array) -> Array:
         return self._rnea(self.model, q, qd, qdd, self.gravity, friction=self.friction)
@@ -339,40 +349,51 @@ class _CheckPoints:
         return seg, s, q, dq, ddq
 
 
-def _excess(dyn: _Dynamics, rows: _Rows, points: _CheckPoints, x: Array, u: Array, velocity: Array
-            ) -> tuple[Array, Array, Array]:
-    """The largest excess over each segment (G - 1, m) of each row's upper and lower limit, and of
-    the velocity limits as a ratio |qd| / limit (G - 1,)."""
+def _excess(dyn: _Dynamics, rows: _Rows, points: _CheckPoints, timing: tuple[Array, Array], problem: tuple[Array, ...],
+            velocity: Array) -> tuple[Array, Array, Array]:
+    """What the timing (x, u) exceeds on each segment: the largest excess over each row's upper and
+    lower limit (2, G - 1, m), the largest model error of those rows (the full dynamics less the
+    solve's rows a u + b x + c, interpolated linearly between the segment's ends; signed as the
+    excess, (2, G - 1, m)), and the velocity ratio |qd| / limit (G - 1,)."""
+    x, u = timing
+    a, b, c = problem
     extra = points.at_rate(x, u)
     seg = np.concatenate((points.seg, extra[0]))
     s = np.concatenate((points.s, extra[1]))
     q, dq, ddq = (np.concatenate((p, e)) for p, e in zip((points.q, points.dq, points.ddq), extra[2:]))
     order = np.argsort(seg, kind="stable")
     seg, s, q, dq, ddq = seg[order], s[order], q[order], dq[order], ddq[order]
+    f = ((s - points.grid[seg]) / (points.grid[seg + 1] - points.grid[seg]))[:, None]
     xs = np.maximum(x[seg] + 2.0 * (s - points.grid[seg]) * u[seg], 0.0)
     sd = np.sqrt(xs)
     qd, qdd = dq * sd[:, None], dq * u[seg][:, None] + ddq * xs[:, None]
     values = rows.values(dyn.torques(q, qd, qdd), qdd)
+    start = a[:-1] * u[:, None] + b[:-1] * x[:-1, None] + c[:-1]
+    end = a[1:] * u[:, None] + b[1:] * x[1:, None] + c[1:]
+    error = values - ((1.0 - f) * start[seg] + f * end[seg])
     starts = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
-    up = np.maximum.reduceat(values - rows.limit, starts, axis=0)
-    down = np.maximum.reduceat(-values - rows.limit, starts, axis=0)
+    over = np.stack((np.maximum.reduceat(values - rows.limit, starts, axis=0),
+                     np.maximum.reduceat(-values - rows.limit, starts, axis=0)))
+    errors = np.stack((np.maximum.reduceat(error, starts, axis=0), np.maximum.reduceat(-error, starts, axis=0)))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(np.isfinite(velocity), np.abs(qd) / velocity, 0.0)
-    return up, down, np.maximum.reduceat(np.max(ratio, axis=1, initial=0.0), starts)
+    return over, errors, np.maximum.reduceat(np.max(ratio, axis=1, initial=0.0), starts)
 
 
-def _tighten(lo: Array, hi: Array, xmax: Array, excess: tuple[Array, Array, Array], limit: Array) -> bool:
-    """Moves the limits of the rows exceeded on a segment in at both its ends by the excess (and a
-    fifth more), and the velocity bound by the ratio squared: True when anything was exceeded."""
-    up, down, ratio = excess
+def _tighten(margin: Array, xmax: Array, excess: tuple[Array, Array, Array], limit: Array) -> bool:
+    """Where the timing exceeds a row on a segment, the row's margin at both ends of the segment
+    becomes at least the model error there (the solve then keeps a u + b x + c within the limit
+    less the error, and so the full dynamics within the limit), and the velocity bound shrinks by
+    the ratio squared. margin: (2, G, m), the upper and lower sides. True when anything was exceeded."""
+    over, error, ratio = excess
     tol = CHECK_TOLERANCE * limit
     changed = False
-    for over, bound, sign in ((up, hi, -1.0), (down, lo, 1.0)):
-        i, k = np.nonzero(over > tol)
+    for side in (0, 1):
+        i, k = np.nonzero(over[side] > tol)
         if i.size:
-            step = sign * (1.2 * over[i, k] + tol[k])
-            np.add.at(bound, (i, k), step)
-            np.add.at(bound, (i + 1, k), step)
+            need = np.maximum(error[side][i, k], over[side][i, k] + margin[side][i, k]) + tol[k]
+            np.maximum.at(margin[side], (i, k), need)
+            np.maximum.at(margin[side], (i + 1, k), need)
             changed = True
     i = np.flatnonzero(ratio > 1.0 + CHECK_TOLERANCE)
     if i.size:
@@ -437,15 +458,14 @@ def time_optimal(
     dyn = _Dynamics(model, gravity, friction)
     a_tau, b_tau, g_tau = dyn.coefficients(q, dq, ddq)
     a, b = rows.values(a_tau, dq), rows.values(b_tau, ddq)
-    zero = np.zeros(grid.size)
-    c = rows.values(dyn.static(g_tau, dq, zero), np.zeros_like(q))
+    c = rows.values(dyn.static(g_tau, dq), np.zeros_like(q))
     _static_check(rows, grid, c)
     hi = np.tile(rows.limit, (grid.size, 1))
     lo = -hi
     xmax = _velocity_bound(dq, velocity)
     point_rows = (a, b, c, lo.copy(), hi.copy(), xmax.copy())
     x, u, K_hi, iterations = _iterate(dyn, rows, _CheckPoints(fn, grid), (a, b, c, lo, hi, xmax),
-                                      lambda sd: rows.values(dyn.static(g_tau, dq, sd), np.zeros_like(q)), velocity)
+                                      lambda x: rows.values(dyn.friction_slope(dq, x), np.zeros_like(q)), velocity)
     return TimeOptimalTrajectory(
         fn, grid, x, u, dyn, rows=rows, point_rows=point_rows, controllable=np.sqrt(np.maximum(K_hi, 0.0)),
         torque_limit=torque, motor_torque_limit=motor, velocity_limit=velocity, acceleration_limit=acceleration,
@@ -453,24 +473,27 @@ def time_optimal(
 
 
 def _iterate(dyn: _Dynamics, rows: _Rows, points: _CheckPoints, problem: tuple[Array, ...],
-             static: Callable[[Array], Array], velocity: Array) -> tuple[Array, Array, Array, int]:
-    """Solves until nothing is exceeded: first the friction taken at the speed found (while it
-    changes), then the rows tightened where the timing exceeds them between grid points.
-    Returns x, u, the controllable sets' K_hi and the number of solves."""
-    a, b, c, lo, hi, xmax = problem
+             friction_slope: Callable[[Array], Array], velocity: Array) -> tuple[Array, Array, Array, int]:
+    """Solves until nothing is exceeded: first with the friction's secant at the speed found (while
+    it changes the torques there), then with margins on the rows where the timing exceeds them
+    between grid points. Returns x, u, the controllable sets' K_hi and the number of solves."""
+    a, b0, c, lo, hi, xmax = problem
     grid = points.grid
+    b, slope = b0, np.zeros_like(b0)
+    margin = np.zeros((2,) + a.shape)
     iterations = 0
     for step in range(_FIXED_POINT_STEPS + _TIGHTENING_STEPS):
-        failed, K_hi, x, u = _solve(grid, a, b, c, lo, hi, xmax)
+        failed, K_hi, x, u = _solve(grid, a, b, c, lo + margin[1], hi - margin[0], xmax)
         iterations += 1
         if failed >= 0:
             _unreachable(rows, grid, c, failed)
         if step < _FIXED_POINT_STEPS and dyn.speed_dependent:  # the friction at the speed found
-            c_next = static(np.sqrt(x))
-            if np.max(np.abs(c_next - c)) > CHECK_TOLERANCE * np.max(rows.limit, initial=1.0):
-                c = c_next
+            new = friction_slope(x)
+            if np.max(np.abs((new - slope) * x[:, None])) > CHECK_TOLERANCE * np.max(rows.limit, initial=1.0):
+                slope = new
+                b = b0 + slope
                 continue
-        if not _tighten(lo, hi, xmax, _excess(dyn, rows, points, x, u, velocity), rows.limit):
+        if not _tighten(margin, xmax, _excess(dyn, rows, points, (x, u), (a, b, c), velocity), rows.limit):
             break
     else:
         raise InputError(f"time_optimal: the timing kept exceeding a limit between grid points after {iterations} "

@@ -32,6 +32,9 @@ typedef struct {
 #define RD_TOPP_X_BOUND 1e24
 /* Relative slack of a satisfied row (round-off of a u + b x against g). */
 #define RD_TOPP_TOL 1e-12
+/* An interval of u or x that round-off has turned over by at most this much (relative to 1 and its
+ * ends) is taken as the point between its ends: rows met to round-off there. */
+#define RD_TOPP_EMPTY 1e-9
 
 static double slack(const half_plane *h, double u, double x)
 {
@@ -59,7 +62,6 @@ static int on_line(const half_plane *h, int j, double dir, double xl, double xh,
     const half_plane *L = h + j;
     const int by_u = fabs(L->b) >= fabs(L->a); /* the parameter t: u (x = (g - a t) / b), else x */
     double lo = -INFINITY, hi = INFINITY, primary, secondary;
-    double scale = fabs(L->a) + fabs(L->b);
     if (by_u) {
         lo = -RD_TOPP_U_BOUND, hi = RD_TOPP_U_BOUND;
         /* xl <= (g - a t) / b <= xh */
@@ -87,7 +89,7 @@ static int on_line(const half_plane *h, int j, double dir, double xl, double xh,
             return -1;
     }
     if (lo > hi) {
-        if (lo - hi > RD_TOPP_TOL * (fabs(lo) + fabs(hi)) + 1e-300 * scale)
+        if (lo - hi > RD_TOPP_EMPTY * (1.0 + fabs(lo) + fabs(hi)))
             return -1;
         hi = lo = 0.5 * (lo + hi);
     }
@@ -154,9 +156,9 @@ static int greedy_u(const half_plane *h, int k, double x, double *u)
     for (int j = 0; j < k; ++j)
         if (bound_1d(h[j].a, h[j].g - h[j].b * x, fabs(h[j].a) + fabs(h[j].b * x) + fabs(h[j].g) + 1e-300, &lo, &hi))
             return -1;
-    if (lo > hi + RD_TOPP_TOL * (fabs(lo) + fabs(hi)))
+    if (lo > hi + RD_TOPP_EMPTY * (1.0 + fabs(lo) + fabs(hi)))
         return -1;
-    *u = hi < lo ? lo : hi;
+    *u = hi < lo ? 0.5 * (lo + hi) : hi;
     return 0;
 }
 
