@@ -189,7 +189,8 @@ def test_the_ros_reference_lists_every_parameter_service_and_field():
             assert f" {spec.name} {spec.type} " in text, f"{node}: parameter {spec.name} missing"
     services = section("ros-node-dynamics") + section("ros-node-trajectory")
     for service in ("/dynamics/inverse_dynamics", "/dynamics/forward_dynamics", "/dynamics/mass_matrix",
-                    "/dynamics/trajectory_effort", "/dynamics/linearize", "/trajectory/plan"):
+                    "/dynamics/trajectory_effort", "/dynamics/linearize", "/trajectory/plan",
+                    "/trajectory/time_optimal"):
         assert f" {service} " in services
     for srv in sorted((HERE.parent / "robot_dynamics_interfaces" / "srv").glob("*.srv")):
         text = section(f"srv-{srv.stem.lower()}")

@@ -156,6 +156,9 @@ setup(
             "mcap-ros2-support>=0.5",  # test_recordings.py: the MCAP recordings decoded independently of rosbags
             "example-robot-data>=4.0",  # test_example_robot_data.py, test_fuzz_entry_points.py: published URDFs
             "numba>=0.59",  # test_codegen.py: the generated model's compiled paths (skipped without it)
+            # test_bench_time_optimal.py: the peer of bench/bench_time_optimal.py (skipped without it); its
+            # wheels are Linux x86_64 only, and elsewhere pip would compile an older sdist
+            "toppra>=0.6; platform_system == 'Linux' and platform_machine == 'x86_64' and python_version < '3.14'",
         ],
         # the documentation site (bash docs/build.sh: the tutorials run, t07 on a Dask cluster)
         # and its browser test (docs/test_site.py)

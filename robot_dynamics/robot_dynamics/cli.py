@@ -113,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: How --help lists the subcommands: the main job first, then the dynamics, the studies, the
 #: mechanisms of the source documents, the exports, and the developer's tools last.
-COMMAND_ORDER = ("simulate", "trajectory", "torque", "accel", "mass-matrix", "info", "drivetrain", "sweep",
+COMMAND_ORDER = ("simulate", "trajectory", "torque", "accel", "mass-matrix", "info", "time-optimal", "drivetrain", "sweep",
                  "identify", "excite", "stewart", "quadruped-yaw", "quadruped-pitch", "urdf", "ros2-control",
                  "engine-model", "codegen", "bench")
 

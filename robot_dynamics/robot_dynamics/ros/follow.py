@@ -15,6 +15,13 @@ joint_trajectory_controller does for the same action:
   then goes through :meth:`TrajectoryStreamer.handle_execute`, the path of the node's
   ``~/execute`` topic (the start within ``start_tolerance`` of the measured position, the
   joint and velocity limits): its refusals are ``INVALID_GOAL`` with its reason.
+- **Untimed paths**: a goal whose points all have ``time_from_start`` 0 and positions only (a
+  planner's path before its time parameterization) is refused ``INVALID_GOAL``, naming the
+  parameter that changes it, unless the follower is built with ``time_untimed`` (the node's
+  ``time_untimed_goals``): the path is then timed, time-optimal under the velocity and effort
+  limits (:meth:`TrajectoryStreamer.handle_untimed`: it starts at the measured position), and
+  executed as a timed goal is. Without it a goal of one point at 0 s keeps its meaning: be
+  there now.
 - **Tolerances** (control_msgs/JointTolerance): per joint and per quantity, a value > 0 is the
   bound, 0 keeps the node's default, -1 removes any bound. The defaults: no path bound unless
   ``path_position`` is set; at the goal ``goal_position`` and ``goal_velocity`` (the "stopped
@@ -51,6 +58,7 @@ from ..errors import InputError, RobotDynamicsError
 from ..trajectory import TabulatedTrajectory, Trajectory
 from . import conversion as cv
 from .motion import TrajectoryStreamer
+from .timing import is_untimed
 
 __all__ = ["ResultCode", "GoalRefused", "Tolerances", "Outcome", "FeedbackState", "TrajectoryFollower",
            "resolve_tolerances", "ERASE"]
@@ -193,6 +201,8 @@ class TrajectoryFollower:
         goal_velocity: default goal velocity bound ("stopped velocity"); 0 = none.
         path_position: default path position bound of every joint; 0 = none.
         start_tolerance: how far the first point (at t = 0) may be from the measured position.
+        time_untimed: time an untimed goal (every point at 0 s, positions only) with the
+            streamer's :meth:`TrajectoryStreamer.handle_untimed` instead of refusing it.
     """
 
     def __init__(
@@ -204,6 +214,7 @@ class TrajectoryFollower:
         goal_velocity: float = 0.05,
         path_position: float = 0.0,
         start_tolerance: float = 0.05,
+        time_untimed: bool = False,
     ):
         self.streamer = streamer
         self.names = list(streamer.names)
@@ -214,6 +225,7 @@ class TrajectoryFollower:
         self.default_goal = Tolerances.uniform(n, goal_position, goal_velocity)
         self.default_path = Tolerances.uniform(n, path_position)
         self.start_tolerance = float(start_tolerance)
+        self.time_untimed = bool(time_untimed)
         self.active: _Goal | None = None
         self.qd = np.zeros(n)
         self.qdd = np.zeros(n)
@@ -284,7 +296,14 @@ class TrajectoryFollower:
                 k = next(k for k in range(len(points)) if k not in given)
                 raise GoalRefused(ResultCode.INVALID_GOAL, f"trajectory.points[{k}].{attr}: empty while other points "
                                                            f"give {attr}; give them on every point or on none")
-        if times[0] < 0.0 or any(b <= a for a, b in zip(times, times[1:])):
+        untimed = is_untimed(traj)
+        if untimed and len(points) > 1 and not self.time_untimed:
+            raise GoalRefused(ResultCode.INVALID_GOAL, "trajectory.points: every time_from_start is 0 and the points "
+                                                       "carry positions only, an untimed path: give the points "
+                                                       "increasing times, or set the trajectory node's parameter "
+                                                       "time_untimed_goals to have such a path timed (time-optimal "
+                                                       "under the effort limits)")
+        if not (untimed and self.time_untimed) and (times[0] < 0.0 or any(b <= a for a, b in zip(times, times[1:]))):
             raise GoalRefused(ResultCode.INVALID_GOAL, f"trajectory.points: time_from_start must be >= 0 and increase "
                                                        f"strictly, got {[round(t, 6) for t in times]} s")
         path = resolve_tolerances(list(goal.path_tolerance), self.default_path, self.names, "path_tolerance")
@@ -296,7 +315,7 @@ class TrajectoryFollower:
         stamp = float(traj.header.stamp.sec) + 1e-9 * float(traj.header.stamp.nanosec)
         start = float(now)
         if stamp > 0.0:
-            if stamp + times[-1] < now:
+            if stamp + times[-1] < now and not (untimed and self.time_untimed):  # an untimed path has no end yet
                 raise GoalRefused(ResultCode.OLD_HEADER_TIMESTAMP,
                                   f"trajectory.header.stamp: the trajectory ended {now - stamp - times[-1]:.3f} s ago; "
                                   "stamp 0 starts it on arrival")
@@ -314,13 +333,31 @@ class TrajectoryFollower:
             return Outcome(key, exc.code, str(exc)), []
         except Exception as exc:  # noqa: BLE001 - a callback must never raise
             return Outcome(key, ResultCode.INVALID_GOAL, f"internal error ({type(exc).__name__}): {exc}"), []
-        # the path of ~/execute; it starts only what it accepts (a refusal leaves the motion as it is)
-        traj, status = self.streamer.handle_execute(goal.trajectory, start, start_tolerance=self.start_tolerance)
+        # the path of ~/execute (an untimed path timed first); it starts only what it accepts (a
+        # refusal leaves the motion as it is)
+        run = (self.streamer.handle_untimed if self.time_untimed and is_untimed(goal.trajectory) else
+               self.streamer.handle_execute)
+        traj, status = run(goal.trajectory, start, start_tolerance=self.start_tolerance)
         if traj is None:
             return Outcome(key, ResultCode.INVALID_GOAL, status), []
         ended = self._end_active(ResultCode.INVALID_GOAL, "preempted by a new goal")
         self.active = _Goal(key, traj, start, path, bounds, goal_time, self._last_point(goal.trajectory))
         return None, ended
+
+    def restart_at(self, now: float) -> None:
+        """The running goal begins no earlier than ``now`` [s].
+
+        A node calls it once a goal is accepted: timing an untimed path can take a sizeable
+        fraction of a second (the first one of a process, which imports scipy), and a goal
+        stamped at its arrival would begin with the reference already that far along it
+        (:meth:`TrajectoryStreamer.restart_at`). A goal whose stamp lies later keeps it.
+        """
+        g = self.active
+        if g is None or not now > g.start_time:
+            return
+        g.start_time = float(now)
+        if self.streamer.active is not None and self.streamer.active.trajectory is g.trajectory:
+            self.streamer.restart_at(now)
 
     def _last_point(self, traj: Any) -> tuple[Array, Array, Array]:
         """The goal's last point in model order; velocities and accelerations not given are 0

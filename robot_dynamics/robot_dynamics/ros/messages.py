@@ -28,7 +28,8 @@ __all__ = [
 ]
 
 INTERFACES_PACKAGE = "robot_dynamics_interfaces"
-SERVICE_NAMES = ("InverseDynamics", "ForwardDynamics", "MassMatrix", "TrajectoryEffort", "Linearize", "PlanTrajectory")
+SERVICE_NAMES = ("InverseDynamics", "ForwardDynamics", "MassMatrix", "TrajectoryEffort", "Linearize", "PlanTrajectory",
+                 "TimeOptimal")
 
 # rosidl primitive types and their Python default values (rosidl_generator_py).
 PRIMITIVE_DEFAULTS: dict[str, Any] = {

@@ -42,6 +42,7 @@ from ..simulation import Plant, PlantOptions
 from ..trajectory import PROFILES, TabulatedTrajectory, Trajectory, plan, sample_table, scale_to_torque_limits
 from . import conversion as cv
 from .logic import guarded
+from .timing import PathTimer, check_within_limits, path_points
 
 __all__ = [
     "CONTROLLERS",
@@ -143,6 +144,9 @@ class TrajectoryStreamer:
         velocity_scaling: fraction of the model's velocity limits used by default.
         max_acceleration: default acceleration limit of every joint.
         sample_period: default period of the published JointTrajectory [s].
+        torque_scaling: slow every plan until its torques keep 10 % of every effort limit.
+        timer: times untimed paths (``~/time_optimal``, untimed FollowJointTrajectory goals);
+            default: a :class:`PathTimer` with its defaults.
     """
 
     def __init__(
@@ -155,6 +159,7 @@ class TrajectoryStreamer:
         max_acceleration: float = 5.0,
         sample_period: float = 0.05,
         torque_scaling: bool = True,
+        timer: PathTimer | None = None,
     ):
         if profile not in PROFILES:
             raise UnknownNameError("profile", profile, PROFILES)
@@ -166,6 +171,7 @@ class TrajectoryStreamer:
         self.acceleration_limit = np.full(model.nq, float(max_acceleration))
         self.sample_period = float(sample_period)
         self.torque_scaling = bool(torque_scaling)
+        self.timer = timer if timer is not None else PathTimer(model)
         self.current: Array | None = None
         self.active: _Active | None = None
         self.set_initial_goal(None, 0.0)
@@ -296,16 +302,57 @@ class TrajectoryStreamer:
                 bad = [self.names[i] for i in np.flatnonzero(far > start_tolerance)]
                 return None, (f"the trajectory starts up to {far.max():.3g} away from the measured position on {bad}; "
                               "move there first (a goal) or add a first point later than 0 s")
-            lo, hi = self.model.lower, self.model.upper
-            out = np.flatnonzero(np.any((q < lo - 1e-9) | (q > hi + 1e-9), axis=0))
-            if out.size:
-                return None, f"positions outside the joint limits on {[self.names[i] for i in out]}"
-            fast = np.flatnonzero(np.any(np.abs(qd) > self.model.velocity_limit * (1 + 1e-9), axis=0))
-            if fast.size:
-                return None, f"velocities above the limits on {[self.names[i] for i in fast]}"
+            why = self._outside_limits(q, qd)
+            if why is not None:
+                return None, why
             traj = TabulatedTrajectory(t, q, qd, qdd)
             self.start(traj, now)
             return traj, f"executing {traj.duration:.3f} s, {t.size} points"
+        except RobotDynamicsError as exc:
+            return None, str(exc)
+        except Exception as exc:  # noqa: BLE001 - a callback must never raise
+            return None, f"internal error ({type(exc).__name__}): {exc}"
+
+    def _outside_limits(self, q: Array, qd: Array, slack: float = 1e-9) -> str | None:
+        """Why positions (N, nq) or velocities leave the joint or velocity limits (relative ``slack``
+        on the velocities), or None."""
+        lo, hi = self.model.lower, self.model.upper
+        out = np.flatnonzero(np.any((q < lo - 1e-9) | (q > hi + 1e-9), axis=0))
+        if out.size:
+            return f"positions outside the joint limits on {[self.names[i] for i in out]}"
+        fast = np.flatnonzero(np.any(np.abs(qd) > self.model.velocity_limit * (1 + slack), axis=0))
+        if fast.size:
+            return f"velocities above the limits on {[self.names[i] for i in fast]}"
+        return None
+
+    def handle_time_optimal(self, request: Any, response: Any, point_type: Callable[[], Any]) -> Any:
+        """TimeOptimal service: the time-optimal timing of the request's path (nothing is executed)."""
+        return self.timer.handle(request, response, point_type, self.sampled)
+
+    def handle_untimed(self, msg: Any, now: float, *, start_tolerance: float = 0.05) -> tuple[Trajectory | None, str]:
+        """Time an untimed path (a JointTrajectory of positions only, joints by name) and execute it.
+
+        The motion starts at the measured position: a path whose first point is farther than
+        ``start_tolerance`` from it, or a path of one point, begins there (the measured position
+        is put before the points). The path is timed by :attr:`timer` with the node's defaults
+        (time-optimal under the velocity and effort limits, at rest at both ends). Refused (None,
+        reason): no joint state yet, a point outside the joint limits, a path the limits cannot
+        hold (the timing's error), or a timed motion that leaves the joint limits between points.
+        """
+        try:
+            if self.current is None:
+                return None, "no joint state received yet: the path must start where the arm is"
+            q = path_points(msg, self.names, "trajectory").waypoints
+            check_within_limits(self.model, q, "trajectory.points")
+            if q.shape[0] == 1 or np.any(np.abs(q[0] - self.current) > start_tolerance):
+                q = np.vstack([self.current, q])
+            traj = self.timer.time(q)
+            _, qs, qds, _ = self.sampled(traj)
+            why = self._outside_limits(qs, qds, slack=1e-6)  # the timing's own tolerance between grid points
+            if why is not None:
+                return None, f"the timed path: {why} (the spline through the points overshoots; add points)"
+            self.start(traj, now)
+            return traj, f"timed the path (time-optimal, {q.shape[0]} points): executing {traj.duration:.3f} s"
         except RobotDynamicsError as exc:
             return None, str(exc)
         except Exception as exc:  # noqa: BLE001 - a callback must never raise

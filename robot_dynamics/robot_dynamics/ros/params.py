@@ -131,6 +131,14 @@ NODE_PARAMETERS: dict[str, tuple[ParamSpec, ...]] = {
                   "tolerance of every joint [rad/s or m/s]; 0 = not checked", minimum=0.0, maximum=1e3),
         ParamSpec("constraints.path_position", "double", 0.0, "~/follow_joint_trajectory: default path position "
                   "tolerance of every joint [rad or m]; 0 = not checked", minimum=0.0, maximum=1e3),
+        ParamSpec("time_untimed_goals", "bool", False, "~/follow_joint_trajectory: time a goal whose points all "
+                  "have time_from_start 0 and positions only (an untimed path), time-optimal as ~/time_optimal "
+                  "does with its defaults, and execute it; false: refuse it (INVALID_GOAL)"),
+        ParamSpec("time_optimal.effort_scaling", "double", 0.9, "~/time_optimal and untimed goals: fraction of the "
+                  "model's effort limits used when a request gives none (0.9 keeps 10 % for the feedback)",
+                  minimum=0.01, maximum=1.0),
+        ParamSpec("time_optimal.grid_points", "integer", 1001, "~/time_optimal and untimed goals: grid points of "
+                  "the path parameter when a request gives 0", minimum=2, maximum=100001),
     ),
     "controller": ROBOT_SOURCE
     + (

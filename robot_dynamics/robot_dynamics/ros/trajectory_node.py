@@ -1,6 +1,8 @@
 """The ``trajectory`` node: plans point-to-point motions and streams the reference.
 
 - service ``~/plan`` (robot_dynamics_interfaces/PlanTrajectory);
+- service ``~/time_optimal`` (robot_dynamics_interfaces/TimeOptimal): the time-optimal timing of
+  a path of positions under the velocity, acceleration and effort limits (nothing is executed);
 - subscribes ``goal_topic`` (sensor_msgs/JointState: goal positions, joints by name) and
   ``joint_states_topic`` (the start of the next motion);
 - publishes every plan on ``~/joint_trajectory`` (trajectory_msgs/JointTrajectory) and, at
@@ -8,7 +10,9 @@
   positions, velocities, accelerations; time_from_start = time since the motion started);
 - serves ``~/follow_joint_trajectory`` (control_msgs/action/FollowJointTrajectory, what MoveIt
   and rqt_joint_trajectory_controller send) where control_msgs is installed; without it the
-  node logs once that the action is not served and does everything else.
+  node logs once that the action is not served and does everything else. With
+  ``time_untimed_goals`` a goal of positions only, every point at 0 s, is timed as
+  ``~/time_optimal`` times a path and executed.
 
 Every callback is one call into :class:`robot_dynamics.ros.motion.TrajectoryStreamer` or
 :class:`robot_dynamics.ros.follow.TrajectoryFollower`.
@@ -25,13 +29,14 @@ from rclpy.task import Future
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from robot_dynamics_interfaces.srv import PlanTrajectory
+from robot_dynamics_interfaces.srv import PlanTrajectory, TimeOptimal
 
 from . import conversion as cv
 from .follow import FeedbackState, Outcome, TrajectoryFollower
 from .logic import load_model_from_parameters
 from .motion import TrajectoryStreamer
 from .node_common import declare_parameters, run, seconds, service_qos
+from .timing import PathTimer
 
 __all__ = ["TrajectoryNode", "main"]
 
@@ -52,13 +57,15 @@ class TrajectoryNode(Node):
             max_acceleration=p["max_acceleration"],
             sample_period=p["sample_period"],
             torque_scaling=p["torque_scaling"],
+            timer=PathTimer(model, effort_scaling=p["time_optimal.effort_scaling"],
+                            grid_points=p["time_optimal.grid_points"]),
         )
         self.streamer.set_initial_goal(p["initial_goal"], p["initial_goal_delay"])
         self.start_tolerance = p["start_tolerance"]
         self.follower = TrajectoryFollower(
             self.streamer, goal_time=p["constraints.goal_time"], goal_position=p["constraints.goal_position"],
             goal_velocity=p["constraints.stopped_velocity"], path_position=p["constraints.path_position"],
-            start_tolerance=p["start_tolerance"],
+            start_tolerance=p["start_tolerance"], time_untimed=p["time_untimed_goals"],
         )
         self._goals: dict[Hashable, tuple[Any, Future]] = {}  # goal id -> (goal handle, its outcome)
         self.action_server = self._serve_follow_joint_trajectory(p["action_monitor_rate"])
@@ -68,6 +75,8 @@ class TrajectoryNode(Node):
         self.create_subscription(JointState, p["goal_topic"], self._on_goal, 10)
         self.create_subscription(JointTrajectory, "~/execute", self._on_execute, 10)
         self.create_service(PlanTrajectory, "~/plan", self._plan, qos_profile=service_qos(p["service_queue_depth"]))
+        self.create_service(TimeOptimal, "~/time_optimal", self._time_optimal,
+                            qos_profile=service_qos(p["service_queue_depth"]))
         self.create_timer(1.0 / p["publish_rate"], self._publish_reference)
         self.get_logger().info(f"planning for {model.name!r} with the {p['profile']} profile")
 
@@ -127,6 +136,12 @@ class TrajectoryNode(Node):
                 self.streamer.restart_at(seconds(self))
         return response
 
+    def _time_optimal(self, request: TimeOptimal.Request, response: TimeOptimal.Response) -> TimeOptimal.Response:
+        self.streamer.handle_time_optimal(request, response, JointTrajectoryPoint)
+        if response.success:
+            response.trajectory.header.stamp = self.get_clock().now().to_msg()
+        return response
+
     def _publish_reference(self) -> None:
         msg = JointTrajectory()
         if self.streamer.fill_reference(msg, JointTrajectoryPoint, seconds(self)):
@@ -163,6 +178,7 @@ class TrajectoryNode(Node):
             self.get_logger().warning(f"FollowJointTrajectory goal refused ({refused.code.name}): {refused.message}")
             handle.abort()
             return self._result(refused)
+        self.follower.restart_at(seconds(self))  # after the goal's checks and timing
         self.get_logger().info(f"FollowJointTrajectory goal: executing "
                                f"{self.follower.active.trajectory.duration:.3f} s")  # type: ignore[union-attr]
         self._publish_plan()

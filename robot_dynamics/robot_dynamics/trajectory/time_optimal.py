@@ -229,6 +229,14 @@ class TimeOptimalTrajectory(Trajectory):
         iterations: the solves it took (the friction's fixed point and the tightening).
     """
 
+    controllable: Array
+    torque_limit: Array
+    motor_torque_limit: Array | None
+    velocity_limit: Array
+    acceleration_limit: Array
+    compute_time: float
+    iterations: int
+
     def __init__(self, path: PathFunction, grid: Array, x: Array, u: Array, dynamics: _Dynamics, **info: Any):
         self.path, self.grid, self.u_grid = path, grid, u
         self.sd_grid = np.sqrt(np.maximum(x, 0.0))
@@ -276,8 +284,8 @@ class TimeOptimalTrajectory(Trajectory):
     def max_velocity(self) -> Array:
         """sdot of the maximum-velocity curve (G,) [1/s]: the largest speed each grid point allows
         under its own limits (some sddot keeps every row), before reachability."""
-        a, b, c, lo, hi, xmax = self._point_rows
-        return np.sqrt(_largest_x(a, b, c, lo, hi, xmax))
+        a, b, c, lo, hi, (dq, velocity) = self._point_rows
+        return np.sqrt(_largest_x(a, b, c, lo, hi, _velocity_bound(dq, velocity)))
 
     def __repr__(self) -> str:
         return f"TimeOptimalTrajectory(n={self.n}, duration={self.duration:.6g} s, grid={self.grid.size})"
@@ -421,8 +429,7 @@ def time_optimal(
     _static_check(rows, grid, c)
     hi = np.tile(rows.limit, (grid.size, 1))
     lo = -hi
-    xmax = _velocity_bound(dq, velocity)
-    point_rows = (a, b, c, lo, hi, xmax)
+    point_rows = (a, b, c, lo, hi, (dq, velocity))
     g = rows.values(g_tau, np.zeros_like(q))
     x, u, K_hi, iterations = _solve(model, dyn, rows, grid, (a, b, g, dq, knot), velocity)
     if iterations < 0:

@@ -263,9 +263,16 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
         if (!p->model && (e == 0 || e == 4))
             continue; /* no friction: the full rows at the ends are the solve's (lin), their velocity within xmax */
         if (!p->model && e >= 5) { /* no friction: the rows are linear in x, only the velocity bends */
+            double w[4];
+            int j0;
+            const int c0 = nodes(p, i, f, &j0, w);
             for (int j = 0; j < nq; ++j)
-                if (isfinite(p->vmax[j]))
-                    ratio = MAX(ratio, fabs(dq_at(p, i, f, j)) * sd / p->vmax[j]);
+                if (isfinite(p->vmax[j])) {
+                    double v = 0.0;
+                    for (int c = 0; c < c0; ++c)
+                        v += w[c] * p->dq[(size_t)(j0 + c) * nq + j];
+                    ratio = MAX(ratio, fabs(v) * sd / p->vmax[j]);
+                }
             continue;
         }
         if (e >= 1 && e <= 3) /* the quarter points: the same every solve */
@@ -309,15 +316,53 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
     return exceeded;
 }
 
+/* Each segment's coefficients at its quarter points into A->quarter (coefficients_at's), the
+ * Lagrange weights computed again only where the nodes' spacing relative to the segment changes
+ * (on an evenly spaced grid: at the ends and around the knots). */
+static void quarter_coefficients(const rd_topp_problem *p, topp_arrays *A)
+{
+    const int L = 3 * p->m + p->nq;
+    const double *src[4] = {p->a, p->b, p->g, p->dq};
+    const int len[4] = {p->m, p->m, p->m, p->nq};
+    double w[3][4], offset[4] = {NAN, NAN, NAN, NAN};
+    int shift = 0, count = 0;
+    for (int i = 0; i < p->n - 1; ++i) {
+        int j0;
+        double w0[4], o[4];
+        const int c0 = nodes(p, i, 0.5, &j0, w0); /* the stencil (the same for the three points) */
+        const double d = p->s[i + 1] - p->s[i];
+        int same = c0 == count && j0 - i == shift;
+        for (int c = 0; c < c0; ++c) {
+            o[c] = (p->s[j0 + c] - p->s[i]) / d;
+            same = same && fabs(o[c] - offset[c]) <= 1e-12;
+        }
+        if (!same) {
+            for (int e = 1; e <= 3; ++e)
+                nodes(p, i, 0.25 * e, &j0, w[e - 1]);
+            count = c0, shift = j0 - i;
+            for (int c = 0; c < 4; ++c)
+                offset[c] = c < c0 ? o[c] : NAN;
+        }
+        for (int e = 0; e < 3; ++e) {
+            double *out = A->quarter + ((size_t)3 * i + e) * L;
+            for (int q = 0, at = 0; q < 4; at += len[q], ++q)
+                for (int k = 0; k < len[q]; ++k) {
+                    double v = 0.0;
+                    for (int c = 0; c < count; ++c)
+                        v += w[e][c] * src[q][(size_t)(j0 + c) * len[q] + k];
+                    out[at + k] = v;
+                }
+        }
+    }
+}
+
 int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
 {
     const int n = p->n, m = p->m;
     const size_t nm = (size_t)n * m;
     topp_arrays A = bind(p, r->work);
     prepare(p, &A);
-    for (int i = 0; i < n - 1; ++i)
-        for (int e = 1; e <= 3; ++e)
-            coefficients_at(p, i, 0.25 * e, A.quarter + ((size_t)3 * i + e - 1) * (3 * m + p->nq));
+    quarter_coefficients(p, &A);
     memset(A.up, 0, 3 * nm * sizeof(double)); /* up, down, slope */
     double largest = 1.0;
     for (int k = 0; k < m; ++k)

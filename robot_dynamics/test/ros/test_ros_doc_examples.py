@@ -11,6 +11,7 @@ are the expected answer.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from repo_files import repository_file
 
 import robot_dynamics as rd
 from robot_dynamics.ros.logic import DynamicsServices
-from robot_dynamics.ros.messages import message_class, service_class
+from robot_dynamics.ros.messages import SERVICE_NAMES, message_class, service_class
 from robot_dynamics.ros.motion import TrajectoryStreamer
 from robot_dynamics.ros.params import defaults
 
@@ -67,7 +68,7 @@ def _calls():
 
 def test_the_doc_has_an_example_per_service():
     types = {m.group("type") for m in CALL.finditer(_ros_page())}
-    assert types == {"InverseDynamics", "ForwardDynamics", "MassMatrix", "TrajectoryEffort", "Linearize", "PlanTrajectory"}
+    assert types == set(SERVICE_NAMES)  # InverseDynamics, ... PlanTrajectory, TimeOptimal
 
 
 def test_the_readme_has_a_torque_query():
@@ -88,8 +89,9 @@ def test_documented_answers(call):
         streamer = TrajectoryStreamer(model)
         streamer.on_joint_state(message_class("sensor_msgs/JointState")(name=list(model.joint_names),
                                                                          position=[0.0] * 6))
-        response = streamer.handle_plan(request, srv.Response(), message_class("trajectory_msgs/JointTrajectoryPoint"),
-                                         now=0.0)
+        handle = streamer.handle_time_optimal if call["type"] == "TimeOptimal" else partial(streamer.handle_plan,
+                                                                                            now=0.0)
+        response = handle(request, srv.Response(), message_class("trajectory_msgs/JointTrajectoryPoint"))
     answer = call["answer"].replace("\n# ", " ")
     checked = 0
     for field, numbers in re.findall(r"(\w+)(?: \([^)]*\))?: \[([-\d., ]+)(?:, \.\.\.)?\]", answer):
@@ -107,6 +109,12 @@ def test_documented_answers(call):
         n = int(re.search(r"(\d+) points", answer).group(1))
         assert len(response.trajectory.points) == n and response.duration == pytest.approx(2.0)
         checked += 1
+    if call["type"] == "TimeOptimal":  # the points, the duration and the peak effort ratio printed
+        n = int(re.search(r"(\d+) points", answer).group(1))
+        assert len(response.trajectory.points) == n
+        for field, value in re.findall(r"\b(duration|peak_torque_ratio): ([\d.]+)", answer):
+            assert getattr(response, field) == pytest.approx(float(value), abs=6e-4), field
+            checked += 1
     if call["type"] == "MassMatrix":
         assert response.size == 6
     if call["type"] == "Linearize":  # sizes, and rows of the row-major A and B (1-based, a prefix)

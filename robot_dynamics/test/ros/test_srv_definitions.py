@@ -58,6 +58,13 @@ EXPECTED = {
         {"trajectory": "trajectory_msgs/JointTrajectory", "duration": "float64", "success": "bool",
          "message": "string"},
     ),
+    "TimeOptimal": (  # issue 45
+        {"path": "trajectory_msgs/JointTrajectory", "max_velocities": "float64[]", "max_accelerations": "float64[]",
+         "max_efforts": "float64[]", "max_actuator_efforts": "float64[]", "grid_points": "uint32",
+         "sample_period": "float64"},
+        {"trajectory": "trajectory_msgs/JointTrajectory", "duration": "float64", "peak_torque_ratio": "float64",
+         "success": "bool", "message": "string"},
+    ),
 }
 
 
