@@ -16,8 +16,10 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("robot_dynamics_interfaces")
 
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
+from rclpy_nodes import add as _add  # noqa: E402
+from rclpy_nodes import call, ros  # noqa: E402,F401
+from rclpy_nodes import spin_until as _spin_until  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
@@ -30,41 +32,7 @@ from robot_dynamics.ros.simulator_node import SimulatorNode  # noqa: E402
 from robot_dynamics.ros.trajectory_node import TrajectoryNode  # noqa: E402
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    executor = SingleThreadedExecutor()
-    nodes = []
-    yield executor, nodes
-    for n in nodes:
-        executor.remove_node(n)
-        n.destroy_node()
-    executor.shutdown()
-    rclpy.shutdown()
-
-
-def _add(ros, node):
-    executor, nodes = ros
-    executor.add_node(node)
-    nodes.append(node)
-    return node
-
-
-def _spin_until(executor, predicate, timeout):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        executor.spin_once(timeout_sec=0.02)
-    return predicate()
-
-
-def _call(ros, client, request, timeout=10.0):
-    executor, _ = ros
-    assert client.wait_for_service(timeout_sec=timeout)
-    future = client.call_async(request)
-    assert _spin_until(executor, future.done, timeout)
-    return future.result()
+_call = call
 
 
 def test_inverse_dynamics_service_returns_the_core_numbers(ros):

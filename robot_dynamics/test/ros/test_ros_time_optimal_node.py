@@ -9,7 +9,6 @@ the simulated arm through the trajectory -> controller -> simulator nodes when t
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -17,8 +16,10 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("robot_dynamics_interfaces")
 
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
+from rclpy_nodes import add as _add  # noqa: E402
+from rclpy_nodes import call, ros  # noqa: E402,F401
+from rclpy_nodes import spin_until as _spin_until  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
@@ -35,41 +36,9 @@ PUMA_PATH = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.3, -0.5, 0.4, 0.2, -0.3
                       [0.8, -0.9, 0.2, 0.6, -0.6, 1.0]])
 
 
-@pytest.fixture
-def ros():
-    rclpy.init()
-    executor = SingleThreadedExecutor()
-    nodes = []
-    yield executor, nodes
-    for n in nodes:
-        executor.remove_node(n)
-        n.destroy_node()
-    executor.shutdown()
-    rclpy.shutdown()
-
-
-def _add(ros, node):
-    executor, nodes = ros
-    executor.add_node(node)
-    nodes.append(node)
-    return node
-
-
-def _spin_until(executor, predicate, timeout):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        executor.spin_once(timeout_sec=0.02)
-    return predicate()
-
 
 def _call(ros, client, request, timeout=30.0):
-    executor, _ = ros
-    assert client.wait_for_service(timeout_sec=timeout)
-    future = client.call_async(request)
-    assert _spin_until(executor, future.done, timeout)
-    return future.result()
+    return call(ros, client, request, timeout)
 
 
 def _path(names, positions):
