@@ -9,12 +9,11 @@ trajectory -> controller -> simulator objects of the nodes wired in a loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pytest
 
 import robot_dynamics as rd
+from follow_goal import Goal, JointTolerance
 from robot_dynamics.ros.follow import ResultCode, Tolerances, TrajectoryFollower, resolve_tolerances
 from robot_dynamics.ros.messages import message_class
 from robot_dynamics.ros.motion import ControlLoop, SimulatedPlant, TrajectoryStreamer, build_controller
@@ -24,26 +23,6 @@ JointTrajectory = message_class("trajectory_msgs/JointTrajectory")
 Point = message_class("trajectory_msgs/JointTrajectoryPoint")
 Duration = message_class("builtin_interfaces/Duration")
 Float64MultiArray = message_class("std_msgs/Float64MultiArray")
-
-
-@dataclass
-class JointTolerance:
-    """control_msgs/msg/JointTolerance's fields."""
-
-    name: str
-    position: float = 0.0
-    velocity: float = 0.0
-    acceleration: float = 0.0
-
-
-@dataclass
-class Goal:
-    """control_msgs/action/FollowJointTrajectory's goal fields (joint part)."""
-
-    trajectory: object
-    path_tolerance: list = field(default_factory=list)
-    goal_tolerance: list = field(default_factory=list)
-    goal_time_tolerance: object = field(default_factory=Duration)
 
 
 def duration(t):

@@ -8,12 +8,11 @@ objects of the nodes wired by messages, as the nodes are by topics).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pytest
 
 import robot_dynamics as rd
+from follow_goal import Goal, JointTolerance
 from robot_dynamics.errors import PathInfeasibleError
 from robot_dynamics.ros import conversion as cv
 from robot_dynamics.ros.follow import ResultCode, TrajectoryFollower
@@ -27,32 +26,11 @@ TO = service_class("TimeOptimal")
 JointState = message_class("sensor_msgs/JointState")
 JointTrajectory = message_class("trajectory_msgs/JointTrajectory")
 Point = message_class("trajectory_msgs/JointTrajectoryPoint")
-Duration = message_class("builtin_interfaces/Duration")
 Float64MultiArray = message_class("std_msgs/Float64MultiArray")
 
 #: A path of the PUMA 560 through three points (model order).
 PUMA_PATH = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.3, -0.5, 0.4, 0.2, -0.3, 0.4],
                       [0.8, -0.9, 0.2, 0.6, -0.6, 1.0]])
-
-
-@dataclass
-class JointTolerance:
-    """control_msgs/msg/JointTolerance's fields."""
-
-    name: str
-    position: float = 0.0
-    velocity: float = 0.0
-    acceleration: float = 0.0
-
-
-@dataclass
-class Goal:
-    """control_msgs/action/FollowJointTrajectory's goal fields (joint part)."""
-
-    trajectory: object
-    path_tolerance: list = field(default_factory=list)
-    goal_tolerance: list = field(default_factory=list)
-    goal_time_tolerance: object = field(default_factory=Duration)
 
 
 @pytest.fixture(scope="module")
