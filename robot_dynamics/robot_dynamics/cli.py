@@ -114,8 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
 #: How --help lists the subcommands: the main job first, then the dynamics, the studies, the
 #: mechanisms of the source documents, the exports, and the developer's tools last.
 COMMAND_ORDER = ("simulate", "trajectory", "torque", "accel", "mass-matrix", "info", "time-optimal", "drivetrain", "sweep",
-                 "identify", "excite", "stewart", "quadruped-yaw", "quadruped-pitch", "urdf", "ros2-control",
-                 "engine-model", "codegen", "bench")
+                 "identify", "excite", "observer-thresholds", "stewart", "quadruped-yaw", "quadruped-pitch", "urdf",
+                 "ros2-control", "engine-model", "codegen", "bench")
 
 
 def _in_order_of_use(sub: Any) -> None:

@@ -90,8 +90,8 @@ def _clean(model: RobotModel, t: Array, q: Array, qd: Array | None, tau: Array, 
         raise InputError(f"{source}: only {t.size} usable samples (need at least {MIN_SAMPLES} with "
                          "finite positions of every joint)")
     if np.all(np.isnan(tau)):
-        raise InputError(f"{source}: no effort in the joint states (all empty or NaN); identification "
-                         "needs the measured joint efforts")
+        raise InputError(f"{source}: no effort in the joint states (all empty or NaN); the measured joint "
+                         "efforts are needed (identification, observer thresholds)")
     bad_tau = ~np.all(np.isfinite(tau), axis=1)
     if np.any(bad_tau):
         t, q, tau = t[~bad_tau], q[~bad_tau], tau[~bad_tau]

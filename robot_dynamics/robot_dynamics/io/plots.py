@@ -92,7 +92,8 @@ def plot_residual(t: Any, residual: Any, true: Any, threshold: Any, names: list[
     the detection instant (a vertical line) and the push's window (shaded). Atomically written.
 
     Args:
-        t: (K,) [s]. residual, true, threshold: (K, nq) [N m or N]. names: the nq joint names.
+        t: (K,) [s]. residual, true, threshold: (K, nq) [N m or N] (true None: no such line, e.g. a
+            recording of collision-free motion). names: the nq joint names.
         detected: the first tick whose residual passed its threshold [s], or None.
         window: (start, end) of the push [s], or None.
     """
@@ -107,7 +108,8 @@ def plot_residual(t: Any, residual: Any, true: Any, threshold: Any, names: list[
     axes = np.atleast_1d(fig.subplots(n, 1, sharex=True))
     th = np.asarray(threshold)
     for j, ax in enumerate(axes):
-        ax.plot(t, np.asarray(true)[:, j], color="0.3", lw=1.6, ls="--", label="true external torque")
+        if true is not None:
+            ax.plot(t, np.asarray(true)[:, j], color="0.3", lw=1.6, ls="--", label="true external torque")
         ax.plot(t, np.asarray(residual)[:, j], color=f"C{j % 10}", lw=1.2, label="residual r")
         ax.plot(t, th[:, j], color="C3", lw=0.8, ls=":", label="threshold")
         ax.plot(t, -th[:, j], color="C3", lw=0.8, ls=":")

@@ -119,6 +119,8 @@ OPTIONS = {
     "drivetrain": ROBOT | {"--out", "--start", "--goal", "--duration", "--samples", "--no-plot", "--symbolic"},
     "excite": ROBOT | {"--out", "--frequency", "--harmonics", "--periods", "--start", "--margin", "--rate", "--maxiter", "--seed"},
     "identify": ROBOT | {"--out", "--validate", "--cutoff", "--essential", "--stribeck", "--no-consistent", "--seed"},
+    "observer-thresholds": ROBOT | {"--out", "--gain", "--margin", "--relative", "--floor", "--coulomb-smoothing",
+                            "--no-friction", "--torque", "--no-plot"},
     "stewart": {"--out", "--params", "--p1", "--p2", "--segment-duration", "--samples", "--check", "--op-counts", "--no-plot"},
     "sweep": {"--out", "--scheduler", "--workers", "--restart", "--no-plot"},
     "quadruped-yaw": {"--out", "--params", "--dt", "--check", "--no-plot", "--duration"},
@@ -155,9 +157,9 @@ def test_simulate_and_trajectory_take_the_robot_and_output_options():
 
 @pytest.mark.parametrize("argv, message", [
     (["mass-matrix", "--qd", "1,2,3,4,5,6"], "unrecognized arguments: --qd 1,2,3,4,5,6; did you mean --q? (--qd is an option of accel, torque)"),
-    (["mass-matrix", "--no-friction"], "unrecognized arguments: --no-friction (--no-friction is an option of accel, torque)"),
-    (["torque", "--out", "x"], "unrecognized arguments: --out x (--out is an option of drivetrain, engine-model, excite, identify and 9 more)"),
-    (["stewart", "--robot", "puma560"], "unrecognized arguments: --robot puma560 (--robot is an option of accel, bench, codegen, drivetrain and 11 more)"),
+    (["mass-matrix", "--no-friction"], "unrecognized arguments: --no-friction (--no-friction is an option of accel, observer-thresholds, torque)"),
+    (["torque", "--out", "x"], "unrecognized arguments: --out x (--out is an option of drivetrain, engine-model, excite, identify and 10 more)"),
+    (["stewart", "--robot", "puma560"], "unrecognized arguments: --robot puma560 (--robot is an option of accel, bench, codegen, drivetrain and 12 more)"),
     (["quadruped-yaw", "--urdf=a.urdf"], "unrecognized arguments: --urdf=a.urdf (--urdf is an option of accel,"),
 ])
 def test_an_option_of_another_subcommand_is_refused_and_named_as_theirs(argv, message, capsys):
