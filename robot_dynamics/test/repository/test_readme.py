@@ -44,6 +44,7 @@ NOT_HERE = {
     "study.yaml": "stands for the user's own study file",
     "rosbag2_excitation": "stands for a recording of the user's arm",
     "robot_dynamics_out/identified.urdf": "reads what `identify` on the user's recording wrote",
+    "observer-thresholds free.csv": "reads the recording the page's Python block writes in a folder of its own",
 }
 
 
