@@ -127,8 +127,10 @@ def _recorded(model: RobotModel, recording: Any) -> tuple[Array, Array, Array | 
             raise InputError(f"recording: {what} has NaN or infinite values")
     if t.ndim != 1 or K < 2 or not np.all(np.isfinite(t)):
         raise InputError(f"recording: expected at least 2 finite times, got shape {t.shape}")
-    segment = np.asarray(getattr(recording, "segment", None) if getattr(recording, "segment", None) is not None
-                         else np.zeros(K, dtype=int))
+    segment = getattr(recording, "segment", None)
+    segment = np.zeros(K, dtype=int) if segment is None else np.asarray(segment)
+    if segment.shape != (K,):
+        raise InputError(f"recording: segment expected shape ({K},), got {segment.shape}")
     for s in np.unique(segment):
         if np.any(np.diff(t[segment == s]) <= 0):
             raise InputError(f"recording: the times of segment {int(s)} are not strictly increasing")
