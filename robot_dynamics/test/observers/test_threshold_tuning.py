@@ -127,5 +127,7 @@ def test_bad_inputs_are_named(free) -> None:
         tune_thresholds(EST, SimpleNamespace(t=free.t, q=free.q[:, :6], qd=None, tau=free.tau))
     with pytest.raises(InputError, match="not strictly increasing"):
         tune_thresholds(EST, SimpleNamespace(t=free.t[::-1], q=free.q, qd=None, tau=free.tau))
+    with pytest.raises(InputError, match=r"recording: segment expected shape \(1201,\)"):
+        tune_thresholds(EST, SimpleNamespace(t=free.t, q=free.q, qd=None, tau=free.tau, segment=np.zeros(3)))
     with pytest.raises(InputError, match="recording: expected t"):
         tune_thresholds(EST, object())
