@@ -115,20 +115,37 @@ def make_case(name: str, args: argparse.Namespace) -> Case:
     return Case(name, plant, model, factors, options, smoothing)
 
 
-def observe(case: Case, sim: Simulation, gain: float, start: float = np.inf, joint: int = -1) -> Pass:
-    """The observer over a finished run, on the noisy measurements its controller had: with no
-    fixed part and a relative part of 1 its threshold is s itself."""
+@dataclass
+class Run:
+    """One simulated run as the observer gets it: t (N,), the measured q, qd and the commanded tau (N, nq)."""
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    tau: np.ndarray
+    start: float = np.inf  # the step's instant [s] (inf: no step)
+    joint: int = -1  # the stepped joint
+
+
+def record(sim: Simulation, start: float = np.inf, joint: int = -1) -> Run:
+    """A finished run with the noisy measurements its controller had."""
     res = sim.result()
     st = sim.tick_state
     N = res.t.size
     q = res.q + (st.zq[:N] * st.pos_std if st.zq is not None else 0.0)
     qd = res.qd + (st.zqd[:N] * st.vel_std if st.zqd is not None else 0.0)
+    return Run(np.asarray(res.t), q, qd, np.array(res.tau), start, joint)
+
+
+def observe(case: Case, run: Run, gain: float) -> Pass:
+    """The observer over a run: with no fixed part and a relative part of 1 its threshold is s itself."""
     obs = MomentumObserver(case.model, gain=gain, threshold=0.0, relative=1.0, coulomb_smoothing=case.smoothing)
+    N = run.t.size
     R, S = np.empty((N, case.plant.nq)), np.empty((N, case.plant.nq))
     for k in range(N):
-        out = obs.update(float(res.t[k]), q[k], qd[k], res.tau[k])
+        out = obs.update(float(run.t[k]), run.q[k], run.qd[k], run.tau[k])
         R[k], S[k] = out.external_torque, out.threshold
-    return Pass(np.asarray(res.t), R, S, start, joint)
+    return Pass(run.t, R, S, run.start, run.joint)
 
 
 def step_move(plant: rd.RobotModel) -> tuple[np.ndarray, np.ndarray]:
@@ -143,7 +160,7 @@ def step_move(plant: rd.RobotModel) -> tuple[np.ndarray, np.ndarray]:
     return start, start + np.clip(goal - start, -top, top)
 
 
-def step_runs(case: Case, args: argparse.Namespace) -> list[Pass]:
+def step_runs(case: Case, args: argparse.Namespace) -> list[Run]:
     """A 2 s move per joint and instant, a step of --step of the joint's effort limit from the instant."""
     start, goal = step_move(case.plant)
     move = plan("quintic", start, goal, duration=MOVE)
@@ -160,11 +177,11 @@ def step_runs(case: Case, args: argparse.Namespace) -> list[Pass]:
             sim = Simulation(case.plant, ComputedTorque(case.model), move, MOVE, options)
             sim.reset(start)
             sim.run()
-            passes.append(observe(case, sim, args.gain, at, j))
+            passes.append(record(sim, at, j))
     return passes
 
 
-def excitation_runs(case: Case, args: argparse.Namespace) -> list[Pass]:
+def excitation_runs(case: Case, args: argparse.Namespace) -> list[Run]:
     """--minutes of collision-free Fourier excitations, a new rest pose and seed per --segment."""
     plant = case.plant
     segments = max(1, int(round(args.minutes * 60.0 / args.segment)))
@@ -184,7 +201,7 @@ def excitation_runs(case: Case, args: argparse.Namespace) -> list[Pass]:
         sim = Simulation(plant, ComputedTorque(case.model), traj, traj.duration, options)
         sim.reset(q0)
         sim.run()
-        passes.append(observe(case, sim, args.gain))
+        passes.append(record(sim))
         print(f"  {case.name} motion segment {k + 1}/{segments}: {traj.duration:.0f} s, velocity usage up to "
               f"{design.usage['velocity'].max():.2f}, effort usage up to {design.usage['effort'].max():.2f}", flush=True)
     return passes
@@ -253,7 +270,7 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> dict:
     return {"title": title, "columns": columns, "rows": rows}
 
 
-def sweep_table(case: Case, settings: list[Setting], motion_s: float, step_runs_n: int) -> dict:
+def sweep_table(case: Case, gain: float, settings: list[Setting], motion_s: float, step_runs_n: int) -> dict:
     rows = []
     for s in settings:
         worst = max(s.delays)
@@ -261,27 +278,27 @@ def sweep_table(case: Case, settings: list[Setting], motion_s: float, step_runs_
         rows.append([f"{s.fixed:g}", f"{s.relative:g}", _fmt_delay(worst), _fmt_delay(float(np.median(s.delays))),
                      f"{s.isolated}/{len(s.delays)}", str(s.step_alarms), str(s.alarms), str(s.alarm_ticks),
                      "both" if met else ""])
-    return _table(f"{case.name}: the threshold sweep ({step_runs_n} step runs of {MOVE:g} s, {_span(motion_s)} of "
+    return _table(f"{case.name}, K_O = {gain:g} /s: the threshold sweep ({step_runs_n} step runs of {MOVE:g} s, {_span(motion_s)} of "
                   "collision-free motion); delays [ms]",
                   ["fixed [x effort limit]", "relative", "largest delay", "median delay", "isolated",
                    "false alarms before the steps", "false alarms, motion", "alarm ticks, motion", "goals met"], rows)
 
 
-def joint_table(case: Case, setting: Setting, steps: list[Pass], motion: list[Pass]) -> dict:
+def joint_table(case: Case, gain: float, setting: Setting, steps: list[Pass], motion: list[Pass]) -> dict:
     """The default setting per joint: the step, its delays over the instants, the motion's margins."""
     nq = case.plant.nq
     per_joint = [[d for d, p in zip(setting.delays, steps) if p.joint == j] for j in range(nq)]
     peak = margins(case, motion)
     rows = [[case.plant.joint_names[j], f"{0.1 * case.plant.effort_limit[j]:.2f}",
              " ".join(_fmt_delay(d) for d in per_joint[j]), peak[j]] for j in range(nq)]
-    return _table(f"{case.name}, the default setting (fixed {setting.fixed:g} of the effort limit, relative "
+    return _table(f"{case.name}, K_O = {gain:g} /s, the default setting (fixed {setting.fixed:g} of the effort limit, relative "
                   f"{setting.relative:g}): delay per joint [ms] at each instant; the largest |r| over the motion "
                   "(fraction of the effort limit) and s there",
                   ["joint", "step [N m]", "delays [ms]", "largest |r| in motion (s there)"], rows)
 
 
 def plot(path: str, studies: dict, args: argparse.Namespace) -> None:
-    """Largest delay and false alarms against the fixed part, one line per relative part, a row per robot."""
+    """Largest delay and false alarms against the fixed part, one line per relative part, a row per robot and gain."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -289,9 +306,10 @@ def plot(path: str, studies: dict, args: argparse.Namespace) -> None:
 
     from robot_dynamics.commands._common import write_atomic
 
-    fig, axes = plt.subplots(len(studies), 2, figsize=(11, 3.6 * len(studies)), squeeze=False)
+    fig, axes = plt.subplots(len(studies), 2, figsize=(12, 3.6 * len(studies)), squeeze=False)
     top = 12.0
-    for row, (name, (settings, motion_s)) in zip(axes, studies.items()):
+    for row, ((robot, gain), (settings, motion_s)) in zip(axes, studies.items()):
+        name = f"{robot}, K_O = {gain:g} /s"
         most = 1
         for i, rel in enumerate(args.relative):
             ss = [s for s in settings if s.relative == rel]
@@ -304,49 +322,65 @@ def plot(path: str, studies: dict, args: argparse.Namespace) -> None:
             false = [s.alarms + s.step_alarms for s in ss]
             most = max(most, *false)
             row[1].plot(x, false, **style)
-        row[1].set_ylim(-0.05, 3 * most)
         row[0].axhline(1e3 * GOALS["delay"], color="k", ls="--", lw=1, label="goal: 5 ms")
         row[0].axvline(100 * DEFAULT_THRESHOLD_FRACTION, color="grey", ls=":", lw=1, label="default fixed part")
         row[1].axvline(100 * DEFAULT_THRESHOLD_FRACTION, color="grey", ls=":", lw=1)
-        row[0].set(ylim=(0, top + 0.5), ylabel="largest delay [ms] (x: > 12 ms or none)",
-                   title=f"{name}: step of {100 * args.step:g} % of the effort limit, every joint")
-        row[1].set(yscale="symlog", ylabel="false alarms",
-                   title=f"{name}: {_span(motion_s)} collision-free + before the steps")
+        row[0].set(ylim=(0, top + 0.5), ylabel="largest delay [ms]")
+        row[0].set_title(f"{name}: steps of {100 * args.step:g} % of the effort limit (x: > {top:g} ms)", fontsize=10)
+        row[1].set(yscale="symlog", ylim=(-0.05, 3 * most), ylabel="false alarms")
+        row[1].set_title(f"{name}: false alarms, {_span(motion_s)} moving and before the steps", fontsize=10)
         for ax in row:
             ax.set_xlabel("fixed part of the threshold [% of the effort limit]")
             ax.grid(alpha=0.3)
         row[0].legend(fontsize=8)
     error = "1.1 x" if args.model_error == "scale" else "each link's x U(0.9, 1.1)"
-    fig.suptitle(f"Momentum observer, K_O = {args.gain:g} /s, model's link masses and inertias {error} the plant's, noise "
+    fig.suptitle(f"Momentum observer; the model's link masses and inertias {error} the plant's, noise "
                  f"{args.position_noise:g} rad and {args.velocity_noise:g} rad/s", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.25 / fig.get_figheight()))
     buf = io.BytesIO()
     fig.savefig(buf, dpi=90, format="png")
     write_atomic(path, buf.getvalue())
     plt.close(fig)
 
 
-def study(name: str, args: argparse.Namespace) -> tuple[list[dict], list[Setting], float, list[str]]:
-    """One robot: the runs, the sweep, its tables and its goal lines."""
+def sweep(case: Case, steps: list[Run], motion: list[Run], gain: float,
+          args: argparse.Namespace) -> tuple[list[dict], list[Setting], list[str]]:
+    """The observer at one gain over every run: the sweep, its tables and its goal lines."""
+    step_passes = [observe(case, r, gain) for r in steps]
+    motion_passes = [observe(case, r, gain) for r in motion]
+    motion_s = sum(float(p.t[-1]) for p in motion_passes)
+    settings = [evaluate(case, step_passes, motion_passes, f, r) for r in args.relative for f in args.fixed]
+    default = evaluate(case, step_passes, motion_passes, DEFAULT_THRESHOLD_FRACTION, DEFAULT_RELATIVE)
+    tables = [sweep_table(case, gain, settings, motion_s, len(steps)),
+              joint_table(case, gain, default, step_passes, motion_passes)]
+    worst, false = max(default.delays), default.alarms + default.step_alarms
+    met = [s for s in settings if max(s.delays) <= GOALS["delay"] + 1e-9 and s.alarms + s.step_alarms == 0]
+    name = f"{case.name}, K_O = {gain:g} /s"
+    lines = [f"{name}, default setting: largest delay {_fmt_delay(worst)} ms (goal <= 5 ms): "
+             f"{'met' if worst <= GOALS['delay'] + 1e-9 else 'MISSED'}; false alarms {false} over "
+             f"{_span(motion_s)} and before the steps (goal 0): {'met' if false == 0 else 'MISSED'}",
+             f"{name}: settings of the sweep meeting both goals: "
+             + (", ".join(f"(fixed {s.fixed:g}, relative {s.relative:g})" for s in met) or "none")]
+    return tables, settings, lines
+
+
+def study(name: str, args: argparse.Namespace) -> tuple[list[dict], dict, list[str]]:
+    """One robot: the runs, then the sweep at each gain; its tables, its settings by gain and its goal lines."""
     t0 = time.perf_counter()
     case = make_case(name, args)
     print(f"{name}: model factors {np.round(case.factors, 3).tolist()}; step runs ...", flush=True)
     steps = step_runs(case, args)
     print(f"  {len(steps)} step runs in {time.perf_counter() - t0:.1f} s; collision-free motion ...", flush=True)
     motion = excitation_runs(case, args)
-    motion_s = sum(float(p.t[-1]) for p in motion)
-    settings = [evaluate(case, steps, motion, f, r) for r in args.relative for f in args.fixed]
-    default = evaluate(case, steps, motion, DEFAULT_THRESHOLD_FRACTION, DEFAULT_RELATIVE)
-    tables = [sweep_table(case, settings, motion_s, len(steps)), joint_table(case, default, steps, motion)]
-    worst, false = max(default.delays), default.alarms + default.step_alarms
-    met = [s for s in settings if max(s.delays) <= GOALS["delay"] + 1e-9 and s.alarms + s.step_alarms == 0]
-    lines = [f"{name}, default setting: largest delay {_fmt_delay(worst)} ms (goal <= 5 ms): "
-             f"{'met' if worst <= GOALS['delay'] + 1e-9 else 'MISSED'}; false alarms {false} over "
-             f"{_span(motion_s)} and before the steps (goal 0): {'met' if false == 0 else 'MISSED'}",
-             f"{name}: settings of the sweep meeting both goals: "
-             + (", ".join(f"(fixed {s.fixed:g}, relative {s.relative:g})" for s in met) or "none")]
+    motion_s = sum(float(r.t[-1]) for r in motion)
+    tables, lines, by_gain = [], [], {}
+    for gain in args.gain:
+        gain_tables, settings, gain_lines = sweep(case, steps, motion, gain, args)
+        tables += gain_tables
+        lines += gain_lines
+        by_gain[gain] = (settings, motion_s)
     print(f"  {name} done in {time.perf_counter() - t0:.1f} s")
-    return tables, settings, motion_s, lines
+    return tables, by_gain, lines
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -355,7 +389,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--model-error", choices=["scale", "random"], default="scale",
                         help="every link's mass and inertia x1.1, or each link's by a factor in [0.9, 1.1] (seeded)")
     parser.add_argument("--seed", type=int, default=0, help="the noise, the random model and the motion")
-    parser.add_argument("--gain", type=float, default=100.0, help="K_O [1/s]")
+    parser.add_argument("--gain", type=float, nargs="+", default=[100.0, 200.0],
+                        help="K_O [1/s] of the observer, each over the same runs")
     parser.add_argument("--step", type=float, default=0.1, help="the step, a fraction of the joint's effort limit")
     parser.add_argument("--step-at", type=float, nargs="+", default=[0.5, 1.0, 1.5], help="the step's instants [s]")
     parser.add_argument("--minutes", type=float, default=10.0, help="collision-free motion [min]")
@@ -366,7 +401,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--velocity-noise", type=float, default=1e-3, help="[rad/s]")
     parser.add_argument("--coulomb-smoothing", type=float, default=0.02,
                         help="v_s [rad/s] of the plant's and the observer's Coulomb friction, where there is one")
-    parser.add_argument("--fixed", type=float, nargs="+", default=[0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.06],
+    parser.add_argument("--fixed", type=float, nargs="+", default=[0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.06],
                         help="fixed parts of the threshold, fractions of each joint's effort limit")
     parser.add_argument("--relative", type=float, nargs="+", default=[0.0, 0.05, 0.1, 0.2],
                         help="relative parts of the threshold")
@@ -377,9 +412,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.quick:
         args.robots, args.step_at, args.minutes, args.segment, args.maxiter = ["iiwa14"], [1.0], 1 / 3, 20.0, 0
-        args.fixed, args.relative = [0.01, 0.02, 0.04], [0.0, 0.05]
+        args.fixed, args.relative, args.gain = [0.01, 0.02, 0.04], [0.0, 0.05], [100.0]
     if not (0 < min(args.step_at) and max(args.step_at) < MOVE and args.minutes > 0 and args.segment > 0
-            and args.gain > 0 and args.frequency > 0 and min(args.fixed) >= 0 and min(args.relative) >= 0):
+            and min(args.gain) > 0 and args.frequency > 0 and min(args.fixed) >= 0 and min(args.relative) >= 0):
         parser.error(f"--step-at in (0, {MOVE:g}), --minutes, --segment, --gain, --frequency > 0, "
                      "--fixed, --relative >= 0")
     return args
@@ -390,10 +425,10 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     tables, goals, studies = [], [], {}
     for name in args.robots:
-        robot_tables, settings, motion_s, lines = study(name, args)
+        robot_tables, by_gain, lines = study(name, args)
         tables += robot_tables
         goals += lines
-        studies[name] = (settings, motion_s)
+        studies.update({(name, gain): v for gain, v in by_gain.items()})
     print()
     for line in goals:
         print(line)
@@ -401,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.plot:
         plot(args.plot, studies, args)
     if args.results:
-        write_results(args.results, "observer_study.py", argv, gain=args.gain, model_error=args.model_error,
+        write_results(args.results, "observer_study.py", argv, gains=args.gain, model_error=args.model_error,
                       seconds=round(time.perf_counter() - t0, 1), goals=goals, tables=tables)
     return 0
 
