@@ -48,7 +48,7 @@ def test_the_quick_study_detects_every_step_within_5_ms_with_no_false_alarm(tmp_
     results, png = tmp_path / "study.json", tmp_path / "study.png"
     assert study.main(["--quick", "--results", str(results), "--plot", str(png)]) == 0
     out = capsys.readouterr().out
-    assert "iiwa14, default setting: largest delay" in out
+    assert "iiwa14, K_O = 100 /s, default setting: largest delay 3 ms" in out
     data = json.loads(results.read_text(encoding="utf-8"))
     sweep, joints = data["tables"]
     rows = {(float(r[0]), float(r[1])): r for r in sweep["rows"]}
