@@ -8,15 +8,15 @@ runs in a process of its own, started by the bench with ``--role client`` / ``--
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+
+from robot_dynamics.ros.bench_runs import inverse_dynamics_client
 
 SERVICE = "/dynamics/inverse_dynamics"
 TIMEOUT_S = 5.0
@@ -37,14 +37,6 @@ def _states(robot: str, count: int, seed: int) -> tuple[list[str], np.ndarray, n
     qdd = rng.normal(0.0, 2.0, size=(count, m.nq))
     tau = np.array([rd.rnea(m, q[i], qd[i], qdd[i]) for i in range(count)])
     return list(m.joint_names), q, qd, qdd, tau
-
-
-def _client_qos(depth: int) -> Any:
-    """The clients' QoS: rclpy's services default with a history of ``depth`` (0 keeps all); at 10,
-    rclpy's default itself."""
-    from robot_dynamics.ros.node_common import service_qos
-
-    return service_qos(depth)
 
 
 def _wait(executor: Any, future: Any, timeout: float) -> bool:
@@ -76,31 +68,10 @@ def _request(req_type: Any, names: list[str], q: np.ndarray, qd: np.ndarray, qdd
     return req
 
 
-@contextlib.contextmanager
-def _client(role: str, depth: int) -> Iterator[tuple[Any, Any, Any]]:
-    """A node ``bench_<role>_<pid>`` in a context of its own, its executor and an InverseDynamics
-    client of history ``depth``: (executor, client, service type); shut down on exit."""
-    import rclpy
-    from rclpy.executors import SingleThreadedExecutor
-
-    from robot_dynamics_interfaces.srv import InverseDynamics
-
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    node = rclpy.create_node(f"bench_{role}_{os.getpid()}", context=context)
-    try:
-        executor = SingleThreadedExecutor(context=context)
-        executor.add_node(node)
-        yield executor, node.create_client(InverseDynamics, SERVICE, qos_profile=_client_qos(depth)), InverseDynamics
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown(context=context)
-
-
 def client_main(args: argparse.Namespace) -> int:
     """One client process: discover, report ready, wait for 'go' on stdin, make the calls, print JSON."""
     names, q, qd, qdd, tau = _states(args.robot, args.calls, args.seed)
-    with _client("client", args.client_depth) as (executor, client, InverseDynamics):
+    with inverse_dynamics_client("client", args.client_depth, SERVICE) as (executor, client, InverseDynamics):
         if not client.wait_for_service(timeout_sec=120.0):
             print(json.dumps({"error": f"{SERVICE} not discovered in 120 s"}), flush=True)
             return 1
@@ -132,7 +103,7 @@ def probe_main(args: argparse.Namespace) -> int:
     names, q, qd, qdd, tau = _states(args.robot, 1, args.seed)
     unanswered = 0
     discovered = None
-    with _client("probe", args.client_depth) as (executor, client, InverseDynamics):
+    with inverse_dynamics_client("probe", args.client_depth, SERVICE) as (executor, client, InverseDynamics):
         deadline = time.monotonic() + 120.0
         while time.monotonic() < deadline:
             if not client.service_is_ready():
