@@ -25,3 +25,15 @@ def write_results(path: str, script: str, argv: list[str] | None, **fields: Any)
             **fields}
     Path(path).resolve().parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(data, indent=1) + "\n")
+
+
+def print_table(title: str, columns: list[str], rows: list[list[str]]) -> dict:
+    """Prints a table (its title, right-aligned columns and rows of text) and returns it as the
+    JSON's ``{"title", "columns", "rows"}``."""
+    widths = [max(len(c), *(len(r[k]) for r in rows)) if rows else len(c) for k, c in enumerate(columns)]
+    print(f"\n{title}")
+    print("  ".join(c.rjust(w) for c, w in zip(columns, widths)))
+    print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    for r in rows:
+        print("  ".join(v.rjust(w) for v, w in zip(r, widths)))
+    return {"title": title, "columns": columns, "rows": rows}

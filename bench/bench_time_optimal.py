@@ -61,6 +61,7 @@ from scipy.interpolate import CubicSpline
 import robot_dynamics as rd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _results import print_table as _table  # noqa: E402
 from _results import write_results  # noqa: E402
 from bench_core import _frictionless, _pinocchio, example_urdfs  # noqa: E402
 
@@ -368,17 +369,6 @@ def cold_start(urdf: str, ss: np.ndarray, wp: np.ndarray, args: argparse.Namespa
 
 def _pct(x: float) -> str:
     return f"{100.0 * x:+.4f} %" if np.isfinite(x) else ""
-
-
-def _table(title: str, columns: list[str], rows: list[list[str]]) -> dict:
-    """Prints a table (its title, columns and rows) and returns it for the JSON."""
-    widths = [max(len(c), *(len(r[k]) for r in rows)) if rows else len(c) for k, c in enumerate(columns)]
-    print(f"\n{title}")
-    print("  ".join(c.rjust(w) for c, w in zip(columns, widths)))
-    print("-" * (sum(widths) + 2 * (len(widths) - 1)))
-    for r in rows:
-        print("  ".join(v.rjust(w) for v, w in zip(r, widths)))
-    return {"title": title, "columns": columns, "rows": rows}
 
 
 def toppra_tables(rows: list[Row], args: argparse.Namespace) -> list[dict]:

@@ -59,6 +59,7 @@ from robot_dynamics.simulation import Noise, PlantOptions, Simulation, Simulatio
 from robot_dynamics.trajectory import plan
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _results import print_table as _table  # noqa: E402
 from _results import write_results  # noqa: E402
 
 GOALS = {"delay": 0.005, "false_alarms": 0}
@@ -258,17 +259,6 @@ def _span(seconds: float) -> str:
 
 def _fmt_delay(d: float) -> str:
     return f"{1e3 * d:.0f}" if np.isfinite(d) else "none"
-
-
-def _table(title: str, columns: list[str], rows: list[list[str]]) -> dict:
-    """Prints a table (its title, columns and rows) and returns it for the JSON."""
-    widths = [max(len(c), *(len(r[k]) for r in rows)) if rows else len(c) for k, c in enumerate(columns)]
-    print(f"\n{title}")
-    print("  ".join(c.rjust(w) for c, w in zip(columns, widths)))
-    print("-" * (sum(widths) + 2 * (len(widths) - 1)))
-    for r in rows:
-        print("  ".join(v.rjust(w) for v, w in zip(r, widths)))
-    return {"title": title, "columns": columns, "rows": rows}
 
 
 def sweep_table(case: Case, gain: float, settings: list[Setting], motion_s: float, step_runs_n: int) -> dict:
