@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import robot_dynamics as rd
-from follow_goal import Goal, JointTolerance
+from follow_goal import Goal, JointTolerance, run_goal
 from robot_dynamics.ros.follow import ResultCode, Tolerances, TrajectoryFollower, resolve_tolerances
 from robot_dynamics.ros.messages import message_class
 from robot_dynamics.ros.motion import ControlLoop, SimulatedPlant, TrajectoryStreamer, build_controller
@@ -22,7 +22,6 @@ JointState = message_class("sensor_msgs/JointState")
 JointTrajectory = message_class("trajectory_msgs/JointTrajectory")
 Point = message_class("trajectory_msgs/JointTrajectoryPoint")
 Duration = message_class("builtin_interfaces/Duration")
-Float64MultiArray = message_class("std_msgs/Float64MultiArray")
 
 
 def duration(t):
@@ -426,28 +425,8 @@ def test_the_simulated_puma_follows_a_three_point_goal(puma):
     goal = Goal(trajectory(names, [0.0, 1.5, 3.0], [[0.0] * 6, mid, end]),
                 path_tolerance=[JointTolerance(j, position=0.02) for j in names],
                 goal_tolerance=[JointTolerance(j, position=0.005) for j in names])
-    rate, dt = 250.0, 1.0 / 250.0
-    ended, feedback_errors = [], []
-    for k in range(int(5.0 * rate)):
-        now = k * dt
-        js = plant.joint_state(JointState())
-        assert f.on_joint_state(js, now)[0] and loop.on_joint_state(js, now)[0]
-        if k == 5:
-            refused, _ = f.accept(goal, "puma", now)
-            assert refused is None
-        ended += f.update(now)
-        if ended:
-            break
-        fb = f.feedback(now)
-        if fb is not None:
-            feedback_errors.append(np.max(np.abs(fb.error[0])))
-        ref = JointTrajectory()
-        if streamer.fill_reference(ref, Point, now):
-            assert loop.on_reference(ref)[0]
-        effort, _ = loop.tick(now)
-        if effort is not None:
-            assert plant.on_command(Float64MultiArray(data=list(effort)), now)[0]
-        assert plant.step(dt, now)[0]
+    run = run_goal(f, loop, plant, streamer, goal, 5.0)
+    ended, now, feedback_errors = run.ended, run.now, run.errors
     assert [(o.key, o.code) for o in ended] == [("puma", ResultCode.SUCCESSFUL)], ended
     assert 3.02 <= now <= 4.02  # 3 s of trajectory from 0.02 s, then within the goal time
     np.testing.assert_allclose(plant.q, end, atol=0.005)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import robot_dynamics as rd
-from follow_goal import Goal, JointTolerance
+from follow_goal import Goal, JointTolerance, run_goal
 from robot_dynamics.errors import PathInfeasibleError
 from robot_dynamics.ros import conversion as cv
 from robot_dynamics.ros.follow import ResultCode, TrajectoryFollower
@@ -26,7 +26,6 @@ TO = service_class("TimeOptimal")
 JointState = message_class("sensor_msgs/JointState")
 JointTrajectory = message_class("trajectory_msgs/JointTrajectory")
 Point = message_class("trajectory_msgs/JointTrajectoryPoint")
-Float64MultiArray = message_class("std_msgs/Float64MultiArray")
 
 #: A path of the PUMA 560 through three points (model order).
 PUMA_PATH = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.3, -0.5, 0.4, 0.2, -0.3, 0.4],
@@ -306,30 +305,8 @@ def test_the_simulated_puma_executes_an_untimed_goal(puma):
     goal = Goal(path_message(names[::-1], PUMA_PATH[:, ::-1]),
                 path_tolerance=[JointTolerance(j, position=0.02) for j in names],
                 goal_tolerance=[JointTolerance(j, position=0.005) for j in names])
-    rate, dt = 250.0, 1.0 / 250.0
-    ended, efforts, errors, duration = [], [], [], None
-    for k in range(int(6.0 * rate)):
-        now = k * dt
-        js = plant.joint_state(JointState())
-        assert f.on_joint_state(js, now)[0] and loop.on_joint_state(js, now)[0]
-        if k == 5:
-            refused, _ = f.accept(goal, "puma", now)
-            assert refused is None, refused
-            duration = f.active.trajectory.duration
-        ended += f.update(now)
-        if ended:
-            break
-        fb = f.feedback(now)
-        if fb is not None:
-            errors.append(np.max(np.abs(fb.error[0])))
-        ref = JointTrajectory()
-        if streamer.fill_reference(ref, Point, now):
-            assert loop.on_reference(ref)[0]
-        effort, _ = loop.tick(now)
-        if effort is not None:
-            efforts.append(effort)
-            assert plant.on_command(Float64MultiArray(data=list(effort)), now)[0]
-        assert plant.step(dt, now)[0]
+    run = run_goal(f, loop, plant, streamer, goal, 6.0)
+    ended, now, errors, efforts, duration, rate = run.ended, run.now, run.errors, run.efforts, run.duration, 250.0
     assert [(o.key, o.code) for o in ended] == [("puma", ResultCode.SUCCESSFUL)], ended
     assert 0.02 + duration <= now <= 0.02 + duration + 1.0
     np.testing.assert_allclose(plant.q, PUMA_PATH[-1], atol=0.005)
