@@ -26,11 +26,6 @@ Point = message_class("trajectory_msgs/JointTrajectoryPoint")
 
 
 @pytest.fixture(scope="module")
-def puma():
-    return rd.load_robot("puma560")
-
-
-@pytest.fixture(scope="module")
 def tree():
     return rd.load_urdf(random_tree_urdf(np.random.default_rng(3), 7))
 

@@ -41,16 +41,6 @@ def trajectory(names, times, positions, velocities=None, accelerations=None, sta
     return msg
 
 
-@pytest.fixture(scope="module")
-def planar():
-    return rd.load_robot("planar2")
-
-
-@pytest.fixture(scope="module")
-def puma():
-    return rd.load_robot("puma560")
-
-
 def follower(model, q0=None, **options):
     streamer = TrajectoryStreamer(model)
     f = TrajectoryFollower(streamer, **options)

@@ -31,16 +31,6 @@ Point = message_class("trajectory_msgs/JointTrajectoryPoint")
 Float64MultiArray = message_class("std_msgs/Float64MultiArray")
 
 
-@pytest.fixture(scope="module")
-def planar():
-    return rd.load_robot("planar2")
-
-
-@pytest.fixture(scope="module")
-def puma():
-    return rd.load_robot("puma560")
-
-
 def test_plan_service_matches_the_planner(puma):
     s = TrajectoryStreamer(puma, profile="quintic", sample_period=0.01)
     names = list(puma.joint_names)[::-1]

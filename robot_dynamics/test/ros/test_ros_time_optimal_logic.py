@@ -32,16 +32,6 @@ PUMA_PATH = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.3, -0.5, 0.4, 0.2, -0.3
                       [0.8, -0.9, 0.2, 0.6, -0.6, 1.0]])
 
 
-@pytest.fixture(scope="module")
-def planar():
-    return rd.load_robot("planar2")
-
-
-@pytest.fixture(scope="module")
-def puma():
-    return rd.load_robot("puma560")
-
-
 def path_message(names, positions, times=None):
     """A JointTrajectory of positions only (every time_from_start 0 unless ``times``)."""
     msg = JointTrajectory(joint_names=list(names))
