@@ -190,7 +190,7 @@ static double dq_at(const rd_topp_problem *p, int i, double f, int j)
  * and where a joint's q' changes sign (it turns back: its friction steps), the two sides of the
  * turn. Returns their count. */
 enum { RD_TOPP_POINTS = 64 };
-static int check_points(const rd_topp_problem *p, topp_arrays *A, const rd_topp_result *r, int i, double *f)
+static int check_points(const rd_topp_problem *p, const rd_topp_result *r, int i, double *f)
 {
     const int nq = p->nq;
     const double x0 = r->x[i], x1 = r->x[i + 1], step = fabs(x1 - x0);
@@ -235,7 +235,6 @@ static int check_points(const rd_topp_problem *p, topp_arrays *A, const rd_topp_
             a = b;
         }
     }
-    (void)A;
     return count;
 }
 
@@ -251,7 +250,7 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
     for (int k = 0; k < 2 * m; ++k)
         worst[k] = error[k] = -INFINITY;
     double fractions[RD_TOPP_POINTS], *lin = A->acc + 6 * m; /* the solve's rows at the two ends (2 m) */
-    const int count = check_points(p, A, r, i, fractions);
+    const int count = check_points(p, r, i, fractions);
     for (int k = 0; k < m; ++k) {
         const size_t i0 = (size_t)i * m + k, i1 = i0 + m;
         lin[k] = p->a[i0] * u + A->b[i0] * r->x[i] + A->c[i0];
