@@ -91,15 +91,12 @@ class _Line:
         return np.broadcast_to(self.dq if order == 1 else np.zeros_like(self.dq), (s.shape[0], self.dq.size)).copy()
 
 
-def _as_path(path: Any, nq: int) -> PathFunction:
+def _as_path(path: Any) -> PathFunction:
+    """The callable path (waypoints joined by :func:`path_through`); its values are checked where
+    it is first evaluated, on the grid (:func:`_evaluate`)."""
     if callable(path):
-        fn: PathFunction = path
-    else:
-        fn = path_through(path)
-    probe = np.asarray(fn(np.array([0.0, 0.5, 1.0]), 0), dtype=float)
-    if probe.shape != (3, nq):
-        raise InputError(f"path: expected path(s, order) of shape (len(s), {nq}) for this robot, got {probe.shape}")
-    return fn
+        return path  # type: ignore[no-any-return]
+    return path_through(path)
 
 
 def _knots(path: Any) -> Array:
@@ -119,25 +116,31 @@ def _grid(count: int, knots: Array) -> tuple[Array, Array]:
     """``count`` evenly spaced points on [0, 1] with the path's knots among them: the nearest point
     moved onto a knot within a third of the step, else the knot added. Returns (s, knot flags)."""
     s = np.linspace(0.0, 1.0, count)
+    if knots.size == 0:
+        return s, np.zeros(count)
     step = 1.0 / (count - 1)
-    extra = []
-    for kappa in knots:
-        j = int(np.rint(kappa / step))
-        if 0 < j < count - 1 and abs(s[j] - kappa) <= step / 3.0:
-            s[j] = kappa
-        else:
-            extra.append(kappa)
-    s = np.unique(np.concatenate((s, extra)))
-    return s, np.isin(s, knots).astype(float)
+    j = np.rint(knots / step).astype(int)
+    near = (j > 0) & (j < count - 1) & (np.abs(s[np.clip(j, 0, count - 1)] - knots) <= step / 3.0)
+    s[j[near]] = knots[near]
+    if not np.all(near):
+        s = np.unique(np.concatenate((s, knots[~near])))
+    flags = np.zeros(s.size)
+    at = np.searchsorted(s, knots)
+    flags[at[(at < s.size) & (s[np.minimum(at, s.size - 1)] == knots)]] = 1.0
+    return s, flags
 
 
-def _evaluate(path: PathFunction, s: Array) -> tuple[Array, Array, Array]:
+def _evaluate(path: PathFunction, s: Array, nq: int) -> tuple[Array, Array, Array]:
+    """q, q' and q'' (N, nq) of the path at s (N,); InputError for a wrong shape or a value that
+    is not finite."""
     out = []
     for order in (0, 1, 2):
-        v = np.ascontiguousarray(np.asarray(path(s, order), dtype=float).reshape(s.size, -1))
-        if not np.all(np.isfinite(v)):
+        v = np.asarray(path(s, order), dtype=float)
+        if v.shape != (s.size, nq):
+            raise InputError(f"path: expected path(s, order) of shape (len(s), {nq}) for this robot, got {v.shape}")
+        if not np.isfinite(v).all():
             raise InputError(f"path: derivative {order} is not finite on [0, 1]")
-        out.append(v)
+        out.append(np.ascontiguousarray(v))
     return out[0], out[1], out[2]
 
 
@@ -164,17 +167,23 @@ class _Rows:
                        + [("motor", motors[j], "torque", "N m") for j in motor_keep]
                        + [("joint", names[j], "acceleration", "rad/s^2") for j in self.acc_cols])
         self.m = self.limit.size
+        # the rows are the joints' torques, in order (no motor or acceleration row): values() is tau
+        self.joints_only = self.motor_map is None and self.acc_cols.size == 0 and self.tau_cols.size == model.nq
         eye = np.eye(model.nq)
         self.T = np.ascontiguousarray(np.vstack([eye[self.tau_cols],
                                                  self.motor_map if self.motor_map is not None else eye[:0],
                                                  np.zeros((self.acc_cols.size, model.nq))]))
 
-    def values(self, tau: Array, qdd: Array) -> Array:
-        """The rows' values (N, m) from joint torques and accelerations (N, nq)."""
+    def values(self, tau: Array, qdd: Array | None) -> Array:
+        """The rows' values (N, m) from joint torques and accelerations (N, nq) (None: no
+        acceleration row, the rows are the joints' torques)."""
+        if self.joints_only:
+            return tau
         parts = [tau[:, self.tau_cols]]
         if self.motor_map is not None:
             parts.append(tau @ self.motor_map.T)
-        parts.append(qdd[:, self.acc_cols])
+        if qdd is not None:
+            parts.append(qdd[:, self.acc_cols])
         return np.ascontiguousarray(np.concatenate(parts, axis=1))
 
     def describe(self, k: int, value: float) -> tuple[str, str]:
@@ -200,10 +209,19 @@ class _Dynamics:
 
     def coefficients(self, q: Array, dq: Array, ddq: Array) -> tuple[Array, Array, Array]:
         """a = M q', b = M q'' + C(q, q') q', g(q): each (N, nq), from one batch of inverse dynamics
-        at (q, 0, q'), (q, q', q'') and (q, 0, 0) under gravity (the first two less the third)."""
-        n, zero = len(q), np.zeros_like(q)
-        tau = self._rnea(self.model, np.concatenate((q, q, q)), np.concatenate((zero, dq, zero)),
-                         np.concatenate((dq, ddq, zero)), self.gravity, friction=False)
+        at (q, 0, q'), (q, q', q'') and (q, 0, 0) under gravity (the first two less the third).
+        q, dq, ddq: finite, C-contiguous (N, nq) (as :func:`_evaluate` gives them)."""
+        from ..engine import check_status, engine
+
+        n, nq = q.shape
+        states = np.zeros((3, 3 * n, nq))  # q, qd, qdd of the three batches
+        states[0, :n], states[0, n : 2 * n], states[0, 2 * n :] = q, q, q
+        states[1, n : 2 * n] = dq
+        states[2, :n], states[2, n : 2 * n] = dq, ddq
+        tau, status = np.empty((3 * n, nq)), np.empty(3 * n, dtype=np.int64)
+        engine().rnea_batch(self.model.engine_model, states[0], states[1], states[2], self.gravity, np.empty((3 * n, 0, 10)),
+                            False, 0.0, tau, status)
+        check_status(self.model, status, "time_optimal's inverse dynamics")
         g = tau[2 * n :]
         return tau[:n] - g, tau[n : 2 * n] - g, g
 
@@ -266,7 +284,7 @@ class TimeOptimalTrajectory(Trajectory):
 
     def _evaluate(self, t: Array) -> tuple[Array, Array, Array]:
         s, sd, sdd = self.path_parameter(t)
-        q, dq, ddq = _evaluate(self.path, s)
+        q, dq, ddq = _evaluate(self.path, s, self.n)
         return q, dq * sd[:, None], dq * sdd[:, None] + ddq * (sd * sd)[:, None]
 
     def torques(self, t: ArrayLike) -> Array:
@@ -284,8 +302,9 @@ class TimeOptimalTrajectory(Trajectory):
     def max_velocity(self) -> Array:
         """sdot of the maximum-velocity curve (G,) [1/s]: the largest speed each grid point allows
         under its own limits (some sddot keeps every row), before reachability."""
-        a, b, c, lo, hi, (dq, velocity) = self._point_rows
-        return np.sqrt(_largest_x(a, b, c, lo, hi, _velocity_bound(dq, velocity)))
+        a, b, c, (dq, velocity) = self._point_rows
+        hi = np.tile(self.rows.limit, (self.grid.size, 1))
+        return np.sqrt(_largest_x(a, b, c, -hi, hi, _velocity_bound(dq, velocity)))
 
     def __repr__(self) -> str:
         return f"TimeOptimalTrajectory(n={self.n}, duration={self.duration:.6g} s, grid={self.grid.size})"
@@ -414,23 +433,22 @@ def time_optimal(
     started = time.perf_counter()
     if isinstance(grid_points, bool) or not isinstance(grid_points, (int, np.integer)) or grid_points < 2:
         raise InputError(f"grid_points: expected an integer >= 2, got {grid_points!r}")
-    fn = _as_path(path, model.nq)
+    fn = _as_path(path)
     velocity, acceleration, torque, motor = _model_limits(model, velocity_limit, acceleration_limit, torque_limit,
                                                           motor_torque_limit)
     rows = _Rows(model, torque, motor, acceleration)
     grid, knot = _grid(int(grid_points), _knots(fn))
-    q, dq, ddq = _evaluate(fn, grid)
+    q, dq, ddq = _evaluate(fn, grid, model.nq)
     if rows.m == 0 and not np.any(np.isfinite(velocity)):
         raise InputError("time_optimal: no velocity, acceleration or torque limit bounds the motion")
     dyn = _Dynamics(model, gravity, friction)
     a_tau, b_tau, g_tau = dyn.coefficients(q, dq, ddq)
     a, b = rows.values(a_tau, dq), rows.values(b_tau, ddq)
-    c = rows.values(dyn.static(g_tau, dq), np.zeros_like(q))
+    zero = None if rows.joints_only else np.zeros_like(q)
+    c = rows.values(dyn.static(g_tau, dq), zero)
     _static_check(rows, grid, c)
-    hi = np.tile(rows.limit, (grid.size, 1))
-    lo = -hi
-    point_rows = (a, b, c, lo, hi, (dq, velocity))
-    g = rows.values(g_tau, np.zeros_like(q))
+    point_rows = (a, b, c, (dq, velocity))
+    g = rows.values(g_tau, zero)
     x, u, K_hi, iterations = _solve(model, dyn, rows, grid, (a, b, g, dq, knot), velocity)
     if iterations < 0:
         _unreachable(rows, grid, c, -1 - iterations)

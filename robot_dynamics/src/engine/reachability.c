@@ -45,59 +45,71 @@ static double slack(const half_plane *h, double u, double x)
     return RD_TOPP_TOL * (fabs(h->g) + fabs(h->a * u) + fabs(h->b * x)) + 1e-300;
 }
 
-/* t in [*lo, *hi] with coef t <= rhs added: 0, or -1 when a parallel row excludes the line. */
+/* t in [*lo, *hi] with coef t <= rhs added: 0 (1: *hi lowered, 2: *lo raised), or -1 when a
+ * parallel row excludes the line. */
 static int bound_1d(double coef, double rhs, double scale, double *lo, double *hi)
 {
     if (fabs(coef) <= 1e-14 * scale)
         return rhs < -RD_TOPP_TOL * (fabs(rhs) + scale) ? -1 : 0;
     if (coef > 0.0) {
-        if (rhs / coef < *hi)
+        if (rhs / coef < *hi) {
             *hi = rhs / coef;
+            return 1;
+        }
     } else if (rhs / coef > *lo) {
         *lo = rhs / coef;
+        return 2;
     }
     return 0;
 }
 
 /* The optimum of dir * x (then the larger u) on the line of h[j], under h[0..j) and the box
- * [-U, U] x [xl, xh]: 0 with (*u, *x), or -1 when that part of the line is empty. */
-static int on_line(const half_plane *h, int j, double dir, double xl, double xh, double *u, double *x)
+ * [-U, U] x [xl, xh]: 0 with (*u, *x) and in *by the half-plane that bounds it there (-1: the
+ * box), or -1 when that part of the line is empty. */
+static int on_line(const half_plane *h, int j, double dir, double xl, double xh, double *u, double *x, int *by)
 {
+    int by_lo = -1, by_hi = -1;
     const half_plane *L = h + j;
     const int by_u = fabs(L->b) >= fabs(L->a); /* the parameter t: u (x = (g - a t) / b), else x */
     double lo = -INFINITY, hi = INFINITY, primary, secondary;
     if (by_u) {
         lo = -RD_TOPP_U_BOUND, hi = RD_TOPP_U_BOUND;
         /* xl <= (g - a t) / b <= xh */
-        if (bound_1d(-L->a / L->b, xh - L->g / L->b, 1.0, &lo, &hi) ||
-            bound_1d(L->a / L->b, L->g / L->b - xl, 1.0, &lo, &hi))
+        if (bound_1d(-L->a / L->b, xh - L->g / L->b, 1.0, &lo, &hi) < 0 ||
+            bound_1d(L->a / L->b, L->g / L->b - xl, 1.0, &lo, &hi) < 0)
             return -1;
         primary = -dir * L->a / L->b, secondary = 1.0;
     } else {
         lo = xl, hi = xh;
         /* -U <= (g - b t) / a <= U */
-        if (bound_1d(-L->b / L->a, RD_TOPP_U_BOUND - L->g / L->a, 1.0, &lo, &hi) ||
-            bound_1d(L->b / L->a, RD_TOPP_U_BOUND + L->g / L->a, 1.0, &lo, &hi))
+        if (bound_1d(-L->b / L->a, RD_TOPP_U_BOUND - L->g / L->a, 1.0, &lo, &hi) < 0 ||
+            bound_1d(L->b / L->a, RD_TOPP_U_BOUND + L->g / L->a, 1.0, &lo, &hi) < 0)
             return -1;
         primary = dir, secondary = -L->b / L->a;
     }
     for (int i = 0; i < j; ++i) {
         const half_plane *H = h + i;
         const double s = fabs(H->a) + fabs(H->b) + 1e-300;
-        int bad;
+        int side;
         if (by_u)
-            bad = bound_1d(H->a - H->b * L->a / L->b, H->g - H->b * L->g / L->b, s, &lo, &hi);
+            side = bound_1d(H->a - H->b * L->a / L->b, H->g - H->b * L->g / L->b, s, &lo, &hi);
         else
-            bad = bound_1d(H->b - H->a * L->b / L->a, H->g - H->a * L->g / L->a, s, &lo, &hi);
-        if (bad)
+            side = bound_1d(H->b - H->a * L->b / L->a, H->g - H->a * L->g / L->a, s, &lo, &hi);
+        if (side < 0)
             return -1;
+        if (side == 1)
+            by_hi = i;
+        else if (side == 2)
+            by_lo = i;
     }
     if (lo > hi) {
         if (lo - hi > RD_TOPP_EMPTY * (1.0 + fabs(lo) + fabs(hi)))
             return -1;
         hi = lo = 0.5 * (lo + hi);
     }
-    const double pick = primary > 0.0 || (primary == 0.0 && secondary > 0.0) ? hi : lo;
+    const int upper = primary > 0.0 || (primary == 0.0 && secondary > 0.0);
+    const double pick = upper ? hi : lo;
+    *by = upper ? by_hi : by_lo;
     if (by_u)
         *u = pick, *x = (L->g - L->a * pick) / L->b;
     else
@@ -106,23 +118,48 @@ static int on_line(const half_plane *h, int j, double dir, double xl, double xh,
 }
 
 /* Seidel's two-variable LP: the largest (dir 1) or smallest (dir -1) x of the points (u, x) of the
- * box [-U, U] x [xl, xh] in every half-plane of h[0..k): 0 with *x, or -1 when there is none. */
-static int lp_x(const half_plane *h, int k, double dir, double xl, double xh, double *x)
+ * box [-U, U] x [xl, xh] in every half-plane of h[0..k): 0 with *x, or -1 when there is none.
+ * active[0..2) are the half-planes that define the optimum (-1: the box), for the next LP's order. */
+static int lp_x(const half_plane *h, int k, double dir, double xl, double xh, double *x, int active[2])
 {
     double u = RD_TOPP_U_BOUND, v = dir > 0.0 ? xh : xl;
     if (xl > xh)
         return -1;
+    active[0] = active[1] = -1;
     for (int j = 0; j < k; ++j) {
         const half_plane *H = h + j;
         if (H->a * u + H->b * v <= H->g + slack(H, u, v))
             continue;
         if (H->a == 0.0 && H->b == 0.0)
             return -1; /* 0 <= g violated: no point at all */
-        if (on_line(h, j, dir, xl, xh, &u, &v))
+        if (on_line(h, j, dir, xl, xh, &u, &v, active + 1))
             return -1;
+        active[0] = j;
     }
     *x = v;
     return 0;
+}
+
+/* Seidel's algorithm is exact in any order of the half-planes; its work is least when the ones
+ * that define the optimum come first (then every later one is a single test). Neighbouring
+ * segments' optima are defined by the same rows, so the previous LP's two go first: h[0..2)
+ * swapped with them, and order (k) the rows' positions after the swap. */
+static void defining_first(half_plane *h, int k, const int first[2], int *order)
+{
+    for (int j = 0; j < k; ++j)
+        order[j] = j;
+    for (int t = 0; t < 2; ++t) {
+        int j = -1;
+        for (int c = t; c < k; ++c) /* where row first[t] is now */
+            if (order[c] == first[t])
+                j = c;
+        if (j > t) {
+            const half_plane tmp = h[t];
+            const int o = order[t];
+            h[t] = h[j], order[t] = order[j];
+            h[j] = tmp, order[j] = o;
+        }
+    }
 }
 
 /* The half-planes of segment i (its rows at both ends, and x_i + 2 d u within K_(i+1)) into h:
@@ -150,7 +187,7 @@ static int segment_rows(const rd_path_constraints *p, const double *K_lo, const 
 
 size_t rd_reachability_work(int m)
 {
-    return (size_t)(4 * m + 2) * sizeof(half_plane);
+    return (size_t)(4 * m + 2) * (sizeof(half_plane) + sizeof(int));
 }
 
 /* The largest u of segment i at x = x_i under its half-planes h[0..k): 0 with *u, or -1. */
@@ -158,7 +195,7 @@ static int greedy_u(const half_plane *h, int k, double x, double *u)
 {
     double lo = -RD_TOPP_U_BOUND, hi = RD_TOPP_U_BOUND;
     for (int j = 0; j < k; ++j)
-        if (bound_1d(h[j].a, h[j].g - h[j].b * x, fabs(h[j].a) + fabs(h[j].b * x) + fabs(h[j].g) + 1e-300, &lo, &hi))
+        if (bound_1d(h[j].a, h[j].g - h[j].b * x, fabs(h[j].a) + fabs(h[j].b * x) + fabs(h[j].g) + 1e-300, &lo, &hi) < 0)
             return -1;
     if (lo > hi + RD_TOPP_EMPTY * (1.0 + fabs(lo) + fabs(hi)))
         return -1;
@@ -170,6 +207,7 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
 {
     const int n = p->n;
     half_plane *h = t->work;
+    int *order = (int *)(h + 4 * p->m + 2), first[2] = {-1, -1}, active[2];
     double *K_lo = t->K_lo, *K_hi = t->K_hi;
     K_lo[n - 1] = K_hi[n - 1] = p->x_end;
     if (!(p->x_end >= 0.0 && p->x_end <= p->xmax[n - 1]))
@@ -178,11 +216,14 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
         const int k = segment_rows(p, K_lo, K_hi, i, h);
         const double xh = MIN(p->xmax[i], RD_TOPP_X_BOUND);
         double u0;
-        if (lp_x(h, k, 1.0, 0.0, xh, K_hi + i))
+        defining_first(h, k, first, order);
+        if (lp_x(h, k, 1.0, 0.0, xh, K_hi + i, active))
             return i;
+        for (int t = 0; t < 2; ++t)
+            first[t] = active[t] >= 0 ? order[active[t]] : -1;
         if (!greedy_u(h, k, 0.0, &u0)) /* some u holds the rows at x = 0: the set reaches down to rest */
             K_lo[i] = 0.0;
-        else if (lp_x(h, k, -1.0, 0.0, xh, K_lo + i))
+        else if (lp_x(h, k, -1.0, 0.0, xh, K_lo + i, active))
             return i;
         if (K_lo[i] > K_hi[i])
             K_lo[i] = K_hi[i];

@@ -31,6 +31,7 @@ typedef struct {
     double *slope;           /* the friction's secant (n x m) */
     double *xmax;            /* x's bound (n) */
     double *f0, *f;          /* joint friction at 0+ and at a speed (nq) */
+    double *inv_vmax;        /* 1 / vmax, 0 where unlimited (nq) */
     double *coef;            /* two points' a, b, g, q' (2 (3 m + nq)) */
     double *acc;             /* a segment's excess, model error and chord per row and side, its rows at the ends (8 m) */
     double *quarter;         /* each segment's coefficients at f = 1/4, 1/2, 3/4 ((n - 1) x 3 x (3 m + nq)) */
@@ -39,7 +40,7 @@ typedef struct {
 
 size_t rd_time_optimal_work(int n, int m, int nq)
 {
-    return ((size_t)7 * n * m + n + 2 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq)) * sizeof(double) +
+    return ((size_t)7 * n * m + n + 3 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq)) * sizeof(double) +
            rd_reachability_work(m);
 }
 
@@ -49,7 +50,8 @@ static topp_arrays bind(const rd_topp_problem *p, void *work)
     double *d = work;
     topp_arrays A;
     A.b = d, A.c = d + nm, A.lo = d + 2 * nm, A.hi = d + 3 * nm, A.up = d + 4 * nm, A.down = d + 5 * nm;
-    A.slope = d + 6 * nm, A.xmax = d + 7 * nm, A.f0 = A.xmax + p->n, A.f = A.f0 + p->nq, A.coef = A.f + p->nq;
+    A.slope = d + 6 * nm, A.xmax = d + 7 * nm, A.f0 = A.xmax + p->n, A.f = A.f0 + p->nq, A.inv_vmax = A.f + p->nq;
+    A.coef = A.inv_vmax + p->nq;
     A.acc = A.coef + 2 * (3 * p->m + p->nq);
     A.quarter = A.acc + 8 * p->m;
     A.lp = A.quarter + (size_t)3 * (p->n - 1) * (3 * p->m + p->nq);
@@ -78,6 +80,8 @@ static double row_share(const rd_topp_problem *p, int k, const double *f)
 static void prepare(const rd_topp_problem *p, topp_arrays *A)
 {
     const int m = p->m, nq = p->nq;
+    for (int j = 0; j < nq; ++j)
+        A->inv_vmax[j] = isfinite(p->vmax[j]) ? 1.0 / p->vmax[j] : 0.0;
     for (int i = 0; i < p->n; ++i) {
         const double *dq = p->dq + (size_t)i * nq;
         joint_friction(p, dq, 1e-300, A->f0);
@@ -265,13 +269,12 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
             double w[4];
             int j0;
             const int c0 = nodes(p, i, f, &j0, w);
-            for (int j = 0; j < nq; ++j)
-                if (isfinite(p->vmax[j])) {
-                    double v = 0.0;
-                    for (int c = 0; c < c0; ++c)
-                        v += w[c] * p->dq[(size_t)(j0 + c) * nq + j];
-                    ratio = MAX(ratio, fabs(v) * sd / p->vmax[j]);
-                }
+            for (int j = 0; j < nq; ++j) {
+                double v = 0.0;
+                for (int c = 0; c < c0; ++c)
+                    v += w[c] * p->dq[(size_t)(j0 + c) * nq + j];
+                ratio = MAX(ratio, fabs(v) * sd * A->inv_vmax[j]);
+            }
             continue;
         }
         if (e >= 1 && e <= 3) /* the quarter points: the same every solve */
@@ -281,8 +284,7 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
         if (p->model)
             joint_friction(p, co + 3 * m, sd, A->f);
         for (int j = 0; j < nq; ++j)
-            if (isfinite(p->vmax[j]))
-                ratio = MAX(ratio, fabs(co[3 * m + j]) * sd / p->vmax[j]);
+            ratio = MAX(ratio, fabs(co[3 * m + j]) * sd * A->inv_vmax[j]);
         for (int k = 0; k < m; ++k) {
             const double value = co[k] * u + co[m + k] * x + co[2 * m + k] + (p->model ? row_share(p, k, A->f) : 0.0);
             const double err = value - ((1.0 - f) * lin[k] + f * lin[m + k]);
@@ -344,13 +346,21 @@ static void quarter_coefficients(const rd_topp_problem *p, topp_arrays *A)
         }
         for (int e = 0; e < 3; ++e) {
             double *out = A->quarter + ((size_t)3 * i + e) * L;
-            for (int q = 0, at = 0; q < 4; at += len[q], ++q)
-                for (int k = 0; k < len[q]; ++k) {
-                    double v = 0.0;
-                    for (int c = 0; c < count; ++c)
-                        v += w[e][c] * src[q][(size_t)(j0 + c) * len[q] + k];
-                    out[at + k] = v;
-                }
+            for (int q = 0, at = 0; q < 4; at += len[q], ++q) {
+                const double *row = src[q] + (size_t)j0 * len[q];
+                const int stride = len[q];
+                if (count == 4) /* the usual stencil, unrolled */
+                    for (int k = 0; k < stride; ++k)
+                        out[at + k] = w[e][0] * row[k] + w[e][1] * row[stride + k] + w[e][2] * row[2 * stride + k] +
+                                      w[e][3] * row[3 * stride + k];
+                else
+                    for (int k = 0; k < stride; ++k) {
+                        double v = 0.0;
+                        for (int c = 0; c < count; ++c)
+                            v += w[e][c] * row[c * stride + k];
+                        out[at + k] = v;
+                    }
+            }
         }
     }
 }
