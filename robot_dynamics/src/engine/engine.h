@@ -497,6 +497,10 @@ typedef struct {
     const double *lo, *hi;   /* (n x m): its bounds (-INFINITY, INFINITY: that side unbounded) */
     const double *xmax;      /* (n) x <= xmax (velocity limits; INFINITY: none); x >= 0 always */
     double x_start, x_end;   /* x at s[0] and at s[n - 1] (0, 0: from rest to rest) */
+    const double *mid;       /* (n - 1) x (3 m + 3) or NULL: each segment's a, b, c (m each) at its
+                              * midpoint, where x = x_i + d u, and x's bounds at its quarter points; then
+                              * each row's end values plus its midpoint's distance from their chord hold
+                              * (timing.c's chord-plus-error bound), and x within the bounds */
 } rd_path_constraints;
 
 typedef struct {

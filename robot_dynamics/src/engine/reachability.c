@@ -16,7 +16,7 @@
  * state stays controllable (the greedy choice, its Theorem 3: time-optimal over the grid). The
  * two-variable LPs are solved exactly by Seidel's incremental algorithm (R. Seidel, "Small-
  * dimensional linear programming and convex hulls made easy", Discrete Comput. Geom. 6, 1991), in
- * its deterministic order: at most (4 m + 2)^2 / 2 row operations, no allocation. */
+ * a deterministic order (the previous segment's defining half-planes first), no allocation. */
 
 #include "engine.h"
 
@@ -51,12 +51,13 @@ static int bound_1d(double coef, double rhs, double scale, double *lo, double *h
 {
     if (fabs(coef) <= 1e-14 * scale)
         return rhs < -RD_TOPP_TOL * (fabs(rhs) + scale) ? -1 : 0;
+    /* the comparisons multiplied out (coef's sign kept): a division only where a bound moves */
     if (coef > 0.0) {
-        if (rhs / coef < *hi) {
+        if (rhs < *hi * coef) {
             *hi = rhs / coef;
             return 1;
         }
-    } else if (rhs / coef > *lo) {
+    } else if (rhs < *lo * coef) {
         *lo = rhs / coef;
         return 2;
     }
@@ -162,24 +163,43 @@ static void defining_first(half_plane *h, int k, const int first[2], int *order)
     }
 }
 
+/* Row k's bounds [lo, hi] on the value a u + b x + c as half-planes into h: their count. */
+static int bounded(double a, double b, double c, double lo, double hi, half_plane *h)
+{
+    int n = 0;
+    if (isfinite(hi))
+        h[n++] = (half_plane){a, b, hi - c};
+    if (isfinite(lo))
+        h[n++] = (half_plane){-a, -b, c - lo};
+    return n;
+}
+
 /* The half-planes of segment i (its rows at both ends, and x_i + 2 d u within K_(i+1)) into h:
- * their count. */
+ * their count. With midpoints, each row's value at an end plus the midpoint's distance from the
+ * chord, e = v_mid - (v_0 + v_1) / 2, within that end's bounds too: v_0 + e = v_mid + (v_0 - v_1) / 2
+ * and v_1 + e = v_mid - (v_0 - v_1) / 2. */
 static int segment_rows(const rd_path_constraints *p, const double *K_lo, const double *K_hi, int i, half_plane *h)
 {
     const int m = p->m;
     const double d = p->s[i + 1] - p->s[i];
     int n = 0;
-    for (int e = 0; e < 2; ++e) {
-        const int at = (i + e) * m;
-        for (int k = 0; k < m; ++k) {
-            const double b = p->b[at + k], c = p->c[at + k];
-            const double a = e ? p->a[at + k] + 2.0 * d * b : p->a[at + k]; /* x_(i+1) = x + 2 d u */
-            if (isfinite(p->hi[at + k]))
-                h[n++] = (half_plane){a, b, p->hi[at + k] - c};
-            if (isfinite(p->lo[at + k]))
-                h[n++] = (half_plane){-a, -b, c - p->lo[at + k]};
+    for (int k = 0; k < m; ++k) {
+        const size_t i0 = (size_t)i * m + k, i1 = i0 + m;
+        const double a0 = p->a[i0], b0 = p->b[i0], c0 = p->c[i0];
+        const double a1 = p->a[i1] + 2.0 * d * p->b[i1], b1 = p->b[i1], c1 = p->c[i1]; /* x_(i+1) = x + 2 d u */
+        n += bounded(a0, b0, c0, p->lo[i0], p->hi[i0], h + n);
+        n += bounded(a1, b1, c1, p->lo[i1], p->hi[i1], h + n);
+        if (p->mid) {
+            const double *mid = p->mid + (size_t)i * (3 * m + 3);
+            const double am = mid[k] + d * mid[m + k], bm = mid[m + k], cm = mid[2 * m + k]; /* x_mid = x + d u */
+            const double ha = 0.5 * (a0 - a1), hb = 0.5 * (b0 - b1), hc = 0.5 * (c0 - c1);
+            n += bounded(am + ha, bm + hb, cm + hc, p->lo[i0], p->hi[i0], h + n);
+            n += bounded(am - ha, bm - hb, cm - hc, p->lo[i1], p->hi[i1], h + n);
         }
     }
+    if (p->mid)
+        for (int e = 1; e <= 3; ++e) /* x_i + 2 d u e / 4 <= its bound at the quarter point e / 4 */
+            h[n++] = (half_plane){0.5 * e * d, 1.0, p->mid[(size_t)i * (3 * m + 3) + 3 * m + e - 1]};
     h[n++] = (half_plane){2.0 * d, 1.0, K_hi[i + 1]};
     h[n++] = (half_plane){-2.0 * d, -1.0, -K_lo[i + 1]};
     return n;
@@ -187,7 +207,7 @@ static int segment_rows(const rd_path_constraints *p, const double *K_lo, const 
 
 size_t rd_reachability_work(int m)
 {
-    return (size_t)(4 * m + 2) * (sizeof(half_plane) + sizeof(int));
+    return (size_t)(8 * m + 5) * (sizeof(half_plane) + sizeof(int));
 }
 
 /* The largest u of segment i at x = x_i under its half-planes h[0..k): 0 with *u, or -1. */
@@ -207,7 +227,7 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
 {
     const int n = p->n;
     half_plane *h = t->work;
-    int *order = (int *)(h + 4 * p->m + 2), first[2] = {-1, -1}, active[2];
+    int *order = (int *)(h + 8 * p->m + 5), first[2] = {-1, -1}, active[2];
     double *K_lo = t->K_lo, *K_hi = t->K_hi;
     K_lo[n - 1] = K_hi[n - 1] = p->x_end;
     if (!(p->x_end >= 0.0 && p->x_end <= p->xmax[n - 1]))

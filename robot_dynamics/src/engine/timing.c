@@ -13,7 +13,13 @@
  * two ends of at least the model's error there (the full value less the solve's linear one), so
  * that the next solve keeps the full value within the limit; a velocity exceeded shrinks x's bound
  * by the ratio squared. Speed-dependent friction (viscous, Stribeck) enters the rows as its secant
- * through rest and the last solve's speed, updated while it changes the torques there. */
+ * through rest and the last solve's speed, updated while it changes the torques there.
+ *
+ * So that the first solve usually passes the check, the solve itself holds what the check bounds:
+ * each row's end values plus its midpoint's distance from their chord (rd_path_constraints' mid, the
+ * rows at the midpoint being linear in (u, x_i) as at the ends), and x below the velocity bound at
+ * the quarter points, that bound lowered by how far a linear x can rise above a convex bound between
+ * them. The check bounds a speed's peak between its points the same way (velocity_bound). */
 
 #include "engine.h"
 
@@ -35,12 +41,17 @@ typedef struct {
     double *coef;            /* two points' a, b, g, q' (2 (3 m + nq)) */
     double *acc;             /* a segment's excess, model error and chord per row and side, its rows at the ends (8 m) */
     double *quarter;         /* each segment's coefficients at f = 1/4, 1/2, 3/4 ((n - 1) x 3 x (3 m + nq)) */
+    double *mid;             /* the solve's rows at each segment's midpoint (a, b, c) and x's bounds at its
+                              * quarter points ((n - 1) x (3 m + 3), rd_path_constraints' mid) */
+    double *vshrink;         /* each segment's factor on those bounds, its velocity rows' tightening (n - 1) */
+    double *vquarter;        /* x's bounds at each segment's quarter points before tightening ((n - 1) x 3) */
+    double *xm;              /* a segment's xmax_j at its five quarter points and their rise (6 nq) */
     void *lp;                /* rd_reachability_work(m) */
 } topp_arrays;
 
 size_t rd_time_optimal_work(int n, int m, int nq)
 {
-    return ((size_t)7 * n * m + n + 3 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq)) * sizeof(double) +
+    return ((size_t)7 * n * m + n + 3 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq) + (size_t)(n - 1) * (3 * m + 7) + 6 * nq) * sizeof(double) +
            rd_reachability_work(m);
 }
 
@@ -54,7 +65,11 @@ static topp_arrays bind(const rd_topp_problem *p, void *work)
     A.coef = A.inv_vmax + p->nq;
     A.acc = A.coef + 2 * (3 * p->m + p->nq);
     A.quarter = A.acc + 8 * p->m;
-    A.lp = A.quarter + (size_t)3 * (p->n - 1) * (3 * p->m + p->nq);
+    A.mid = A.quarter + (size_t)3 * (p->n - 1) * (3 * p->m + p->nq);
+    A.vshrink = A.mid + (size_t)(p->n - 1) * (3 * p->m + 3);
+    A.vquarter = A.vshrink + (p->n - 1);
+    A.xm = A.vquarter + (size_t)3 * (p->n - 1);
+    A.lp = A.xm + 6 * p->nq;
     return A;
 }
 
@@ -242,6 +257,45 @@ static int check_points(const rd_topp_problem *p, const rd_topp_result *r, int i
     return count;
 }
 
+/* The largest value on [0, 1] of the parabola through A at 0 and B at 1 that rises `rise` above its
+ * chord at 1/2 (rise >= 0): A + (B - A) t + 4 rise t (1 - t). */
+static double parabola_peak(double A, double B, double rise)
+{
+    const double t = rise > 0.0 ? 0.5 + (B - A) / (8.0 * rise) : -1.0;
+    if (t <= 0.0 || t >= 1.0)
+        return MAX(A, B);
+    return A + (B - A) * t + 4.0 * rise * t * (1.0 - t);
+}
+
+/* The largest squared velocity ratio rho_j = (q'_j sdot / vmax_j)^2 = (q'_j / vmax_j)^2 x on segment i,
+ * bounded from its five quarter points (x is linear in s, q' from the grid and the quarter
+ * coefficients): on each quarter, the peak of the parabola through its two ends as curved as the
+ * most concave second difference D2 of the segment (a rise of -min(D2, 0) / 8 over the chord). The
+ * peak of a speed that a convex bound and a linear x make between two checked points is inside it. */
+static double velocity_bound(const rd_topp_problem *p, const topp_arrays *A, const rd_topp_result *r, int i)
+{
+    const int m = p->m, nq = p->nq, L = 3 * m + nq;
+    const double u = r->u[i], d = p->s[i + 1] - p->s[i];
+    double peak = 0.0;
+    for (int j = 0; j < nq; ++j) {
+        if (A->inv_vmax[j] == 0.0)
+            continue;
+        double rho[5];
+        for (int e = 0; e <= 4; ++e) {
+            const double *dq = e == 0 ? p->dq + (size_t)i * nq : e == 4 ? p->dq + (size_t)(i + 1) * nq
+                                                               : A->quarter + ((size_t)3 * i + e - 1) * L + 3 * m;
+            const double v = dq[j] * A->inv_vmax[j], x = e == 4 ? r->x[i + 1] : r->x[i] + 0.5 * e * d * u;
+            rho[e] = v * v * MAX(x, 0.0);
+        }
+        double bend = 0.0;
+        for (int e = 1; e <= 3; ++e)
+            bend = MAX(bend, 2.0 * rho[e] - rho[e - 1] - rho[e + 1]);
+        for (int e = 0; e < 4; ++e)
+            peak = MAX(peak, parabola_peak(rho[e], rho[e + 1], 0.125 * bend));
+    }
+    return peak;
+}
+
 /* Segment i of the timing (x, u) against the full model: each row's excess over its limits and
  * model error, and the velocity ratio, at its quarter points; the margins and xmax updated where
  * exceeded. Returns 1 when something was exceeded. */
@@ -309,9 +363,10 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
             }
         }
     }
-    if (ratio > 1.0 + p->tolerance) {
-        const double shrink = (1.0 - 2.0 * p->tolerance) / (ratio * ratio);
-        A->xmax[i] *= shrink, A->xmax[i + 1] *= shrink;
+    const double rho = MAX(ratio * ratio, velocity_bound(p, A, r, i));
+    if (rho > 1.0 + 2.0 * p->tolerance) {
+        const double shrink = (1.0 - 2.0 * p->tolerance) / rho;
+        A->xmax[i] *= shrink, A->xmax[i + 1] *= shrink, A->vshrink[i] *= shrink;
         exceeded = 1;
     }
     return exceeded;
@@ -365,6 +420,79 @@ static void quarter_coefficients(const rd_topp_problem *p, topp_arrays *A)
     }
 }
 
+/* The solve's rows at each segment's midpoint into A->mid: the quarter coefficients' a, b with the
+ * friction's secant of the ends averaged, g with the friction of starting along q' there. */
+static void midpoints(const rd_topp_problem *p, topp_arrays *A)
+{
+    const int m = p->m, L = 3 * m + p->nq;
+    for (int i = 0; i < p->n - 1; ++i) {
+        const double *co = A->quarter + ((size_t)3 * i + 1) * L;
+        double *out = A->mid + (size_t)i * (3 * m + 3);
+        if (p->model)
+            joint_friction(p, co + 3 * m, 1e-300, A->f0);
+        for (int k = 0; k < m; ++k) {
+            const size_t i0 = (size_t)i * m + k;
+            out[k] = co[k];
+            out[m + k] = co[m + k] + 0.5 * (A->slope[i0] + A->slope[i0 + m]);
+            out[2 * m + k] = co[2 * m + k] + (p->model ? row_share(p, k, A->f0) : 0.0);
+        }
+        for (int e = 0; e < 3; ++e)
+            out[3 * m + e] = A->vquarter[3 * i + e] * A->vshrink[i];
+    }
+}
+
+/* x's velocity bounds xmax_j = (v_j / q'_j)^2 at each segment's ends (A->xmax) and quarter points
+ * (A->vquarter), less the most that a linear x held below a convex xmax_j at those five points can
+ * rise above it between them: a parabola's rise over its chord, D2 / 8 for the largest second
+ * difference D2 of xmax_j at the quarter points (a quarter of it again as room for the check's
+ * estimate of the same rise; at most half the bound, the check catching the rest). A straight path
+ * at a constant speed limit has none.
+ *
+ * xmax_j at the five quarter points of segment i (INFINITY where joint j is unlimited or stops);
+ * returns the largest second difference of them (0 where one is infinite). */
+static double joint_xmax(const rd_topp_problem *p, const topp_arrays *A, int i, int j, double xm[5])
+{
+    const int m = p->m, nq = p->nq, L = 3 * m + nq;
+    int finite = 1;
+    for (int e = 0; e <= 4; ++e) {
+        const double *dq = e == 0 ? p->dq + (size_t)i * nq : e == 4 ? p->dq + (size_t)(i + 1) * nq
+                                                           : A->quarter + ((size_t)3 * i + e - 1) * L + 3 * m;
+        const double c = dq[j] * A->inv_vmax[j];
+        xm[e] = c != 0.0 ? 1.0 / (c * c) : INFINITY;
+        finite = finite && c != 0.0;
+    }
+    double rise = 0.0;
+    for (int e = 1; e <= 3 && finite; ++e)
+        rise = MAX(rise, xm[e - 1] - 2.0 * xm[e] + xm[e + 1]);
+    return rise;
+}
+
+static void velocity_bounds(const rd_topp_problem *p, topp_arrays *A)
+{
+    const int nq = p->nq;
+    for (int i = 0; i < p->n - 1; ++i) {
+        double low[5] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY}, bound[5];
+        for (int j = 0; j < nq; ++j) { /* the bound without margins */
+            double *xm = A->xm + 5 * j;
+            A->xm[5 * nq + j] = joint_xmax(p, A, i, j, xm);
+            for (int e = 0; e <= 4; ++e)
+                low[e] = MIN(low[e], xm[e]);
+        }
+        for (int e = 0; e <= 4; ++e)
+            bound[e] = low[e];
+        for (int j = 0; j < nq; ++j) {
+            const double *xm = A->xm + 5 * j, margin = 1.25 * 0.125 * A->xm[5 * nq + j];
+            for (int e = 0; e <= 4 && margin > 0.0; ++e)
+                if (xm[e] <= 1.5 * low[e]) /* a joint near the bound (one far above it never holds x) */
+                    bound[e] = MIN(bound[e], MAX(xm[e] - margin, 0.5 * xm[e]));
+        }
+        A->xmax[i] = MIN(A->xmax[i], bound[0]);
+        A->xmax[i + 1] = MIN(A->xmax[i + 1], bound[4]);
+        for (int e = 0; e < 3; ++e)
+            A->vquarter[3 * i + e] = bound[e + 1];
+    }
+}
+
 int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
 {
     const int n = p->n, m = p->m;
@@ -372,7 +500,10 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
     topp_arrays A = bind(p, r->work);
     prepare(p, &A);
     quarter_coefficients(p, &A);
+    velocity_bounds(p, &A);
     memset(A.up, 0, 3 * nm * sizeof(double)); /* up, down, slope */
+    for (int i = 0; i < n - 1; ++i)
+        A.vshrink[i] = 1.0;
     double largest = 1.0;
     for (int k = 0; k < m; ++k)
         largest = MAX(largest, p->limit[k]);
@@ -384,7 +515,8 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
             A.b[q] = p->b[q] + A.slope[q];
             A.hi[q] = limit - A.up[q], A.lo[q] = -limit + A.down[q];
         }
-        const rd_path_constraints pc = {n, m, p->s, p->a, A.b, A.c, A.lo, A.hi, A.xmax, 0.0, 0.0};
+        midpoints(p, &A);
+        const rd_path_constraints pc = {n, m, p->s, p->a, A.b, A.c, A.lo, A.hi, A.xmax, 0.0, 0.0, A.mid};
         rd_path_timing t = {r->K_lo, r->K_hi, r->x, r->u, A.lp};
         ++r->solves;
         if ((r->failed = rd_reachability(&pc, &t)) >= 0)
