@@ -223,6 +223,16 @@ static int greedy_u(const half_plane *h, int k, double x, double *u)
     return 0;
 }
 
+/* Whether u = 0 holds every half-plane at x = 0 (g >= 0 for all): rest at s_i with rest next, the
+ * usual case, known without greedy_u's divisions. */
+static int holds_at_rest(const half_plane *h, int k)
+{
+    int ok = 1;
+    for (int j = 0; j < k; ++j)
+        ok &= h[j].g >= 0.0;
+    return ok;
+}
+
 int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
 {
     const int n = p->n;
@@ -241,8 +251,8 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
             return i;
         for (int t = 0; t < 2; ++t)
             first[t] = active[t] >= 0 ? order[active[t]] : -1;
-        if (!greedy_u(h, k, 0.0, &u0)) /* some u holds the rows at x = 0: the set reaches down to rest */
-            K_lo[i] = 0.0;
+        if (holds_at_rest(h, k) || !greedy_u(h, k, 0.0, &u0)) /* some u holds the rows at x = 0 */
+            K_lo[i] = 0.0;                                  /* the set reaches down to rest */
         else if (lp_x(h, k, -1.0, 0.0, xh, K_lo + i, active))
             return i;
         if (K_lo[i] > K_hi[i])

@@ -204,10 +204,11 @@ static double dq_at(const rd_topp_problem *p, int i, double f, int j)
 }
 
 /* The points of segment i where the timing is checked, as fractions f in [0, 1] into f (at most
- * RD_TOPP_POINTS): its quarter points; where sqrt(x) (x = sdot^2) is farthest from its chord; where x = sdot^2 comes near zero at one end, points
- * approaching it geometrically (sqrt(x), the speed in the friction, has no bounded slope at rest);
- * and where a joint's q' changes sign (it turns back: its friction steps), the two sides of the
- * turn. Returns their count. */
+ * RD_TOPP_POINTS): its quarter points; with friction (its speed sqrt(x), x = sdot^2, is not linear in
+ * x) also where sqrt(x) is farthest from its chord, points approaching rest geometrically where x
+ * comes near zero at one end (sqrt(x) has no bounded slope there), and both sides of a joint's turn
+ * (where q' changes sign its friction steps). Returns their count. The velocity needs no more: its
+ * square is linear in x (velocity_bound). */
 enum { RD_TOPP_POINTS = 64 };
 static int check_points(const rd_topp_problem *p, const rd_topp_result *r, int i, double *f)
 {
@@ -216,7 +217,7 @@ static int check_points(const rd_topp_problem *p, const rd_topp_result *r, int i
     int count = 0;
     for (int e = 0; e <= 4; ++e)
         f[count++] = 0.25 * e;
-    if (step > 0.0) { /* where sqrt(x) is farthest above its chord (a speed's peak over the linear rows) */
+    if (p->model && step > 0.0) { /* where sqrt(x), the speed in the friction, is farthest above its chord */
         const double mid = 0.5 * (sqrt(x0) + sqrt(x1));
         f[count++] = MIN(MAX((mid * mid - x0) / (x1 - x0), 0.0), 1.0);
     }
@@ -287,9 +288,14 @@ static double velocity_bound(const rd_topp_problem *p, const topp_arrays *A, con
             const double v = dq[j] * A->inv_vmax[j], x = e == 4 ? r->x[i + 1] : r->x[i] + 0.5 * e * d * u;
             rho[e] = v * v * MAX(x, 0.0);
         }
-        double bend = 0.0;
+        double bend = 0.0, top = rho[0];
         for (int e = 1; e <= 3; ++e)
-            bend = MAX(bend, 2.0 * rho[e] - rho[e - 1] - rho[e + 1]);
+            bend = MAX(bend, 2.0 * rho[e] - rho[e - 1] - rho[e + 1]), top = MAX(top, rho[e]);
+        top = MAX(top, rho[4]);
+        if (top + 0.125 * bend <= 1.0) { /* no parabola here rises above 1: the peaks are not needed */
+            peak = MAX(peak, top);
+            continue;
+        }
         for (int e = 0; e < 4; ++e)
             peak = MAX(peak, parabola_peak(rho[e], rho[e + 1], 0.125 * bend));
     }
@@ -297,13 +303,13 @@ static double velocity_bound(const rd_topp_problem *p, const topp_arrays *A, con
 }
 
 /* Segment i of the timing (x, u) against the full model: each row's excess over its limits and
- * model error, and the velocity ratio, at its quarter points; the margins and xmax updated where
- * exceeded. Returns 1 when something was exceeded. */
+ * model error at its check points, and its velocity (velocity_bound); the margins and xmax updated
+ * where exceeded. Returns 1 when something was exceeded. */
 static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp_result *r, int i)
 {
     const int m = p->m, nq = p->nq;
     const double u = r->u[i], d = p->s[i + 1] - p->s[i];
-    double *worst = A->acc, *error = A->acc + 2 * m, *chord = A->acc + 4 * m, ratio = 0.0, *co = A->coef;
+    double *worst = A->acc, *error = A->acc + 2 * m, *chord = A->acc + 4 * m, *co = A->coef;
     int exceeded = 0;
     for (int k = 0; k < 2 * m; ++k)
         worst[k] = error[k] = -INFINITY;
@@ -318,27 +324,13 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
     for (int e = 0; e < count; ++e) {
         const double f = fractions[e], x = MAX(r->x[i] + 2.0 * f * d * u, 0.0), sd = sqrt(x);
         if (!p->model && (e == 0 || e == 4))
-            continue; /* no friction: the full rows at the ends are the solve's (lin), their velocity within xmax */
-        if (!p->model && e >= 5) { /* no friction: the rows are linear in x, only the velocity bends */
-            double w[4];
-            int j0;
-            const int c0 = nodes(p, i, f, &j0, w);
-            for (int j = 0; j < nq; ++j) {
-                double v = 0.0;
-                for (int c = 0; c < c0; ++c)
-                    v += w[c] * p->dq[(size_t)(j0 + c) * nq + j];
-                ratio = MAX(ratio, fabs(v) * sd * A->inv_vmax[j]);
-            }
-            continue;
-        }
+            continue; /* no friction: the full rows at the ends are the solve's (lin) */
         if (e >= 1 && e <= 3) /* the quarter points: the same every solve */
             co = A->quarter + ((size_t)3 * i + e - 1) * (3 * m + nq);
         else
             coefficients_at(p, i, f, co = A->coef);
         if (p->model)
             joint_friction(p, co + 3 * m, sd, A->f);
-        for (int j = 0; j < nq; ++j)
-            ratio = MAX(ratio, fabs(co[3 * m + j]) * sd * A->inv_vmax[j]);
         for (int k = 0; k < m; ++k) {
             const double value = co[k] * u + co[m + k] * x + co[2 * m + k] + (p->model ? row_share(p, k, A->f) : 0.0);
             const double err = value - ((1.0 - f) * lin[k] + f * lin[m + k]);
@@ -363,7 +355,7 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
             }
         }
     }
-    const double rho = MAX(ratio * ratio, velocity_bound(p, A, r, i));
+    const double rho = velocity_bound(p, A, r, i);
     if (rho > 1.0 + 2.0 * p->tolerance) {
         const double shrink = (1.0 - 2.0 * p->tolerance) / rho;
         A->xmax[i] *= shrink, A->xmax[i + 1] *= shrink, A->vshrink[i] *= shrink;
