@@ -20,9 +20,11 @@ the grid points may exceed one in between (toppra's result does, by several perc
 the cubic through the coefficients at the grid points around it on the same piece of the path
 (the spline's knots are grid points), with the friction at each point's own velocity, at its
 quarter points, where the speed sqrt(x) bends most, approaching rest and on both sides of a
-joint's turn. A row exceeded on a segment gets a margin of the model's error at the segment's
-ends and the timing is solved again, until nothing is exceeded; the tests resample the result at
-1 kHz with the full inverse dynamics.
+joint's turn; the velocities by the parabola through the quarter points' squared speeds. The
+solve already holds each row's end values plus its midpoint's distance from their chord, and the
+velocity bound at the quarter points, so that one solve usually passes. A row exceeded on a
+segment gets a margin of the model's error at the segment's ends and the timing is solved again,
+until nothing is exceeded; the tests resample the result at 1 kHz with the full inverse dynamics.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@
  *
  * The discretization is the paper's "first-order interpolation" (its section VI-B): the rows of
  * segment i hold at both of its ends, at (u, x_i) with s_i's coefficients and at (u, x_i + 2 d u)
- * with s_(i+1)'s, so that no row is violated at a grid point from either side. The backward pass
+ * with s_(i+1)'s, so that no row is violated at a grid point from either side; given the rows at
+ * each segment's midpoint (rd_path_constraints' mid), also each row's end values plus the
+ * midpoint's distance from their chord, and x within its bounds at the quarter points. The backward pass
  * computes the controllable sets K_i = [K_lo, K_hi] of x (Algorithm 1's backward recursion, one
  * two-variable LP for each bound), the forward pass takes at each point the largest u whose next
  * state stays controllable (the greedy choice, its Theorem 3: time-optimal over the grid). The
