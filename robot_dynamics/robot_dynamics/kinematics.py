@@ -46,11 +46,17 @@ REFERENCES = ("local_world_aligned", "local")
 TASK_ROWS = ("x", "y", "z", "rx", "ry", "rz")
 
 
+_REFERENCE_CODES: dict[str, int] = {}
+
+
 def reference_axes(reference: str) -> int:
     """The engine's code of a reference (one of :data:`REFERENCES`); InputError naming them otherwise."""
-    if isinstance(reference, str) and reference in REFERENCES:
-        return engine.engine().LOCAL if reference == "local" else engine.engine().LOCAL_WORLD_ALIGNED
-    raise InputError(f"reference: expected one of {list(REFERENCES)} (the axes of the result), got {reference!r}")
+    if not _REFERENCE_CODES:
+        _REFERENCE_CODES.update(local_world_aligned=engine.engine().LOCAL_WORLD_ALIGNED, local=engine.engine().LOCAL)
+    code = _REFERENCE_CODES.get(reference) if isinstance(reference, str) else None
+    if code is None:
+        raise InputError(f"reference: expected one of {list(REFERENCES)} (the axes of the result), got {reference!r}")
+    return code
 
 
 def task_row_mask(rows: object) -> tuple[int, list[int] | None]:

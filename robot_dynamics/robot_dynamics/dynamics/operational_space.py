@@ -23,6 +23,7 @@ Every function takes leading batch dimensions: ``q`` of shape (..., nq).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -56,7 +57,7 @@ class OperationalSpace(NamedTuple):
 
 def _damping(damping: object) -> float:
     if isinstance(damping, bool) or not isinstance(damping, (int, float, np.integer, np.floating)) or not (
-            np.isfinite(damping) and damping >= 0):
+            0.0 <= float(damping) < math.inf):
         raise InputError(f"damping: expected a finite number >= 0 (lambda of (J A^-1 J^T + lambda^2 1)^-1), got {damping!r}")
     return float(damping)
 

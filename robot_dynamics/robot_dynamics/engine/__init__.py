@@ -356,6 +356,20 @@ def _task_shape(name: str, r: int, nq: int) -> tuple[int, ...]:
     return {"T": (4, 4), "J": (r, nq), "vel": (r,), "bias": (r,), "Lambda": (r, r), "Jbar": (nq, r), "N": (nq, nq)}[name]
 
 
+_TASK_WANTS: dict[tuple[str, ...], tuple[int, list[int] | None]] = {}
+
+
+def _task_bits(want: tuple[str, ...]) -> tuple[int, list[int] | None]:
+    """The engine's bits of the outputs ``want`` and where each one is in its answer (None: in order)."""
+    known = _TASK_WANTS.get(want)
+    if known is None:
+        order = sorted(want, key=TASK_OUTPUTS.index)
+        known = (sum(1 << TASK_OUTPUTS.index(name) for name in want),
+                 None if order == list(want) else [order.index(name) for name in want])
+        _TASK_WANTS[want] = known
+    return known
+
+
 def task_space(model: RobotModel, q: ArrayLike, qd: ArrayLike | None, k: int, reference: int, rows: int,
                damping: float, want: tuple[str, ...], what: str = "task space") -> list[Array]:
     """The engine's ``rd_task_space`` of frame ``k`` for any batch: the outputs named in ``want``
@@ -367,14 +381,13 @@ def task_space(model: RobotModel, q: ArrayLike, qd: ArrayLike | None, k: int, re
     engine's LOCAL_WORLD_ALIGNED or LOCAL; ``rows``: a task-row mask (bits 0-5, 0: all six).
     """
     e = engine()
-    bits = sum(1 << TASK_OUTPUTS.index(name) for name in want)
-    motion = "vel" in want or "bias" in want
+    bits, where = _task_bits(want)
+    motion = bits & 12  # vel, bias
     em = model.engine_model
-    if isinstance(q, np.ndarray) and q.ndim == 1:
+    if type(q) is np.ndarray and q.ndim == 1:
         fast = e.task_space(em, e.thread_data(em), q, qd if motion else None, k, reference, rows, damping, bits)
         if fast is not NotImplemented:
-            order = sorted(want, key=TASK_OUTPUTS.index)
-            return [fast[order.index(name)] for name in want]
+            return list(fast) if where is None else [fast[i] for i in where]
     if motion:
         (qf, qdf), batch = joint_inputs(model, q=q, qd=qd)
     else:

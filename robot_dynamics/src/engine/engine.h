@@ -204,9 +204,9 @@ int rd_joint_index(const rd_model *m, const char *name);
     X(step, double, 4 * nq)          /* the stepped state and its k1 (rd_plant_step)               */ \
     X(tJ, double, 6 * nq)            /* the task space (rd_task_space): the task rows of J,        */ \
     X(tY, double, 6 * nq)            /* Y = L^-1 J^T (A = L L^T), Z = A^-1 J^T and J_bar^T, rows   */ \
-    X(tZ, double, 6 * nq)            /* of nq each; J A^-1 J^T and its factor, Lambda (r x r each) */ \
-    X(tB, double, 6 * nq)                                                                          \
-    X(tS, double, 3 * 36)
+    X(tZ, double, 6 * nq)            /* of nq each; J A^-1 J^T, its factor's inverse, Lambda (r x r */ \
+    X(tB, double, 6 * nq)            /* each) and 1 / L_aa (nq)                                    */ \
+    X(tS, double, 3 * 36 + nq)
 
 typedef struct {
 #define RD_WORK_FIELD(name, type, count) type *name;

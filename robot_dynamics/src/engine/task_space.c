@@ -57,6 +57,7 @@ static void task_jacobian(const rd_model *m, const rd_task *t, const double T[16
  * at most RD_TASK_PIVOT of its diagonal: RD_TASK_SINGULAR. */
 static int task_inverse(double *S, int r, double *Lambda, double *Ginv)
 {
+    double gi[6]; /* 1 / G_jj */
     for (int j = 0; j < r; ++j) {
         double d = S[j * r + j];
         for (int k = 0; k < j; ++k)
@@ -65,11 +66,12 @@ static int task_inverse(double *S, int r, double *Lambda, double *Ginv)
             return RD_TASK_SINGULAR;
         d = sqrt(d);
         S[j * r + j] = d;
+        gi[j] = 1.0 / d;
         for (int i = j + 1; i < r; ++i) {
             double s = S[i * r + j];
             for (int k = 0; k < j; ++k)
                 s -= S[i * r + k] * S[j * r + k];
-            S[i * r + j] = s / d;
+            S[i * r + j] = s * gi[j];
         }
     }
     for (int c = 0; c < r; ++c) /* G^-1, lower triangular: column c by forward substitution */
@@ -77,7 +79,7 @@ static int task_inverse(double *S, int r, double *Lambda, double *Ginv)
             double s = i == c ? 1.0 : 0.0;
             for (int k = c; k < i; ++k)
                 s -= S[i * r + k] * Ginv[k * r + c];
-            Ginv[i * r + c] = i < c ? 0.0 : s / S[i * r + i];
+            Ginv[i * r + c] = i < c ? 0.0 : s * gi[i];
         }
     for (int i = 0; i < r; ++i)
         for (int j = 0; j <= i; ++j) {
@@ -93,25 +95,28 @@ static int task_inverse(double *S, int r, double *Lambda, double *Ginv)
 static int operational_space(const rd_model *m, const rd_task *t, const double *J, int r, const rd_task_space_out *out,
                              rd_work *w)
 {
-    const int nq = m->nq;
+    const int nq = m->nq, projector = out->Jbar || out->N;
     const double *L = w->H;
     double *Y = w->tY, *Z = w->tZ, *S = w->tS, *Lambda = out->Lambda ? out->Lambda : w->tS + 36, *Ginv = w->tS + 72;
-    for (int i = 0; i < r; ++i) { /* Y_i = L^-1 J_i^T, Z_i = L^-T Y_i = A^-1 J_i^T */
-        const double *Ji = J + i * nq;
-        double *y = Y + i * nq, *z = Z + i * nq;
-        for (int a = 0; a < nq; ++a) {
-            double s = Ji[a];
+    double *dinv = w->tS + 108; /* 1 / L_aa: one division per joint, not one per row and joint */
+    for (int a = 0; a < nq; ++a)
+        dinv[a] = 1.0 / L[a * nq + a];
+    for (int a = 0; a < nq; ++a) /* Y_i = L^-1 J_i^T, every row i at once (forward substitution) */
+        for (int i = 0; i < r; ++i) {
+            const double *y = Y + i * nq;
+            double s = J[i * nq + a];
             for (int k = 0; k < a; ++k)
                 s -= L[a * nq + k] * y[k];
-            y[a] = s / L[a * nq + a];
+            Y[i * nq + a] = s * dinv[a];
         }
-        for (int a = nq - 1; a >= 0; --a) {
-            double s = y[a];
+    for (int a = nq - 1; projector && a >= 0; --a) /* Z_i = L^-T Y_i = A^-1 J_i^T (back substitution) */
+        for (int i = 0; i < r; ++i) {
+            const double *z = Z + i * nq;
+            double s = Y[i * nq + a];
             for (int k = a + 1; k < nq; ++k)
                 s -= L[k * nq + a] * z[k];
-            z[a] = s / L[a * nq + a];
+            Z[i * nq + a] = s * dinv[a];
         }
-    }
     const double lam2 = t->damping * t->damping;
     for (int i = 0; i < r; ++i) /* S = J A^-1 J^T + lambda^2 1 = Y^T Y + lambda^2 1 (its lower triangle) */
         for (int j = 0; j <= i; ++j) {
@@ -123,28 +128,34 @@ static int operational_space(const rd_model *m, const rd_task *t, const double *
     const int st = task_inverse(S, r, Lambda, Ginv);
     if (st != RD_OK)
         return st;
-    if (!out->Jbar && !out->N)
+    if (!projector)
         return RD_OK;
-    double *B = w->tB; /* J_bar^T = Lambda Z (r x nq): Lambda symmetric */
-    for (int i = 0; i < r; ++i)
-        for (int a = 0; a < nq; ++a) {
-            double s = 0.0;
-            for (int j = 0; j < r; ++j)
-                s += Lambda[i * r + j] * Z[j * nq + a];
-            B[i * nq + a] = s;
+    double *B = w->tB; /* J_bar^T = Lambda Z (r x nq), Lambda symmetric: row i = sum_j Lambda_ij Z_j */
+    for (int i = 0; i < r; ++i) {
+        double *b = B + i * nq;
+        for (int a = 0; a < nq; ++a)
+            b[a] = 0.0;
+        for (int j = 0; j < r; ++j) {
+            const double l = Lambda[i * r + j], *z = Z + j * nq;
+            for (int a = 0; a < nq; ++a)
+                b[a] += l * z[a];
         }
+    }
     if (out->Jbar)
         for (int a = 0; a < nq; ++a)
             for (int i = 0; i < r; ++i)
                 out->Jbar[a * r + i] = B[i * nq + a];
-    if (out->N) /* N = 1 - J^T J_bar^T */
-        for (int a = 0; a < nq; ++a)
-            for (int b = 0; b < nq; ++b) {
-                double s = a == b ? 1.0 : 0.0;
-                for (int i = 0; i < r; ++i)
-                    s -= J[i * nq + a] * B[i * nq + b];
-                out->N[a * nq + b] = s;
+    if (out->N) /* N = 1 - J^T J_bar^T: row a = e_a - sum_i J_ia (J_bar^T)_i */
+        for (int a = 0; a < nq; ++a) {
+            double *n = out->N + a * nq;
+            for (int b = 0; b < nq; ++b)
+                n[b] = a == b ? 1.0 : 0.0;
+            for (int i = 0; i < r; ++i) {
+                const double c = J[i * nq + a], *b = B + i * nq;
+                for (int k = 0; k < nq; ++k)
+                    n[k] -= c * b[k];
             }
+        }
     return RD_OK;
 }
 
