@@ -83,7 +83,7 @@ def engine_build() -> dict[str, list[str]]:
 ENGINE_DIR = "src/engine"
 ENGINE_BUILD = engine_build()
 #: The CPython side of the extension, which the engine library (robot_dynamics_engine) leaves out.
-MODULE_SOURCES = ("module.c", "module_batch.c", "module_path.c", "module_observer.c")
+MODULE_SOURCES = ("module.c", "module_batch.c", "module_path.c", "module_observer.c", "module_task.c")
 MODULE_HEADERS = ("module.h",)
 
 # The engine: a top-level private module installed beside the package, so that the package is

@@ -12,18 +12,23 @@ The core needs numpy and scipy only (its engine is C, compiled at install); ROS 
 
 from .conventions import GRAVITY
 from .dynamics import (
+    OperationalSpace,
     aba,
     aba_derivatives,
     bias_torques,
     coriolis_matrix,
     crba,
+    dynamically_consistent_inverse,
     gravity_torques,
     kinetic_energy,
     linearize,
     mechanical_energy,
+    null_space_projector,
+    operational_space,
     potential_energy,
     rnea,
     rnea_derivatives,
+    task_inertia,
 )
 from .codegen import fastest_rnea, inverse_dynamics_function
 from .drivetrain import actuated_aba, actuator_torques
@@ -72,6 +77,7 @@ __all__ = [
     "ModelError",
     "ModelIssue",
     "ModelWarning",
+    "OperationalSpace",
     "RobotDynamicsError",
     "RobotModel",
     "Simulation",
@@ -91,6 +97,7 @@ __all__ = [
     "body_poses",
     "coriolis_matrix",
     "crba",
+    "dynamically_consistent_inverse",
     "frame_pose",
     "frame_poses",
     "frame_velocity",
@@ -106,8 +113,11 @@ __all__ = [
     "load_robot",
     "load_urdf",
     "mechanical_energy",
+    "null_space_projector",
+    "operational_space",
     "potential_energy",
     "rnea",
     "rnea_derivatives",
     "set_num_threads",
+    "task_inertia",
 ]

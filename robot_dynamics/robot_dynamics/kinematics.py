@@ -2,8 +2,10 @@
 
 All functions accept leading batch dimensions: ``q`` of shape (..., nq). Poses are 4x4
 homogeneous transforms T_base_frame; Jacobians are geometric, ``[linear; angular]`` rows
-(shape (..., 6, nq)), expressed in the base frame at the frame's origin (Khalil's J_n
-projected in frame 0; Pinocchio's LOCAL_WORLD_ALIGNED).
+(shape (..., 6, nq)) for the velocity of the frame's origin, expressed in the base frame's axes
+(``reference="local_world_aligned"``, the default: Khalil's J_n projected in frame 0, Pinocchio's
+LOCAL_WORLD_ALIGNED) or in the frame's own axes (``reference="local"``: Pinocchio's LOCAL, the
+same rows rotated by R^T, R = base_R_frame). The engine's ``rd_task_space`` computes them.
 """
 
 from __future__ import annotations
@@ -27,11 +29,49 @@ __all__ = [
     "jacobian",
     "frame_velocity",
     "jacobian_dot_qdot",
+    "REFERENCES",
+    "reference_axes",
+    "task_row_mask",
     "IKResult",
     "inverse_kinematics",
 ]
 
 Array = NDArray[np.float64]
+
+#: The axes a frame's Jacobian, twist and Jdot qd are expressed in: the base frame's axes at the
+#: frame's origin (Pinocchio's LOCAL_WORLD_ALIGNED) or the frame's own axes (Pinocchio's LOCAL).
+REFERENCES = ("local_world_aligned", "local")
+
+#: The task rows, indices into [linear; angular]: [vx, vy, vz, wx, wy, wz].
+TASK_ROWS = ("x", "y", "z", "rx", "ry", "rz")
+
+
+_REFERENCE_CODES: dict[str, int] = {}
+
+
+def reference_axes(reference: str) -> int:
+    """The engine's code of a reference (one of :data:`REFERENCES`); InputError naming them otherwise."""
+    if not _REFERENCE_CODES:
+        _REFERENCE_CODES.update(local_world_aligned=engine.engine().LOCAL_WORLD_ALIGNED, local=engine.engine().LOCAL)
+    code = _REFERENCE_CODES.get(reference) if isinstance(reference, str) else None
+    if code is None:
+        raise InputError(f"reference: expected one of {list(REFERENCES)} (the axes of the result), got {reference!r}")
+    return code
+
+
+def task_row_mask(rows: object) -> tuple[int, list[int] | None]:
+    """Task rows (distinct indices among 0..5 into [x, y, z, rx, ry, rz], or None: all six) as the
+    engine's mask (bit i: row i), and the order to put the engine's ascending rows in (None when
+    they are already in it)."""
+    if rows is None:
+        return 0, None
+    r = np.asarray(rows)
+    if (r.ndim != 1 or r.size == 0 or r.dtype.kind not in "iu" or np.any((r < 0) | (r > 5))
+            or len(set(r.tolist())) != r.size):
+        raise InputError(f"rows: expected distinct task rows among 0..5 {list(TASK_ROWS)}, got {rows!r}")
+    given = [int(i) for i in r]
+    ascending = sorted(given)
+    return sum(1 << i for i in given), (None if given == ascending else [ascending.index(i) for i in given])
 
 
 def _states(model: RobotModel, q: ArrayLike, qd: ArrayLike | None = None, *, need_qd: bool = False) -> tuple[Array, Array | None, tuple[int, ...]]:
@@ -86,44 +126,46 @@ def frame_poses(model: RobotModel, q: ArrayLike) -> Array:
 def frame_pose(model: RobotModel, q: ArrayLike, frame: str | None = None) -> Array:
     """Pose T_base_frame of one frame (default: the end effector), shape (..., 4, 4)."""
     k = model.frame_index(frame or model.end_effector)
-    qf, _, batch = _states(model, q)
-    return _poses(model, qf, np.array([k], dtype=np.int64)).reshape(batch + (4, 4))
+    return engine.task_space(model, q, None, k, 0, 0, 0.0, ("T",), "frame_pose")[0]
 
 
-def jacobian(model: RobotModel, q: ArrayLike, frame: str | None = None) -> Array:
-    """Geometric Jacobian of a frame, ``[v; w] = J qd``, shape (..., 6, nq).
+def jacobian(model: RobotModel, q: ArrayLike, frame: str | None = None, *, reference: str = "local_world_aligned") -> Array:
+    """Geometric Jacobian of a frame, ``[v; w] = J qd``, shape (..., 6, nq) [m/rad or 1; 1 or 0].
 
-    Rows are [linear; angular] in base-frame axes; the linear part is the velocity of the
-    frame's origin. Columns follow ``model.joint_names`` (mimic joints folded in).
+    Rows are [linear; angular]: the velocity of the frame's origin [m/s] and the frame's angular
+    velocity [rad/s], in the base frame's axes (``reference="local_world_aligned"``) or in the
+    frame's own (``"local"``). Columns follow ``model.joint_names`` (mimic joints folded in).
     """
     k = model.frame_index(frame or model.end_effector)
-    qf, _, batch = _states(model, q)
-    return engine.jacobian(model, qf, k).reshape(batch + (6, model.nq))
+    return engine.task_space(model, q, None, k, reference_axes(reference), 0, 0.0, ("J",), "jacobian")[0]
 
 
-def _point_motion(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None) -> tuple[Array, Array, tuple[int, ...]]:
-    """Twist [v; w] of a frame's origin and its acceleration at qdd = 0 without gravity, (N, 6) each."""
+def _frame_motion(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None, reference: str, what: str,
+                  name: str) -> Array:
+    """The engine's twist ("vel") or Jdot qd ("bias") of a frame's origin, (..., 6)."""
     k = model.frame_index(frame or model.end_effector)
-    qf, qdf, batch = _states(model, q, qd, need_qd=True)
-    vel, acc = engine.point_motion(model, qf, qdf, k)
-    if not (np.all(np.isfinite(vel)) and np.all(np.isfinite(acc))):
-        raise InputError("frame motion: the result is not finite: the velocities are too large for double precision")
-    return vel, acc, batch
+    if qd is None:
+        raise InputError(f"qd: expected {model.nq} joint velocities, got None")
+    return engine.task_space(model, q, qd, k, reference_axes(reference), 0, 0.0, (name,), what)[0]
 
 
-def frame_velocity(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None = None) -> Array:
-    """Twist [v; w] of a frame's origin in base axes, shape (..., 6); equals J qd."""
-    vel, _, batch = _point_motion(model, q, qd, frame)
-    return vel.reshape(batch + (6,))
+def frame_velocity(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None = None, *,
+                   reference: str = "local_world_aligned") -> Array:
+    """Twist [v; w] of a frame's origin [m/s, rad/s], shape (..., 6), in the axes of ``reference``
+    (base axes by default, or the frame's own: ``"local"``); equals J qd."""
+    return _frame_motion(model, q, qd, frame, reference, "frame_velocity", "vel")
 
 
-def jacobian_dot_qdot(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None = None) -> Array:
-    """``Jdot qd``: the frame origin's acceleration [a; alpha] at qdd = 0, base axes, (..., 6).
+def jacobian_dot_qdot(model: RobotModel, q: ArrayLike, qd: ArrayLike, frame: str | None = None, *,
+                      reference: str = "local_world_aligned") -> Array:
+    """``Jdot qd``: the frame origin's classical acceleration and the frame's angular acceleration
+    [a; alpha] at qdd = 0 without gravity [m/s^2, rad/s^2], shape (..., 6), in the axes of
+    ``reference`` (base axes by default, or the frame's own: ``"local"``).
 
-    So that the classical acceleration is ``J qdd + Jdot qd`` (Khalil [9.33]).
+    So that the classical acceleration is ``J qdd + Jdot qd`` (Khalil [9.33]) in the same axes;
+    Pinocchio's ``getFrameClassicalAcceleration`` after ``forwardKinematics(q, qd, 0)``.
     """
-    _, acc, batch = _point_motion(model, q, qd, frame)
-    return acc.reshape(batch + (6,))
+    return _frame_motion(model, q, qd, frame, reference, "jacobian_dot_qdot", "bias")
 
 
 class IKResult(NamedTuple):

@@ -54,6 +54,8 @@ __all__ = [
     "jacobian",
     "point_motion",
     "motion",
+    "task_space",
+    "TASK_OUTPUTS",
     "set_num_threads",
     "get_num_threads",
 ]
@@ -61,7 +63,7 @@ __all__ = [
 Array = NDArray[np.float64]
 
 #: The contract with the compiled engine (its LAYOUT constant): a stale build is refused at import.
-LAYOUT = 7
+LAYOUT = 8
 
 # The batches run on OpenMP threads. GNU OpenMP's threads spin-wait after every parallel region
 # (GOMP_SPINCOUNT, 300,000 spins, milliseconds), and on a machine with as many threads as cores
@@ -212,6 +214,11 @@ def check_status(model: RobotModel, status: Any, what: str) -> None:
             "no rotor inertia, so direct dynamics is undefined. Give the link an <inertial>, or "
             "the joint a rotor inertia or armature (joint-properties YAML)."
         )
+    if code == e.TASK_SINGULAR:
+        raise SingularityError(
+            f"{what}: the task rows are dependent{sample}: J A^-1 J^T is singular (a singular pose, or a "
+            "frame no joint moves); choose other rows, another pose, or a damping > 0"
+        )
     if code == e.NOT_POSITIVE_DEFINITE:
         raise SingularityError(
             f"{what}: the joint-space inertia matrix is not positive definite{sample}: some joints "
@@ -338,3 +345,58 @@ def motion(model: RobotModel, q: Array, qd: Array, qdd: Array, gravity: Array) -
     c = [kernel_array(x) for x in (q, qd, qdd, gravity)]
     engine().motion_batch(model.engine_model, *c, E, r, v, a)
     return E, r, v, a
+
+
+#: The outputs of :func:`task_space`, in the engine's order (module_task.c), and each one's shape per
+#: state for r task rows and nq joints.
+TASK_OUTPUTS = ("T", "J", "vel", "bias", "Lambda", "Jbar", "N")
+
+
+def _task_shape(name: str, r: int, nq: int) -> tuple[int, ...]:
+    return {"T": (4, 4), "J": (r, nq), "vel": (r,), "bias": (r,), "Lambda": (r, r), "Jbar": (nq, r), "N": (nq, nq)}[name]
+
+
+_TASK_WANTS: dict[tuple[str, ...], tuple[int, list[int] | None]] = {}
+
+
+def _task_bits(want: tuple[str, ...]) -> tuple[int, list[int] | None]:
+    """The engine's bits of the outputs ``want`` and where each one is in its answer (None: in order)."""
+    known = _TASK_WANTS.get(want)
+    if known is None:
+        order = sorted(want, key=TASK_OUTPUTS.index)
+        known = (sum(1 << TASK_OUTPUTS.index(name) for name in want),
+                 None if order == list(want) else [order.index(name) for name in want])
+        _TASK_WANTS[want] = known
+    return known
+
+
+def task_space(model: RobotModel, q: ArrayLike, qd: ArrayLike | None, k: int, reference: int, rows: int,
+               damping: float, want: tuple[str, ...], what: str = "task space") -> list[Array]:
+    """The engine's ``rd_task_space`` of frame ``k`` for any batch: the outputs named in ``want``
+    (of :data:`TASK_OUTPUTS`), each of the batch's shape followed by its own.
+
+    One state of float64 vectors goes straight to the engine's one-state call (with the calling
+    thread's data); anything else, or a state the engine does not answer with RD_OK, is validated
+    here, run as a batch and its status turned into the package's error (naming ``what``). ``reference``: the
+    engine's LOCAL_WORLD_ALIGNED or LOCAL; ``rows``: a task-row mask (bits 0-5, 0: all six).
+    """
+    e = engine()
+    bits, where = _task_bits(want)
+    motion = bits & 12  # vel, bias
+    em = model.engine_model
+    if type(q) is np.ndarray and q.ndim == 1:
+        fast = e.task_space(em, e.thread_data(em), q, qd if motion else None, k, reference, rows, damping, bits)
+        if fast is not NotImplemented:
+            return list(fast) if where is None else [fast[i] for i in where]
+    if motion:
+        (qf, qdf), batch = joint_inputs(model, q=q, qd=qd)
+    else:
+        (qf,), batch = joint_inputs(model, q=q)
+        qdf = None
+    n, r = qf.shape[0], sum(1 for i in range(6) if rows == 0 or rows >> i & 1)
+    out = {name: np.empty((n,) + _task_shape(name, r, model.nq)) for name in want}
+    status = np.empty(n, dtype=np.int64)
+    e.task_space_batch(em, qf, qdf, int(k), int(reference), int(rows), float(damping),
+                       *(out.get(name) for name in TASK_OUTPUTS), status)
+    check_status(model, status if batch else status[0], what)
+    return [out[name].reshape(batch + _task_shape(name, r, model.nq)) for name in want]

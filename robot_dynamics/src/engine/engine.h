@@ -26,6 +26,7 @@ enum {
     RD_BAD_INPUT = 2,              /* a NaN or infinite input */
     RD_BAD_OUTPUT = 3,             /* a result that is not finite */
     RD_NOT_POSITIVE_DEFINITE = 4,  /* the joint-space inertia matrix (joint-space solve) */
+    RD_TASK_SINGULAR = 5,          /* J A^-1 J^T not positive definite: dependent task rows (rd_task_space) */
     RD_SINGULAR = 1000             /* + i: body i's articulated inertia about its joint is not positive */
 };
 
@@ -200,7 +201,12 @@ int rd_joint_index(const rd_model *m, const char *name);
     X(law, double, nq)               /* the control law's joint accelerations w (rd_computed_torque) */ \
     X(uf, double, nq)                /* the plant's torques less friction (rd_plant_accel)         */ \
     X(rk, double, 8 * nq)            /* RK4's stage state, k2, k3, k4 (rd_plant_rk4)               */ \
-    X(step, double, 4 * nq)          /* the stepped state and its k1 (rd_plant_step)               */
+    X(step, double, 4 * nq)          /* the stepped state and its k1 (rd_plant_step)               */ \
+    X(tJ, double, 6 * nq)            /* the task space (rd_task_space): the task rows of J,        */ \
+    X(tY, double, 6 * nq)            /* Y = L^-1 J^T (A = L L^T), Z = A^-1 J^T and J_bar^T, rows   */ \
+    X(tZ, double, 6 * nq)            /* of nq each; J A^-1 J^T, its factor's inverse, Lambda (r x r */ \
+    X(tB, double, 6 * nq)            /* each) and 1 / L_aa (nq)                                    */ \
+    X(tS, double, 3 * 36 + nq)
 
 typedef struct {
 #define RD_WORK_FIELD(name, type, count) type *name;
@@ -277,6 +283,50 @@ void rd_forward(const rd_model *m, const double *q, const double *qd, const doub
 double rd_friction(const rd_model *m, int k, double qd, double smooth);
 int rd_finite(const double *x, int n);
 extern int rd_tangent_derivatives; /* 1: the derivatives by the recursion's tangents only (a test switch) */
+
+/* -- task space (task_space.c) -------------------------------------------------------------------------
+ * One frame's task-space kinematics and the operational-space quantities of Khatib (1987): rows
+ * [linear; angular] as rd_jacobian's, for the velocity of the frame's origin, expressed in the
+ * base's axes (Pinocchio's LOCAL_WORLD_ALIGNED, Khalil's J_n in frame 0) or in the frame's own
+ * axes (Pinocchio's LOCAL: the same rows rotated by R^T, R = base_R_frame). */
+
+enum { RD_LOCAL_WORLD_ALIGNED = 0, RD_LOCAL = 1 };
+#define RD_TASK_ALL_ROWS 0x3F          /* the six rows [vx, vy, vz, wx, wy, wz] */
+#define RD_TASK_PIVOT 1e-12            /* a pivot of J A^-1 J^T at most this share of its diagonal: singular */
+
+/* The task: a frame, the axes, the rows kept and the damping of the task inertia. */
+typedef struct {
+    int frame;      /* the frame k of m->frame (0 <= k < nf) */
+    int reference;  /* RD_LOCAL_WORLD_ALIGNED (base axes at the frame's origin) or RD_LOCAL (the frame's axes) */
+    int rows;       /* bit i: row i of [vx, vy, vz, wx, wy, wz] kept (0: all six); r rows, in that order */
+    double damping; /* lambda >= 0: Lambda = (J A^-1 J^T + lambda^2 1)^-1 (the damped variant near
+                     * singularities; lambda^2 in [1/kg] on translation rows, [1/(kg m^2)] on rotation
+                     * rows, one number for both); 0: the exact inverse */
+} rd_task;
+
+/* What rd_task_space writes: each pointer NULL (not computed) or an array of the size given, row-major. */
+typedef struct {
+    double *T;      /* (4 x 4) T_base_frame */
+    double *J;      /* (r x nq) the task rows of the frame Jacobian: v = J qd [m/s, rad/s] */
+    double *vel;    /* (r) J qd: the frame's twist [m/s, rad/s] (reads in->qd) */
+    double *bias;   /* (r) Jdot qd: the classical acceleration of the frame's origin and its angular
+                     * acceleration at qdd = 0 without gravity [m/s^2, rad/s^2] (reads in->qd):
+                     * Pinocchio's getFrameClassicalAcceleration after forwardKinematics(q, qd, 0) */
+    double *Lambda; /* (r x r) the task inertia (J A^-1 J^T)^-1 [kg, kg m, kg m^2] by Cholesky factors of
+                     * A (rd_crba) and of J A^-1 J^T = Y^T Y, L Y = J^T: no inverse of A is formed */
+    double *Jbar;   /* (nq x r) the dynamically consistent inverse A^-1 J^T Lambda */
+    double *N;      /* (nq x nq) the null-space projector of the torques 1 - J^T Jbar^T: J A^-1 N = 0,
+                     * N N = N and J N^T = 0 (exactly for damping 0, to O(lambda^2 |Lambda|) else) */
+} rd_task_space_out;
+
+/* One frame's task quantities at in->q (and in->qd for vel and bias; wrenches not read), those of
+ * out that are not NULL; A, its factor and the scratch in w (tJ, tY, tZ, tB, tS, H). RD_BAD_SIZE for
+ * a bad task (frame out of range, unknown reference, rows beyond RD_TASK_ALL_ROWS, damping negative
+ * or not finite), RD_BAD_INPUT for a non-finite q (or qd), RD_NOT_POSITIVE_DEFINITE for A,
+ * RD_TASK_SINGULAR where a pivot of J A^-1 J^T + lambda^2 1 is at most RD_TASK_PIVOT of its diagonal
+ * (rows that lose rank: a singular pose, or a frame on the fixed base), RD_BAD_OUTPUT for a result
+ * that is not finite. No allocation. */
+int rd_task_space(const rd_model *m, const rd_input *in, const rd_task *t, const rd_task_space_out *out, rd_work *w);
 
 /* -- control laws and the plant, one tick each (control.c, plant.c) ----------------------------------
  * What the Python controllers (robot_dynamics.control) and the simulated plant compute, for the

@@ -23,7 +23,7 @@
 
 /* The contract between this module and the Python package: bump it when either side changes
  * what it passes or expects, so that a stale build is refused at import rather than misread. */
-#define RD_LAYOUT 7
+#define RD_LAYOUT 8
 
 int rd_threads = 1;
 
@@ -317,16 +317,6 @@ static EngineModel *engine_of(PyObject *obj)
         return NULL;
     }
     return (EngineModel *)em;
-}
-
-/* x is a float64 C-contiguous vector of n finite values. */
-static inline int fast_vector(PyObject *x, int n)
-{
-    if (!PyArray_CheckExact(x))
-        return 0;
-    PyArrayObject *a = (PyArrayObject *)x;
-    return PyArray_NDIM(a) == 1 && PyArray_DIMS(a)[0] == n && PyArray_TYPE(a) == NPY_DOUBLE &&
-           PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) && rd_finite((const double *)PyArray_DATA(a), n);
 }
 
 /* x is a float64 C-contiguous (N, n) array of N >= 1 rows, like `like` when given. */
@@ -715,7 +705,8 @@ PyMODINIT_FUNC PyInit__robot_dynamics_engine(void)
         Py_DECREF(mod);
         return NULL;
     }
-    if (rd_module_add_batches(mod) < 0 || rd_module_add_path(mod) < 0 || rd_module_add_observer(mod) < 0) {
+    if (rd_module_add_batches(mod) < 0 || rd_module_add_path(mod) < 0 || rd_module_add_observer(mod) < 0 ||
+        rd_module_add_task(mod) < 0) {
         Py_DECREF(mod);
         return NULL;
     }

@@ -1,4 +1,5 @@
-/* What the files of _robot_dynamics_engine share (module.c, module_batch.c, module_path.c, module_observer.c). */
+/* What the files of _robot_dynamics_engine share (module.c, module_batch.c, module_path.c, module_observer.c,
+ * module_task.c). */
 #ifndef RD_MODULE_H
 #define RD_MODULE_H
 
@@ -48,6 +49,16 @@ rd_work *rd_module_data(PyObject *obj, const rd_model *m);
 /* A new EngineData for m's sizes (zeroed), or NULL with the exception. */
 EngineData *rd_module_new_data(const rd_model *m);
 
+/* x is a float64 C-contiguous vector of n finite values (a one-state call's fast shape). */
+static inline int fast_vector(PyObject *x, int n)
+{
+    if (!PyArray_CheckExact(x))
+        return 0;
+    PyArrayObject *a = (PyArrayObject *)x;
+    return PyArray_NDIM(a) == 1 && PyArray_DIMS(a)[0] == n && PyArray_TYPE(a) == NPY_DOUBLE &&
+           PyArray_IS_C_CONTIGUOUS(a) && PyArray_ISALIGNED(a) && rd_finite((const double *)PyArray_DATA(a), n);
+}
+
 /* Threads of the batches (set_num_threads). */
 extern int rd_threads;
 
@@ -66,8 +77,8 @@ PyObject *rd_module_states(const rd_model *m, int aba, PyObject *q, PyObject *qd
  * A call's arguments are a table: name, kind, shape and where the value goes in the call's struct
  * (as MuJoCo's tables of fields). A shape's entries are sizes or the symbols below: N, K, F and W
  * are bound by the first array that has them, the others come from the model (the first argument). */
-enum { S_N = -1, S_K = -2, S_F = -3, S_W = -4, S_NQ = -5, S_NB = -6, S_NB1 = -7, S_NQ2 = -8, S_2NQ = -9 };
-#define S_COUNT 9
+enum { S_N = -1, S_K = -2, S_F = -3, S_W = -4, S_NQ = -5, S_NB = -6, S_NB1 = -7, S_NQ2 = -8, S_2NQ = -9, S_R = -10 };
+#define S_COUNT 10
 #define SYM(s) (-(s)-1)
 
 typedef enum {
@@ -82,6 +93,7 @@ typedef enum {
     A_BOOL,    /* int */
     A_INT,     /* int */
     A_DOUBLE,  /* double */
+    A_ROWS,    /* a task's rows, bits 0-5 of an int (0: all six; engine.h's rd_task): binds S_R to their count */
 } arg_kind;
 
 typedef struct {
@@ -96,6 +108,14 @@ typedef struct {
  * value checked and written at its offset; sym: the bound sizes. 0, or -1 with the exception. */
 int rd_module_parse_args(const arg_spec *spec, int count, PyObject *args, PyObject *kwargs, char *out, npy_intp sym[S_COUNT]);
 
+/* A batch's rows [lo, hi) on the workspace w; args: what its rows read (the batch's own struct). */
+typedef void (*rd_rows_fn)(const void *args, rd_work *w, npy_intp lo, npy_intp hi);
+
+/* Rows [0, N) of a batch of model m as every batch runs (module_batch.c): the GIL released, OpenMP threads
+ * over chunks of rows with a workspace each (the calling thread alone below RD_SERIAL_BELOW rows). 0, or
+ * -1 with MemoryError. */
+int rd_module_run_rows(const rd_model *m, rd_rows_fn fn, const void *args, npy_intp N);
+
 /* Adds the batches, the tick stages, simulate and linear_recurrence to the module (module_batch.c): 0 or -1. */
 int rd_module_add_batches(PyObject *mod);
 
@@ -104,5 +124,8 @@ int rd_module_add_path(PyObject *mod);
 
 /* Adds the momentum observer's update to the module (module_observer.c): 0 or -1. */
 int rd_module_add_observer(PyObject *mod);
+
+/* Adds the task space, one state and batched, to the module (module_task.c): 0 or -1. */
+int rd_module_add_task(PyObject *mod);
 
 #endif

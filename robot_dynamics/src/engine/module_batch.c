@@ -36,9 +36,9 @@ typedef void (*rows_fn)(const batch_args *b, rd_work *w, npy_intp lo, npy_intp h
 static inline npy_intp chunk_start(npy_intp ch, npy_intp nc, npy_intp N) { return ch == nc ? N : ch * N / nc / 4 * 4; }
 
 /* Run rows [0, N) of a batch: chunks of samples over the OpenMP threads, one workspace per thread. */
-static int run_batch(const batch_args *b, rows_fn fn, npy_intp N)
+int rd_module_run_rows(const rd_model *m, rd_rows_fn fn, const void *b, npy_intp N)
 {
-    const int nb = b->m->nb, nq = b->m->nq;
+    const int nb = m->nb, nq = m->nq;
     const size_t bytes = rd_work_bytes(nb, nq);
     int failed = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -81,6 +81,24 @@ static int run_batch(const batch_args *b, rows_fn fn, npy_intp N)
         return -1;
     }
     return 0;
+}
+
+/* A batch_args batch's rows function, called through rd_module_run_rows. */
+typedef struct {
+    const batch_args *b;
+    rows_fn fn;
+} batch_rows;
+
+static void call_rows(const void *args, rd_work *w, npy_intp lo, npy_intp hi)
+{
+    const batch_rows *c = args;
+    c->fn(c->b, w, lo, hi);
+}
+
+static int run_batch(const batch_args *b, rows_fn fn, npy_intp N)
+{
+    const batch_rows c = {b, fn};
+    return rd_module_run_rows(b->m, call_rows, &c, N);
 }
 
 typedef void (*four_states_fn)(const rd_model *, const rd_input *, const rd_options *, double *, int[4], rd_work *);
@@ -333,6 +351,22 @@ static int parse_scalar(const arg_spec *a, PyObject *v, void *slot, const rd_mod
     return 0;
 }
 
+/* A task's rows (bits 0-5 of an int, 0: all six) into slot; binds S_R to their count. */
+static int parse_rows(const arg_spec *a, PyObject *v, void *slot, npy_intp *sym)
+{
+    const long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    if (x < 0 || x > RD_TASK_ALL_ROWS)
+        return bad_shape_value(a->name, "expected task rows as bits 0-5 (0: all six)");
+    int r = 0;
+    for (int i = 0; i < 6; ++i)
+        r += x == 0 || (x >> i & 1);
+    *(int *)slot = (int)x;
+    sym[SYM(S_R)] = r;
+    return 0;
+}
+
 /* An array argument's data pointer into slot: its type and shape checked (binding the sizes it
  * is the first to have), a wrench row's body and a frame index checked against the model. */
 static int parse_array(const arg_spec *a, PyObject *v, void *slot, const rd_model *model, npy_intp *sym)
@@ -396,6 +430,8 @@ int rd_module_parse_args(const arg_spec *spec, int count, PyObject *args, PyObje
             st = (*(rd_work **)slot = rd_module_data(v, recent)) ? 0 : -1;
         else if (a->kind == A_BOOL || a->kind == A_INT || a->kind == A_FRAME || a->kind == A_DOUBLE)
             st = parse_scalar(a, v, slot, model);
+        else if (a->kind == A_ROWS)
+            st = parse_rows(a, v, slot, sym);
         else if (v == Py_None && a->optional)
             *(void **)slot = NULL, st = 0;
         else

@@ -127,7 +127,7 @@ def test_the_extension_uses_the_public_c_api_only():
     from pathlib import Path
 
     engine_src = Path(__file__).resolve().parents[2] / "src" / "engine"
-    for name in ("module.c", "module_batch.c", "module_path.c", "module_observer.c", "module.h"):
+    for name in ("module.c", "module_batch.c", "module_path.c", "module_observer.c", "module_task.c", "module.h"):
         assert "_Py" not in (engine_src / name).read_text(encoding="utf-8"), name
     package = Path(boundary.__file__).resolve().parents[1]
     for path in package.rglob("*.py"):

@@ -136,10 +136,10 @@ def test_numba_is_optional_and_the_engine_is_built_by_setup_py():
     sources = [*re.findall(r'"(src/engine/[^"{]+)"', setup), *(f"src/engine/{name}.c" for name in names)]
     for source in sources:
         assert (PACKAGE / source).is_file(), source
-    for name in ("module", "module_batch", "module_path", "module_observer"):  # the extension's CPython side, not the library's
+    for name in ("module", "module_batch", "module_path", "module_observer", "module_task"):  # the extension's CPython side, not the library's
         assert f'"{name}.c"' in setup and name not in names
     # one source: every C file of the engine but the Python module's is in the library both builds compile
-    on_disk = {p.stem for p in engine.glob("*.c")} - {"module", "module_batch", "module_path", "module_observer"}
+    on_disk = {p.stem for p in engine.glob("*.c")} - {"module", "module_batch", "module_path", "module_observer", "module_task"}
     assert on_disk == set(names), f"src/engine/*.c {sorted(on_disk)} against RD_ENGINE_SOURCES {sorted(names)}"
     root = ET.parse(PACKAGE / "package.xml").getroot()
     assert "python3-dev" in {e.text for e in root if e.tag == "build_depend"}
