@@ -38,7 +38,11 @@ CONTROLLERS = (
     "lqr",
     "task-computed-torque",
     "task-pid",
+    "cartesian-impedance",
+    "operational-space",
 )
+#: The --controller choices that follow a task-space motion of --frame.
+TASK_CONTROLLERS = ("task-computed-torque", "task-pid", "cartesian-impedance", "operational-space")
 
 #: --max-ticks' default: a run the CLI finishes in a few seconds (about 5,000-6,000 ticks/s for
 #: computed torque on the PUMA 560, RK4, 2 cores); a longer run is asked for explicitly.
@@ -179,14 +183,14 @@ def run(args: argparse.Namespace) -> int:
     _push.prepare(args)
     _check_options(args)
     push = _push.external_wrench(args, model)
-    frame = model.moving_frame(args.frame) if args.controller.startswith("task") else None
-    start, goal = _default_move(model, args.start, args.goal, task=args.controller.startswith("task"))
+    frame = model.moving_frame(args.frame) if args.controller in TASK_CONTROLLERS else None
+    start, goal = _default_move(model, args.start, args.goal, task=args.controller in TASK_CONTROLLERS)
     disturbance = None if args.disturbance is None else parse_vector(args.disturbance, model.nq, "disturbance", model.joint_names)
 
     f = 1.0 + args.mass_error
     ctrl_model = model if args.mass_error == 0 else model.replace(mass=model.mass * f, inertia_com=model.inertia_com * f)
     controller = _controller(args, ctrl_model)
-    task = args.controller.startswith("task")
+    task = args.controller in TASK_CONTROLLERS
     reference = _reference(args, model, start, goal, frame, task)
     q0 = start + args.offset
     wall = time.perf_counter()

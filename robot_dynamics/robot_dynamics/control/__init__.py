@@ -24,11 +24,12 @@ from .base import (
     joint_to_actuator,
 )
 from .by_name import CONTROLLERS, build_controller
+from .cartesian import CartesianImpedance, OperationalSpaceControl, impedance_damping
 from .computed_torque import FRICTION_VELOCITY, SCHEMES, ComputedTorque, gains_from_bandwidth, model_error_excitation
 from .lqr import LQR, MIN_XI, lqr_gain
 from .pd_gravity import GRAVITY_MODES, PDGravity, gravity_stiffness_bound
 from .pid import JointPID, max_inertia_diagonal
-from .task_space import TaskComputedTorque, TaskPID, damped_pseudo_inverse, task_error
+from .task_space import TaskComputedTorque, TaskController, TaskPID, damped_pseudo_inverse, task_error
 
 __all__ = [
     "CONTROLLERS",
@@ -37,6 +38,7 @@ __all__ = [
     "FRICTION_VELOCITY",
     "GRAVITY_MODES",
     "SCHEMES",
+    "CartesianImpedance",
     "ComputedTorque",
     "ControlOutput",
     "Controller",
@@ -44,10 +46,12 @@ __all__ = [
     "JointPID",
     "LQR",
     "MIN_XI",
+    "OperationalSpaceControl",
     "PDGravity",
     "Reference",
     "Status",
     "TaskComputedTorque",
+    "TaskController",
     "TaskPID",
     "TaskReference",
     "actuator_to_joint",
@@ -56,6 +60,7 @@ __all__ = [
     "gain_vector",
     "gains_from_bandwidth",
     "gravity_stiffness_bound",
+    "impedance_damping",
     "joint_to_actuator",
     "lqr_gain",
     "max_inertia_diagonal",

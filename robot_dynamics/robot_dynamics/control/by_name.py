@@ -15,6 +15,7 @@ from .._batch import real_array
 from ..errors import InputError, UnknownNameError
 from ..model import RobotModel
 from .base import DEFAULT_OMEGA, ControllerBase
+from .cartesian import CartesianImpedance, OperationalSpaceControl
 from .computed_torque import ComputedTorque
 from .lqr import LQR
 from .pd_gravity import PDGravity
@@ -22,7 +23,24 @@ from .pid import JointPID
 from .task_space import TaskComputedTorque, TaskPID
 
 #: Controller names (the controller node's ``controller`` parameter).
-CONTROLLERS = ("pid", "pd_gravity", "computed_torque", "lqr", "task_pid", "task_computed_torque")
+CONTROLLERS = ("pid", "pd_gravity", "computed_torque", "lqr", "task_pid", "task_computed_torque", "cartesian_impedance",
+               "operational_space")
+
+
+def _compliant(model: RobotModel, key: str, P: np.ndarray | None, D: np.ndarray | None, omega: float, xi: float,
+               frame: str | None, options: dict[str, Any]) -> ControllerBase:
+    """The impedance takes its stiffness (``stiffness=`` or kp) and designs its damping from
+    ``damping_ratio`` (xi by default); the operational-space law takes omega/xi or kp/kd."""
+    if key == "cartesian_impedance":
+        if D is not None:
+            raise InputError("cartesian_impedance: its damping is designed from the task inertia; give damping_ratio, not kd")
+        if P is not None and "stiffness" in options:
+            raise InputError("cartesian_impedance: give the stiffness once (stiffness= or kp)")
+        stiffness = options.pop("stiffness", P)
+        return CartesianImpedance(model, stiffness, options.pop("damping_ratio", xi), frame=frame, **options)
+    if P is not None or D is not None:
+        return OperationalSpaceControl(model, kp=P, kd=D, frame=frame, **options)
+    return OperationalSpaceControl(model, omega=omega, xi=xi, frame=frame, **options)
 
 
 def _given(v: Sequence[float] | float | None, what: str) -> np.ndarray | None:
@@ -103,8 +121,10 @@ def build_controller(
         if given:
             raise InputError(f"lqr: takes the weights Q and R (or omega and xi), not the gains {given}")
         return LQR(model, omega=omega, xi=xi, **options)
-    if key in ("task_pid", "task_computed_torque"):
+    if key in ("task_pid", "task_computed_torque", "cartesian_impedance", "operational_space"):
         frame = model.moving_frame(frame)  # refuses a frame on the fixed base
+    if key in ("cartesian_impedance", "operational_space"):
+        return _compliant(model, key, P, D, omega, xi, frame or None, options)
     if key == "task_pid":
         return TaskPID(model, P if P is not None else omega**2, D if D is not None else 2.0 * xi * omega,
                        I_ if I_ is not None else 0.0, frame=frame or None,

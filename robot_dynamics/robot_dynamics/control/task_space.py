@@ -21,7 +21,7 @@ from ..spatial import log_so3
 from .base import DEFAULT_OMEGA, ControllerBase, Status, TaskReference, as_task_reference, gain_vector
 from .computed_torque import gains_from_bandwidth
 
-__all__ = ["TaskPID", "TaskComputedTorque", "damped_pseudo_inverse", "task_error"]
+__all__ = ["TaskController", "TaskPID", "TaskComputedTorque", "damped_pseudo_inverse", "task_error"]
 
 Array = NDArray[np.float64]
 
@@ -64,7 +64,10 @@ def _rows(model: RobotModel, rows: Sequence[int] | None) -> NDArray[np.int_]:
     return r
 
 
-class _TaskController(ControllerBase):
+class TaskController(ControllerBase):
+    """A controller of one frame's pose: ``frame``, its task ``rows`` and their names; its
+    reference is a :class:`TaskReference`."""
+
     def __init__(self, model: RobotModel, frame: str | None, rows: Sequence[int] | None, **kwargs: Any):
         super().__init__(model, **kwargs)
         self.frame = frame or model.end_effector
@@ -76,7 +79,7 @@ class _TaskController(ControllerBase):
         return as_task_reference(reference)
 
 
-class TaskPID(_TaskController):
+class TaskPID(TaskController):
     """Khalil [9.17]: ``Gamma = J^T [Kp e_x + Kd e_x' + KI int e_x dt]`` (+ Q(q) if asked).
 
     Args:
@@ -135,7 +138,7 @@ class TaskPID(_TaskController):
             self.integral = self._integral_before
 
 
-class TaskComputedTorque(_TaskController):
+class TaskComputedTorque(TaskController):
     """Resolved acceleration control (Khalil [9.33]-[9.35]).
 
     ``w = Xdd^d + Kd (Xd^d - Xd) + Kp (X^d - X)`` [9.35]; ``qdd* = J# (w - Jdot qd)`` [9.33]

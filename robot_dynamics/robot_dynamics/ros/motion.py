@@ -27,8 +27,7 @@ from numpy.typing import NDArray
 from ..control import (
     ControllerBase,
     Reference,
-    TaskComputedTorque,
-    TaskPID,
+    TaskController,
     TaskReference,
     actuator_to_joint,
     build_controller,
@@ -447,8 +446,7 @@ class ControlLoop:
         self.command_joints = command_joint_order(model, command_joints)
         self.state_timeout = float(state_timeout)
         self.hold_on_start = hold_on_start
-        self.task_frame: str | None = getattr(controller, "frame", None) if isinstance(
-            controller, (TaskPID, TaskComputedTorque)) else None
+        self.task_frame: str | None = getattr(controller, "frame", None) if isinstance(controller, TaskController) else None
         self.q: Array | None = None
         self.qd: Array | None = None
         self.state_time = -np.inf

@@ -1,0 +1,237 @@
+"""Compliant task-space control on the task inertia: Cartesian impedance and operational space.
+
+Both control one frame's pose (base axes, [linear; angular], the pose error of
+:func:`~robot_dynamics.control.task_space.task_error`) through the engine's operational-space
+quantities of the same A(q) (:func:`robot_dynamics.operational_space`: the task rows of J, the task
+inertia Lambda = (J A^-1 J^T)^-1 by Cholesky factors, the dynamically consistent inverse J_bar and
+the torque null-space projector N = 1 - J^T J_bar^T):
+
+* **Cartesian impedance** (Hogan 1985; Albu-Schaeffer, Ott, Frese and Hirzinger, "Cartesian
+  impedance control of redundant robots", ICRA 2003):
+  ``tau = J^T (K e + D e_dot) + C(q, qd) qd + g(q) + N tau_0``. The stiffness K is what the
+  end effector feels at rest: a wrench F held by the arm moves it by K^-1 F. The damping D is
+  designed on the task inertia so that each mode of ``Lambda x_dd + D x_d + K x = 0`` has the
+  damping ratio asked (their "double diagonalization": K phi = w^2 Lambda phi with
+  Phi^T Lambda Phi = 1, D = Lambda Phi diag(2 zeta w) Phi^T Lambda).
+* **Operational space** (Khatib 1987; Khalil [9.36]):
+  ``tau = J^T Lambda (x_dd^d + Kd e_dot + Kp e - Jdot qd) + C(q, qd) qd + g(q) + N tau_0``: the
+  task's acceleration follows ``x_dd^d + Kd e_dot + Kp e`` exactly, each row a second-order
+  system of bandwidth omega and damping xi; its stiffness against a push is Lambda Kp.
+
+The posture task ``tau_0 = K_n (q_n - q) - D_n qd`` (q_n: the posture, by default the joints at
+the first tick) acts through N only: it keeps a redundant arm's self-motion still and moves the
+task not at all (J A^-1 N = 0). Near a singularity (the smallest singular value of J below
+``singular_threshold``) Lambda is damped, ``(J A^-1 J^T + lambda^2 1)^-1`` with
+``lambda^2 = damping^2 (1 - (s_min / threshold)^2)``, so the command stays bounded. The task
+wrench is saturated (``max_force`` [N], ``max_moment`` [N m], by scaling its force and moment
+parts) and the torque's change per tick (``max_torque_rate`` [N m/s]).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..dynamics.crba import crba
+from ..dynamics.operational_space import operational_space
+from ..errors import InputError
+from ..kinematics import frame_pose, jacobian, jacobian_dot_qdot
+from ..model.robot_model import RobotModel
+from .base import DEFAULT_OMEGA, Status, TaskReference, gain_vector
+from .computed_torque import gains_from_bandwidth
+from .task_space import TaskController, task_error
+
+__all__ = ["CartesianImpedance", "OperationalSpaceControl", "impedance_damping"]
+
+Array = NDArray[np.float64]
+
+
+def impedance_damping(stiffness: Array, Lambda: Array, damping_ratio: float) -> Array:
+    """The damping matrix D (r, r) that gives every mode of ``Lambda x_dd + D x_d + K x = 0`` the
+    damping ratio zeta (Albu-Schaeffer et al. 2003): with the generalized eigenvectors
+    K phi = w^2 Lambda phi (Phi^T Lambda Phi = 1), D = Lambda Phi diag(2 zeta w) Phi^T Lambda.
+
+    Args:
+        stiffness: K, (r,) diagonal or (r, r) symmetric positive definite [N/m, N m/rad].
+        Lambda: the task inertia (r, r) symmetric positive definite [kg, kg m, kg m^2].
+        damping_ratio: zeta > 0.
+    """
+    from scipy.linalg import eigh
+
+    K = np.diag(stiffness) if np.ndim(stiffness) == 1 else np.asarray(stiffness, dtype=float)
+    w2, Phi = eigh(K, Lambda)
+    LPhi = Lambda @ Phi
+    return (LPhi * (2.0 * damping_ratio * np.sqrt(np.maximum(w2, 0.0)))) @ LPhi.T  # type: ignore[no-any-return]
+
+
+def _positive(value: Any, what: str) -> float:
+    v = float(value)
+    if not (np.isfinite(v) and v > 0.0):
+        raise InputError(f"{what}: expected a finite number > 0, got {value!r}")
+    return v
+
+
+def _limit(value: Any, what: str) -> float:
+    v = float(np.inf if value is None else value)
+    if np.isnan(v) or v <= 0.0:
+        raise InputError(f"{what}: expected a number > 0 (inf or None: no limit), got {value!r}")
+    return v
+
+
+class _Compliant(TaskController):
+    """The shared part: the task's operational-space quantities, the posture in the null space,
+    the singular damping and the saturations; subclasses give the task wrench."""
+
+    def __init__(self, model: RobotModel, *, frame: str | None, rows: Sequence[int] | None, null_space_stiffness: ArrayLike,
+                 null_space_damping_ratio: float, posture: ArrayLike | None, max_force: float | None,
+                 max_moment: float | None, max_torque_rate: float | None, singular_threshold: float, damping: float,
+                 **limits: Any):
+        super().__init__(model, frame, rows, **limits)
+        self.null_space_stiffness = gain_vector(null_space_stiffness, model.nq, "null_space_stiffness", model.joint_names)
+        self.null_space_damping_ratio = _positive(null_space_damping_ratio, "null_space_damping_ratio")
+        self.posture = None if posture is None else self._posture(posture)
+        self.max_force, self.max_moment = _limit(max_force, "max_force"), _limit(max_moment, "max_moment")
+        self.max_torque_rate = _limit(max_torque_rate, "max_torque_rate")
+        for what, v in (("singular_threshold", singular_threshold), ("damping", damping)):
+            if not (np.isfinite(v) and v >= 0.0):
+                raise InputError(f"{what}: expected a finite number >= 0, got {v!r}")
+        self.singular_threshold, self.damping = float(singular_threshold), float(damping)
+        self._hold: Array | None = None
+        self._tau_prev: Array | None = None
+
+    def _posture(self, posture: ArrayLike) -> Array:
+        p = np.asarray(posture, dtype=float).reshape(-1)
+        if p.shape != (self.model.nq,) or not np.all(np.isfinite(p)):
+            raise InputError(f"posture: expected {self.model.nq} finite joint positions, got shape {p.shape}")
+        return p
+
+    def reset(self) -> None:
+        super().reset()
+        self._hold, self._tau_prev = None, None
+
+    def _task(self, q: Array) -> tuple[Any, float]:
+        """The operational-space quantities at q, damped near a singularity; and s_min of J."""
+        J = jacobian(self.model, q, self.frame)[self.rows]
+        # more task rows than joints: some task direction moves with no joint (s_min 0)
+        s_min = 0.0 if J.shape[0] > J.shape[1] else float(np.linalg.svd(J, compute_uv=False)[-1])
+        lam2 = self.damping**2 * (1.0 - (s_min / self.singular_threshold) ** 2) if s_min < self.singular_threshold else 0.0
+        return operational_space(self.model, q, self.frame, rows=self.rows, damping=float(np.sqrt(lam2))), s_min
+
+    def _wrench(self, q: Array, qd: Array, reference: TaskReference, task: Any) -> Array:
+        raise NotImplementedError
+
+    def _saturate_wrench(self, F: Array) -> Array:
+        """The force rows scaled to max_force and the moment rows to max_moment (norms)."""
+        F = F.copy()
+        for part, limit in ((self.rows < 3, self.max_force), (self.rows >= 3, self.max_moment)):
+            norm = float(np.linalg.norm(F[part]))
+            if norm > limit:
+                F[part] *= limit / norm
+        return F
+
+    def _law(self, t: float, dt: float, q: Array, qd: Array, reference: TaskReference) -> tuple[Array, Status, str]:
+        if self._hold is None:
+            self._hold = q.copy() if self.posture is None else self.posture
+        task, s_min = self._task(q)
+        F = self._saturate_wrench(self._wrench(q, qd, reference, task))
+        stiffness = self.null_space_stiffness
+        damping = 2.0 * self.null_space_damping_ratio * np.sqrt(stiffness * np.diag(crba(self.model, q)))
+        tau0 = stiffness * (self._hold - q) - damping * qd
+        tau = task.J.T @ F + self._rnea(q, qd, self._zeros) + task.N @ tau0
+        if self._tau_prev is not None and np.isfinite(self.max_torque_rate) and dt > 0.0:
+            step = self.max_torque_rate * dt
+            tau = np.clip(tau, self._tau_prev - step, self._tau_prev + step)
+        self._tau_prev = tau
+        if s_min < self.singular_threshold:
+            return tau, Status.SINGULAR, f"near a singularity (smallest singular value {s_min:.3g}); damped task inertia"
+        return tau, Status.OK, ""
+
+    def _errors(self, q: Array, qd: Array, reference: TaskReference, task: Any) -> tuple[Array, Array]:
+        """The pose error e (r,) [m, rad] and its rate e_dot = twist^d - J qd (r,)."""
+        e = task_error(reference.pose, frame_pose(self.model, q, self.frame))[self.rows]
+        return e, reference.twist[self.rows] - task.J @ qd
+
+
+class CartesianImpedance(_Compliant):
+    """Cartesian impedance: ``tau = J^T (K e + D e_dot) + C qd + g + N tau_0`` (module docstring).
+
+    Args:
+        model: the controller's model.
+        stiffness: K per task row, scalar or (len(rows),), > 0 [N/m for x, y, z; N m/rad for
+            rx, ry, rz]; default 1000 N/m and 100 N m/rad.
+        damping_ratio: zeta of every task mode (> 0), D designed on Lambda (:func:`impedance_damping`).
+        frame, rows: the task frame (default ``model.end_effector``) and its rows among
+            [x, y, z, rx, ry, rz] (default all six, the position alone below six joints).
+        null_space_stiffness: K_n of the posture [N m/rad], scalar or (nq,), >= 0.
+        null_space_damping_ratio: the posture's D_n = 2 zeta_n sqrt(K_n A_ii) (> 0).
+        posture: q_n (nq,) [rad]; None: the joints at the first tick after a reset.
+        max_force, max_moment: the task wrench's force and moment norms [N, N m]; None: none.
+        max_torque_rate: the largest change of a joint torque [N m/s]; None: none.
+        singular_threshold, damping: J's smallest singular value below which Lambda is damped,
+            and the largest lambda.
+        effort_limit, actuator_limit, fault_action: see :class:`ControllerBase`.
+    """
+
+    name = "cartesian-impedance"
+
+    def __init__(self, model: RobotModel, stiffness: ArrayLike | None = None, damping_ratio: float = 0.7, *,
+                 frame: str | None = None, rows: Sequence[int] | None = None, null_space_stiffness: ArrayLike = 10.0,
+                 null_space_damping_ratio: float = 1.0, posture: ArrayLike | None = None, max_force: float | None = None,
+                 max_moment: float | None = None, max_torque_rate: float | None = None, singular_threshold: float = 0.02,
+                 damping: float = 0.05, **limits: Any):
+        super().__init__(model, frame=frame, rows=rows, null_space_stiffness=null_space_stiffness,
+                         null_space_damping_ratio=null_space_damping_ratio, posture=posture, max_force=max_force,
+                         max_moment=max_moment, max_torque_rate=max_torque_rate, singular_threshold=singular_threshold,
+                         damping=damping, **limits)
+        default = np.where(self.rows < 3, 1000.0, 100.0)
+        self.stiffness = gain_vector(default if stiffness is None else stiffness, self.rows.size, "stiffness",
+                                     self.row_names, allow_zero=False)
+        self.damping_ratio = _positive(damping_ratio, "damping_ratio")
+
+    def _wrench(self, q: Array, qd: Array, reference: TaskReference, task: Any) -> Array:
+        e, e_dot = self._errors(q, qd, reference, task)
+        D = impedance_damping(self.stiffness, task.Lambda, self.damping_ratio)
+        return self.stiffness * e + D @ e_dot  # type: ignore[no-any-return]
+
+
+class OperationalSpaceControl(_Compliant):
+    """Khatib's operational-space control: ``tau = J^T Lambda (x_dd^d + Kd e_dot + Kp e - Jdot qd)
+    + C qd + g + N tau_0`` (module docstring; Khalil [9.36]).
+
+    Args:
+        model: the controller's model.
+        omega, xi: each task row's bandwidth [rad/s] and damping ratio (Kp = omega^2,
+            Kd = 2 xi omega), scalar or (len(rows),); or kp [1/s^2], kd [1/s] directly.
+        Others: as :class:`CartesianImpedance`.
+    """
+
+    name = "operational-space"
+
+    def __init__(self, model: RobotModel, *, omega: ArrayLike | None = None, xi: ArrayLike = 1.0,
+                 kp: ArrayLike | None = None, kd: ArrayLike | None = None, frame: str | None = None,
+                 rows: Sequence[int] | None = None, null_space_stiffness: ArrayLike = 10.0,
+                 null_space_damping_ratio: float = 1.0, posture: ArrayLike | None = None, max_force: float | None = None,
+                 max_moment: float | None = None, max_torque_rate: float | None = None, singular_threshold: float = 0.02,
+                 damping: float = 0.05, **limits: Any):
+        super().__init__(model, frame=frame, rows=rows, null_space_stiffness=null_space_stiffness,
+                         null_space_damping_ratio=null_space_damping_ratio, posture=posture, max_force=max_force,
+                         max_moment=max_moment, max_torque_rate=max_torque_rate, singular_threshold=singular_threshold,
+                         damping=damping, **limits)
+        m = self.rows.size
+        if (kp is None) != (kd is None):
+            raise InputError("kp and kd: give both, or neither and use omega/xi")
+        if kp is not None and omega is not None:
+            raise InputError("give either omega/xi or kp/kd, not both")
+        if kp is None:
+            self.kp, self.kd = gains_from_bandwidth(DEFAULT_OMEGA if omega is None else omega, xi, m, self.row_names)
+        else:
+            self.kp = gain_vector(kp, m, "kp", self.row_names)
+            self.kd = gain_vector(kd, m, "kd", self.row_names)
+
+    def _wrench(self, q: Array, qd: Array, reference: TaskReference, task: Any) -> Array:
+        e, e_dot = self._errors(q, qd, reference, task)
+        bias = jacobian_dot_qdot(self.model, q, qd, self.frame)[self.rows]
+        return task.Lambda @ (reference.accel[self.rows] + self.kd * e_dot + self.kp * e - bias)  # type: ignore[no-any-return]
