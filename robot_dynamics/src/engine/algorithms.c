@@ -123,10 +123,41 @@ void rd_world_poses(const rd_model *m, rd_work *w)
     }
 }
 
-/* Every body's joint transform into w->E, w->r. With vector types the sines and cosines of four
- * bodies' angles at a time (the four-state instance's sin_cos, the one-state values lane by lane,
- * the same bits): the PUMA 560's body poses 142 -> 128 ns in C. */
-static void joint_transforms(const rd_model *m, const double *q, rd_work *w)
+/* E = R(a, q)^T E0 for an axis a = +-e_k (body b's coord k; sa: the sine signed by a): rows u = k + 1
+ * and v = k + 2 (mod 3) of E0 turn, row k stays. 12 products where Rodrigues' formula takes 27. */
+static inline void turn_rows(const double *E0, int k, double c, double sa, double *E)
+{
+    const int u = (k + 1) % 3, v = (k + 2) % 3;
+    for (int y = 0; y < 3; ++y) {
+        E[3 * u + y] = c * E0[3 * u + y] + sa * E0[3 * v + y];
+        E[3 * v + y] = c * E0[3 * v + y] - sa * E0[3 * u + y];
+        E[3 * k + y] = E0[3 * k + y];
+    }
+}
+
+/* Body b's joint transform at its angle or travel qb, sine s, cosine c: joint_placement, or with
+ * `axes` and an axis +-e_k, turn_rows (each k inlined with its own constant rows). */
+static inline void placement(const rd_body *b, double qb, double s, double c, int axes, double *E, double *r)
+{
+    if (axes && b->type == RD_REVOLUTE && b->coord >= 0) {
+        const double sa = b->axis[b->coord] * s;
+        if (b->coord == 0)
+            turn_rows(b->E0, 0, c, sa, E);
+        else if (b->coord == 1)
+            turn_rows(b->E0, 1, c, sa, E);
+        else
+            turn_rows(b->E0, 2, c, sa, E);
+        r[0] = b->r0[0], r[1] = b->r0[1], r[2] = b->r0[2];
+    } else {
+        joint_placement(b, &qb, &s, &c, E, r);
+    }
+}
+
+/* Every body's joint transform into w->E, w->r; `axes` (rd_crba): turn_rows for the axes +-e_k
+ * (the same rotation to rounding). With vector types the sines and cosines of four bodies' angles
+ * at a time (the four-state instance's sin_cos, the one-state values lane by lane, the same bits):
+ * the PUMA 560's body poses 142 -> 128 ns in C. */
+static inline void joint_transforms(const rd_model *m, const double *q, rd_work *w, int axes)
 {
 #if RD_LANES == 4
     const int nb = m->nb;
@@ -138,17 +169,23 @@ static void joint_transforms(const rd_model *m, const double *q, rd_work *w)
         }
         sin_cos_x4(&qb, &s, &c);
         for (int l = 0; l < 4 && i0 + l < nb; ++l)
-            joint_placement(&m->body[i0 + l], &qb[l], &s[l], &c[l], w->E + 9 * (i0 + l), w->r + 3 * (i0 + l));
+            placement(&m->body[i0 + l], qb[l], s[l], c[l], axes, w->E + 9 * (i0 + l), w->r + 3 * (i0 + l));
     }
 #else
-    for (int i = 0; i < m->nb; ++i)
-        joint_transform(&m->body[i], q, m->nq, w->E + 9 * i, w->r + 3 * i);
+    for (int i = 0; i < m->nb; ++i) {
+        const rd_body *b = &m->body[i];
+        const double qb = b->mult * q[b->joint] + b->offset;
+        double s = 0.0, c = 1.0;
+        if (b->type == RD_REVOLUTE)
+            sin_cos(&qb, &s, &c);
+        placement(b, qb, s, c, axes, w->E + 9 * i, w->r + 3 * i);
+    }
 #endif
 }
 
 void rd_body_poses(const rd_model *m, const double *q, rd_work *w)
 {
-    joint_transforms(m, q, w);
+    joint_transforms(m, q, w, 0);
     rd_world_poses(m, w);
 }
 
@@ -221,20 +258,183 @@ RD_TARGET_CLONES void rd_rnea4(const rd_model *m, const rd_input *in, const rd_o
 
 /* -- the joint-space inertia matrix ----------------------------------------------------------------- */
 
-/* F = Ic S: the force that accelerates body b's subtree at unit joint rate. */
-static inline void composite_column(const rd_body *b, const rd_inertia *I, double *F)
+/* rd_crba's composite inertias hold ten numbers each (w->Ic): the mass m, the first moment h = m c
+ * and the rotational inertia about the body origin by its six distinct entries xx, xy, yy, xz, yz, zz. */
+enum { RD_CI = 10 };
+
+static inline void composite_init(const rd_inertia *I, double *Y)
+{
+    const double *Io = I->Io;
+    Y[0] = I->m, Y[1] = I->h[0], Y[2] = I->h[1], Y[3] = I->h[2];
+    Y[4] = Io[0], Y[5] = Io[1], Y[6] = Io[4], Y[7] = Io[2], Y[8] = Io[5], Y[9] = Io[8];
+}
+
+/* Yp += X^T Y X (Featherstone 6.7) for the joint transform (E, r): R = E^T rotates the body's axes
+ * into the parent's, r is the body origin in the parent's coordinates.
+ *   h_p = R h + m r,   Io_p = R Io R^T + 2 (y . r) 1 - r y^T - y r^T,   y = R h + m r / 2.
+ * R Io R^T by Pinocchio's Symmetric3::rotate: Io = zz 1 + sym(L [1 0 0; 0 1 0]) with the 3x2 L of
+ * Io - zz 1 (its last row doubled), so R Io R^T = zz 1 + sym(R L (R's first two columns)^T), whose
+ * trace is Io's: 34 products where R (Io R^T) takes 45. */
+static inline void composite_to_parent(const double *E, const double *r, const double *Y, double *Yp)
+{
+#define R_(x, y) E[3 * (y) + (x)]
+    const double m = Y[0], *h = Y + 1, *S = Y + 4;
+    const double l00 = S[0] - S[5], l10 = S[1], l11 = S[2] - S[5], l20 = 2.0 * S[3], l21 = 2.0 * S[4];
+    /* Z = (rows 1 and 2 of R) L */
+    const double z00 = R_(1, 0) * l00 + R_(1, 1) * l10 + R_(1, 2) * l20;
+    const double z01 = R_(1, 0) * l10 + R_(1, 1) * l11 + R_(1, 2) * l21;
+    const double z10 = R_(2, 0) * l00 + R_(2, 1) * l10 + R_(2, 2) * l20;
+    const double z11 = R_(2, 0) * l10 + R_(2, 1) * l11 + R_(2, 2) * l21;
+    /* the antisymmetric part's vector: R times (-yz, xz, *) */
+    const double v0 = -R_(0, 0) * S[4] + R_(0, 1) * S[3];
+    const double v1 = -R_(1, 0) * S[4] + R_(1, 1) * S[3];
+    const double v2 = -R_(2, 0) * S[4] + R_(2, 1) * S[3];
+    const double q1 = z00 * R_(0, 0) + z01 * R_(0, 1) + v2;
+    const double q2 = z00 * R_(1, 0) + z01 * R_(1, 1);
+    const double q3 = z10 * R_(0, 0) + z11 * R_(0, 1) - v1;
+    const double q4 = z10 * R_(1, 0) + z11 * R_(1, 1) + v0;
+    const double q5 = z10 * R_(2, 0) + z11 * R_(2, 1);
+    const double q0 = l00 + l11 - q2 - q5 + S[5];
+    /* the translation by r */
+    double Rh[3], y[3];
+    for (int x = 0; x < 3; ++x) {
+        Rh[x] = R_(x, 0) * h[0] + R_(x, 1) * h[1] + R_(x, 2) * h[2];
+        y[x] = Rh[x] + 0.5 * m * r[x];
+    }
+    const double yr = y[0] * r[0] + y[1] * r[1] + y[2] * r[2];
+    Yp[0] += m;
+    for (int x = 0; x < 3; ++x)
+        Yp[1 + x] += Rh[x] + m * r[x];
+    double *Sp = Yp + 4;
+    Sp[0] += q0 + 2.0 * (yr - r[0] * y[0]);
+    Sp[1] += q1 - (r[0] * y[1] + y[0] * r[1]);
+    Sp[2] += q2 + S[5] + 2.0 * (yr - r[1] * y[1]);
+    Sp[3] += q3 - (r[0] * y[2] + y[0] * r[2]);
+    Sp[4] += q4 - (r[1] * y[2] + y[1] * r[2]);
+    Sp[5] += q5 + S[5] + 2.0 * (yr - r[2] * y[2]);
+#undef R_
+}
+
+/* F = Ic S: the force that accelerates body b's subtree at unit joint rate, into F[0], F[stride],
+ * ... F[5 stride]. */
+static inline void composite_column(const rd_body *b, const double *Y, double *F, int stride)
 {
     const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2];
-    const double hx = I->h[0], hy = I->h[1], hz = I->h[2];
+    const double hx = Y[1], hy = Y[2], hz = Y[3], *S = Y + 4;
     if (b->type == RD_REVOLUTE) {
         /* I [e; 0] = [Io e; e x h] */
-        for (int x = 0; x < 3; ++x)
-            F[x] = I->Io[3 * x] * ex + I->Io[3 * x + 1] * ey + I->Io[3 * x + 2] * ez;
-        F[3] = ey * hz - ez * hy, F[4] = ez * hx - ex * hz, F[5] = ex * hy - ey * hx;
+        F[0] = S[0] * ex + S[1] * ey + S[3] * ez;
+        F[stride] = S[1] * ex + S[2] * ey + S[4] * ez;
+        F[2 * stride] = S[3] * ex + S[4] * ey + S[5] * ez;
+        F[3 * stride] = ey * hz - ez * hy, F[4 * stride] = ez * hx - ex * hz, F[5 * stride] = ex * hy - ey * hx;
     } else {
         /* I [0; e] = [h x e; m e] */
-        F[0] = hy * ez - hz * ey, F[1] = hz * ex - hx * ez, F[2] = hx * ey - hy * ex;
-        F[3] = I->m * ex, F[4] = I->m * ey, F[5] = I->m * ez;
+        F[0] = hy * ez - hz * ey, F[stride] = hz * ex - hx * ez, F[2 * stride] = hx * ey - hy * ex;
+        F[3 * stride] = Y[0] * ex, F[4 * stride] = Y[0] * ey, F[5 * stride] = Y[0] * ez;
+    }
+}
+
+/* The force columns k0..k1 of F (row-major, 6 x stride) moved from body to parent coordinates,
+ * F_k = X^T F_k (xt_force). With vector types two columns at a time, from k1 down: an odd count
+ * moves column k0 - 1 too, which is not yet computed (rd_crba reaches the bodies from the leaves, and
+ * every column below k0 is an ancestor's or an earlier branch's) and is written later. */
+static inline void columns_to_parent(const double *E, const double *r, double *F, int stride, int k0, int k1)
+{
+#if RD_PAIRS
+    for (int k = k1 - 1; k >= k0 - 1; k -= 2) {
+        double *c = F + k;
+        const rd_x2 n0 = rd_x2_load(c), n1 = rd_x2_load(c + stride), n2 = rd_x2_load(c + 2 * stride);
+        const rd_x2 f0 = rd_x2_load(c + 3 * stride), f1 = rd_x2_load(c + 4 * stride), f2 = rd_x2_load(c + 5 * stride);
+        const rd_x2 fx = E[0] * f0 + E[3] * f1 + E[6] * f2;
+        const rd_x2 fy = E[1] * f0 + E[4] * f1 + E[7] * f2;
+        const rd_x2 fz = E[2] * f0 + E[5] * f1 + E[8] * f2;
+        rd_x2_store(c, E[0] * n0 + E[3] * n1 + E[6] * n2 + (r[1] * fz - r[2] * fy));
+        rd_x2_store(c + stride, E[1] * n0 + E[4] * n1 + E[7] * n2 + (r[2] * fx - r[0] * fz));
+        rd_x2_store(c + 2 * stride, E[2] * n0 + E[5] * n1 + E[8] * n2 + (r[0] * fy - r[1] * fx));
+        rd_x2_store(c + 3 * stride, fx), rd_x2_store(c + 4 * stride, fy), rd_x2_store(c + 5 * stride, fz);
+    }
+#else
+    for (int k = k0; k <= k1; ++k) {
+        double x[6];
+        for (int j = 0; j < 6; ++j)
+            x[j] = F[j * stride + k];
+        xt_force(E, r, x, x, 0);
+        for (int j = 0; j < 6; ++j)
+            F[j * stride + k] = x[j];
+    }
+#endif
+}
+
+/* H's lower triangle += S_i . F_k for the bodies i, k (k in i's subtree, F_k in i's coordinates),
+ * mapped to their joints (mimic joints: H_jk += mult_i mult_k S_i . F_k, both orders). */
+static inline void add_pair(const rd_model *m, const rd_body *bi, int i, int k, double val, double *H)
+{
+    const rd_body *bk = &m->body[k];
+    const int ji = bi->joint, jk = bk->joint, nq = m->nq;
+    val *= bi->mult * bk->mult;
+    if (ji == jk)
+        H[ji * nq + ji] += k == i ? val : 2.0 * val;
+    else
+        H[ji > jk ? ji * nq + jk : jk * nq + ji] += val;
+}
+
+/* The composite inertias and H's lower triangle, in one pass from the leaves, as Pinocchio's crba:
+ * body i's subtree is the bodies i..last (depth-first order), whose force columns F_k (w->Fcol,
+ * row-major 6 x nb) are all in body i's coordinates when it is reached; H_ik = S_i . F_k, then the
+ * columns move to the parent's coordinates together (Featherstone 6.2, Table 6.2). */
+static void crba_blocks(const rd_model *m, int plain, double *H, rd_work *w)
+{
+    const int nb = m->nb, nq = m->nq;
+    double *F = w->Fcol, *t = w->Fcol + 6 * nb;
+    for (int i = nb - 1; i >= 0; --i) {
+        const rd_body *b = &m->body[i];
+        const double *Y = w->Ic + RD_CI * i;
+        const int last = b->last;
+        composite_column(b, Y, F + i, nb);
+        /* t_k = S_i . F_k: H_ki, or added to the joints' entries */
+        const double *Fs = F + (b->type == RD_REVOLUTE ? 0 : 3 * nb);
+        if (b->coord >= 0) {
+            const double sg = b->axis[b->coord], *row = Fs + b->coord * nb;
+            for (int k = i; k <= last; ++k)
+                t[k] = sg * row[k];
+        } else {
+            const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2];
+            for (int k = i; k <= last; ++k)
+                t[k] = ex * Fs[k] + ey * Fs[nb + k] + ez * Fs[2 * nb + k];
+        }
+        if (plain) { /* column i of the lower triangle: the subtree's entries, zero below them */
+            for (int k = i; k <= last; ++k)
+                H[k * nq + i] = t[k];
+            for (int k = last + 1; k < nq; ++k)
+                H[k * nq + i] = 0.0;
+        } else
+            for (int k = i; k <= last; ++k)
+                add_pair(m, b, i, k, t[k], H);
+        if (b->parent >= 0) {
+            composite_to_parent(w->E + 9 * i, w->r + 3 * i, Y, w->Ic + RD_CI * b->parent);
+            columns_to_parent(w->E + 9 * i, w->r + 3 * i, F, nb, i, last);
+        }
+    }
+}
+
+/* The same for bodies in any order: the composite inertias first, then each body's column walked
+ * to the base. */
+static void crba_walks(const rd_model *m, double *H, rd_work *w)
+{
+    const int nb = m->nb;
+    for (int i = nb - 1; i >= 0; --i)
+        if (m->body[i].parent >= 0)
+            composite_to_parent(w->E + 9 * i, w->r + 3 * i, w->Ic + RD_CI * i, w->Ic + RD_CI * m->body[i].parent);
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *bi = &m->body[i];
+        double F[6];
+        composite_column(bi, w->Ic + RD_CI * i, F, 1);
+        add_pair(m, bi, i, i, s_dot(bi, F), H);
+        for (int j = i; m->body[j].parent >= 0;) {
+            xt_force(w->E + 9 * j, w->r + 3 * j, F, F, 0);
+            j = m->body[j].parent;
+            add_pair(m, &m->body[j], j, i, s_dot(&m->body[j], F), H);
+        }
     }
 }
 
@@ -244,31 +444,26 @@ static inline void composite_column(const rd_body *b, const rd_inertia *I, doubl
 int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w)
 {
     const int nb = m->nb, nq = m->nq;
-    joint_transforms(m, q, w);
+    joint_transforms(m, q, w, 1);
     for (int i = 0; i < nb; ++i)
-        w->Ic[i] = m->body[i].inertia;
-    /* Composite inertias from the leaves down: Ic_p += X_i^T Ic_i X_i (Featherstone 6.7) */
-    for (int i = nb - 1; i >= 0; --i)
-        if (m->body[i].parent >= 0)
-            rd_inertia_move(w->E + 9 * i, 3, 1, w->r + 3 * i, &w->Ic[i], &w->Ic[m->body[i].parent], 1);
-    for (int k = 0; k < nq * nq; ++k)
-        H[k] = 0.0;
-    /* H_ij = S_j . X^T ... Ic_i S_i, walking from each body to the base (Featherstone 6.2) */
-    for (int i = 0; i < nb; ++i) {
-        const rd_body *bi = &m->body[i];
-        double F[6], Fp[6];
-        composite_column(bi, &w->Ic[i], F);
-        const int ji = bi->joint;
-        H[ji * nq + ji] += bi->mult * bi->mult * s_dot(bi, F);
-        for (int j = i; m->body[j].parent >= 0;) {
-            xt_force(w->E + 9 * j, w->r + 3 * j, F, Fp, 0);
-            memcpy(F, Fp, sizeof F);
-            j = m->body[j].parent;
-            const rd_body *bj = &m->body[j];
-            const double val = bi->mult * bj->mult * s_dot(bj, F);
-            H[ji * nq + bj->joint] += val;
-            H[bj->joint * nq + ji] += val;
-        }
+        composite_init(&m->body[i].inertia, w->Ic + RD_CI * i);
+    int plain = nb == nq; /* body i moved by joint i alone: H_ki directly */
+    for (int i = 0; i < nb; ++i)
+        plain &= m->body[i].joint == i && m->body[i].mult == 1.0;
+    const int blocks = nb > 0 && m->body[0].last >= 0;
+    if (!(plain && blocks))
+        for (int x = 0; x < nq; ++x)
+            for (int y = 0; y <= x; ++y)
+                H[x * nq + y] = 0.0;
+    if (blocks)
+        crba_blocks(m, plain, H, w);
+    else
+        crba_walks(m, H, w);
+    double sum = 0.0; /* finite when every entry is (or an exact check below) */
+    for (int x = 0; x < nq; ++x) {
+        H[x * nq + x] += m->joint[x].Ia;
+        for (int y = 0; y <= x; ++y)
+            sum += H[y * nq + x] = H[x * nq + y];
     }
     for (int s = 0; s < m->nr; ++s) {
         const rd_secondary *sl = &m->secondary[s];
@@ -289,9 +484,7 @@ int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w)
             for (int y = 0; y < nq; ++y)
                 H[x * nq + y] += sl->inertia * sl->b[x] * sl->b[y] + U[x] * sl->b[y] + sl->b[x] * U[y]; /* eq. (18d) + (18b) + (18c) */
     }
-    for (int k = 0; k < nq; ++k)
-        H[k * nq + k] += m->joint[k].Ia;
-    return rd_finite(H, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
+    return (isfinite(sum) && m->nr == 0) || rd_finite(H, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
 }
 
 /* -- direct dynamics --------------------------------------------------------------------------------- */
