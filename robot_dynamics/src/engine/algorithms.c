@@ -295,30 +295,45 @@ static inline void composite_to_parent(const double *E, const double *r, const d
     const double q4 = z10 * R_(1, 0) + z11 * R_(1, 1) + v0;
     const double q5 = z10 * R_(2, 0) + z11 * R_(2, 1);
     const double q0 = l00 + l11 - q2 - q5 + S[5];
-    /* the translation by r */
-    double Rh[3], y[3];
-    for (int x = 0; x < 3; ++x) {
-        Rh[x] = R_(x, 0) * h[0] + R_(x, 1) * h[1] + R_(x, 2) * h[2];
-        y[x] = Rh[x] + 0.5 * m * r[x];
-    }
-    const double yr = y[0] * r[0] + y[1] * r[1] + y[2] * r[2];
-    Yp[0] += m;
-    for (int x = 0; x < 3; ++x)
-        Yp[1 + x] += Rh[x] + m * r[x];
-    double *Sp = Yp + 4;
-    Sp[0] += q0 + 2.0 * (yr - r[0] * y[0]);
-    Sp[1] += q1 - (r[0] * y[1] + y[0] * r[1]);
-    Sp[2] += q2 + S[5] + 2.0 * (yr - r[1] * y[1]);
-    Sp[3] += q3 - (r[0] * y[2] + y[0] * r[2]);
-    Sp[4] += q4 - (r[1] * y[2] + y[1] * r[2]);
-    Sp[5] += q5 + S[5] + 2.0 * (yr - r[2] * y[2]);
+    /* the translation by r (every value formed before Yp is written: Yp may be read through E, r, Y) */
+    const double r0 = r[0], r1 = r[1], r2 = r[2], h0 = h[0], h1 = h[1], h2 = h[2], zz = S[5];
+    const double Rh0 = R_(0, 0) * h0 + R_(0, 1) * h1 + R_(0, 2) * h2;
+    const double Rh1 = R_(1, 0) * h0 + R_(1, 1) * h1 + R_(1, 2) * h2;
+    const double Rh2 = R_(2, 0) * h0 + R_(2, 1) * h1 + R_(2, 2) * h2;
+    const double hm = 0.5 * m, y0 = Rh0 + hm * r0, y1 = Rh1 + hm * r1, y2 = Rh2 + hm * r2;
+    const double yr = y0 * r0 + y1 * r1 + y2 * r2;
+    const double p0 = Rh0 + m * r0, p1 = Rh1 + m * r1, p2 = Rh2 + m * r2;
+    const double s0 = q0 + 2.0 * (yr - r0 * y0), s1 = q1 - (r0 * y1 + y0 * r1), s2 = q2 + zz + 2.0 * (yr - r1 * y1);
+    const double s3 = q3 - (r0 * y2 + y0 * r2), s4 = q4 - (r1 * y2 + y1 * r2), s5 = q5 + zz + 2.0 * (yr - r2 * y2);
+    Yp[0] += m, Yp[1] += p0, Yp[2] += p1, Yp[3] += p2;
+    Yp[4] += s0, Yp[5] += s1, Yp[6] += s2, Yp[7] += s3, Yp[8] += s4, Yp[9] += s5;
 #undef R_
+}
+
+/* F = Ic [sg e_k; 0] = sg [column k of Io; e_k x h] (a revolute axis +-e_k), k inlined constant. */
+static inline void axis_column(int k, double sg, const double *Y, double *F, int stride)
+{
+    static const int io[3][3] = {{0, 1, 3}, {1, 2, 4}, {3, 4, 5}}; /* Io's entries (xx xy yy xz yz zz) */
+    const int u = (k + 1) % 3, v = (k + 2) % 3;
+    for (int x = 0; x < 3; ++x)
+        F[x * stride] = sg * Y[4 + io[x][k]];
+    F[(3 + k) * stride] = 0.0, F[(3 + u) * stride] = -sg * Y[1 + v], F[(3 + v) * stride] = sg * Y[1 + u];
 }
 
 /* F = Ic S: the force that accelerates body b's subtree at unit joint rate, into F[0], F[stride],
  * ... F[5 stride]. */
 static inline void composite_column(const rd_body *b, const double *Y, double *F, int stride)
 {
+    if (b->type == RD_REVOLUTE && b->coord >= 0) {
+        const double sg = b->axis[b->coord];
+        if (b->coord == 0)
+            axis_column(0, sg, Y, F, stride);
+        else if (b->coord == 1)
+            axis_column(1, sg, Y, F, stride);
+        else
+            axis_column(2, sg, Y, F, stride);
+        return;
+    }
     const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2];
     const double hx = Y[1], hy = Y[2], hz = Y[3], *S = Y + 4;
     if (b->type == RD_REVOLUTE) {
@@ -341,16 +356,21 @@ static inline void composite_column(const rd_body *b, const double *Y, double *F
 static inline void columns_to_parent(const double *E, const double *r, double *F, int stride, int k0, int k1)
 {
 #if RD_PAIRS
+    /* E and r in both lanes, held apart from F (which the compiler could not tell from E) */
+    const rd_x2 e0 = rd_x2_set(E[0], E[0]), e1 = rd_x2_set(E[1], E[1]), e2 = rd_x2_set(E[2], E[2]);
+    const rd_x2 e3 = rd_x2_set(E[3], E[3]), e4 = rd_x2_set(E[4], E[4]), e5 = rd_x2_set(E[5], E[5]);
+    const rd_x2 e6 = rd_x2_set(E[6], E[6]), e7 = rd_x2_set(E[7], E[7]), e8 = rd_x2_set(E[8], E[8]);
+    const rd_x2 rx = rd_x2_set(r[0], r[0]), ry = rd_x2_set(r[1], r[1]), rz = rd_x2_set(r[2], r[2]);
     for (int k = k1 - 1; k >= k0 - 1; k -= 2) {
         double *c = F + k;
         const rd_x2 n0 = rd_x2_load(c), n1 = rd_x2_load(c + stride), n2 = rd_x2_load(c + 2 * stride);
         const rd_x2 f0 = rd_x2_load(c + 3 * stride), f1 = rd_x2_load(c + 4 * stride), f2 = rd_x2_load(c + 5 * stride);
-        const rd_x2 fx = E[0] * f0 + E[3] * f1 + E[6] * f2;
-        const rd_x2 fy = E[1] * f0 + E[4] * f1 + E[7] * f2;
-        const rd_x2 fz = E[2] * f0 + E[5] * f1 + E[8] * f2;
-        rd_x2_store(c, E[0] * n0 + E[3] * n1 + E[6] * n2 + (r[1] * fz - r[2] * fy));
-        rd_x2_store(c + stride, E[1] * n0 + E[4] * n1 + E[7] * n2 + (r[2] * fx - r[0] * fz));
-        rd_x2_store(c + 2 * stride, E[2] * n0 + E[5] * n1 + E[8] * n2 + (r[0] * fy - r[1] * fx));
+        const rd_x2 fx = e0 * f0 + e3 * f1 + e6 * f2;
+        const rd_x2 fy = e1 * f0 + e4 * f1 + e7 * f2;
+        const rd_x2 fz = e2 * f0 + e5 * f1 + e8 * f2;
+        rd_x2_store(c, e0 * n0 + e3 * n1 + e6 * n2 + (ry * fz - rz * fy));
+        rd_x2_store(c + stride, e1 * n0 + e4 * n1 + e7 * n2 + (rz * fx - rx * fz));
+        rd_x2_store(c + 2 * stride, e2 * n0 + e5 * n1 + e8 * n2 + (rx * fy - ry * fx));
         rd_x2_store(c + 3 * stride, fx), rd_x2_store(c + 4 * stride, fy), rd_x2_store(c + 5 * stride, fz);
     }
 #else
@@ -382,17 +402,19 @@ static inline void add_pair(const rd_model *m, const rd_body *bi, int i, int k, 
  * body i's subtree is the bodies i..last (depth-first order), whose force columns F_k (w->Fcol,
  * row-major 6 x nb) are all in body i's coordinates when it is reached; H_ik = S_i . F_k, then the
  * columns move to the parent's coordinates together (Featherstone 6.2, Table 6.2). */
-static void crba_blocks(const rd_model *m, int plain, double *H, rd_work *w)
+static double crba_blocks(const rd_model *m, int plain, double *H, rd_work *w)
 {
     const int nb = m->nb, nq = m->nq;
-    double *F = w->Fcol, *t = w->Fcol + 6 * nb;
+    double *F = w->Fcol, *t = w->Fcol + 6 * nb, sum = 0.0;
     for (int i = nb - 1; i >= 0; --i) {
         const rd_body *b = &m->body[i];
         const double *Y = w->Ic + RD_CI * i;
         const int last = b->last;
         composite_column(b, Y, F + i, nb);
-        /* t_k = S_i . F_k: H_ki, or added to the joints' entries */
+        /* t_k = S_i . F_k: H_ik and H_ki (plain: row and column i, zero beyond the subtree), or added
+         * to the joints' entries */
         const double *Fs = F + (b->type == RD_REVOLUTE ? 0 : 3 * nb);
+        double *Hi = H + i * nq;
         if (b->coord >= 0) {
             const double sg = b->axis[b->coord], *row = Fs + b->coord * nb;
             for (int k = i; k <= last; ++k)
@@ -402,19 +424,21 @@ static void crba_blocks(const rd_model *m, int plain, double *H, rd_work *w)
             for (int k = i; k <= last; ++k)
                 t[k] = ex * Fs[k] + ey * Fs[nb + k] + ez * Fs[2 * nb + k];
         }
-        if (plain) { /* column i of the lower triangle: the subtree's entries, zero below them */
+        if (plain) {
             for (int k = i; k <= last; ++k)
-                H[k * nq + i] = t[k];
+                sum += Hi[k] = H[k * nq + i] = t[k];
             for (int k = last + 1; k < nq; ++k)
-                H[k * nq + i] = 0.0;
-        } else
+                Hi[k] = H[k * nq + i] = 0.0;
+        } else {
             for (int k = i; k <= last; ++k)
                 add_pair(m, b, i, k, t[k], H);
+        }
         if (b->parent >= 0) {
             composite_to_parent(w->E + 9 * i, w->r + 3 * i, Y, w->Ic + RD_CI * b->parent);
             columns_to_parent(w->E + 9 * i, w->r + 3 * i, F, nb, i, last);
         }
     }
+    return sum;
 }
 
 /* The same for bodies in any order: the composite inertias first, then each body's column walked
@@ -455,15 +479,21 @@ int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w)
         for (int x = 0; x < nq; ++x)
             for (int y = 0; y <= x; ++y)
                 H[x * nq + y] = 0.0;
+    /* sum: finite when every entry is (else the exact check below); plain blocks: of the entries */
+    double sum = 0.0;
     if (blocks)
-        crba_blocks(m, plain, H, w);
+        sum = crba_blocks(m, plain, H, w);
     else
         crba_walks(m, H, w);
-    double sum = 0.0; /* finite when every entry is (or an exact check below) */
-    for (int x = 0; x < nq; ++x) {
-        H[x * nq + x] += m->joint[x].Ia;
-        for (int y = 0; y <= x; ++y)
-            sum += H[y * nq + x] = H[x * nq + y];
+    if (plain && blocks) {
+        for (int x = 0; x < nq; ++x)
+            H[x * nq + x] += m->joint[x].Ia;
+    } else {
+        for (int x = 0; x < nq; ++x) {
+            H[x * nq + x] += m->joint[x].Ia;
+            for (int y = 0; y <= x; ++y)
+                sum += H[y * nq + x] = H[x * nq + y];
+        }
     }
     for (int s = 0; s < m->nr; ++s) {
         const rd_secondary *sl = &m->secondary[s];
