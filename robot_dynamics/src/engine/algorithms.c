@@ -128,11 +128,22 @@ void rd_world_poses(const rd_model *m, rd_work *w)
 static inline void turn_rows(const double *E0, int k, double c, double sa, double *E)
 {
     const int u = (k + 1) % 3, v = (k + 2) % 3;
-    for (int y = 0; y < 3; ++y) {
-        E[3 * u + y] = c * E0[3 * u + y] + sa * E0[3 * v + y];
-        E[3 * v + y] = c * E0[3 * v + y] - sa * E0[3 * u + y];
+    const double *Eu = E0 + 3 * u, *Ev = E0 + 3 * v;
+#if RD_PAIRS /* the first two entries of each row in one register */
+    const rd_x2 cc = rd_x2_set(c, c), ss = rd_x2_set(sa, sa), u01 = rd_x2_load(Eu), v01 = rd_x2_load(Ev);
+    rd_x2_store(E + 3 * u, cc * u01 + ss * v01);
+    rd_x2_store(E + 3 * v, cc * v01 - ss * u01);
+    rd_x2_store(E + 3 * k, rd_x2_load(E0 + 3 * k));
+#else
+    for (int y = 0; y < 2; ++y) {
+        E[3 * u + y] = c * Eu[y] + sa * Ev[y];
+        E[3 * v + y] = c * Ev[y] - sa * Eu[y];
         E[3 * k + y] = E0[3 * k + y];
     }
+#endif
+    E[3 * u + 2] = c * Eu[2] + sa * Ev[2];
+    E[3 * v + 2] = c * Ev[2] - sa * Eu[2];
+    E[3 * k + 2] = E0[3 * k + 2];
 }
 
 /* Body b's joint transform at its angle or travel qb, sine s, cosine c: joint_placement, or with
