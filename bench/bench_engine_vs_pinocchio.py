@@ -23,6 +23,7 @@ finger joints fixed) when the wheel carries them (as bench_core.py picks them), 
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import re
 import subprocess
@@ -62,7 +63,12 @@ def build(folder: str) -> tuple[str, dict[str, str]]:
 
     engine = open(os.path.join(HERE, "..", "robot_dynamics", "src", "engine", "engine.cmake"), encoding="utf-8").read()
     engine_flags = re.search(r"set\(RD_ENGINE_FLAGS ([^)]*)\)", engine).group(1)
-    flags = {"compiler": f"{entry('CMAKE_C_COMPILER')} / {entry('CMAKE_CXX_COMPILER')}",
+    compiler = ""
+    for path in glob.glob(os.path.join(folder, "CMakeFiles", "*", "CMakeCCompiler.cmake")):
+        text = open(path, encoding="utf-8").read()
+        found = [re.search(rf'set\(CMAKE_C_COMPILER_{key} "([^"]*)"\)', text) for key in ("ID", "VERSION")]
+        compiler = " ".join(f.group(1) for f in found if f)
+    flags = {"compiler": compiler,
              "engine (C)": f"{entry('CMAKE_C_FLAGS_RELEASE')} {engine_flags}",
              "Pinocchio (C++17)": f"{entry('CMAKE_CXX_FLAGS_RELEASE')} -std=c++17"}
     return os.path.join(folder, "engine_vs_pinocchio"), flags
@@ -124,7 +130,11 @@ def main(argv: list[str] | None = None) -> int:
                         f"[ns, ours / Pinocchio's = ratio; goal for crba <= {GOAL}]",
                         ["robot", "nq", "agreement", "rnea", "aba", "crba", "crba (upper)"], rows)
     if args.results:
-        write_results(args.results, "bench_engine_vs_pinocchio.py", argv, pinocchio=pinocchio.__version__,
+        measured = list(sys.argv[1:] if argv is None else argv)
+        if "--build" in measured:  # where it was built is no part of what was measured
+            at = measured.index("--build")
+            del measured[at:at + 2]
+        write_results(args.results, "bench_engine_vs_pinocchio.py", measured, pinocchio=pinocchio.__version__,
                       flags=flags, tables=[table])
     return 0
 
