@@ -44,6 +44,8 @@ typedef struct {
     int parent;     /* parent body, -1: the base */
     int type;       /* RD_REVOLUTE or RD_PRISMATIC */
     int joint;      /* the independent joint k that drives it: q_body = mult q[k] + offset (mimic) */
+    int last;       /* derived: its subtree is bodies i..last (the bodies in depth-first order); -1: they are not */
+    int coord;      /* derived: k when axis is exactly +-e_k (k = 0, 1, 2: x, y, z), else -1 */
     double mult, offset;
     double axis[3]; /* unit joint axis in the body frame */
     double E0[9];   /* body_R_parent at q = 0 */
@@ -165,7 +167,8 @@ int rd_joint_index(const rd_model *m, const char *name);
     X(c, double, 6 * nb)             /* velocity-product accelerations v_i x S_i qd_i */          \
     X(R, double, 9 * nb)             /* base_R_body */                                            \
     X(p, double, 3 * nb)             /* body origin in the base frame */                          \
-    X(Ic, rd_inertia, nb)            /* composite inertias (crba) */                              \
+    X(Ic, double, 10 * nb)           /* composite inertias (crba): m, h, Io xx xy yy xz yz zz */   \
+    X(Fcol, double, 7 * nb)          /* their columns F = Ic S (crba), row-major 6 x nb, and S.F */ \
     X(IA, double, 36 * nb)           /* articulated inertias, 6x6 symmetric (aba) */              \
     X(pA, double, 6 * nb)            /* articulated bias forces (aba) */                          \
     X(U, double, 6 * nb)             /* U_i = IA_i S_i (aba) */                                   \

@@ -80,8 +80,8 @@ void rd_world_poses(const rd_model *m, rd_work *w);
 void rd_add_wrenches(const rd_work *w, const double *fx, int nfx, double *F);
 
 /* Ip (+)= X^T I X (Featherstone 6.7): a rigid-body inertia moved by the rotation R = E^T and the
- * origin r (both of the moved frame, in the destination's coordinates), added (accumulate: the
- * composites of rd_crba) or written (the derivatives' base-frame inertias). E_xy = E[rs x + cs y]:
+ * origin r (both of the moved frame, in the destination's coordinates), added (accumulate) or
+ * written (the derivatives' base-frame inertias). E_xy = E[rs x + cs y]:
  * (3, 1) for E = body_R_parent, (1, 3) for a base_R_body R read as E^T; inlined, the strides fold.
  *   h_p = R h + m r,   Io_p = R Io R^T + m (|r|^2 1 - r r^T) + 2 (r . Rh) 1 - Rh r^T - r Rh^T. */
 static inline void rd_inertia_move(const double *E, int rs, int cs, const double *r, const rd_inertia *I, rd_inertia *Ip,

@@ -88,6 +88,33 @@ static int body_in_range(double x, int nb, int *body)
     return *body >= -1 && *body < nb;
 }
 
+/* Each body's `last`: the largest index in its subtree, when every body's subtree is the bodies
+ * i..last (a depth-first order, rd_crba's column blocks); else -1 for every body. A range i..max
+ * holds the whole subtree and is no larger than it exactly when it has as many bodies, which holds
+ * for every body at once when the ranges' sizes add up to the subtrees' (each body counted once per
+ * ancestor-or-self: its depth + 1). */
+static void subtrees(rd_model *m)
+{
+    const int nb = m->nb;
+    long long ranges = 0, members = 0;
+    for (int i = 0; i < nb; ++i) { /* depths first, in `last` */
+        rd_body *b = &m->body[i];
+        b->last = b->parent < 0 ? 0 : m->body[b->parent].last + 1;
+        members += b->last + 1;
+    }
+    for (int i = 0; i < nb; ++i)
+        m->body[i].last = i;
+    for (int i = nb - 1; i >= 0; --i) {
+        const rd_body *b = &m->body[i];
+        if (b->parent >= 0 && b->last > m->body[b->parent].last)
+            m->body[b->parent].last = b->last;
+        ranges += b->last - i + 1;
+    }
+    if (ranges != members)
+        for (int i = 0; i < nb; ++i)
+            m->body[i].last = -1;
+}
+
 static int fill(rd_model *m, const double *const x[RD_FIELD_COUNT], char *err, size_t errlen)
 {
     const int nb = m->nb, nq = m->nq;
@@ -117,10 +144,15 @@ static int fill(rd_model *m, const double *const x[RD_FIELD_COUNT], char *err, s
             }
         for (int c = 0; c < 3; ++c)
             b->d[c] = E0[c] * a[0] + E0[3 + c] * a[1] + E0[6 + c] * a[2]; /* E0^T a */
+        b->coord = -1;
+        for (int k = 0; k < 3; ++k)
+            if (fabs(a[k]) == 1.0 && a[(k + 1) % 3] == 0.0 && a[(k + 2) % 3] == 0.0)
+                b->coord = k;
         b->inertia.m = x[RD_FIELD_mass][i];
         memcpy(b->inertia.h, x[RD_FIELD_h] + 3 * i, 3 * sizeof(double));
         memcpy(b->inertia.Io, x[RD_FIELD_Io] + 9 * i, 9 * sizeof(double));
     }
+    subtrees(m);
     for (int k = 0; k < nq; ++k)
         m->joint[k] = (rd_joint){x[RD_FIELD_Ia][k], x[RD_FIELD_Fv][k], x[RD_FIELD_Fc][k], x[RD_FIELD_Fs][k],
                                  x[RD_FIELD_B][k]};
