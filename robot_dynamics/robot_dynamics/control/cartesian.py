@@ -40,8 +40,7 @@ from ..dynamics.operational_space import operational_space
 from ..errors import InputError
 from ..kinematics import frame_pose, jacobian, jacobian_dot_qdot
 from ..model.robot_model import RobotModel
-from .base import DEFAULT_OMEGA, Status, TaskReference, gain_vector
-from .computed_torque import gains_from_bandwidth
+from .base import Status, TaskReference, gain_vector
 from .task_space import TaskController, task_error
 
 __all__ = ["CartesianImpedance", "OperationalSpaceControl", "impedance_damping"]
@@ -85,9 +84,10 @@ class _Compliant(TaskController):
     """The shared part: the task's operational-space quantities, the posture in the null space,
     the singular damping and the saturations; subclasses give the task wrench."""
 
-    def __init__(self, model: RobotModel, *, frame: str | None, rows: Sequence[int] | None, null_space_stiffness: ArrayLike,
-                 null_space_damping_ratio: float, posture: ArrayLike | None, max_force: float | None,
-                 max_moment: float | None, max_torque_rate: float | None, singular_threshold: float, damping: float,
+    def __init__(self, model: RobotModel, *, frame: str | None = None, rows: Sequence[int] | None = None,
+                 null_space_stiffness: ArrayLike = 10.0, null_space_damping_ratio: float = 1.0,
+                 posture: ArrayLike | None = None, max_force: float | None = None, max_moment: float | None = None,
+                 max_torque_rate: float | None = None, singular_threshold: float = 0.02, damping: float = 0.05,
                  **limits: Any):
         super().__init__(model, frame, rows, **limits)
         self.null_space_stiffness = gain_vector(null_space_stiffness, model.nq, "null_space_stiffness", model.joint_names)
@@ -177,15 +177,8 @@ class CartesianImpedance(_Compliant):
 
     name = "cartesian-impedance"
 
-    def __init__(self, model: RobotModel, stiffness: ArrayLike | None = None, damping_ratio: float = 0.7, *,
-                 frame: str | None = None, rows: Sequence[int] | None = None, null_space_stiffness: ArrayLike = 10.0,
-                 null_space_damping_ratio: float = 1.0, posture: ArrayLike | None = None, max_force: float | None = None,
-                 max_moment: float | None = None, max_torque_rate: float | None = None, singular_threshold: float = 0.02,
-                 damping: float = 0.05, **limits: Any):
-        super().__init__(model, frame=frame, rows=rows, null_space_stiffness=null_space_stiffness,
-                         null_space_damping_ratio=null_space_damping_ratio, posture=posture, max_force=max_force,
-                         max_moment=max_moment, max_torque_rate=max_torque_rate, singular_threshold=singular_threshold,
-                         damping=damping, **limits)
+    def __init__(self, model: RobotModel, stiffness: ArrayLike | None = None, damping_ratio: float = 0.7, **options: Any):
+        super().__init__(model, **options)
         default = np.where(self.rows < 3, 1000.0, 100.0)
         self.stiffness = gain_vector(default if stiffness is None else stiffness, self.rows.size, "stiffness",
                                      self.row_names, allow_zero=False)
@@ -211,25 +204,9 @@ class OperationalSpaceControl(_Compliant):
     name = "operational-space"
 
     def __init__(self, model: RobotModel, *, omega: ArrayLike | None = None, xi: ArrayLike = 1.0,
-                 kp: ArrayLike | None = None, kd: ArrayLike | None = None, frame: str | None = None,
-                 rows: Sequence[int] | None = None, null_space_stiffness: ArrayLike = 10.0,
-                 null_space_damping_ratio: float = 1.0, posture: ArrayLike | None = None, max_force: float | None = None,
-                 max_moment: float | None = None, max_torque_rate: float | None = None, singular_threshold: float = 0.02,
-                 damping: float = 0.05, **limits: Any):
-        super().__init__(model, frame=frame, rows=rows, null_space_stiffness=null_space_stiffness,
-                         null_space_damping_ratio=null_space_damping_ratio, posture=posture, max_force=max_force,
-                         max_moment=max_moment, max_torque_rate=max_torque_rate, singular_threshold=singular_threshold,
-                         damping=damping, **limits)
-        m = self.rows.size
-        if (kp is None) != (kd is None):
-            raise InputError("kp and kd: give both, or neither and use omega/xi")
-        if kp is not None and omega is not None:
-            raise InputError("give either omega/xi or kp/kd, not both")
-        if kp is None:
-            self.kp, self.kd = gains_from_bandwidth(DEFAULT_OMEGA if omega is None else omega, xi, m, self.row_names)
-        else:
-            self.kp = gain_vector(kp, m, "kp", self.row_names)
-            self.kd = gain_vector(kd, m, "kd", self.row_names)
+                 kp: ArrayLike | None = None, kd: ArrayLike | None = None, **options: Any):
+        super().__init__(model, **options)
+        self.kp, self.kd = self._gains(omega, xi, kp, kd)
 
     def _wrench(self, q: Array, qd: Array, reference: TaskReference, task: Any) -> Array:
         e, e_dot = self._errors(q, qd, reference, task)

@@ -78,6 +78,17 @@ class TaskController(ControllerBase):
     def _check_reference(self, reference: Any) -> TaskReference:
         return as_task_reference(reference)
 
+    def _gains(self, omega: ArrayLike | None, xi: ArrayLike, kp: ArrayLike | None, kd: ArrayLike | None) -> tuple[Array, Array]:
+        """(Kp, Kd) per task row: omega^2 and 2 xi omega ([9.26] in task space), or kp and kd given."""
+        m = self.rows.size
+        if (kp is None) != (kd is None):
+            raise InputError("kp and kd: give both, or neither and use omega/xi")
+        if kp is not None and omega is not None:
+            raise InputError("give either omega/xi or kp/kd, not both")
+        if kp is None:
+            return gains_from_bandwidth(DEFAULT_OMEGA if omega is None else omega, xi, m, self.row_names)
+        return gain_vector(kp, m, "kp", self.row_names), gain_vector(kd, m, "kd", self.row_names)
+
 
 class TaskPID(TaskController):
     """Khalil [9.17]: ``Gamma = J^T [Kp e_x + Kd e_x' + KI int e_x dt]`` (+ Q(q) if asked).
@@ -177,16 +188,7 @@ class TaskComputedTorque(TaskController):
         fault_action: str = "hold",
     ):
         super().__init__(model, frame, rows, effort_limit=effort_limit, actuator_limit=actuator_limit, fault_action=fault_action)
-        m = self.rows.size
-        if (kp is None) != (kd is None):
-            raise InputError("kp and kd: give both, or neither and use omega/xi")
-        if kp is not None and omega is not None:
-            raise InputError("give either omega/xi or kp/kd, not both")
-        if kp is None:
-            self.kp, self.kd = gains_from_bandwidth(DEFAULT_OMEGA if omega is None else omega, xi, m, self.row_names)
-        else:
-            self.kp = gain_vector(kp, m, "kp", self.row_names)
-            self.kd = gain_vector(kd, m, "kd", self.row_names)
+        self.kp, self.kd = self._gains(omega, xi, kp, kd)
         for what, v in (("singular_threshold", singular_threshold), ("damping", damping), ("null_space_kd", null_space_kd)):
             if not np.isfinite(v) or v < 0:
                 raise InputError(f"{what}: expected a finite number >= 0, got {v!r}")
