@@ -325,7 +325,7 @@ typedef struct {
 /* One frame's task quantities at in->q (and in->qd for vel and bias; wrenches not read), those of
  * out that are not NULL; A, its factor and the scratch in w (tJ, tY, tZ, tB, tS, H). RD_BAD_SIZE for
  * a bad task (frame out of range, unknown reference, rows beyond RD_TASK_ALL_ROWS, damping negative
- * or not finite), RD_BAD_INPUT for a non-finite q (or qd), RD_NOT_POSITIVE_DEFINITE for A,
+ * or not finite; in, out or t NULL), RD_BAD_INPUT for a non-finite q (or qd), RD_NOT_POSITIVE_DEFINITE for A,
  * RD_TASK_SINGULAR where a pivot of J A^-1 J^T + lambda^2 1 is at most RD_TASK_PIVOT of its diagonal
  * (rows that lose rank: a singular pose, or a frame on the fixed base), RD_BAD_OUTPUT for a result
  * that is not finite. No allocation. */

@@ -175,10 +175,10 @@ static int task_finite(int nq, int r, const rd_task_space_out *o)
 
 int rd_task_space(const rd_model *m, const rd_input *in, const rd_task *t, const rd_task_space_out *out, rd_work *w)
 {
+    if (!in || !out || !task_valid(m, t))
+        return RD_BAD_SIZE;
     const int nq = m->nq;
     const int motion = out->vel || out->bias, dynamics = out->Lambda || out->Jbar || out->N;
-    if (!task_valid(m, t))
-        return RD_BAD_SIZE;
     if (!rd_finite(in->q, nq) || (motion && !rd_finite(in->qd, nq)))
         return RD_BAD_INPUT;
     int index[6];
