@@ -38,6 +38,7 @@ import numpy as np
 
 import robot_dynamics as rd
 from _results import print_table, write_results
+from bench_core import _pinocchio
 
 HERE = Path(__file__).resolve().parent
 ENGINE = HERE.parent / "robot_dynamics" / "src" / "engine"
@@ -62,15 +63,6 @@ def race(ours: Callable[[], object], theirs: Callable[[], object], number: int) 
         a = min(a, best_time(ours, number))
         b = min(b, best_time(theirs, number))
     return a, b
-
-
-def _pinocchio(pin, model: rd.RobotModel, path: str | None):
-    pm = pin.buildModelFromUrdf(path) if path else pin.buildModelFromXML(model.description)
-    iv = [pm.joints[pm.getJointId(n)].idx_v for n in model.joint_names]
-    if iv != list(range(model.nq)) or pm.nq != model.nq:
-        raise SystemExit(f"{model.name}: Pinocchio orders the joints differently; compare by name in the tests instead")
-    pm.armature[:] = model.rotor_inertia
-    return pm
 
 
 def python_calls(pin, model: rd.RobotModel, pm, frame: str) -> dict[str, tuple[Callable, Callable, Callable]]:
