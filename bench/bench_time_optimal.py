@@ -356,7 +356,10 @@ def cold_start(urdf: str, ss: np.ndarray, wp: np.ndarray, args: argparse.Namespa
     out = []
     for side, script in _COLD.items():
         t0 = time.perf_counter()
-        res = subprocess.run([sys.executable, "-c", script, payload], env=env, capture_output=True, text=True)
+        # outside the repository: `python -c` imports from its working directory first, where the
+        # folder robot_dynamics/ would stand for the installed package
+        res = subprocess.run([sys.executable, "-c", script, payload], env=env, capture_output=True, text=True,
+                             cwd=tempfile.gettempdir())
         wall = time.perf_counter() - t0
         if res.returncode != 0:
             out.append([side, *[float("nan")] * 5])
