@@ -54,6 +54,10 @@ struct CoreConfig
   std::string robot_model;
   /// The commanded joints (any subset of the model's, any order).
   std::vector<std::string> joints;
+  /// The names of the effort command interfaces, <command_joints[i]>/effort, one per entry of
+  /// joints, or empty: the joints' own. E.g. "<controller>/<joint>": the reference interfaces of a
+  /// chainable controller behind this one (CollisionMonitorController).
+  std::vector<std::string> command_joints;
   /// One per entry of joints, or empty: the description's.
   std::vector<double> effort_limits;
   /// Accept a model text made without the loader's strict checks.
@@ -72,7 +76,7 @@ public:
   /// a joint without an effort limit when none is given).
   void configure(const CoreConfig & config);
 
-  /// <joint>/effort for each commanded joint, in `joints` order.
+  /// <joint>/effort (or <command_joint>/effort) for each commanded joint, in `joints` order.
   std::vector<std::string> command_interface_names() const;
   /// <joint>/position and <joint>/velocity for each commanded joint in `joints` order, then for
   /// each other joint of the model (read, never commanded) in model order.
@@ -103,6 +107,10 @@ public:
   /// Writes the stop behaviour's output (on deactivation, and while no valid state has been read):
   /// `damped` adds -hold_damping qd of the current state when it is finite.
   void stop(std::vector<hardware_interface::LoanedCommandInterface> & commands, bool damped) noexcept;
+  /// tau = the hold: the gravity torque of the current pose (of the law's model: none where the
+  /// hardware compensates gravity) minus hold_damping times qd (q, qd finite, the last read); false
+  /// (tau zero) where the engine fails. Whatever the stop behaviour: a controller's own hold.
+  bool hold_output() noexcept;
   /// A reference was clamped to the joint limits this tick (the TICK_LIMITED flag).
   void mark_limited(int k) noexcept
   {
@@ -166,7 +174,7 @@ private:
 
   std::shared_ptr<EngineModel> model_;
   rd_model law_model_{};
-  std::vector<std::string> joints_;
+  std::vector<std::string> joints_, command_joints_;
   std::vector<int> index_, others_;
   std::vector<size_t> command_at_, position_at_, velocity_at_;
   std::vector<double> last_valid_q_, zero_;
