@@ -183,6 +183,9 @@ int CollisionMonitorController::law() noexcept
   const auto & index = core_.index();
   for (size_t i = 0; i < index.size(); ++i) {  // a NaN: finish() faults into the stop behaviour
     core_.tau[static_cast<size_t>(index[i])] = reference_interfaces_[i];
+    if (std::isnan(reference_interfaces_[i])) {
+      core_.mark_missing_reference(index[i]);
+    }
   }
   for (int k : core_.others()) {
     core_.tau[static_cast<size_t>(k)] = 0.0;

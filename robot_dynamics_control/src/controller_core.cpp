@@ -274,8 +274,13 @@ void JointSpaceCore::finish(
     ok = std::isfinite(tau[k]);
   }
   if (state_ok_ && !ok) {
-    set_fault(Fault::law, -1, static_cast<double>(rd_status), 0.0);
+    if (missing_reference_ >= 0) {
+      set_fault(Fault::reference, missing_reference_, 0.0, 0.0);
+    } else {
+      set_fault(Fault::law, -1, static_cast<double>(rd_status), 0.0);
+    }
   }
+  missing_reference_ = -1;
   if (ok && q_ref != nullptr && !tracking_latched_) {
     for (int k : index_) {  // |q_r - q| against max_tracking_error (0: none)
       const auto j = static_cast<size_t>(k);
@@ -368,6 +373,9 @@ std::string fault_reason(Fault kind, const std::string & joint_name, double valu
       return "the measured state of joint " + joint + " is not finite: holding the last valid pose";
     case Fault::law:
       return "the law gave no finite effort (engine status " + std::to_string(static_cast<int>(value)) + "): holding";
+    case Fault::reference:
+      return "no reference for joint " + joint + " (NaN: nothing in front of the controller writes it): the stop "
+             "behaviour until one arrives";
     case Fault::tracking:
       std::snprintf(numbers, sizeof numbers, "%.4g, above max_tracking_error %.4g", value, limit);
       return "tracking error of joint " + joint + " is " + numbers +

@@ -257,6 +257,8 @@ TEST_F(CollisionMonitor, ANanReferenceIsTheStopBehaviourAndAnUnknownReactionIsRe
     EXPECT_EQ(e, 0.0);
   }
   EXPECT_NE(loop.c().core().status() & robot_dynamics_control::TICK_FAULT, 0);
+  EXPECT_EQ(loop.c().core().fault_kind(), robot_dynamics_control::Fault::reference);
+  EXPECT_EQ(loop.c().core().fault_joint(), 0) << "the first joint without a reference";
   loop.cycle(false);
   EXPECT_EQ(loop.c().core().status() & robot_dynamics_control::TICK_FAULT, 0) << "the fault clears";
   auto node = loop.monitor.controller->get_node();

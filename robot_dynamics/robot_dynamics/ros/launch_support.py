@@ -312,17 +312,14 @@ def arm_parameters(
     node ``controller`` commanding effort_controllers/JointGroupEffortController).
 
     ``controllers_file``: the controllers' gains and options (robot_dynamics_bringup's
-    ``config/controllers.yaml`` or a copy), read after the generated YAML; "" : none.
-
-    ``monitor``: ``false`` (or "") none; ``true`` or the path of a parameters file (robot_dynamics_bringup's
-    ``config/collision_monitor.yaml`` or a copy: the monitor's thresholds and reaction, read last):
-    robot_dynamics_control's collision monitor between the computed-torque controller and the
-    hardware, activated with the chain (control ``in_loop`` and controller ``computed_torque`` only).
+    ``config/controllers.yaml`` or a copy), read after the generated YAML; "" : none. ``monitor``:
+    the collision monitor between the computed-torque controller and the hardware (:func:`_monitor`).
 
     Returns:
         ``{"robot_description": URDF text with its <ros2_control> block, "hardware_plugin": the
         plugin of that block, "controllers_yaml": the controller manager's YAML text (what depends
-        on the robot), "controllers_file": ``controllers_file``, "spawners": the spawners to run,
+        on the robot), "controllers_file": ``controllers_file``, "monitor_file": the monitor's
+        parameters file ("" : none), "spawners": the spawners to run,
         each ``{"controllers": [names, a chain in its activation order], "active": bool}``,
         "controller_manager_remappings": remap pairs of ros2_control_node (its
         ``~/robot_description`` topic, which Jazzy's reads, to robot_state_publisher's),
@@ -336,40 +333,34 @@ def arm_parameters(
         controllers file that cannot be read or sets the rate.
     """
     rate, mode = _rate_and_control(update_rate, control)
-    _check_in_loop_law(mode, controller)
     monitor_file = _monitor(monitor, mode, controller)
+    on = monitor_file is not None
     description, drivetrain = robot_description(robot, urdf, drivetrain)
     # in the loop the controller node is not started: its parameters are checked with its default law
     node_law = controller if mode == "node" else LAUNCH_ARGUMENTS["controller"][0]
     params, model, q0 = _node_parameters(share, description, drivetrain, node_law, goal, initial_positions)
-    gains = _controllers_file(controllers_file)
+    gains = {**_controllers_file(controllers_file), **_controllers_file(monitor_file or "")}  # as read
     hw = str(hardware).strip()
     # 1 ms RK4 steps at most, for the simulator node and the in-process plant alike
     substeps = max(1, math.ceil(1000.0 / rate)) if rate > 0 else 1
-    if monitor_file is not None:  # the monitor's own entry (its allow_nonphysical_model, effort_limits) wins
-        gains = {**gains, **_controllers_file(monitor_file)}
-    models = _robot_models(model, mode, hw, hardware_params, gains, monitor_file is not None)
+    models = _robot_models(model, mode, hw, hardware_params, gains, on)
     full = _with_hardware(description, model, hw, hardware_params, substeps, q0, models.pop("hardware", ""))
-    out: dict[str, Any] = {
+    return {
         "robot_description": full,
         "hardware_plugin": _plugin_of(full),
-        "controllers_yaml": controllers_yaml(model, rate, control=mode, robot_model=models,
-                                             monitor=monitor_file is not None),
+        "controllers_yaml": controllers_yaml(model, rate, control=mode, robot_model=models, monitor=on),
         "controllers_file": str(controllers_file),
         "monitor_file": monitor_file or "",
         "robot_state_publisher": [{"robot_description": full}],
         "fixed_frame": params["fixed_frame"],
-        "simulator": None,
+        "simulator": _topic_simulator(params["simulator"], rate, substeps) if hw == "topic" else None,
         "controller": params["controller"] if mode == "node" else None,
         "controller_manager_remappings": [("~/robot_description", "/robot_description")],
         "remappings": _remappings(mode),
-        "spawners": _spawners(mode, controller, monitor_file is not None),
+        "spawners": _spawners(mode, controller, on),
+        "trajectory": params["trajectory"],
+        "dynamics": params["dynamics"],
     }
-    for node in ("trajectory", "dynamics"):
-        out[node] = params[node]
-    if hw == "topic":
-        out["simulator"] = _topic_simulator(params["simulator"], rate, substeps)
-    return out
 
 
 def _check_in_loop_law(mode: str, controller: str) -> None:
@@ -381,9 +372,13 @@ def _check_in_loop_law(mode: str, controller: str) -> None:
 
 
 def _monitor(monitor: str, mode: str, controller: str) -> str | None:
-    """The collision monitor's parameters file of the launch argument ``monitor`` ("" : the monitor
-    with the controllers' files alone), or None (no monitor); InputError where the control is not
-    the computed-torque chain in the loop."""
+    """The collision monitor's parameters file of the launch argument ``monitor``: None for
+    ``false`` or "" (no monitor), "" for ``true`` (the monitor with the controllers' files alone),
+    else the path given (robot_dynamics_bringup's ``config/collision_monitor.yaml`` or a copy, read
+    last: its thresholds and reaction). The monitor runs between the computed-torque controller
+    and the hardware, activated with the chain: InputError for another control or controller (and
+    for an in-loop controller that is not one of IN_LOOP_CONTROLLERS)."""
+    _check_in_loop_law(mode, controller)
     text = str(monitor).strip()
     if text.lower() in ("", "false", "0", "no", "off"):
         return None

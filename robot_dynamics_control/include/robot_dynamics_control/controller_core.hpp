@@ -45,6 +45,9 @@ enum class Fault : int {
   law = 2,
   /// |q_r - q| above max_tracking_error: latched until the controller is activated again.
   tracking = 3,
+  /// A reference the law needs is NaN (nothing in front of a chained controller writes it; this
+  /// tick only).
+  reference = 4,
 };
 
 /// The model and the safety settings of a controller, fixed at configuration.
@@ -111,6 +114,14 @@ public:
   /// hardware compensates gravity) minus hold_damping times qd (q, qd finite, the last read); false
   /// (tau zero) where the engine fails. Whatever the stop behaviour: a controller's own hold.
   bool hold_output() noexcept;
+  /// The law found no reference for model joint k this tick (a NaN): finish() then names a
+  /// reference fault of that joint rather than a law's.
+  void mark_missing_reference(int k) noexcept
+  {
+    if (missing_reference_ < 0) {
+      missing_reference_ = k;
+    }
+  }
   /// A reference was clamped to the joint limits this tick (the TICK_LIMITED flag).
   void mark_limited(int k) noexcept
   {
@@ -180,7 +191,7 @@ private:
   std::vector<double> last_valid_q_, zero_;
   StopBehaviour stop_ = StopBehaviour::hold;
   bool has_valid_ = false, state_ok_ = false, limited_ = false;
-  int limited_joint_ = -1;
+  int limited_joint_ = -1, missing_reference_ = -1;
   int nq_ = 0;
   int status_ = TICK_OK;
   int64_t clipped_ = 0;

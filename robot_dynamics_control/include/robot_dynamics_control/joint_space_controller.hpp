@@ -376,7 +376,7 @@ private:
     if (m.fault) {
       static const char * const what[] = {
         "", "the measured state is not finite", "the law gave no finite effort",
-        "tracking error above max_tracking_error"};
+        "tracking error above max_tracking_error", "no reference"};
       m.fault_reason.append(what[static_cast<int>(core_.fault_kind())]);
       if (core_.fault_joint() >= 0) {
         const auto & name = core_.engine().joint_names()[static_cast<size_t>(core_.fault_joint())];
