@@ -89,6 +89,10 @@ class TestArmCollision(ArmProbe):
 
     def test_a_push_is_detected_held_and_released_by_the_reset(self):
         self.wait_for_controllers({name: "active" for name in CHAIN})
+        # the trajectory node starts once the spawners are done: up before the launch may stop it
+        # (a Python node stopped while it still imports ends with a traceback, not exit code 0)
+        self.assertTrue(self.spin_until(lambda: "trajectory" in self.node.get_node_names(), 60.0),
+                        "no trajectory node")
         self.assertTrue(self.spin_until(lambda: self.push_publisher.get_subscription_count() > 0, 30.0),
                         "the hardware does not subscribe to the simulated push")
         rest = self.at_rest()
