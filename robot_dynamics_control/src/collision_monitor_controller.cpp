@@ -218,6 +218,7 @@ void CollisionMonitorController::observe(const rclcpp::Time & time) noexcept
     detection_time_ = time;
     event_pending_ = true;
     detected_joint_.store(collision_joint_, std::memory_order_relaxed);
+    detected_reflex_.store(reflexing_, std::memory_order_relaxed);
     detected_seq_.fetch_add(1, std::memory_order_release);
   }
 }
@@ -270,7 +271,8 @@ void CollisionMonitorController::log_detection()
   const int joint = detected_joint_.load(std::memory_order_relaxed);
   RCLCPP_WARN(
     get_node()->get_logger(), "collision detected, isolated to joint '%s': reaction %s until ~/reset",
-    joint >= 0 ? core_.engine().joint_names()[static_cast<size_t>(joint)].c_str() : "?", params_.reaction.c_str());
+    joint >= 0 ? core_.engine().joint_names()[static_cast<size_t>(joint)].c_str() : "?",
+    detected_reflex_.load(std::memory_order_relaxed) ? "reflex" : "hold");
 }
 
 controller_interface::return_type CollisionMonitorController::update_and_write_commands(

@@ -128,7 +128,7 @@ private:
   uint64_t detections_ = 0;
   bool event_pending_ = false;
   double last_torque_publish_ = -1.0;
-  std::atomic<bool> reset_requested_{false}, latched_flag_{false}, active_{false};
+  std::atomic<bool> reset_requested_{false}, latched_flag_{false}, active_{false}, detected_reflex_{false};
   std::atomic<uint64_t> detected_seq_{0};
   std::atomic<int> detected_joint_{-1};
   uint64_t logged_seq_ = 0;
