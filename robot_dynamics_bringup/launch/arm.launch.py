@@ -19,6 +19,12 @@ in robot_dynamics.ros.launch_support. The control (``control:=``):
   /joint_trajectory_controller/follow_joint_trajectory, trajectories, the trajectory node's plans
   too, to /joint_trajectory_controller/joint_trajectory; ``pd_gravity``; ``gravity_compensation``),
   the others loaded inactive, so that one ``ros2 control switch_controllers`` changes the law;
+  With ``monitor:=true`` robot_dynamics_control's collision monitor sits between the
+  computed-torque controller and the hardware (its thresholds and reaction in this package's
+  ``config/collision_monitor.yaml``, or ``monitor:=/path/to/copy.yaml``): it passes the efforts
+  through, publishes /collision_monitor_controller/external_torque and, on a collision,
+  /collision_monitor_controller/collision, and holds the arm until
+  /collision_monitor_controller/reset;
 - ``node``: our controller node (``controller:=`` its law) commands an
   ``effort_controllers/JointGroupEffortController`` named effort_controller, reading /joint_states
   from joint_state_broadcaster and the trajectory node's reference.
@@ -65,6 +71,7 @@ not commanded yet.
 from __future__ import annotations
 
 import collections
+import os
 import time
 
 from ament_index_python.packages import get_package_share_directory
@@ -92,7 +99,9 @@ from robot_dynamics.ros.launch_support import (
 
 PACKAGE = "robot_dynamics_bringup"
 PARAMETERS = ("robot", "urdf", "drivetrain", "control", "hardware", "hardware_params", "controller", "goal",
-              "initial_positions", "update_rate", "controllers_file")
+              "initial_positions", "update_rate", "controllers_file", "monitor")
+#: monitor:=true: the collision monitor's parameters of this package
+MONITOR_FILE = ("config", "collision_monitor.yaml")
 #: Seconds after the processes start before a failure stops them: a Python process (a spawner, our
 #: nodes) that gets SIGINT while it is still importing prints a traceback, not a clean stop.
 START_GRACE_S = 10.0
@@ -104,9 +113,13 @@ class BringupError(RuntimeError):
 
 def _nodes(context, *args, **kwargs):
     share = get_package_share_directory("robot_dynamics")
-    params = arm_parameters(share, **argument_values(LaunchConfiguration, context, PARAMETERS))
+    values = argument_values(LaunchConfiguration, context, PARAMETERS)
+    if values["monitor"].strip().lower() in ("true", "1", "yes", "on"):
+        values["monitor"] = os.path.join(get_package_share_directory(PACKAGE), *MONITOR_FILE)
+    params = arm_parameters(share, **values)
     generated = write_parameter_file(params["controllers_yaml"], "ros2_controllers.yaml")
-    gains = [params["controllers_file"]] if params["controllers_file"] else []
+    # the gains, then the monitor's thresholds and reaction: read last, they win
+    gains = [f for f in (params["controllers_file"], params["monitor_file"]) if f]
     ours = tuple(n for n in ("simulator", "controller", "dynamics") if params[n] is not None)
     # no name=: a __node remap would rename every node of the process, the controllers' too
     manager = Node(package="controller_manager", executable="ros2_control_node", output="screen",

@@ -16,12 +16,16 @@
 //     ComputedTorqueController        a quintic trajectory through set_trajectory, spanning the run
 //     ComputedTorqueController        chained: its reference interfaces written every call, as the
 //                                     controller in front of it does
+//     CollisionMonitorController      chained: its effort references written every call, passed
+//                                     through, the momentum observer updated (thresholds 1e9: no
+//                                     detection, the steady state of a monitored arm)
 //   peers:
 //     JointGroupEffortController      effort_controllers, on the same joints, a new command every
 //                                     10 calls (written outside the timed part)
 //     rd_rnea                         the engine alone: inverse dynamics with friction for the same
 //                                     state (the work of computed torque), through its own EngineModel
 //     rd_gravity_compensation, rd_pd_gravity, rd_computed_torque: each controller's law alone
+//     rd_momentum_observer_update     the monitor's observer alone
 //     clock_gettime                   an empty timed part: the timer's and the call's own cost
 //
 // The subjects run in R interleaved rounds (default 10) of N / R calls each, so that all of them see
@@ -48,6 +52,7 @@
 #include "allocation_counter.hpp"
 #include "controller_harness.hpp"
 #include "controller_interface/version.h"
+#include "robot_dynamics_control/collision_monitor_controller.hpp"
 #include "robot_dynamics_control/computed_torque_controller.hpp"
 #include "robot_dynamics_control/engine_model.hpp"
 #include "robot_dynamics_control/gravity_compensation_controller.hpp"
@@ -288,6 +293,23 @@ void bench_robot(const std::string & robot, const Options & opt, std::vector<Row
       return chained->update(kDt * static_cast<double>(k)) == controller_interface::return_type::OK;
     }, {}, 0});
 
+  // -- collision monitor --
+  ParamsFile monitor_params(urdf, head + "    thresholds: [1.0e9]\n");
+  auto monitor = std::make_shared<Harness<robot_dynamics_control::CollisionMonitorController>>(
+    "collision_monitor", monitor_params.path(), urdf, true);
+  monitor->activate();
+  subjects.push_back({"CollisionMonitorController (chained)", "controller",
+    [&, monitor](int64_t k) {
+      moving_state(k, q, qd);
+      for (size_t i = 0; i < n; ++i) {  // an effort stream of the controller in front
+        monitor->references[i]->set_value(5.0 * q[i]);
+      }
+      monitor->set_state(q, qd);
+    },
+    [monitor](int64_t k) {
+      return monitor->update(kDt * static_cast<double>(k)) == controller_interface::return_type::OK;
+    }, {}, 0});
+
   // -- the peers ---------------------------------------------------------------------------------
 #ifdef RD_BENCH_HAVE_EFFORT_CONTROLLERS
   ParamsFile effort_params(urdf, "    joints: " + yaml_list(joints) + "\n    interface_name: effort\n");
@@ -331,6 +353,25 @@ void bench_robot(const std::string & robot, const Options & opt, std::vector<Row
     [&](int64_t) {
       const rd_reference reference{qr.data(), qdr.data(), qddr.data()};
       return rd_computed_torque(&m, &ct_options, q.data(), qd.data(), &reference, tau.data(), &w) == RD_OK;
+    }, {}, 0});
+  // -- collision monitor: the observer alone --
+  std::vector<std::vector<double>> obs_state(8, std::vector<double>(n, 0.0));
+  const std::vector<double> obs_gain(n, 100.0), obs_threshold(n, 1.0e9), obs_relative(n, 0.05);
+  rd_observer_options obs_options{obs_gain.data(), obs_threshold.data(), obs_relative.data(), nullptr, 1, 0.0, 1};
+  rd_observer observer{obs_state[0].data(), obs_state[1].data(), obs_state[2].data(), obs_state[3].data(),
+                       obs_state[4].data(), obs_state[5].data(), obs_state[6].data(), obs_state[7].data(),
+                       0.0, 0, 0, -1};
+  rd_momentum_observer_reset(&observer, static_cast<int>(n));
+  subjects.push_back({"rd_momentum_observer_update", "engine",
+    [&](int64_t k) {
+      moving_state(k, q, qd);
+      for (size_t i = 0; i < n; ++i) {
+        tau[i] = 5.0 * q[i];
+      }
+    },
+    [&](int64_t k) {
+      return rd_momentum_observer_update(&m, &obs_options, &observer, kDt * static_cast<double>(k + 1), q.data(),
+                                         qd.data(), tau.data(), &w) == RD_OK;
     }, {}, 0});
   subjects.push_back({"clock_gettime (empty timed part)", "timer", [](int64_t) {}, [](int64_t) { return true; }, {}, 0});
 

@@ -45,6 +45,12 @@ void JointSpaceCore::configure(const CoreConfig & config)
     }
   }
   joints_ = joints;
+  if (!config.command_joints.empty() && config.command_joints.size() != joints.size()) {
+    throw std::runtime_error(
+      "command_joints: expected none (the joints' own interfaces) or " + std::to_string(joints.size()) +
+      " names ordered as joints " + format_names(joints) + ", got " + std::to_string(config.command_joints.size()));
+  }
+  command_joints_ = config.command_joints.empty() ? joints : config.command_joints;
   law_model_ = model_->model();  // the same arrays (read-only); gravity of its own
   if (config.gravity_compensated_by_hardware) {
     law_model_.gravity[0] = law_model_.gravity[1] = law_model_.gravity[2] = 0.0;
@@ -123,7 +129,7 @@ void JointSpaceCore::configure(const CoreConfig & config)
 std::vector<std::string> JointSpaceCore::command_interface_names() const
 {
   std::vector<std::string> names;
-  for (const auto & j : joints_) {
+  for (const auto & j : command_joints_) {
     names.push_back(j + "/effort");
   }
   return names;
@@ -148,8 +154,9 @@ namespace
 template<typename Loaned>
 size_t find_interface(const std::vector<Loaned> & loaned, const std::string & joint, const std::string & kind)
 {
+  const std::string full = joint + "/" + kind;  // a chained controller's reference: "<controller>/<joint>/effort"
   for (size_t k = 0; k < loaned.size(); ++k) {
-    if (loaned[k].get_prefix_name() == joint && loaned[k].get_interface_name() == kind) {
+    if (loaned[k].get_prefix_name() + "/" + loaned[k].get_interface_name() == full) {
       return k;
     }
   }
@@ -165,7 +172,7 @@ void JointSpaceCore::bind(
   position_at_.assign(static_cast<size_t>(nq_), 0);
   velocity_at_.assign(static_cast<size_t>(nq_), 0);
   for (size_t i = 0; i < joints_.size(); ++i) {
-    command_at_.push_back(find_interface(commands, joints_[i], "effort"));
+    command_at_.push_back(find_interface(commands, command_joints_[i], "effort"));
   }
   for (int k = 0; k < nq_; ++k) {
     const auto & name = model_->joint_names()[static_cast<size_t>(k)];
@@ -229,16 +236,26 @@ void JointSpaceCore::stop_output(bool damped) noexcept
     std::fill(tau.begin(), tau.end(), 0.0);  // no pose ever seen: nothing to hold against
     return;
   }
+  if (current && damped) {
+    hold_output();
+    return;
+  }
   const double * pose = current ? q.data() : last_valid_q_.data();
   if (rd_gravity_compensation(&law_model_, pose, zero_.data(), 0, tau.data(), &work()) != RD_OK) {
     std::fill(tau.begin(), tau.end(), 0.0);
-    return;
   }
-  if (damped && current) {
-    for (size_t k = 0; k < tau.size(); ++k) {
-      tau[k] -= hold_damping[k] * qd[k];
-    }
+}
+
+bool JointSpaceCore::hold_output() noexcept
+{
+  if (rd_gravity_compensation(&law_model_, q.data(), zero_.data(), 0, tau.data(), &work()) != RD_OK) {
+    std::fill(tau.begin(), tau.end(), 0.0);
+    return false;
   }
+  for (size_t k = 0; k < tau.size(); ++k) {
+    tau[k] -= hold_damping[k] * qd[k];
+  }
+  return true;
 }
 
 void JointSpaceCore::stop(std::vector<hardware_interface::LoanedCommandInterface> & commands, bool damped) noexcept
@@ -257,8 +274,13 @@ void JointSpaceCore::finish(
     ok = std::isfinite(tau[k]);
   }
   if (state_ok_ && !ok) {
-    set_fault(Fault::law, -1, static_cast<double>(rd_status), 0.0);
+    if (missing_reference_ >= 0) {
+      set_fault(Fault::reference, missing_reference_, 0.0, 0.0);
+    } else {
+      set_fault(Fault::law, -1, static_cast<double>(rd_status), 0.0);
+    }
   }
+  missing_reference_ = -1;
   if (ok && q_ref != nullptr && !tracking_latched_) {
     for (int k : index_) {  // |q_r - q| against max_tracking_error (0: none)
       const auto j = static_cast<size_t>(k);
@@ -351,6 +373,9 @@ std::string fault_reason(Fault kind, const std::string & joint_name, double valu
       return "the measured state of joint " + joint + " is not finite: holding the last valid pose";
     case Fault::law:
       return "the law gave no finite effort (engine status " + std::to_string(static_cast<int>(value)) + "): holding";
+    case Fault::reference:
+      return "no reference for joint " + joint + " (NaN: nothing in front of the controller writes it): the stop "
+             "behaviour until one arrives";
     case Fault::tracking:
       std::snprintf(numbers, sizeof numbers, "%.4g, above max_tracking_error %.4g", value, limit);
       return "tracking error of joint " + joint + " is " + numbers +

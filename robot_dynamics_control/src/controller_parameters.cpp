@@ -16,8 +16,9 @@ bool sane(double x) { return std::isfinite(x) && std::abs(x) <= kLargest; }
 }  // namespace
 
 ParameterChecks::ParameterChecks(
-  std::vector<std::pair<std::string, bool>> per_joint, std::vector<std::string> read_only)
-: per_joint_(std::move(per_joint)), read_only_(std::move(read_only))
+  std::vector<std::pair<std::string, bool>> per_joint, std::vector<std::string> read_only,
+  std::vector<std::string> positive)
+: per_joint_(std::move(per_joint)), read_only_(std::move(read_only)), positive_(std::move(positive))
 {
 }
 
@@ -45,6 +46,13 @@ std::string ParameterChecks::check(const rclcpp::Parameter & parameter, size_t n
       if (!sane(values[i])) {
         return "parameter '" + name + "': expected finite numbers of magnitude at most 1e12, got " +
                parameter.value_to_string();
+      }
+    }
+    if (std::find(positive_.begin(), positive_.end(), name) != positive_.end()) {
+      for (double v : values) {
+        if (!(v > 0.0)) {
+          return "parameter '" + name + "': expected values > 0, got " + parameter.value_to_string();
+        }
       }
     }
     for (const auto & [joint_name, may_be_empty] : per_joint_) {

@@ -127,6 +127,9 @@ SimulatedSystem::CallbackReturn SimulatedSystem::on_init(const hardware_interfac
       }
     }
     start_plant(initial, p);
+    if (!p.external_torque_topic.empty()) {
+      start_input(p.external_torque_topic);
+    }
     RCLCPP_INFO(logger(), "'%s': %d joints, %d RK4 step(s) per period (at most %g s each), friction %s",
                 info_.name.c_str(), nq_, substeps_, max_step_, p.friction ? "on" : "off");
   } catch (const std::exception & e) {
@@ -145,7 +148,7 @@ SimulatedSystem::PlantParameters SimulatedSystem::read_parameters()
   };
   static const std::set<std::string> known = {
     "robot_model", "substeps", "max_step", "friction", "coulomb_smoothing", "initial_positions",
-    "allow_nonphysical_model"};
+    "allow_nonphysical_model", "simulated_external_torque_topic"};
   for (const auto & kv : hw) {
     if (!known.count(kv.first)) {
       throw std::runtime_error(
@@ -172,6 +175,7 @@ SimulatedSystem::PlantParameters SimulatedSystem::read_parameters()
   }
   p.robot_model = param("robot_model", "");
   p.initial_positions = param("initial_positions", "");
+  p.external_torque_topic = param("simulated_external_torque_topic", "");
   return p;
 }
 
@@ -235,6 +239,10 @@ void SimulatedSystem::start_plant(const std::vector<double> & initial, const Pla
   x_.assign(2 * static_cast<std::size_t>(nq_), 0.0);
   u_.assign(static_cast<std::size_t>(nq_), 0.0);
   applied_.assign(static_cast<std::size_t>(nq_), 0.0);
+  external_.assign(static_cast<std::size_t>(nq_), 0.0);
+  drive_.assign(static_cast<std::size_t>(nq_), 0.0);
+  external_block_.assign(n, 0.0);
+  external_input_.initRT(external_);
   for (std::size_t i = 0; i < n; ++i) {
     x_[static_cast<std::size_t>(index_[i])] = initial[i];
     position_[i] = initial[i];
@@ -301,7 +309,11 @@ hardware_interface::return_type SimulatedSystem::read(const rclcpp::Time & time,
   // arm with zero velocity, a NaN joint gets zero effort, a late period is cut into steps of at
   // most max_step; a period that is not finite or not > 0 moves nothing (RD_BAD_SIZE)
   rd_plant_report r;
-  const int st = rd_plant_advance(&plant_, period.seconds(), active_ ? u_.data() : nullptr, nullptr, x_.data(),
+  external_ = *external_input_.readFromRT();  // the same size: a copy, no allocation
+  for (std::size_t k = 0; k < drive_.size(); ++k) {
+    drive_[k] = u_[k] + external_[k];  // a NaN command (none) stays NaN: the plant's own rules
+  }
+  const int st = rd_plant_advance(&plant_, period.seconds(), active_ ? drive_.data() : nullptr, nullptr, x_.data(),
                                   applied_.data(), &r, &model_->work());
   if (r.lagging && !lagging_) {
     // a stall of the loop: simulated time falls behind rather than an unstable step
@@ -321,9 +333,70 @@ hardware_interface::return_type SimulatedSystem::read(const rclcpp::Time & time,
     const auto k = static_cast<std::size_t>(index_[i]);
     position_[i] = x_[k];
     velocity_[i] = x_[static_cast<std::size_t>(nq_) + k];
-    effort_[i] = applied_[k];
+    // the motor's effort: the external torque reached the plant only where a command did
+    const bool pushed = active_ && !std::isnan(u_[k]) && !std::isnan(applied_[k]);
+    effort_[i] = pushed ? applied_[k] - external_[k] : applied_[k];
+    external_block_[i] = pushed ? external_[k] : 0.0;
   }
   return hardware_interface::return_type::OK;
+}
+
+std::string SimulatedSystem::set_external_torque(const sensor_msgs::msg::JointState & msg)
+{
+  if (msg.effort.size() != msg.name.size()) {
+    return "expected one effort per name, got " + std::to_string(msg.name.size()) + " names and " +
+           std::to_string(msg.effort.size()) + " efforts";
+  }
+  std::vector<double> torque(static_cast<std::size_t>(nq_), 0.0);
+  for (std::size_t i = 0; i < msg.name.size(); ++i) {
+    const auto at = std::find(joints_.begin(), joints_.end(), msg.name[i]);
+    if (at == joints_.end()) {
+      return "unknown joint '" + msg.name[i] + "'; valid: " + join(joints_);
+    }
+    if (!std::isfinite(msg.effort[i])) {
+      return "the effort of joint '" + msg.name[i] + "' is not finite";
+    }
+    torque[static_cast<std::size_t>(index_[static_cast<std::size_t>(at - joints_.begin())])] = msg.effort[i];
+  }
+  external_input_.writeFromNonRT(torque);
+  return "";
+}
+
+void SimulatedSystem::start_input(const std::string & topic)
+{
+  if (!rclcpp::ok()) {
+    throw std::runtime_error("simulated_external_torque_topic: ROS is not initialized (rclcpp::init) in this process");
+  }
+  std::string name;
+  for (char c : info_.name) {  // a node name: letters, digits and '_'
+    name += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : '_';
+  }
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) {
+    name = "system_" + name;
+  }
+  input_node_ = std::make_shared<rclcpp::Node>(name + "_simulated_input");
+  input_subscription_ = input_node_->create_subscription<sensor_msgs::msg::JointState>(
+    topic, rclcpp::QoS(10).reliable(), [this, topic](const sensor_msgs::msg::JointState::SharedPtr msg) {
+      const std::string reason = set_external_torque(*msg);
+      if (!reason.empty()) {
+        RCLCPP_WARN(logger(), "'%s': %s refused: %s", info_.name.c_str(), topic.c_str(), reason.c_str());
+      }
+    });
+  input_executor_ = std::make_shared<rclcpp::executors::SingleThreadedExecutor>();
+  input_executor_->add_node(input_node_);
+  input_thread_ = std::thread([executor = input_executor_] { executor->spin(); });
+  RCLCPP_INFO(logger(), "'%s': simulated external joint torques from %s (sensor_msgs/JointState, effort)",
+              info_.name.c_str(), input_subscription_->get_topic_name());
+}
+
+SimulatedSystem::~SimulatedSystem()
+{
+  if (input_executor_) {
+    input_executor_->cancel();
+  }
+  if (input_thread_.joinable()) {
+    input_thread_.join();
+  }
 }
 
 hardware_interface::return_type SimulatedSystem::write(const rclcpp::Time &, const rclcpp::Duration &)

@@ -11,6 +11,7 @@
 
 #include "allocation_counter.hpp"
 #include "controller_harness.hpp"
+#include "robot_dynamics_control/collision_monitor_controller.hpp"
 #include "robot_dynamics_control/computed_torque_controller.hpp"
 #include "robot_dynamics_control/gravity_compensation_controller.hpp"
 #include "robot_dynamics_control/pd_gravity_controller.hpp"
@@ -213,6 +214,51 @@ TEST_F(NoAllocation, EveryParameterComputedTorque)
   updates(h, 0.0, 5);
   ASSERT_EQ(h.controller->set_trajectory(three_points(h.controller->core().joints(), true)), "");
   every_parameter(h, 1.0);
+}
+
+/// The collision monitor chained, its references set to `effort` (n values).
+std::unique_ptr<Harness<robot_dynamics_control::CollisionMonitorController>> monitor(
+  const std::string & params_path, const std::string & urdf, double effort)
+{
+  auto h = std::make_unique<Harness<robot_dynamics_control::CollisionMonitorController>>(
+    "collision_monitor", params_path, urdf, true);
+  h->activate();
+  for (auto & r : h->references) {
+    r->set_value(effort);
+  }
+  return h;
+}
+
+TEST_F(NoAllocation, CollisionMonitor)
+{
+  // the moving state under constant efforts is a collision to the observer: detection, the event
+  // published, the hold, the reset, the reflex and a NaN reference (the stop behaviour)
+  ParamsFile params(urdf, joints + drivetrain + "    thresholds: [0.5]\n    relative: [0.0]\n");
+  auto h = monitor(params.path(), urdf, 1.0);
+  auto & c = *h->controller;
+  updates(*h, 0.0, 5);
+  EXPECT_EQ(updates(*h, 1.0, 1000), 0) << "passing through, detecting, holding";
+  EXPECT_TRUE(c.latched());
+  EXPECT_GE(c.detections(), 1u);
+  ASSERT_TRUE(c.request_reset().first);
+  EXPECT_EQ(updates(*h, 2.0, 300), 0) << "after a reset";
+  ASSERT_TRUE(c.get_node()->set_parameter(rclcpp::Parameter("reaction", "reflex")).successful);
+  c.request_reset();
+  EXPECT_EQ(updates(*h, 3.0, 300), 0) << "the reflex";
+  EXPECT_GE(c.detections(), 2u);
+  for (auto & r : h->references) {
+    r->set_value(std::nan(""));
+  }
+  c.request_reset();
+  EXPECT_EQ(updates(*h, 4.0, 100), 0) << "NaN references: the stop behaviour";
+}
+
+TEST_F(NoAllocation, EveryParameterCollisionMonitor)
+{
+  ParamsFile params(urdf, joints + drivetrain);
+  auto h = monitor(params.path(), urdf, 0.5);
+  updates(*h, 0.0, 5);
+  every_parameter(*h, 1.0);
 }
 
 TEST_F(NoAllocation, FaultsAndTheStopBehaviour)

@@ -1,7 +1,7 @@
 // SimulatedSystem, the in-process plant: its interfaces, its physics (an RK4 written here over the
 // engine's direct dynamics, a static equilibrium under gravity torques, energy conserved without
-// friction), the brakes and saturation of the command, bad configurations, and
-// read()/write() without allocation.
+// friction), the brakes and saturation of the command, bad configurations, the simulated external
+// torque (set directly and by its topic), and read()/write() without allocation.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,11 +13,13 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "hardware_interface/component_parser.hpp"
 #include "hardware_interface/types/hardware_interface_return_values.hpp"
+#include "rclcpp/rclcpp.hpp"
 #include "rclcpp_lifecycle/state.hpp"
 #include "robot_dynamics_control/engine_model.hpp"
 #include "robot_dynamics_control/simulated_system.hpp"
@@ -334,6 +336,81 @@ TEST(SimulatedSystem, GivesTheStatesOfTheEnginePeriodThatTheSimulationAndTheNode
     }
   }
   EXPECT_EQ(g, golden.size());
+}
+
+sensor_msgs::msg::JointState torque_message(const std::vector<std::string> & names, const std::vector<double> & torque)
+{
+  sensor_msgs::msg::JointState msg;
+  msg.name = names;
+  msg.effort = torque;
+  return msg;
+}
+
+TEST(SimulatedSystem, ASimulatedExternalTorqueActsBesideTheCommandAndIsNoMotorsEffort)
+{
+  const std::string block = puma_with_block(param("drivetrain", drive()), kQ0);
+  Sim pushed(block), commanded(block);
+  const std::vector<double> command = {5.0, 40.0, 10.0, 0.5, 0.2, 0.1};
+  const std::vector<double> torque = {2.0, -30.0, 7.0, 0.0, 0.3, -0.2};  // [N m]
+  // joints named in any order, the others zero
+  ASSERT_EQ(pushed.hw->set_external_torque(torque_message(
+              {"joint6", "joint5", "joint3", "joint2", "joint1"}, {-0.2, 0.3, 7.0, -30.0, 2.0})), "");
+  pushed.command = command;
+  for (std::size_t i = 0; i < 6; ++i) {
+    commanded.command[i] = command[i] + torque[i];
+  }
+  for (int k = 0; k < 200; ++k) {
+    ASSERT_EQ(pushed.cycle(0.001), return_type::OK);
+    ASSERT_EQ(commanded.cycle(0.001), return_type::OK);
+  }
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(pushed.hw->positions()[i], commanded.hw->positions()[i]) << "the same motion, joint " << i + 1;
+    EXPECT_EQ(pushed.hw->velocities()[i], commanded.hw->velocities()[i]);
+    EXPECT_NEAR(pushed.hw->efforts()[i], command[i], 1e-12) << "the effort state: the motor's";
+    EXPECT_EQ(commanded.hw->efforts()[i], command[i] + torque[i]);
+    EXPECT_EQ(pushed.hw->external_torques()[i], torque[i]);
+  }
+  EXPECT_GT(std::abs(pushed.hw->positions()[1] - kQ0[1]), 1e-3) << "it moved";
+  EXPECT_EQ(allocations_in_cycles(pushed, 100), 0) << "read() and write() with the torque allocate nothing";
+  // refused messages leave the torque as it was
+  for (const auto & bad : {torque_message({"joint9"}, {1.0}), torque_message({"joint1", "joint2"}, {1.0}),
+                           torque_message({"joint1"}, {kNaN})}) {
+    EXPECT_NE(pushed.hw->set_external_torque(bad), "");
+  }
+  pushed.cycle(0.001);
+  EXPECT_EQ(pushed.hw->external_torques()[1], torque[1]);
+  // no command (the brakes): no push either
+  Sim braked(block);
+  ASSERT_EQ(braked.hw->set_external_torque(torque_message({"joint2"}, {-30.0})), "");
+  for (int k = 0; k < 50; ++k) {
+    braked.cycle(0.001);
+  }
+  EXPECT_EQ(braked.hw->positions()[1], kQ0[1]);
+  EXPECT_EQ(braked.hw->external_torques()[1], 0.0);
+}
+
+TEST(SimulatedSystem, TheSimulatedExternalTorqueTopicSetsIt)
+{
+  const std::string block =
+    puma_with_block(param("drivetrain", drive()) + param("simulated_external_torque_topic", "/test_simulated_push"), kQ0);
+  EXPECT_ANY_THROW(Sim refused(block)) << "no ROS in the process: refused at init";
+  rclcpp::init(0, nullptr);
+  {
+    Sim sim(block);
+    sim.command = std::vector<double>(6, 0.0);
+    auto node = std::make_shared<rclcpp::Node>("test_push_publisher");
+    auto publisher = node->create_publisher<sensor_msgs::msg::JointState>("/test_simulated_push", rclcpp::QoS(10).reliable());
+    const auto msg = torque_message({"joint3"}, {4.5});
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (sim.hw->external_torques()[2] != 4.5 && std::chrono::steady_clock::now() < end) {
+      publisher->publish(msg);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      sim.cycle(0.001);
+    }
+    EXPECT_EQ(sim.hw->external_torques()[2], 4.5) << "the message reached the hardware";
+    EXPECT_EQ(sim.hw->external_torques()[0], 0.0);
+  }
+  rclcpp::shutdown();
 }
 
 }  // namespace

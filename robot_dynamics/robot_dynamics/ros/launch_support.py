@@ -21,6 +21,7 @@ from ..io._files import write_bytes_atomic
 from ..model import load_urdf, read_description, robot_files
 from .params import validate
 from .ros2_control import (
+    COLLISION_MONITOR_CONTROLLER,
     COMPUTED_TORQUE_CONTROLLER,
     CONTROL,
     IN_LOOP_CONTROLLERS,
@@ -161,6 +162,9 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
     "controllers_file": ("{bringup}/config/controllers.yaml",
                          "The controllers' gains and options (a copy of robot_dynamics_bringup's config/controllers.yaml "
                          "with your arm's values)"),
+    "monitor": ("false", "arm.launch.py with control:=in_loop controller:=computed_torque: true puts robot_dynamics_control's "
+                         "collision monitor between the computed-torque controller and the hardware, set by "
+                         "robot_dynamics_bringup's config/collision_monitor.yaml; or the path of your copy of that file"),
     "goal": ("", "Goal positions (comma list, model joint order) to move to after start"),
     "initial_positions": ("", "Initial positions of the simulated arm (comma list)"),
     "use_rviz": ("true", "Start rviz2"),
@@ -290,6 +294,7 @@ def arm_parameters(
     update_rate: str = str(UPDATE_RATE),
     control: str = LAUNCH_ARGUMENTS["control"][0],
     controllers_file: str = "",
+    monitor: str = "false",
 ) -> dict[str, Any]:
     """What robot_dynamics_bringup's arm.launch.py starts: the arm brought up through ros2_control.
 
@@ -307,12 +312,14 @@ def arm_parameters(
     node ``controller`` commanding effort_controllers/JointGroupEffortController).
 
     ``controllers_file``: the controllers' gains and options (robot_dynamics_bringup's
-    ``config/controllers.yaml`` or a copy), read after the generated YAML; "" : none.
+    ``config/controllers.yaml`` or a copy), read after the generated YAML; "" : none. ``monitor``:
+    the collision monitor between the computed-torque controller and the hardware (:func:`_monitor`).
 
     Returns:
         ``{"robot_description": URDF text with its <ros2_control> block, "hardware_plugin": the
         plugin of that block, "controllers_yaml": the controller manager's YAML text (what depends
-        on the robot), "controllers_file": ``controllers_file``, "spawners": the spawners to run,
+        on the robot), "controllers_file": ``controllers_file``, "monitor_file": the monitor's
+        parameters file ("" : none), "spawners": the spawners to run,
         each ``{"controllers": [names, a chain in its activation order], "active": bool}``,
         "controller_manager_remappings": remap pairs of ros2_control_node (its
         ``~/robot_description`` topic, which Jazzy's reads, to robot_state_publisher's),
@@ -326,35 +333,34 @@ def arm_parameters(
         controllers file that cannot be read or sets the rate.
     """
     rate, mode = _rate_and_control(update_rate, control)
-    _check_in_loop_law(mode, controller)
+    monitor_file = _monitor(monitor, mode, controller)
+    on = monitor_file is not None
     description, drivetrain = robot_description(robot, urdf, drivetrain)
     # in the loop the controller node is not started: its parameters are checked with its default law
     node_law = controller if mode == "node" else LAUNCH_ARGUMENTS["controller"][0]
     params, model, q0 = _node_parameters(share, description, drivetrain, node_law, goal, initial_positions)
-    gains = _controllers_file(controllers_file)
+    gains = {**_controllers_file(controllers_file), **_controllers_file(monitor_file or "")}  # as read
     hw = str(hardware).strip()
     # 1 ms RK4 steps at most, for the simulator node and the in-process plant alike
     substeps = max(1, math.ceil(1000.0 / rate)) if rate > 0 else 1
-    models = _robot_models(model, mode, hw, hardware_params, gains)
+    models = _robot_models(model, mode, hw, hardware_params, gains, on)
     full = _with_hardware(description, model, hw, hardware_params, substeps, q0, models.pop("hardware", ""))
-    out: dict[str, Any] = {
+    return {
         "robot_description": full,
         "hardware_plugin": _plugin_of(full),
-        "controllers_yaml": controllers_yaml(model, rate, control=mode, robot_model=models),
+        "controllers_yaml": controllers_yaml(model, rate, control=mode, robot_model=models, monitor=on),
         "controllers_file": str(controllers_file),
+        "monitor_file": monitor_file or "",
         "robot_state_publisher": [{"robot_description": full}],
         "fixed_frame": params["fixed_frame"],
-        "simulator": None,
+        "simulator": _topic_simulator(params["simulator"], rate, substeps) if hw == "topic" else None,
         "controller": params["controller"] if mode == "node" else None,
         "controller_manager_remappings": [("~/robot_description", "/robot_description")],
         "remappings": _remappings(mode),
-        "spawners": _spawners(mode, controller),
+        "spawners": _spawners(mode, controller, on),
+        "trajectory": params["trajectory"],
+        "dynamics": params["dynamics"],
     }
-    for node in ("trajectory", "dynamics"):
-        out[node] = params[node]
-    if hw == "topic":
-        out["simulator"] = _topic_simulator(params["simulator"], rate, substeps)
-    return out
 
 
 def _check_in_loop_law(mode: str, controller: str) -> None:
@@ -363,6 +369,23 @@ def _check_in_loop_law(mode: str, controller: str) -> None:
     if mode == "in_loop" and controller not in IN_LOOP_CONTROLLERS:
         raise InputError(f"controller: with control:=in_loop expected one of {list(IN_LOOP_CONTROLLERS)}, "
                          f"got {controller!r}")
+
+
+def _monitor(monitor: str, mode: str, controller: str) -> str | None:
+    """The collision monitor's parameters file of the launch argument ``monitor``: None for
+    ``false`` or "" (no monitor), "" for ``true`` (the monitor with the controllers' files alone),
+    else the path given (robot_dynamics_bringup's ``config/collision_monitor.yaml`` or a copy, read
+    last: its thresholds and reaction). The monitor runs between the computed-torque controller
+    and the hardware, activated with the chain: InputError for another control or controller (and
+    for an in-loop controller that is not one of IN_LOOP_CONTROLLERS)."""
+    _check_in_loop_law(mode, controller)
+    text = str(monitor).strip()
+    if text.lower() in ("", "false", "0", "no", "off"):
+        return None
+    if mode != "in_loop" or controller != "computed_torque":
+        raise InputError(f"monitor: the collision monitor runs behind the computed-torque controller in the loop: "
+                         f"give control:=in_loop controller:=computed_torque (got {mode!r}, {controller!r})")
+    return "" if text.lower() in ("true", "1", "yes", "on") else text
 
 
 def _remappings(mode: str) -> dict[str, list[tuple[str, str]]]:
@@ -386,15 +409,17 @@ def _rate_and_control(update_rate: str, control: str) -> tuple[int, str]:
     return rate, mode
 
 
-def _chain(controller: str) -> list[str]:
+def _chain(controller: str, monitor: bool = False) -> list[str]:
     """The controllers that run as ``controller`` (a key of IN_LOOP_CONTROLLERS), in their
     activation order: joint_trajectory_controller after the computed-torque controller, whose
-    reference interfaces it claims."""
+    reference interfaces it claims, and, with ``monitor``, the collision monitor before both."""
     name = IN_LOOP_CONTROLLERS[controller][0]
-    return [name, TRAJECTORY_CONTROLLER] if name == COMPUTED_TORQUE_CONTROLLER else [name]
+    if name != COMPUTED_TORQUE_CONTROLLER:
+        return [name]
+    return [*([COLLISION_MONITOR_CONTROLLER] if monitor else []), name, TRAJECTORY_CONTROLLER]
 
 
-def _spawners(mode: str, controller: str) -> list[dict[str, Any]]:
+def _spawners(mode: str, controller: str, monitor: bool = False) -> list[dict[str, Any]]:
     """The spawners for control ``mode``: ``{"controllers": [...], "active": bool}`` each."""
     if mode == "node":
         return [{"controllers": ["joint_state_broadcaster"], "active": True},
@@ -402,7 +427,7 @@ def _spawners(mode: str, controller: str) -> list[dict[str, Any]]:
     # every controller of ours loaded, one chain active: one switch_controllers call changes it
     others = [c for k in IN_LOOP_CONTROLLERS if k != controller for c in _chain(k)]
     return [{"controllers": ["joint_state_broadcaster"], "active": True},
-            {"controllers": _chain(controller), "active": True},
+            {"controllers": _chain(controller, monitor), "active": True},
             {"controllers": others, "active": False}]
 
 
@@ -466,16 +491,18 @@ def _cause(line: str) -> str:
     return ""
 
 
-def _robot_models(model: Any, mode: str, hw: str, hardware_params: str, gains: dict[str, Any]) -> dict[str, str]:
+def _robot_models(model: Any, mode: str, hw: str, hardware_params: str, gains: dict[str, Any],
+                  monitor: bool = False) -> dict[str, str]:
     """The ``robot_model`` text of each plugin of ours the launch loads: ``"hardware"`` (hardware
-    ``sim``) and, in the loop, each controller, made as it checks it (robot_models): strict unless
+    ``sim``) and, in the loop, each controller (the collision monitor with ``monitor``), made as it
+    checks it (robot_models): strict unless
     its hardware_params or its entry in the controllers file sets allow_nonphysical_model, with
     allow-no-effort-limit where that entry gives effort_limits."""
     users: dict[str, Any] = {}
     if hw != "urdf" and hardware_plugin(hw) == HARDWARE["sim"]:
         users["hardware"] = parse_pairs(hardware_params, "hardware_params")
     if mode == "in_loop":
-        for name, _ in IN_LOOP_CONTROLLERS.values():
+        for name in [n for n, _ in IN_LOOP_CONTROLLERS.values()] + ([COLLISION_MONITOR_CONTROLLER] if monitor else []):
             entry = gains.get(name)
             users[name] = (entry.get("ros__parameters") or {}) if isinstance(entry, dict) else {}
     return robot_models(model, users)

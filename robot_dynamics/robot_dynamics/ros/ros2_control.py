@@ -55,6 +55,8 @@ __all__ = [
     "PD_GRAVITY_CONTROLLER",
     "COMPUTED_TORQUE_CONTROLLER",
     "TRAJECTORY_CONTROLLER",
+    "COLLISION_MONITOR_CONTROLLER",
+    "COLLISION_MONITOR_PLUGIN",
     "JOINT_COMMANDS_TOPIC",
     "JOINT_STATES_TOPIC",
     "hardware_plugin",
@@ -85,6 +87,10 @@ GRAVITY_COMPENSATION_CONTROLLER = "gravity_compensation_controller"
 PD_GRAVITY_CONTROLLER = "pd_gravity_controller"
 COMPUTED_TORQUE_CONTROLLER = "computed_torque_controller"
 TRAJECTORY_CONTROLLER = "joint_trajectory_controller"
+#: The collision monitor of ``in_loop`` with ``monitor``: a chainable controller between the
+#: computed-torque controller (whose efforts go to its reference interfaces) and the hardware.
+COLLISION_MONITOR_CONTROLLER = "collision_monitor_controller"
+COLLISION_MONITOR_PLUGIN = "robot_dynamics_control/CollisionMonitorController"
 #: ``in_loop``'s choice (arm.launch.py's ``controller:=``) -> (controller name, plugin type).
 IN_LOOP_CONTROLLERS = {
     "gravity_compensation": (GRAVITY_COMPENSATION_CONTROLLER, "robot_dynamics_control/GravityCompensationController"),
@@ -248,6 +254,7 @@ def controllers_yaml(
     *,
     control: str = "node",
     robot_model: str | Mapping[str, str] = "",
+    monitor: bool = False,
 ) -> str:
     """The controller manager's parameter file (YAML text) for ``model``: what depends on the robot.
 
@@ -260,7 +267,10 @@ def controllers_yaml(
       its ``robot_model``: the engine's model text (:func:`engine_model_text`), one for all or one
       per controller name (:func:`robot_models`), and
       ``joint_trajectory_controller`` commanding the reference interfaces
-      ``computed_torque_controller/<joint>/position|velocity|acceleration``.
+      ``computed_torque_controller/<joint>/position|velocity|acceleration``; with ``monitor``,
+      :data:`COLLISION_MONITOR_CONTROLLER` over ``joints`` (its ``robot_model``: ``robot_model``'s
+      entry of that name, or the one text) and the computed-torque controller's efforts going to
+      its reference interfaces (``command_joints``: ``collision_monitor_controller/<joint>``).
 
     No gains: the controllers' own defaults apply unless a second file (robot_dynamics_bringup's
     ``config/controllers.yaml``, or your copy of it) gives them; the PD + gravity controller has
@@ -286,14 +296,20 @@ def controllers_yaml(
         manager["effort_controller"] = {"type": "effort_controllers/JointGroupEffortController"}
         params["effort_controller"] = {"ros__parameters": {"joints": names}}
     else:
-        texts = {name: robot_model if isinstance(robot_model, str) else robot_model.get(name, "")
-                 for name, _ in IN_LOOP_CONTROLLERS.values()}
+        users = [name for name, _ in IN_LOOP_CONTROLLERS.values()] + ([COLLISION_MONITOR_CONTROLLER] if monitor else [])
+        texts = {name: robot_model if isinstance(robot_model, str) else robot_model.get(name, "") for name in users}
         if not all(texts.values()):
             raise InputError("control in_loop: the controllers need the robot's model text (robot_model)")
         for name, plugin in IN_LOOP_CONTROLLERS.values():
             manager[name] = {"type": plugin}
             # the robot as the engine's model text, made by the package's one loader
             params[name] = {"ros__parameters": {"joints": names, "robot_model": texts[name]}}
+        if monitor:
+            manager[COLLISION_MONITOR_CONTROLLER] = {"type": COLLISION_MONITOR_PLUGIN}
+            params[COLLISION_MONITOR_CONTROLLER] = {"ros__parameters": {
+                "joints": names, "robot_model": texts[COLLISION_MONITOR_CONTROLLER]}}
+            ct = params[COMPUTED_TORQUE_CONTROLLER]["ros__parameters"]
+            ct["command_joints"] = [f"{COLLISION_MONITOR_CONTROLLER}/{j}" for j in names]
         manager[TRAJECTORY_CONTROLLER] = {"type": "joint_trajectory_controller/JointTrajectoryController"}
         params[TRAJECTORY_CONTROLLER] = {"ros__parameters": {
             "joints": names,  # its state: the hardware's <joint>/position and /velocity

@@ -68,6 +68,31 @@ int rd_momentum(const rd_model *m, const double *q, const double *qd, double *p,
     return rd_finite(p, nq) && rd_finite(ctq, nq) ? RD_OK : RD_BAD_OUTPUT;
 }
 
+/* Q(q), the gravity torques (rd_rnea at rest), on the joint transforms the last forward recursion
+ * left in ar (rd_momentum's): a_i = X_i a_p from a_0 = [0; -g] (no joint motion), f_i = I_i a_i,
+ * then the backward recursion; the rotors and secondary links add nothing at rest. The same
+ * operations as rd_rnea's with qd = qdd = 0, without a second pass of joint transforms. */
+static void gravity_torques(const rd_model *m, const double *g, const rd_arrays *ar, double *Q)
+{
+    const int nb = m->nb;
+    double *a0 = ar->a + 6 * nb;
+    a0[0] = a0[1] = a0[2] = 0.0, a0[3] = -g[0], a0[4] = -g[1], a0[5] = -g[2];
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        double *a = ar->a + 6 * i;
+        x_motion(ar->E + 9 * i, ar->r + 3 * i, ar->a + 6 * (b->parent < 0 ? nb : b->parent), a);
+        inertia_times(&b->inertia, a, ar->f + 6 * i);
+    }
+    for (int k = 0; k < m->nq; ++k)
+        Q[k] = 0.0;
+    for (int i = nb - 1; i >= 0; --i) {
+        const rd_body *b = &m->body[i];
+        Q[b->joint] += b->mult * s_dot(b, ar->f + 6 * i);
+        if (b->parent >= 0)
+            xt_force(ar->E + 9 * i, ar->r + 3 * i, ar->f + 6 * i, ar->f + 6 * b->parent, 1);
+    }
+}
+
 /* Checks the options: gains and thresholds finite and >= 0, the smoothing >= 0. */
 static int observer_options_valid(const rd_observer_options *o, int nq)
 {
@@ -108,15 +133,15 @@ int rd_momentum_observer_update(const rd_model *m, const rd_observer_options *o,
         return RD_BAD_SIZE;
     if (!isfinite(t) || !rd_finite(q, nq) || !rd_finite(qd, nq) || !rd_finite(tau, nq) || (s->started && !(t > s->t)))
         return RD_BAD_INPUT;
-    /* Q(q), then p = A qd and C^T qd (rd_momentum overwrites the forward recursion's arrays) */
+    /* p = A qd and C^T qd, then Q(q) on the same joint transforms */
     double *g = w->law, *p = w->dtau, *ctq = w->uf;
-    const rd_input rest = {q, w->zero, w->zero, NULL, NULL, 0};
-    const rd_options grav = {o->gravity, 0, 0.0};
-    int st = rd_rnea(m, &rest, &grav, g, w);
-    if (st == RD_OK)
-        st = rd_momentum(m, q, qd, p, ctq, w);
+    const int st = rd_momentum(m, q, qd, p, ctq, w);
     if (st != RD_OK)
         return st;
+    const rd_arrays ar = rd_arrays_of(w);
+    gravity_torques(m, o->gravity ? o->gravity : m->gravity, &ar, g);
+    if (!rd_finite(g, nq))
+        return RD_BAD_OUTPUT;
     /* b = C^T qd - Q - (Gamma_f - Fv qd): the integrand's model part but the viscous friction, whose
      * integral is Fv (q_k - q_(k-1)) exactly (a light link's fast viscous decay defeats the trapezoid) */
     for (int j = 0; j < nq; ++j)

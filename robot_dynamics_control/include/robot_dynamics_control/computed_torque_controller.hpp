@@ -38,6 +38,9 @@ namespace robot_dynamics_control
 /// 0; refused when its positions leave the joints' limits or when it ends in the past); before any,
 /// the first valid position after activation. Either reference is clamped to the joints' position
 /// and velocity limits each cycle (the state's `limited` flag).
+///
+/// Its efforts go to the hardware's <joint>/effort, or, with command_joints, to the effort
+/// reference interfaces of a controller behind it (CollisionMonitorController).
 class ComputedTorqueController
 : public JointSpaceController<
     controller_interface::ChainableControllerInterface, computed_torque_controller::ParamListener,
@@ -81,10 +84,11 @@ protected:
     return {{"hold_damping", false}, {"max_tracking_error", false}, {"kp", true}, {"kd", true}, {"omega", false},
             {"xi", false}};
   }
+  std::vector<std::string> command_joints() const override { return params_.command_joints; }
   std::vector<std::string> read_only_parameters() const override
   {
     auto names = JointSpaceController::read_only_parameters();
-    names.insert(names.end(), {"scheme", "friction_velocity"});
+    names.insert(names.end(), {"scheme", "friction_velocity", "command_joints"});
     return names;
   }
   std::string parameter_error() const override;

@@ -45,6 +45,9 @@ enum class Fault : int {
   law = 2,
   /// |q_r - q| above max_tracking_error: latched until the controller is activated again.
   tracking = 3,
+  /// A reference the law needs is NaN (nothing in front of a chained controller writes it; this
+  /// tick only).
+  reference = 4,
 };
 
 /// The model and the safety settings of a controller, fixed at configuration.
@@ -54,6 +57,10 @@ struct CoreConfig
   std::string robot_model;
   /// The commanded joints (any subset of the model's, any order).
   std::vector<std::string> joints;
+  /// The names of the effort command interfaces, <command_joints[i]>/effort, one per entry of
+  /// joints, or empty: the joints' own. E.g. "<controller>/<joint>": the reference interfaces of a
+  /// chainable controller behind this one (CollisionMonitorController).
+  std::vector<std::string> command_joints;
   /// One per entry of joints, or empty: the description's.
   std::vector<double> effort_limits;
   /// Accept a model text made without the loader's strict checks.
@@ -72,7 +79,7 @@ public:
   /// a joint without an effort limit when none is given).
   void configure(const CoreConfig & config);
 
-  /// <joint>/effort for each commanded joint, in `joints` order.
+  /// <joint>/effort (or <command_joint>/effort) for each commanded joint, in `joints` order.
   std::vector<std::string> command_interface_names() const;
   /// <joint>/position and <joint>/velocity for each commanded joint in `joints` order, then for
   /// each other joint of the model (read, never commanded) in model order.
@@ -103,6 +110,18 @@ public:
   /// Writes the stop behaviour's output (on deactivation, and while no valid state has been read):
   /// `damped` adds -hold_damping qd of the current state when it is finite.
   void stop(std::vector<hardware_interface::LoanedCommandInterface> & commands, bool damped) noexcept;
+  /// tau = the hold: the gravity torque of the current pose (of the law's model: none where the
+  /// hardware compensates gravity) minus hold_damping times qd (q, qd finite, the last read); false
+  /// (tau zero) where the engine fails. Whatever the stop behaviour: a controller's own hold.
+  bool hold_output() noexcept;
+  /// The law found no reference for model joint k this tick (a NaN): finish() then names a
+  /// reference fault of that joint rather than a law's.
+  void mark_missing_reference(int k) noexcept
+  {
+    if (missing_reference_ < 0) {
+      missing_reference_ = k;
+    }
+  }
   /// A reference was clamped to the joint limits this tick (the TICK_LIMITED flag).
   void mark_limited(int k) noexcept
   {
@@ -166,13 +185,13 @@ private:
 
   std::shared_ptr<EngineModel> model_;
   rd_model law_model_{};
-  std::vector<std::string> joints_;
+  std::vector<std::string> joints_, command_joints_;
   std::vector<int> index_, others_;
   std::vector<size_t> command_at_, position_at_, velocity_at_;
   std::vector<double> last_valid_q_, zero_;
   StopBehaviour stop_ = StopBehaviour::hold;
   bool has_valid_ = false, state_ok_ = false, limited_ = false;
-  int limited_joint_ = -1;
+  int limited_joint_ = -1, missing_reference_ = -1;
   int nq_ = 0;
   int status_ = TICK_OK;
   int64_t clipped_ = 0;

@@ -1,6 +1,6 @@
 // What the parameter server refuses for the controllers, beyond generate_parameter_library's
 // validators: a non-finite number anywhere (or one of magnitude above 1e12), a per-joint array whose length is neither 1 nor the
-// number of joints, and a change of a read-only parameter once the controller is configured (ROS's
+// number of joints, a gain that must be positive and is not, and a change of a read-only parameter once the controller is configured (ROS's
 // own read_only descriptor is lost where the controller manager declared the parameter first).
 #ifndef ROBOT_DYNAMICS_CONTROL__CONTROLLER_PARAMETERS_HPP_
 #define ROBOT_DYNAMICS_CONTROL__CONTROLLER_PARAMETERS_HPP_
@@ -21,8 +21,11 @@ class ParameterChecks
 public:
   ParameterChecks() = default;
   /// `per_joint`: (name, may be empty) of the parameters given as one value or one per joint;
-  /// `read_only`: the parameters fixed once the controller is configured.
-  ParameterChecks(std::vector<std::pair<std::string, bool>> per_joint, std::vector<std::string> read_only);
+  /// `read_only`: the parameters fixed once the controller is configured; `positive`: the number
+  /// arrays whose every value must be > 0 (gains that divide or set a bandwidth).
+  ParameterChecks(
+    std::vector<std::pair<std::string, bool>> per_joint, std::vector<std::string> read_only,
+    std::vector<std::string> positive = {});
 
   /// "" or the reason `parameter` is refused, for a controller of `n` joints (0: not known yet, no
   /// length check) that is `configured` or not.
@@ -39,7 +42,7 @@ public:
 
 private:
   std::vector<std::pair<std::string, bool>> per_joint_;
-  std::vector<std::string> read_only_;
+  std::vector<std::string> read_only_, positive_;
   std::vector<std::pair<std::string, rclcpp::ParameterType>> types_;
 };
 

@@ -54,7 +54,7 @@ public:
       RCLCPP_ERROR(this->get_node()->get_logger(), "parameters: %s", e.what());
       return controller_interface::CallbackReturn::ERROR;
     }
-    checks_ = ParameterChecks(per_joint_parameters(), read_only_parameters());
+    checks_ = ParameterChecks(per_joint_parameters(), read_only_parameters(), positive_parameters());
     checks_.record_types(*this->get_node());
     on_set_ = this->get_node()->add_on_set_parameters_callback(
       [this](const std::vector<rclcpp::Parameter> & parameters) {
@@ -85,6 +85,7 @@ public:
       CoreConfig config;
       config.robot_model = params_.robot_model;
       config.joints = params_.joints;
+      config.command_joints = command_joints();
       config.effort_limits = params_.effort_limits;
       config.allow_nonphysical_model = params_.allow_nonphysical_model;
       config.gravity_compensated_by_hardware = params_.gravity_compensated_by_hardware;
@@ -175,6 +176,11 @@ protected:
   {
     return {{"hold_damping", false}, {"max_tracking_error", false}};
   }
+  /// The number arrays whose values must be > 0.
+  virtual std::vector<std::string> positive_parameters() const { return {}; }
+  /// The names of the effort command interfaces, <name>/effort, one per joint, or empty: the
+  /// joints' own (JointSpaceCore's CoreConfig::command_joints).
+  virtual std::vector<std::string> command_joints() const { return {}; }
   /// The parameters fixed once configured.
   virtual std::vector<std::string> read_only_parameters() const
   {
@@ -370,7 +376,7 @@ private:
     if (m.fault) {
       static const char * const what[] = {
         "", "the measured state is not finite", "the law gave no finite effort",
-        "tracking error above max_tracking_error"};
+        "tracking error above max_tracking_error", "no reference"};
       m.fault_reason.append(what[static_cast<int>(core_.fault_kind())]);
       if (core_.fault_joint() >= 0) {
         const auto & name = core_.engine().joint_names()[static_cast<size_t>(core_.fault_joint())];

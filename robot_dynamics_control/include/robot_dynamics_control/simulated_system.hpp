@@ -20,12 +20,23 @@
 //   coulomb_smoothing   v_s [rad/s]: Coulomb friction Fc tanh(qd / v_s) instead of sign (default 0)
 //   initial_positions   comma list in the block's joint order (else each joint's
 //                       <state_interface name="position"><param name="initial_value">, else 0)
+//   simulated_external_torque_topic
+//                       a topic name (default none): a simulation-only input of external joint
+//                       torques, what a push or a contact would apply (a collision monitor's test
+//                       input). sensor_msgs/JointState with `name` and `effort` [N m or N]: each
+//                       named joint's external torque becomes its effort, the others' zero, until
+//                       the next message (an empty one: none). A node of the hardware's own,
+//                       <name>_simulated_input, subscribes on a thread of its own; a message naming
+//                       an unknown joint, of mismatched lengths or with a non-finite effort is
+//                       refused with a warning.
 //
 // The command: efforts beyond the model's effort limits are clipped (a drive's saturation); a
 // NaN on some joints is zero effort on those joints; NaN on every joint (ros2_control's "no
 // command": before a controller writes, or after one released the interfaces) holds the arm
 // where it is with zero velocity (the brakes of a real arm), as the project's simulator node
-// does. The effort state is the effort applied during the last period (0 while braked).
+// does. The effort state is the effort applied during the last period (0 while braked). The
+// simulated external torque is added to the clipped command (it is no motor's effort: the effort
+// state leaves it out, and a joint without a command, NaN, gets none of it).
 #ifndef ROBOT_DYNAMICS_CONTROL__SIMULATED_SYSTEM_HPP_
 #define ROBOT_DYNAMICS_CONTROL__SIMULATED_SYSTEM_HPP_
 
@@ -33,6 +44,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hardware_interface/handle.hpp"
@@ -40,8 +52,12 @@
 #include "hardware_interface/system_interface.hpp"
 #include "hardware_interface/types/hardware_interface_return_values.hpp"
 #include "rclcpp/duration.hpp"
+#include "rclcpp/executors/single_threaded_executor.hpp"
+#include "rclcpp/node.hpp"
 #include "rclcpp/time.hpp"
 #include "rclcpp_lifecycle/state.hpp"
+#include "realtime_tools/realtime_buffer.h"
+#include "sensor_msgs/msg/joint_state.hpp"
 
 extern "C" {
 #include <robot_dynamics_engine/engine.h>
@@ -57,7 +73,7 @@ public:
   using CallbackReturn = rclcpp_lifecycle::node_interfaces::LifecycleNodeInterface::CallbackReturn;
 
   SimulatedSystem() = default;
-  ~SimulatedSystem() override = default;
+  ~SimulatedSystem() override;
 
   CallbackReturn on_init(const hardware_interface::HardwareInfo & info) override;
   std::vector<hardware_interface::StateInterface> export_state_interfaces() override;
@@ -75,6 +91,13 @@ public:
   const std::vector<double> & commands() const { return command_; }
   const std::vector<std::string> & joint_names() const { return joints_; }
 
+  /// The simulated external joint torques (what simulated_external_torque_topic does; outside the
+  /// real-time loop): each joint of `msg.name` gets its `msg.effort` [N m or N], the others zero,
+  /// from the next read() on. Returns "" or the reason the message is refused (nothing changes).
+  std::string set_external_torque(const sensor_msgs::msg::JointState & msg);
+  /// The external torques of the last period, in the block's joint order.
+  const std::vector<double> & external_torques() const { return external_block_; }
+
 private:
   // The hardware parameters on_init reads besides substeps_ and max_step_.
   struct PlantParameters
@@ -82,12 +105,13 @@ private:
     bool friction = true;
     bool allow_nonphysical_model = false;  // accept a robot_model made without the loader's strict checks
     double smooth = 0.0;  // Coulomb smoothing velocity [rad/s] (0: the sign)
-    std::string robot_model, initial_positions;
+    std::string robot_model, initial_positions, external_torque_topic;
   };
 
   PlantParameters read_parameters();                 // the <hardware> parameters, checked
   std::vector<double> read_joints();                 // joints_, index_; the interfaces' initial positions
   void start_plant(const std::vector<double> & initial, const PlantParameters & p);  // arrays, plant_, a first evaluation
+  void start_input(const std::string & topic);       // the simulated external torque's node and thread
 
   std::shared_ptr<EngineModel> model_;
   rd_plant_period plant_{};  // the plant, substeps_, max_step_, max_substeps_
@@ -102,6 +126,13 @@ private:
   // the plant, model order: x = (q, qd), u the held joint efforts (NaN: no command), applied the
   // efforts of the last period (0 while braked)
   std::vector<double> x_, u_, applied_;
+  // the simulated external torques (model order): the input's buffer, this period's, and u_ + them
+  realtime_tools::RealtimeBuffer<std::vector<double>> external_input_;
+  std::vector<double> external_, drive_, external_block_;
+  std::shared_ptr<rclcpp::Node> input_node_;
+  std::shared_ptr<rclcpp::executors::SingleThreadedExecutor> input_executor_;
+  rclcpp::Subscription<sensor_msgs::msg::JointState>::SharedPtr input_subscription_;
+  std::thread input_thread_;
   bool active_ = false;
   bool reported_ = false;     // one error line, not one per cycle
   bool lagging_ = false;      // one warning when a period is longer than the steps can cover
