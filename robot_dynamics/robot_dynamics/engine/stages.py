@@ -204,7 +204,7 @@ class CompliantTick(NamedTuple):
 
     code: int  #: the engine's status (the caller words it)
     tau: Array  #: (nq,) joint torques [N m or N] (valid when code is OK)
-    s_min: float  #: the smallest singular value of the task rows of J
+    s_min: float  #: the smallest singular value of the task rows of J below the threshold (else inf)
     singular: bool  #: s_min below the threshold: the task inertia damped
 
 

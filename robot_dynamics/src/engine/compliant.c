@@ -19,9 +19,70 @@
 #define JACOBI_SWEEPS 50       /* at most (a 6 x 6 converges in 6 to 10) */
 #define HALF_PI 1.5707963267948966 /* the double nearest pi / 2, numpy's np.pi / 2 */
 
-/* Eigen-decomposition of the symmetric A (n x n row-major, n <= 6; overwritten) by cyclic Jacobi
- * rotations (Golub and Van Loan 8.5.3): on return A's diagonal holds the eigenvalues and V (n x n, or
- * NULL) the eigenvectors as columns, A_in = V diag(A) V^T. */
+/* A rotation of jacobi_eigen: the plane (p, q) and its tan t, cos c, sin s and tau = s / (1 + c). */
+typedef struct {
+    int p, q;
+    double t, c, s, tau;
+} jacobi_rotation;
+
+/* The rotation that zeroes A_pq (n x n): t = tan, the smaller root of t^2 + 2 theta t - 1 = 0. */
+static jacobi_rotation jacobi_plane(const double *A, int n, int p, int q)
+{
+    jacobi_rotation g = {p, q, 0.0, 1.0, 0.0, 0.0};
+    const double apq = A[p * n + q];
+    if (apq == 0.0)
+        return g;
+    const double theta = (A[q * n + q] - A[p * n + p]) / (2.0 * apq);
+    g.t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+    g.c = 1.0 / sqrt(g.t * g.t + 1.0), g.s = g.t * g.c, g.tau = g.s / (1.0 + g.c);
+    return g;
+}
+
+/* A = R^T A R and V = V R, R = 1 but R_pp = R_qq = c, R_pq = s, R_qp = -s (Rutishauser's update). */
+static void jacobi_apply(double *A, int n, double *V, const jacobi_rotation *g)
+{
+    const int p = g->p, q = g->q;
+    const double s = g->s, tau = g->tau, tapq = g->t * A[p * n + q];
+    if (g->t == 0.0)
+        return;
+    A[p * n + p] -= tapq, A[q * n + q] += tapq;
+    A[p * n + q] = A[q * n + p] = 0.0;
+    for (int k = 0; k < n; ++k) {
+        if (k == p || k == q)
+            continue;
+        const double akp = A[k * n + p], akq = A[k * n + q];
+        A[k * n + p] = A[p * n + k] = akp - s * (akq + tau * akp);
+        A[k * n + q] = A[q * n + k] = akq + s * (akp - tau * akq);
+    }
+    for (int k = 0; V && k < n; ++k) {
+        const double vkp = V[k * n + p], vkq = V[k * n + q];
+        V[k * n + p] = vkp - s * (vkq + tau * vkp), V[k * n + q] = vkq + s * (vkp - tau * vkq);
+    }
+}
+
+/* The planes (p < q) of one round of the round robin of m players (n real, m even; the circle method:
+ * order[i] meets order[m - 1 - i]), into pairs; their count. Then order moves on to the next round. */
+static int round_robin(int order[6], int m, int n, int pairs[3][2])
+{
+    int count = 0;
+    for (int i = 0; i < m / 2; ++i) {
+        const int a = order[i], b = order[m - 1 - i];
+        if (a < n && b < n)
+            pairs[count][0] = a < b ? a : b, pairs[count][1] = a < b ? b : a, ++count;
+    }
+    const int last = order[m - 1]; /* all but the first move on by one */
+    for (int i = m - 1; i > 1; --i)
+        order[i] = order[i - 1];
+    order[1] = last;
+    return count;
+}
+
+/* Eigen-decomposition of the symmetric A (n x n row-major, n <= 6; overwritten) by Jacobi rotations in the
+ * round-robin (parallel) order of Brent and Luk (1985): each round rotates up to three disjoint planes,
+ * whose rotations are computed first from the same A (disjoint planes do not change each other's three
+ * entries) and then applied, so that their square roots and divisions overlap. Sweeps until the
+ * off-diagonal part's norm is at most JACOBI_TOLERANCE of A's. On return A's diagonal holds the
+ * eigenvalues and V (n x n, or NULL) the eigenvectors as columns: A_in = V diag(A) V^T. */
 static void jacobi_eigen(double *A, int n, double *V)
 {
     for (int i = 0; V && i < n * n; ++i)
@@ -29,6 +90,7 @@ static void jacobi_eigen(double *A, int n, double *V)
     double total = 0.0;
     for (int i = 0; i < n * n; ++i)
         total += A[i] * A[i];
+    const int m = n + (n & 1); /* players of the round robin, one a bye when n is odd */
     for (int sweep = 0; sweep < JACOBI_SWEEPS; ++sweep) {
         double off = 0.0;
         for (int p = 0; p < n; ++p)
@@ -36,29 +98,15 @@ static void jacobi_eigen(double *A, int n, double *V)
                 off += A[p * n + q] * A[p * n + q];
         if (!(off > JACOBI_TOLERANCE * JACOBI_TOLERANCE * total))
             return;
-        for (int p = 0; p < n; ++p)
-            for (int q = p + 1; q < n; ++q) {
-                const double apq = A[p * n + q];
-                if (apq == 0.0)
-                    continue;
-                /* the rotation (c, s) in the plane (p, q) that zeroes A_pq: t = tan, the smaller root */
-                const double theta = (A[q * n + q] - A[p * n + p]) / (2.0 * apq);
-                const double t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-                const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                for (int k = 0; k < n; ++k) { /* A J */
-                    const double akp = A[k * n + p], akq = A[k * n + q];
-                    A[k * n + p] = c * akp - s * akq, A[k * n + q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < n; ++k) { /* J^T (A J) */
-                    const double apk = A[p * n + k], aqk = A[q * n + k];
-                    A[p * n + k] = c * apk - s * aqk, A[q * n + k] = s * apk + c * aqk;
-                }
-                A[p * n + q] = A[q * n + p] = 0.0;
-                for (int k = 0; V && k < n; ++k) { /* V J */
-                    const double vkp = V[k * n + p], vkq = V[k * n + q];
-                    V[k * n + p] = c * vkp - s * vkq, V[k * n + q] = s * vkp + c * vkq;
-                }
-            }
+        int order[6] = {0, 1, 2, 3, 4, 5}, pairs[3][2];
+        for (int round = 0; round < m - 1; ++round) {
+            jacobi_rotation g[3];
+            const int count = round_robin(order, m, n, pairs);
+            for (int k = 0; k < count; ++k)
+                g[k] = jacobi_plane(A, n, pairs[k][0], pairs[k][1]);
+            for (int k = 0; k < count; ++k)
+                jacobi_apply(A, n, V, &g[k]);
+        }
     }
 }
 
@@ -107,34 +155,53 @@ int rd_impedance_damping(int r, const double *K, const double *Lambda, double ze
     return rd_finite(D, r * r) ? RD_OK : RD_BAD_OUTPUT;
 }
 
+/* The rotation of rows p and q of X (nq each) that makes them orthogonal, as jacobi_plane's for X X^T;
+ * c = 1, s = 0 when their cosine is within nq JACOBI_TOLERANCE of 0 already (the rounding of a dot
+ * product of nq terms, which a tighter bound could never pass). */
+static jacobi_rotation rows_plane(const double *X, int nq, int p, int q)
+{
+    jacobi_rotation g = {p, q, 0.0, 1.0, 0.0, 0.0};
+    const double *xp = X + p * nq, *xq = X + q * nq;
+    double alpha = 0.0, beta = 0.0, gamma = 0.0;
+    for (int a = 0; a < nq; ++a)
+        alpha += xp[a] * xp[a], beta += xq[a] * xq[a], gamma += xp[a] * xq[a];
+    if (!(fabs(gamma) > nq * JACOBI_TOLERANCE * sqrt(alpha * beta))) /* above the dot product's rounding */
+        return g;
+    const double theta = (beta - alpha) / (2.0 * gamma);
+    g.t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+    g.c = 1.0 / sqrt(g.t * g.t + 1.0), g.s = g.t * g.c;
+    return g;
+}
+
 /* The smallest singular value of J (r x nq, r <= nq, r <= 6), 0 for r > nq (a task direction that no
- * joint moves): the same cyclic Jacobi rotations applied to the rows of a copy X of J (one-sided, Hestenes
- * 1958), which diagonalize X X^T = J J^T implicitly: when the rows are orthogonal their norms are the
- * singular values, each to its own relative precision (the eigenvalues of J J^T formed explicitly would
- * lose the small ones' digits). X: r x nq scratch. */
+ * joint moves): Jacobi rotations of the rows of a copy X of J (one-sided, Hestenes 1958; in jacobi_eigen's
+ * round-robin order), which diagonalize X X^T = J J^T implicitly: when the rows are orthogonal their norms
+ * are the singular values, each to its own relative precision (the eigenvalues of J J^T formed explicitly
+ * would lose the small ones' digits). X: r x nq scratch. */
 static double smallest_singular_value(const double *J, int r, int nq, double *X)
 {
     if (r > nq)
         return 0.0;
     memcpy(X, J, sizeof(double) * r * nq);
+    const int m = r + (r & 1);
     for (int sweep = 0, rotated = 1; rotated && sweep < JACOBI_SWEEPS; ++sweep) {
+        int order[6] = {0, 1, 2, 3, 4, 5}, pairs[3][2];
         rotated = 0;
-        for (int p = 0; p < r; ++p)
-            for (int q = p + 1; q < r; ++q) {
-                double *xp = X + p * nq, *xq = X + q * nq, alpha = 0.0, beta = 0.0, gamma = 0.0;
-                for (int a = 0; a < nq; ++a)
-                    alpha += xp[a] * xp[a], beta += xq[a] * xq[a], gamma += xp[a] * xq[a];
-                if (!(fabs(gamma) > JACOBI_TOLERANCE * sqrt(alpha * beta)))
-                    continue;
-                rotated = 1; /* the rotation that zeroes (X X^T)_pq = gamma, as jacobi_eigen's */
-                const double theta = (beta - alpha) / (2.0 * gamma);
-                const double t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-                const double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                for (int a = 0; a < nq; ++a) {
+        for (int round = 0; round < m - 1; ++round) {
+            jacobi_rotation g[3];
+            const int count = round_robin(order, m, r, pairs);
+            for (int k = 0; k < count; ++k)
+                g[k] = rows_plane(X, nq, pairs[k][0], pairs[k][1]);
+            for (int k = 0; k < count; ++k) {
+                double *xp = X + g[k].p * nq, *xq = X + g[k].q * nq;
+                const double c = g[k].c, s = g[k].s;
+                rotated |= g[k].t != 0.0;
+                for (int a = 0; g[k].t != 0.0 && a < nq; ++a) {
                     const double u = xp[a], v = xq[a];
                     xp[a] = c * u - s * v, xq[a] = s * u + c * v;
                 }
             }
+        }
     }
     double low = INFINITY;
     for (int k = 0; k < r; ++k) {
@@ -144,6 +211,23 @@ static double smallest_singular_value(const double *J, int r, int nq, double *X)
         low = sq < low ? sq : low;
     }
     return sqrt(low);
+}
+
+/* 1 when every singular value of J (r x nq) exceeds thr > 0: J J^T - thr^2 1 has a Cholesky factor (r <= nq;
+ * a cheap test that spares the rotations of smallest_singular_value away from singular poses). */
+static int singular_values_above(const double *J, int r, int nq, double thr)
+{
+    if (r > nq)
+        return 0;
+    double G[36];
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (int a = 0; a < nq; ++a)
+                s += J[i * nq + a] * J[j * nq + a];
+            G[i * r + j] = i == j ? s - thr * thr : s;
+        }
+    return rd_cholesky(G, r) == RD_OK;
 }
 
 /* The rotation vector w (axis * angle, angle in [0, pi]) of R (3 x 3 row-major), as
@@ -352,7 +436,9 @@ int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const
         st = factor_inertia(m, in->q, w);
     if (st != RD_OK)
         return st;
-    const double s_min = smallest_singular_value(w->tJ, s.r, nq, w->tY), thr = o->singular_threshold;
+    const double thr = o->singular_threshold; /* s_min computed where it decides: below the threshold */
+    const double s_min = thr > 0.0 && !singular_values_above(w->tJ, s.r, nq, thr) ? smallest_singular_value(w->tJ, s.r, nq, w->tY)
+                                                                                  : INFINITY;
     const int singular = s_min < thr;
     const double lam2 = singular ? o->task.damping * o->task.damping * (1.0 - (s_min / thr) * (s_min / thr)) : 0.0;
     t.damping = sqrt(lam2);

@@ -374,7 +374,8 @@ typedef struct {
 
 /* What a tick reports beside its torques. */
 typedef struct {
-    double s_min;  /* the smallest singular value of the task rows of J (0 with more rows than joints) */
+    double s_min;  /* the smallest singular value of the task rows of J (0 with more rows than joints) when it is
+                    * below singular_threshold; INFINITY when every one is above (not computed further) */
     double lambda; /* the damping of the task inertia used (0: exact) */
     int singular;  /* 1: s_min < singular_threshold, the task inertia damped */
 } rd_compliant_info;
