@@ -6,8 +6,11 @@
  * robot_dynamics.engine.stages) and of the ros2_control controllers.
  *
  * One tick: rd_task_space's pose, Jacobian rows and Jdot qd; A = rd_crba's and its Cholesky factor;
- * the smallest singular value of J (one-sided cyclic Jacobi on its r <= 6 rows); Lambda and N
- * from the factors (rd_task_operational), damped by lambda; the wrench; rnea(q, qd, 0) + J^T F + N tau_0.
+ * whether J's smallest singular value is below the threshold (a Cholesky factor of J J^T - thr^2 1), and
+ * only then its value (one-sided Jacobi on J's r <= 6 rows); Lambda and N from the factors
+ * (rd_task_operational), damped by lambda; the wrench; rnea(q, qd, 0) + J^T F + N tau_0. The damping
+ * design is D = L U diag(2 zeta w) U^T L^T from S = L^-1 K L^-T = U diag(w^2) U^T (Lambda = L L^T), the
+ * eigen-decomposition form (not 2 zeta L sqrt(S) L^T, the same matrix by another route).
  * No allocation: the r x r matrices live on the stack, the nq-sized ones in rd_work (cN, cA, c0).
  */
 #include <math.h>
@@ -16,7 +19,7 @@
 #include "internal.h"
 
 #define JACOBI_TOLERANCE 1e-15 /* the off-diagonal part's norm relative to the matrix's when the sweeps stop */
-#define JACOBI_SWEEPS 50       /* at most (a 6 x 6 converges in 6 to 10) */
+#define JACOBI_SWEEPS 50       /* at most (a 6 x 6 converges in 3 to 7) */
 #define HALF_PI 1.5707963267948966 /* the double nearest pi / 2, numpy's np.pi / 2 */
 
 /* A rotation of jacobi_eigen: the plane (p, q) and its tan t, cos c, sin s and tau = s / (1 + c). */
@@ -437,8 +440,8 @@ int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const
     if (st != RD_OK)
         return st;
     const double thr = o->singular_threshold; /* s_min computed where it decides: below the threshold */
-    const double s_min = thr > 0.0 && !singular_values_above(w->tJ, s.r, nq, thr) ? smallest_singular_value(w->tJ, s.r, nq, w->tY)
-                                                                                  : INFINITY;
+    const int near = thr > 0.0 && !singular_values_above(w->tJ, s.r, nq, thr);
+    const double s_min = near ? smallest_singular_value(w->tJ, s.r, nq, w->tY) : INFINITY;
     const int singular = s_min < thr;
     const double lam2 = singular ? o->task.damping * o->task.damping * (1.0 - (s_min / thr) * (s_min / thr)) : 0.0;
     t.damping = sqrt(lam2);
