@@ -25,6 +25,10 @@ task not at all (J A^-1 N = 0). Near a singularity (the smallest singular value 
 ``lambda^2 = damping^2 (1 - (s_min / threshold)^2)``, so the command stays bounded. The task
 wrench is saturated (``max_force`` [N], ``max_moment`` [N m], by scaling its force and moment
 parts) and the torque's change per tick (``max_torque_rate`` [N m/s]).
+
+Both laws run in the engine, one call a tick (``rd_compliant_control`` of src/engine/compliant.c,
+through :func:`robot_dynamics.engine.stages.compliant`): the one implementation that the
+ros2_control controllers share. The classes here validate the options and word the status.
 """
 
 from __future__ import annotations
@@ -35,13 +39,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..dynamics.crba import crba
-from ..dynamics.operational_space import operational_space
-from ..errors import InputError
-from ..kinematics import frame_pose, jacobian, jacobian_dot_qdot
+from ..engine import check_status, engine, stages
+from ..errors import InputError, SingularityError
 from ..model.robot_model import RobotModel
 from .base import Status, TaskReference, gain_vector
-from .task_space import TaskController, task_error
+from .task_space import TaskController
 
 __all__ = ["CartesianImpedance", "OperationalSpaceControl", "impedance_damping"]
 
@@ -53,17 +55,30 @@ def impedance_damping(stiffness: Array, Lambda: Array, damping_ratio: float) -> 
     damping ratio zeta (Albu-Schaeffer et al. 2003): with the generalized eigenvectors
     K phi = w^2 Lambda phi (Phi^T Lambda Phi = 1), D = Lambda Phi diag(2 zeta w) Phi^T Lambda.
 
+    The engine's design (``rd_impedance_damping``, the one the law runs): with Lambda = L L^T,
+    S = L^-1 K L^-T = U diag(w^2) U^T by Jacobi rotations and D = L U diag(2 zeta w) U^T L^T.
+
     Args:
-        stiffness: K, (r,) diagonal or (r, r) symmetric positive definite [N/m, N m/rad].
+        stiffness: K, (r,) diagonal or (r, r) symmetric [N/m, N m/rad], r <= 6.
         Lambda: the task inertia (r, r) symmetric positive definite [kg, kg m, kg m^2].
         damping_ratio: zeta > 0.
-    """
-    from scipy.linalg import eigh
 
+    Raises:
+        InputError: shapes other than (r,) or (r, r) and (r, r) with r <= 6, or non-finite values.
+        SingularityError: Lambda not positive definite.
+    """
     K = np.diag(stiffness) if np.ndim(stiffness) == 1 else np.asarray(stiffness, dtype=float)
-    w2, Phi = eigh(K, Lambda)
-    LPhi = Lambda @ Phi
-    return (LPhi * (2.0 * damping_ratio * np.sqrt(np.maximum(w2, 0.0)))) @ LPhi.T  # type: ignore[no-any-return]
+    L = np.asarray(Lambda, dtype=float)
+    r = L.shape[0] if L.ndim == 2 else 0
+    if not (1 <= r <= 6 and L.shape == (r, r) and K.shape == (r, r)):
+        raise InputError(f"impedance_damping: expected Lambda (r, r) with r <= 6 and a stiffness (r,) or (r, r); got "
+                         f"{L.shape} and {np.shape(stiffness)}")
+    code, D = stages.impedance_damping(K, L, float(damping_ratio))
+    if code == engine().NOT_POSITIVE_DEFINITE:
+        raise SingularityError("impedance_damping: the task inertia Lambda is not positive definite")
+    if code != engine().OK:
+        raise InputError("impedance_damping: expected finite stiffness, task inertia and damping ratio")
+    return D
 
 
 def _positive(value: Any, what: str) -> float:
@@ -81,8 +96,9 @@ def _limit(value: Any, what: str) -> float:
 
 
 class _Compliant(TaskController):
-    """The shared part: the task's operational-space quantities, the posture in the null space,
-    the singular damping and the saturations; subclasses give the task wrench."""
+    """The shared part: the options of the posture in the null space, the singular damping and the
+    saturations, validated here, and the tick, one call of the engine's law; subclasses give the
+    law and its gains (:meth:`_law_gains`)."""
 
     def __init__(self, model: RobotModel, *, frame: str | None = None, rows: Sequence[int] | None = None,
                  null_space_stiffness: ArrayLike = 10.0, null_space_damping_ratio: float = 1.0,
@@ -101,6 +117,10 @@ class _Compliant(TaskController):
         self.singular_threshold, self.damping = float(singular_threshold), float(damping)
         self._hold: Array | None = None
         self._tau_prev: Array | None = None
+        # the engine's task: the frame's index and the rows as bits; their values in the bits' order
+        self._frame_index = model.frame_index(self.frame)
+        self._mask = int(sum(1 << int(i) for i in self.rows))
+        self._order = np.argsort(self.rows)
 
     def _posture(self, posture: ArrayLike) -> Array:
         p = np.asarray(posture, dtype=float).reshape(-1)
@@ -112,47 +132,37 @@ class _Compliant(TaskController):
         super().reset()
         self._hold, self._tau_prev = None, None
 
-    def _task(self, q: Array) -> tuple[Any, float]:
-        """The operational-space quantities at q, damped near a singularity; and s_min of J."""
-        J = jacobian(self.model, q, self.frame)[self.rows]
-        # more task rows than joints: some task direction moves with no joint (s_min 0)
-        s_min = 0.0 if J.shape[0] > J.shape[1] else float(np.linalg.svd(J, compute_uv=False)[-1])
-        lam2 = self.damping**2 * (1.0 - (s_min / self.singular_threshold) ** 2) if s_min < self.singular_threshold else 0.0
-        return operational_space(self.model, q, self.frame, rows=self.rows, damping=float(np.sqrt(lam2))), s_min
-
-    def _wrench(self, q: Array, qd: Array, reference: TaskReference, task: Any) -> Array:
+    def _law_gains(self) -> tuple[int, Array, Array | None, float]:
+        """The engine's law, its Kp (or K) and Kd per task row (self.rows' order) and its damping ratio."""
         raise NotImplementedError
 
-    def _saturate_wrench(self, F: Array) -> Array:
-        """The force rows scaled to max_force and the moment rows to max_moment (norms)."""
-        F = F.copy()
-        for part, limit in ((self.rows < 3, self.max_force), (self.rows >= 3, self.max_moment)):
-            norm = float(np.linalg.norm(F[part]))
-            if norm > limit:
-                F[part] *= limit / norm
-        return F
+    def _options(self) -> stages.CompliantOptions:
+        """The engine's options of this tick (the task rows in the engine's order, the posture held)."""
+        law, kp, kd, zeta = self._law_gains()
+        order = self._order
+        return stages.CompliantOptions(law, self._frame_index, self._mask, kp[order], None if kd is None else kd[order],
+                                       zeta, self.null_space_stiffness, self.null_space_damping_ratio, self._hold,
+                                       self.max_force, self.max_moment, self.max_torque_rate, self.singular_threshold,
+                                       self.damping)
 
     def _law(self, t: float, dt: float, q: Array, qd: Array, reference: TaskReference) -> tuple[Array, Status, str]:
         if self._hold is None:
             self._hold = q.copy() if self.posture is None else self.posture
-        task, s_min = self._task(q)
-        F = self._saturate_wrench(self._wrench(q, qd, reference, task))
-        stiffness = self.null_space_stiffness
-        damping = 2.0 * self.null_space_damping_ratio * np.sqrt(stiffness * np.diag(crba(self.model, q)))
-        tau0 = stiffness * (self._hold - q) - damping * qd
-        tau = task.J.T @ F + self._rnea(q, qd, self._zeros) + task.N @ tau0
-        if self._tau_prev is not None and np.isfinite(self.max_torque_rate) and dt > 0.0:
-            step = self.max_torque_rate * dt
-            tau = np.clip(tau, self._tau_prev - step, self._tau_prev + step)
-        self._tau_prev = tau
-        if s_min < self.singular_threshold:
-            return tau, Status.SINGULAR, f"near a singularity (smallest singular value {s_min:.3g}); damped task inertia"
-        return tau, Status.OK, ""
-
-    def _errors(self, q: Array, qd: Array, reference: TaskReference, task: Any) -> tuple[Array, Array]:
-        """The pose error e (r,) [m, rad] and its rate e_dot = twist^d - J qd (r,)."""
-        e = task_error(reference.pose, frame_pose(self.model, q, self.frame))[self.rows]
-        return e, reference.twist[self.rows] - task.J @ qd
+        options = self._options()
+        accel = reference.accel if options.law == engine().OPERATIONAL_SPACE else None
+        tick = stages.compliant(self.model, options, q, qd, reference.pose, reference.twist, accel, self._tau_prev, dt)
+        e = engine()
+        if tick.code == e.BAD_OUTPUT:  # the tick's fault: "non-finite torques"
+            return np.full(self.model.nq, np.nan), Status.OK, ""
+        if tick.code == e.BAD_SIZE:
+            raise InputError(f"{self.name}: an option out of range (a gain, ratio, limit or posture changed after "
+                             "construction)")
+        check_status(self.model, tick.code, "operational_space")
+        self._tau_prev = tick.tau
+        if tick.singular:
+            message = f"near a singularity (smallest singular value {tick.s_min:.3g}); damped task inertia"
+            return tick.tau, Status.SINGULAR, message
+        return tick.tau, Status.OK, ""
 
 
 class CartesianImpedance(_Compliant):
@@ -184,10 +194,8 @@ class CartesianImpedance(_Compliant):
                                      self.row_names, allow_zero=False)
         self.damping_ratio = _positive(damping_ratio, "damping_ratio")
 
-    def _wrench(self, q: Array, qd: Array, reference: TaskReference, task: Any) -> Array:
-        e, e_dot = self._errors(q, qd, reference, task)
-        D = impedance_damping(self.stiffness, task.Lambda, self.damping_ratio)
-        return self.stiffness * e + D @ e_dot  # type: ignore[no-any-return]
+    def _law_gains(self) -> tuple[int, Array, Array | None, float]:
+        return engine().CARTESIAN_IMPEDANCE, self.stiffness, None, self.damping_ratio
 
 
 class OperationalSpaceControl(_Compliant):
@@ -208,7 +216,5 @@ class OperationalSpaceControl(_Compliant):
         super().__init__(model, **options)
         self.kp, self.kd = self._gains(omega, xi, kp, kd)
 
-    def _wrench(self, q: Array, qd: Array, reference: TaskReference, task: Any) -> Array:
-        e, e_dot = self._errors(q, qd, reference, task)
-        bias = jacobian_dot_qdot(self.model, q, qd, self.frame)[self.rows]
-        return task.Lambda @ (reference.accel[self.rows] + self.kd * e_dot + self.kp * e - bias)  # type: ignore[no-any-return]
+    def _law_gains(self) -> tuple[int, Array, Array | None, float]:
+        return engine().OPERATIONAL_SPACE, self.kp, self.kd, 1.0

@@ -63,7 +63,7 @@ __all__ = [
 Array = NDArray[np.float64]
 
 #: The contract with the compiled engine (its LAYOUT constant): a stale build is refused at import.
-LAYOUT = 8
+LAYOUT = 9
 
 # The batches run on OpenMP threads. GNU OpenMP's threads spin-wait after every parallel region
 # (GOMP_SPINCOUNT, 300,000 spins, milliseconds), and on a machine with as many threads as cores

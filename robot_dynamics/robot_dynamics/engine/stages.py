@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from . import RobotModel, check_status, engine
 
 __all__ = ["computed_torque", "pd_gravity", "saturate", "plant_accel", "plant_step", "plant_advance", "PlantAdvance",
-           "momentum", "momentum_observer_update"]
+           "momentum", "momentum_observer_update", "CompliantOptions", "CompliantTick", "compliant", "impedance_damping"]
 
 Array = NDArray[np.float64]
 
@@ -174,3 +174,63 @@ def momentum_observer_update(model: RobotModel, options: tuple[Any, ...], state:
     """
     return int(engine().momentum_observer_update(*_model_data(model), *options, state, clock, float(t),
                                                  *_vectors(q, qd, tau)))
+
+
+class CompliantOptions(NamedTuple):
+    """The options of a compliant law (engine.h's rd_compliant_options), in the engine's order.
+
+    ``kp`` and ``kd`` hold one value per task row, in the order of the rows' bits in ``rows``
+    (x, y, z, rx, ry, rz); the others as rd_compliant_options says.
+    """
+
+    law: int  #: the engine's CARTESIAN_IMPEDANCE or OPERATIONAL_SPACE
+    frame: int  #: the task frame's index
+    rows: int  #: the task rows' bits (0: all six)
+    kp: Array  #: (r,) the impedance's stiffness K [N/m, N m/rad], or Kp [1/s^2]
+    kd: Array | None  #: (r,) Kd [1/s] (operational space), or None
+    damping_ratio: float  #: the impedance's zeta (operational space: not read)
+    null_stiffness: Array  #: (nq,) K_n [N m/rad or N/m]
+    null_damping_ratio: float  #: zeta_n
+    posture: Array  #: (nq,) q_n [rad or m]
+    max_force: float  #: [N] (inf: none)
+    max_moment: float  #: [N m] (inf: none)
+    max_torque_rate: float  #: [N m/s] (inf: none)
+    singular_threshold: float  #: J's smallest singular value below which Lambda is damped
+    damping: float  #: the largest lambda of that damping
+
+
+class CompliantTick(NamedTuple):
+    """What one tick of a compliant law gave (:func:`compliant`)."""
+
+    code: int  #: the engine's status (the caller words it)
+    tau: Array  #: (nq,) joint torques [N m or N] (valid when code is OK)
+    s_min: float  #: the smallest singular value of the task rows of J below the threshold (else inf)
+    singular: bool  #: s_min below the threshold: the task inertia damped
+
+
+def compliant(model: RobotModel, options: CompliantOptions, q: Array, qd: Array, pose: Array, twist: Array,
+              accel: Array | None, tau_prev: Array | None, dt: float) -> CompliantTick:
+    """One tick of Cartesian impedance or operational-space control (engine.h's rd_compliant_control):
+    the joint torques (nq,) for the measured q, qd (nq,) and the task reference pose (4, 4), twist (6,),
+    accel (6,) (base axes; None for the impedance), each joint within ``max_torque_rate dt`` of
+    tau_prev (nq,) when given and dt > 0 [s]. Never raises for the law's status: the caller words ``code``.
+    """
+    tau, info = np.empty(model.nq), np.empty(3)
+    o = options
+    kd = None if o.kd is None else np.ascontiguousarray(o.kd, dtype=float)
+    code = engine().compliant(*_model_data(model), o.law, o.frame, o.rows, *_vectors(o.kp), kd, float(o.damping_ratio),
+                              *_vectors(o.null_stiffness), float(o.null_damping_ratio), *_vectors(o.posture),
+                              float(o.max_force), float(o.max_moment), float(o.max_torque_rate),
+                              float(o.singular_threshold), float(o.damping), *_vectors(q, qd, pose, twist),
+                              None if accel is None else np.ascontiguousarray(accel, dtype=float),
+                              None if tau_prev is None else np.ascontiguousarray(tau_prev, dtype=float), float(dt),
+                              tau, info)
+    return CompliantTick(int(code), tau, float(info[0]), bool(info[2]))
+
+
+def impedance_damping(K: Array, Lambda: Array, zeta: float) -> tuple[int, Array]:
+    """The engine's impedance damping design (engine.h's rd_impedance_damping): (status, D (r, r))
+    for the stiffness K and task inertia Lambda (r, r) each, r <= 6, and the ratio zeta."""
+    K, Lambda = _vectors(K, Lambda)
+    D = np.empty(Lambda.shape)
+    return int(engine().impedance_damping(K, Lambda, float(zeta), D)), D

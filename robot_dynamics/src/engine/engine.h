@@ -209,7 +209,10 @@ int rd_joint_index(const rd_model *m, const char *name);
     X(tY, double, 6 * nq)            /* Y = L^-1 J^T (A = L L^T), Z = A^-1 J^T and J_bar^T, rows   */ \
     X(tZ, double, 6 * nq)            /* of nq each; J A^-1 J^T, its factor's inverse, Lambda (r x r */ \
     X(tB, double, 6 * nq)            /* each) and 1 / L_aa (nq)                                    */ \
-    X(tS, double, 3 * 36 + nq)
+    X(tS, double, 3 * 36 + nq)                                                                    \
+    X(cN, double, nq * nq)           /* the compliant laws (rd_compliant_control): N, the diagonal */ \
+    X(cA, double, nq)                /* of A and the posture's torques tau_0                       */ \
+    X(c0, double, nq)
 
 typedef struct {
 #define RD_WORK_FIELD(name, type, count) type *name;
@@ -330,6 +333,74 @@ typedef struct {
  * (rows that lose rank: a singular pose, or a frame on the fixed base), RD_BAD_OUTPUT for a result
  * that is not finite. No allocation. */
 int rd_task_space(const rd_model *m, const rd_input *in, const rd_task *t, const rd_task_space_out *out, rd_work *w);
+
+/* -- compliant control of one frame on its task inertia (compliant.c) ----------------------------------
+ * Cartesian impedance (Hogan 1985; Albu-Schaeffer, Ott, Frese and Hirzinger, ICRA 2003) and Khatib's
+ * operational-space control (1987; Khalil [9.36]) of one frame's pose in base axes, with a posture
+ * task through the null-space projector N, the task inertia damped near singularities, and the task
+ * wrench and the torque rate saturated: the law of robot_dynamics.control.CartesianImpedance and
+ * OperationalSpaceControl, one tick, no allocation. The pose error is e = [p_d - p; log(R_d R^T)]
+ * (base axes [m, rad]), its rate e_dot = twist_d - J qd. */
+
+enum { RD_CARTESIAN_IMPEDANCE = 0, RD_OPERATIONAL_SPACE = 1 };
+
+/* The options of a compliant law; r = the task's rows, their values in the order of the rows' bits. */
+typedef struct {
+    int law;                      /* RD_CARTESIAN_IMPEDANCE or RD_OPERATIONAL_SPACE */
+    rd_task task;                 /* frame and rows, reference RD_LOCAL_WORLD_ALIGNED (the error is in base
+                                   * axes); damping: the largest lambda of the singular damping (>= 0) */
+    const double *kp;             /* (r) impedance: the stiffness K [N/m on x, y, z; N m/rad on rx, ry, rz]
+                                   * (> 0); operational space: Kp [1/s^2] (>= 0) */
+    const double *kd;             /* (r) operational space: Kd [1/s] (>= 0); impedance: not read */
+    double damping_ratio;         /* impedance: zeta (> 0) of every mode of Lambda x_dd + D x_d + K x = 0 */
+    const double *null_stiffness; /* (nq) the posture's K_n [N m/rad or N/m] (>= 0) */
+    double null_damping_ratio;    /* zeta_n (> 0): D_n = 2 zeta_n sqrt(K_n A_jj) */
+    const double *posture;        /* (nq) q_n [rad or m] (finite) */
+    double max_force, max_moment; /* the task wrench's force and moment norms [N, N m] (> 0; INFINITY: none) */
+    double max_torque_rate;       /* the largest change of a joint torque [N m/s or N/s] (> 0; INFINITY: none) */
+    double singular_threshold;    /* J's smallest singular value (>= 0, finite) below which Lambda is damped:
+                                   * lambda^2 = damping^2 (1 - (s_min / threshold)^2) */
+} rd_compliant_options;
+
+/* What one tick reads: the measured state, the task reference, the last tick's torques. */
+typedef struct {
+    const double *q, *qd;   /* (nq) measured [rad or m, rad/s or m/s] */
+    const double *pose;     /* (4 x 4, row-major) T_base_frame desired [m] */
+    const double *twist;    /* (6) [v; w] desired, base axes [m/s, rad/s] */
+    const double *accel;    /* (6) [a; alpha] desired [m/s^2, rad/s^2]: operational space only (impedance: not read) */
+    const double *tau_prev; /* (nq) the last tick's torques [N m or N], or NULL: no rate limit this tick */
+    double dt;              /* the time since that tick [s]; <= 0: no rate limit */
+} rd_compliant_input;
+
+/* What a tick reports beside its torques. */
+typedef struct {
+    double s_min;  /* the smallest singular value of the task rows of J (0 with more rows than joints) when it is
+                    * below singular_threshold; INFINITY when every one is above (not computed further) */
+    double lambda; /* the damping of the task inertia used (0: exact) */
+    int singular;  /* 1: s_min < singular_threshold, the task inertia damped */
+} rd_compliant_info;
+
+/* One tick of the compliant law o->law: tau (nq) [N m or N] =
+ *   impedance:         J^T F, F = K e + D e_dot, D = Lambda Phi diag(2 zeta w) Phi^T Lambda
+ *                      (K phi = w^2 Lambda phi, Phi^T Lambda Phi = 1: rd_impedance_damping);
+ *   operational space: J^T F, F = Lambda (accel_d + Kd e_dot + Kp e - Jdot qd);
+ * F's force and moment rows scaled to max_force and max_moment; plus rnea(q, qd, 0) (C qd + g and the
+ * model's friction, Coulomb by its sign) plus N tau_0, tau_0 = K_n (q_n - q) - D_n qd; then each joint
+ * within max_torque_rate dt of tau_prev (when given, dt > 0 and the rate finite). Lambda, N from
+ * rd_task_space's factors, damped by lambda when s_min < singular_threshold (info->singular; info may
+ * be NULL). RD_OK; RD_BAD_SIZE for bad options; RD_BAD_INPUT for a non-finite input; RD_NOT_POSITIVE_DEFINITE
+ * or RD_TASK_SINGULAR (dependent rows at no damping); RD_BAD_OUTPUT for non-finite torques. Scratch:
+ * w's task-space arrays, H, cN, cA, c0. */
+int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in, double *tau,
+                         rd_compliant_info *info, rd_work *w);
+
+/* The impedance's damping D (r x r) [N s/m, N m s/rad] for the stiffness K and the task inertia Lambda
+ * (r x r each, symmetric, row-major; r <= 6): every mode of Lambda x_dd + D x_d + K x = 0 of ratio zeta.
+ * With Lambda = L L^T (Cholesky) and S = L^-1 K L^-T = U diag(w^2) U^T (cyclic Jacobi rotations),
+ * D = L U diag(2 zeta w) U^T L^T, which is Lambda Phi diag(2 zeta w) Phi^T Lambda with Phi = L^-T U
+ * (w^2 < 0: w = 0). RD_OK, RD_BAD_SIZE (r outside 1..6), RD_BAD_INPUT (non-finite), or
+ * RD_NOT_POSITIVE_DEFINITE (Lambda). */
+int rd_impedance_damping(int r, const double *K, const double *Lambda, double zeta, double *D);
 
 /* -- control laws and the plant, one tick each (control.c, plant.c) ----------------------------------
  * What the Python controllers (robot_dynamics.control) and the simulated plant compute, for the

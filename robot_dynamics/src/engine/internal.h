@@ -123,4 +123,14 @@ int rd_cholesky(double *H, int nq);
 /* x = H^-1 x from the factor L of rd_cholesky. */
 void rd_cholesky_solve(const double *L, int nq, double *x);
 
+/* The task's rows in order (the set bits of rows, all six for 0) into index; their count r
+ * (task_space.c). */
+int rd_task_rows(int rows, int index[6]);
+
+/* rd_task_space's second half (task_space.c): Lambda, Jbar and N of out (those not NULL; Lambda NULL:
+ * computed in w->tS) from the task rows J (r x nq) of t and the Cholesky factor of A = L L^T in w->H,
+ * Lambda damped by t->damping. RD_OK or RD_TASK_SINGULAR. Scratch: w->tY, tZ, tB, tS. */
+int rd_task_operational(const rd_model *m, const rd_task *t, const double *J, int r, const rd_task_space_out *out,
+                        rd_work *w);
+
 #endif

@@ -23,7 +23,7 @@
 
 /* The contract between this module and the Python package: bump it when either side changes
  * what it passes or expects, so that a stale build is refused at import rather than misread. */
-#define RD_LAYOUT 8
+#define RD_LAYOUT 9
 
 int rd_threads = 1;
 

@@ -1,6 +1,7 @@
 /* _robot_dynamics_engine's task space (task_space.c): one frame's pose, Jacobian, twist, Jdot qd and
  * the operational-space quantities, one state (task_space) and batched (task_space_batch), for
- * robot_dynamics.kinematics and robot_dynamics.dynamics.operational_space. */
+ * robot_dynamics.kinematics and robot_dynamics.dynamics.operational_space; and the compliant laws on
+ * them (compliant.c), one tick a call, for robot_dynamics.engine.stages. */
 
 #include "module.h"
 
@@ -138,7 +139,91 @@ static PyObject *py_task_space(PyObject *self, PyObject *const *args, Py_ssize_t
     return answer;
 }
 
+/* -- the compliant laws (compliant.c), one tick a call ------------------------------------------------ */
+
+/* What a tick of rd_compliant_control reads and writes. */
+typedef struct {
+    const rd_model *m;
+    rd_work *w;
+    rd_compliant_options o;
+    rd_compliant_input in;
+    double *tau, *info;
+} compliant_args;
+
+#define CA(field) offsetof(compliant_args, field)
+#define CA_DOUBLE(name, field) {name, A_DOUBLE, 0, {0}, 0, CA(field)}
+
+static const arg_spec compliant_table[] = {
+    {"model", A_MODEL, 0, {0}, 0, CA(m)}, {"data", A_DATA, 0, {0}, 0, CA(w)}, {"law", A_INT, 0, {0}, 0, CA(o.law)},
+    {"k", A_FRAME, 0, {0}, 0, CA(o.task.frame)}, {"rows", A_ROWS, 0, {0}, 0, CA(o.task.rows)},
+    {"kp", A_IN, 1, {S_R}, 0, CA(o.kp)}, {"kd", A_IN, 1, {S_R}, 1, CA(o.kd)}, CA_DOUBLE("damping_ratio", o.damping_ratio),
+    {"null_stiffness", A_IN, 1, {S_NQ}, 0, CA(o.null_stiffness)}, CA_DOUBLE("null_damping_ratio", o.null_damping_ratio),
+    {"posture", A_IN, 1, {S_NQ}, 0, CA(o.posture)}, CA_DOUBLE("max_force", o.max_force),
+    CA_DOUBLE("max_moment", o.max_moment), CA_DOUBLE("max_torque_rate", o.max_torque_rate),
+    CA_DOUBLE("singular_threshold", o.singular_threshold), CA_DOUBLE("damping", o.task.damping),
+    {"q", A_IN, 1, {S_NQ}, 0, CA(in.q)}, {"qd", A_IN, 1, {S_NQ}, 0, CA(in.qd)}, {"pose", A_IN, 2, {4, 4}, 0, CA(in.pose)},
+    {"twist", A_IN, 1, {6}, 0, CA(in.twist)}, {"accel", A_IN, 1, {6}, 1, CA(in.accel)},
+    {"tau_prev", A_IN, 1, {S_NQ}, 1, CA(in.tau_prev)}, CA_DOUBLE("dt", in.dt), {"tau", A_OUT, 1, {S_NQ}, 0, CA(tau)},
+    {"info", A_OUT, 1, {3}, 0, CA(info)},
+};
+
+/* compliant(model, data, law, k, rows, kp, kd, damping_ratio, null_stiffness, null_damping_ratio, posture,
+ * max_force, max_moment, max_torque_rate, singular_threshold, damping, q, qd, pose, twist, accel, tau_prev, dt,
+ * tau, info) -> status: rd_compliant_control (reference: base axes), tau (nq) and info (3,): s_min, lambda,
+ * singular written; kd, accel and tau_prev None for NULL. */
+static PyObject *py_compliant(PyObject *self, PyObject *args)
+{
+    (void)self;
+    compliant_args a;
+    memset(&a, 0, sizeof a);
+    npy_intp sym[S_COUNT];
+    if (rd_module_parse_args(compliant_table, COUNT(compliant_table), args, NULL, (char *)&a, sym))
+        return NULL;
+    a.o.task.reference = RD_LOCAL_WORLD_ALIGNED;
+    rd_compliant_info info = {0.0, 0.0, 0};
+    const int code = rd_compliant_control(a.m, &a.o, &a.in, a.tau, &info, a.w);
+    a.info[0] = info.s_min, a.info[1] = info.lambda, a.info[2] = info.singular;
+    return PyLong_FromLong(code);
+}
+
+/* What rd_impedance_damping reads and writes. */
+typedef struct {
+    const double *K, *Lambda;
+    double zeta, *D;
+} damping_args;
+
+#define DA(field) offsetof(damping_args, field)
+
+static const arg_spec damping_table[] = {
+    {"K", A_IN, 2, {S_N, S_R}, 0, DA(K)}, {"Lambda", A_IN, 2, {S_R, S_R}, 0, DA(Lambda)},
+    {"zeta", A_DOUBLE, 0, {0}, 0, DA(zeta)}, {"D", A_OUT, 2, {S_R, S_R}, 0, DA(D)},
+};
+
+/* impedance_damping(K (r, r), Lambda (r, r), zeta, D (r, r)) -> status: rd_impedance_damping into D. */
+static PyObject *py_impedance_damping(PyObject *self, PyObject *args)
+{
+    (void)self;
+    damping_args a;
+    memset(&a, 0, sizeof a);
+    npy_intp sym[S_COUNT];
+    if (rd_module_parse_args(damping_table, COUNT(damping_table), args, NULL, (char *)&a, sym))
+        return NULL;
+    if (sym[SYM(S_N)] != sym[SYM(S_R)] || sym[SYM(S_R)] > 6) {
+        PyErr_SetString(PyExc_ValueError, "impedance_damping: expected square matrices of at most 6 rows");
+        return NULL;
+    }
+    return PyLong_FromLong(rd_impedance_damping((int)sym[SYM(S_R)], a.K, a.Lambda, a.zeta, a.D));
+}
+
 static PyMethodDef task_methods[] = {
+    {"compliant", py_compliant, METH_VARARGS,
+     "compliant(model, data, law, k, rows, kp, kd, damping_ratio, null_stiffness, null_damping_ratio, posture, max_force, "
+     "max_moment, max_torque_rate, singular_threshold, damping, q, qd, pose, twist, accel, tau_prev, dt, tau, info) -> "
+     "status: one tick of a compliant law (engine.h's rd_compliant_control), tau (nq) and info (s_min, lambda, "
+     "singular) in place"},
+    {"impedance_damping", py_impedance_damping, METH_VARARGS,
+     "impedance_damping(K, Lambda, zeta, D) -> status: the impedance's damping design into D (engine.h's "
+     "rd_impedance_damping)"},
     {"task_space", (PyCFunction)(void (*)(void))py_task_space, METH_FASTCALL,
      "task_space(model, data, q, qd, k, reference, rows, damping, want) -> (arrays of want's bits: T, J, vel, bias, "
      "Lambda, Jbar, N), or NotImplemented when not the fast shape or not OK (engine.h's rd_task_space)"},
@@ -151,7 +236,9 @@ static PyMethodDef task_methods[] = {
 int rd_module_add_task(PyObject *mod)
 {
     if (PyModule_AddIntConstant(mod, "LOCAL_WORLD_ALIGNED", RD_LOCAL_WORLD_ALIGNED) < 0 ||
-        PyModule_AddIntConstant(mod, "LOCAL", RD_LOCAL) < 0 || PyModule_AddIntConstant(mod, "TASK_SINGULAR", RD_TASK_SINGULAR) < 0)
+        PyModule_AddIntConstant(mod, "LOCAL", RD_LOCAL) < 0 || PyModule_AddIntConstant(mod, "TASK_SINGULAR", RD_TASK_SINGULAR) < 0 ||
+        PyModule_AddIntConstant(mod, "CARTESIAN_IMPEDANCE", RD_CARTESIAN_IMPEDANCE) < 0 ||
+        PyModule_AddIntConstant(mod, "OPERATIONAL_SPACE", RD_OPERATIONAL_SPACE) < 0)
         return -1;
     return PyModule_AddFunctions(mod, task_methods);
 }

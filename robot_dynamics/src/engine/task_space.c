@@ -13,8 +13,8 @@
 
 #include "internal.h"
 
-/* The task's rows in order (the set bits of rows, all six for 0); their count. */
-static int task_rows(int rows, int index[6])
+/* The task's rows in order (internal.h). */
+int rd_task_rows(int rows, int index[6])
 {
     int r = 0;
     for (int i = 0; i < 6; ++i)
@@ -91,9 +91,9 @@ static int task_inverse(double *S, int r, double *Lambda, double *Ginv)
     return RD_OK;
 }
 
-/* Lambda, J_bar and N from the task rows J (r x nq) and A's factor L in w->H. */
-static int operational_space(const rd_model *m, const rd_task *t, const double *J, int r, const rd_task_space_out *out,
-                             rd_work *w)
+/* Lambda, J_bar and N from the task rows J (r x nq) and A's factor L in w->H (internal.h). */
+int rd_task_operational(const rd_model *m, const rd_task *t, const double *J, int r, const rd_task_space_out *out,
+                        rd_work *w)
 {
     const int nq = m->nq, projector = out->Jbar || out->N;
     const double *L = w->H;
@@ -182,7 +182,7 @@ int rd_task_space(const rd_model *m, const rd_input *in, const rd_task *t, const
     if (!rd_finite(in->q, nq) || (motion && !rd_finite(in->qd, nq)))
         return RD_BAD_INPUT;
     int index[6];
-    const int r = task_rows(t->rows, index);
+    const int r = rd_task_rows(t->rows, index);
     if (dynamics) { /* A = L L^T in w->H (rd_crba, then its factor) */
         const int st = rd_crba(m, in->q, w->H, w);
         if (st != RD_OK)
@@ -206,7 +206,7 @@ int rd_task_space(const rd_model *m, const rd_input *in, const rd_task *t, const
     if (out->J || dynamics)
         task_jacobian(m, t, T, index, r, J, w);
     if (dynamics) {
-        const int st = operational_space(m, t, J, r, out, w);
+        const int st = rd_task_operational(m, t, J, r, out, w);
         if (st != RD_OK)
             return st;
     }

@@ -1,0 +1,463 @@
+/* Compliant control of one frame on its task inertia: Cartesian impedance (Hogan 1985; Albu-Schaeffer,
+ * Ott, Frese and Hirzinger, "Cartesian impedance control of redundant robots", ICRA 2003) and Khatib's
+ * operational-space control (1987; Khalil [9.36]), with a posture task in the null space, the task
+ * inertia damped near singularities and the task wrench and torque rate saturated: the one law of
+ * robot_dynamics.control.CartesianImpedance and OperationalSpaceControl (which call it through
+ * robot_dynamics.engine.stages) and of the ros2_control controllers.
+ *
+ * One tick: rd_task_space's pose, Jacobian rows and Jdot qd; A = rd_crba's and its Cholesky factor;
+ * whether J's smallest singular value is below the threshold (a Cholesky factor of J J^T - thr^2 1), and
+ * only then its value (one-sided Jacobi on J's r <= 6 rows); Lambda and N from the factors
+ * (rd_task_operational), damped by lambda; the wrench; rnea(q, qd, 0) + J^T F + N tau_0. The damping
+ * design is D = L U diag(2 zeta w) U^T L^T from S = L^-1 K L^-T = U diag(w^2) U^T (Lambda = L L^T), the
+ * eigen-decomposition form (not 2 zeta L sqrt(S) L^T, the same matrix by another route).
+ * No allocation: the r x r matrices live on the stack, the nq-sized ones in rd_work (cN, cA, c0).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define JACOBI_TOLERANCE 1e-15 /* the off-diagonal part's norm relative to the matrix's when the sweeps stop */
+#define JACOBI_SWEEPS 50       /* at most (a 6 x 6 converges in 3 to 7) */
+#define HALF_PI 1.5707963267948966 /* the double nearest pi / 2, numpy's np.pi / 2 */
+
+/* A rotation of jacobi_eigen: the plane (p, q) and its tan t, cos c, sin s and tau = s / (1 + c). */
+typedef struct {
+    int p, q;
+    double t, c, s, tau;
+} jacobi_rotation;
+
+/* The rotation that zeroes A_pq (n x n): t = tan, the smaller root of t^2 + 2 theta t - 1 = 0. */
+static jacobi_rotation jacobi_plane(const double *A, int n, int p, int q)
+{
+    jacobi_rotation g = {p, q, 0.0, 1.0, 0.0, 0.0};
+    const double apq = A[p * n + q];
+    if (apq == 0.0)
+        return g;
+    const double theta = (A[q * n + q] - A[p * n + p]) / (2.0 * apq);
+    g.t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+    g.c = 1.0 / sqrt(g.t * g.t + 1.0), g.s = g.t * g.c, g.tau = g.s / (1.0 + g.c);
+    return g;
+}
+
+/* A = R^T A R and V = V R, R = 1 but R_pp = R_qq = c, R_pq = s, R_qp = -s (Rutishauser's update). */
+static void jacobi_apply(double *A, int n, double *V, const jacobi_rotation *g)
+{
+    const int p = g->p, q = g->q;
+    const double s = g->s, tau = g->tau, tapq = g->t * A[p * n + q];
+    if (g->t == 0.0)
+        return;
+    A[p * n + p] -= tapq, A[q * n + q] += tapq;
+    A[p * n + q] = A[q * n + p] = 0.0;
+    for (int k = 0; k < n; ++k) {
+        if (k == p || k == q)
+            continue;
+        const double akp = A[k * n + p], akq = A[k * n + q];
+        A[k * n + p] = A[p * n + k] = akp - s * (akq + tau * akp);
+        A[k * n + q] = A[q * n + k] = akq + s * (akp - tau * akq);
+    }
+    for (int k = 0; V && k < n; ++k) {
+        const double vkp = V[k * n + p], vkq = V[k * n + q];
+        V[k * n + p] = vkp - s * (vkq + tau * vkp), V[k * n + q] = vkq + s * (vkp - tau * vkq);
+    }
+}
+
+/* The planes (p < q) of one round of the round robin of m players (n real, m even; the circle method:
+ * order[i] meets order[m - 1 - i]), into pairs; their count. Then order moves on to the next round. */
+static int round_robin(int order[6], int m, int n, int pairs[3][2])
+{
+    int count = 0;
+    for (int i = 0; i < m / 2; ++i) {
+        const int a = order[i], b = order[m - 1 - i];
+        if (a < n && b < n)
+            pairs[count][0] = a < b ? a : b, pairs[count][1] = a < b ? b : a, ++count;
+    }
+    const int last = order[m - 1]; /* all but the first move on by one */
+    for (int i = m - 1; i > 1; --i)
+        order[i] = order[i - 1];
+    order[1] = last;
+    return count;
+}
+
+/* Eigen-decomposition of the symmetric A (n x n row-major, n <= 6; overwritten) by Jacobi rotations in the
+ * round-robin (parallel) order of Brent and Luk (1985): each round rotates up to three disjoint planes,
+ * whose rotations are computed first from the same A (disjoint planes do not change each other's three
+ * entries) and then applied, so that their square roots and divisions overlap. Sweeps until the
+ * off-diagonal part's norm is at most JACOBI_TOLERANCE of A's. On return A's diagonal holds the
+ * eigenvalues and V (n x n, or NULL) the eigenvectors as columns: A_in = V diag(A) V^T. */
+static void jacobi_eigen(double *A, int n, double *V)
+{
+    for (int i = 0; V && i < n * n; ++i)
+        V[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
+    double total = 0.0;
+    for (int i = 0; i < n * n; ++i)
+        total += A[i] * A[i];
+    const int m = n + (n & 1); /* players of the round robin, one a bye when n is odd */
+    for (int sweep = 0; sweep < JACOBI_SWEEPS; ++sweep) {
+        double off = 0.0;
+        for (int p = 0; p < n; ++p)
+            for (int q = p + 1; q < n; ++q)
+                off += A[p * n + q] * A[p * n + q];
+        if (!(off > JACOBI_TOLERANCE * JACOBI_TOLERANCE * total))
+            return;
+        int order[6] = {0, 1, 2, 3, 4, 5}, pairs[3][2];
+        for (int round = 0; round < m - 1; ++round) {
+            jacobi_rotation g[3];
+            const int count = round_robin(order, m, n, pairs);
+            for (int k = 0; k < count; ++k)
+                g[k] = jacobi_plane(A, n, pairs[k][0], pairs[k][1]);
+            for (int k = 0; k < count; ++k)
+                jacobi_apply(A, n, V, &g[k]);
+        }
+    }
+}
+
+int rd_impedance_damping(int r, const double *K, const double *Lambda, double zeta, double *D)
+{
+    if (r < 1 || r > 6)
+        return RD_BAD_SIZE;
+    if (!rd_finite(K, r * r) || !rd_finite(Lambda, r * r) || !isfinite(zeta))
+        return RD_BAD_INPUT;
+    double L[36], X[36], S[36], U[36], B[36], g[6];
+    memcpy(L, Lambda, sizeof(double) * r * r);
+    if (rd_cholesky(L, r) != RD_OK) /* Lambda = L L^T, L in the lower triangle */
+        return RD_NOT_POSITIVE_DEFINITE;
+    for (int c = 0; c < r; ++c) /* X = L^-1, lower triangular: column c by forward substitution */
+        for (int i = 0; i < r; ++i) {
+            double x = i == c ? 1.0 : 0.0;
+            for (int k = c; k < i; ++k)
+                x -= L[i * r + k] * X[k * r + c];
+            X[i * r + c] = i < c ? 0.0 : x / L[i * r + i];
+        }
+    for (int i = 0; i < r; ++i) /* S = X K X^T, symmetric */
+        for (int j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (int a = 0; a <= i; ++a)
+                for (int b = 0; b <= j; ++b)
+                    s += X[i * r + a] * K[a * r + b] * X[j * r + b];
+            S[i * r + j] = S[j * r + i] = s;
+        }
+    jacobi_eigen(S, r, U); /* S = U diag(w^2) U^T */
+    for (int k = 0; k < r; ++k)
+        g[k] = 2.0 * zeta * sqrt(S[k * r + k] > 0.0 ? S[k * r + k] : 0.0);
+    for (int i = 0; i < r; ++i) /* B = L U */
+        for (int k = 0; k < r; ++k) {
+            double s = 0.0;
+            for (int a = 0; a <= i; ++a)
+                s += L[i * r + a] * U[a * r + k];
+            B[i * r + k] = s;
+        }
+    for (int i = 0; i < r; ++i) /* D = B diag(2 zeta w) B^T */
+        for (int j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (int k = 0; k < r; ++k)
+                s += B[i * r + k] * g[k] * B[j * r + k];
+            D[i * r + j] = D[j * r + i] = s;
+        }
+    return rd_finite(D, r * r) ? RD_OK : RD_BAD_OUTPUT;
+}
+
+/* The rotation of rows p and q of X (nq each) that makes them orthogonal, as jacobi_plane's for X X^T;
+ * c = 1, s = 0 when their cosine is within nq JACOBI_TOLERANCE of 0 already (the rounding of a dot
+ * product of nq terms, which a tighter bound could never pass). */
+static jacobi_rotation rows_plane(const double *X, int nq, int p, int q)
+{
+    jacobi_rotation g = {p, q, 0.0, 1.0, 0.0, 0.0};
+    const double *xp = X + p * nq, *xq = X + q * nq;
+    double alpha = 0.0, beta = 0.0, gamma = 0.0;
+    for (int a = 0; a < nq; ++a)
+        alpha += xp[a] * xp[a], beta += xq[a] * xq[a], gamma += xp[a] * xq[a];
+    if (!(fabs(gamma) > nq * JACOBI_TOLERANCE * sqrt(alpha * beta))) /* above the dot product's rounding */
+        return g;
+    const double theta = (beta - alpha) / (2.0 * gamma);
+    g.t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+    g.c = 1.0 / sqrt(g.t * g.t + 1.0), g.s = g.t * g.c;
+    return g;
+}
+
+/* The smallest singular value of J (r x nq, r <= nq, r <= 6), 0 for r > nq (a task direction that no
+ * joint moves): Jacobi rotations of the rows of a copy X of J (one-sided, Hestenes 1958; in jacobi_eigen's
+ * round-robin order), which diagonalize X X^T = J J^T implicitly: when the rows are orthogonal their norms
+ * are the singular values, each to its own relative precision (the eigenvalues of J J^T formed explicitly
+ * would lose the small ones' digits). X: r x nq scratch. */
+static double smallest_singular_value(const double *J, int r, int nq, double *X)
+{
+    if (r > nq)
+        return 0.0;
+    memcpy(X, J, sizeof(double) * r * nq);
+    const int m = r + (r & 1);
+    for (int sweep = 0, rotated = 1; rotated && sweep < JACOBI_SWEEPS; ++sweep) {
+        int order[6] = {0, 1, 2, 3, 4, 5}, pairs[3][2];
+        rotated = 0;
+        for (int round = 0; round < m - 1; ++round) {
+            jacobi_rotation g[3];
+            const int count = round_robin(order, m, r, pairs);
+            for (int k = 0; k < count; ++k)
+                g[k] = rows_plane(X, nq, pairs[k][0], pairs[k][1]);
+            for (int k = 0; k < count; ++k) {
+                double *xp = X + g[k].p * nq, *xq = X + g[k].q * nq;
+                const double c = g[k].c, s = g[k].s;
+                rotated |= g[k].t != 0.0;
+                for (int a = 0; g[k].t != 0.0 && a < nq; ++a) {
+                    const double u = xp[a], v = xq[a];
+                    xp[a] = c * u - s * v, xq[a] = s * u + c * v;
+                }
+            }
+        }
+    }
+    double low = INFINITY;
+    for (int k = 0; k < r; ++k) {
+        double sq = 0.0;
+        for (int a = 0; a < nq; ++a)
+            sq += X[k * nq + a] * X[k * nq + a];
+        low = sq < low ? sq : low;
+    }
+    return sqrt(low);
+}
+
+/* 1 when every singular value of J (r x nq) exceeds thr > 0: J J^T - thr^2 1 has a Cholesky factor (r <= nq;
+ * a cheap test that spares the rotations of smallest_singular_value away from singular poses). */
+static int singular_values_above(const double *J, int r, int nq, double thr)
+{
+    if (r > nq)
+        return 0;
+    double G[36];
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (int a = 0; a < nq; ++a)
+                s += J[i * nq + a] * J[j * nq + a];
+            G[i * r + j] = i == j ? s - thr * thr : s;
+        }
+    return rd_cholesky(G, r) == RD_OK;
+}
+
+/* The rotation vector w (axis * angle, angle in [0, pi]) of R (3 x 3 row-major), as
+ * robot_dynamics.spatial.log_so3: theta = atan2(|vee(R - R^T)| / 2, (tr R - 1) / 2); below pi/2 the
+ * axis is vee / (2 sin theta), above it comes from the symmetric part, exact up to pi. */
+static void log_so3(const double R[9], double w[3])
+{
+    const double vee[3] = {R[7] - R[5], R[2] - R[6], R[3] - R[1]};
+    const double sin_t = 0.5 * sqrt(vee[0] * vee[0] + vee[1] * vee[1] + vee[2] * vee[2]);
+    const double cos_t = 0.5 * (R[0] + R[4] + R[8] - 1.0);
+    const double theta = atan2(sin_t, cos_t);
+    const double factor = theta < 1e-6 ? 0.5 + theta * theta / 12.0 : theta / (2.0 * (sin_t == 0.0 ? 1.0 : sin_t));
+    for (int a = 0; a < 3; ++a)
+        w[a] = factor * vee[a];
+    if (!(theta > HALF_PI))
+        return;
+    double S[9]; /* (R + R^T) / 2 - cos(theta) 1 = (1 - cos(theta)) a a^T */
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+            S[3 * a + b] = (0.5 * (R[3 * a + b] + R[3 * b + a]) - (a == b ? cos_t : 0.0)) / (1.0 - cos_t);
+    int k = 0;
+    for (int a = 1; a < 3; ++a)
+        k = S[4 * a] > S[4 * k] ? a : k;
+    const double norm = sqrt(S[4 * k] > 1e-300 ? S[4 * k] : 1e-300);
+    double axis[3], dot = 0.0;
+    for (int a = 0; a < 3; ++a)
+        axis[a] = S[3 * k + a] / norm, dot += axis[a] * vee[a];
+    const double sign = dot < 0.0 ? -1.0 : 1.0;
+    for (int a = 0; a < 3; ++a)
+        w[a] = sign * axis[a] * theta;
+}
+
+/* The pose error [p_d - p; log(R_d R^T)] (6) [m, rad] in base axes of T (4 x 4) against Td. */
+static void pose_error(const double Td[16], const double T[16], double e[6])
+{
+    double R[9];
+    for (int a = 0; a < 3; ++a) {
+        e[a] = Td[4 * a + 3] - T[4 * a + 3];
+        for (int b = 0; b < 3; ++b)
+            R[3 * a + b] = Td[4 * a] * T[4 * b] + Td[4 * a + 1] * T[4 * b + 1] + Td[4 * a + 2] * T[4 * b + 2];
+    }
+    log_so3(R, e + 3);
+}
+
+static int positive(double x) { return isfinite(x) && x > 0.0; }
+static int limit(double x) { return !isnan(x) && x > 0.0; } /* > 0, INFINITY allowed */
+
+static int all_at_least(const double *x, int n, double low)
+{
+    for (int j = 0; j < n; ++j)
+        if (!(isfinite(x[j]) && x[j] >= low))
+            return 0;
+    return 1;
+}
+
+/* The options hold what rd_compliant_control expects of them (r: the task's rows). */
+static int options_valid(const rd_model *m, const rd_compliant_options *o, int r)
+{
+    const rd_task *t = &o->task;
+    const int impedance = o->law == RD_CARTESIAN_IMPEDANCE;
+    if (!(impedance || o->law == RD_OPERATIONAL_SPACE) || t->frame < 0 || t->frame >= m->nf ||
+        t->reference != RD_LOCAL_WORLD_ALIGNED || t->rows < 0 || t->rows > RD_TASK_ALL_ROWS || !isfinite(t->damping) ||
+        t->damping < 0.0 || !o->kp || !o->null_stiffness || !o->posture || (!impedance && !o->kd))
+        return 0;
+    for (int k = 0; impedance && k < r; ++k) /* the impedance's stiffness > 0, the other law's gains >= 0 */
+        if (!positive(o->kp[k]))
+            return 0;
+    if (impedance ? !positive(o->damping_ratio) : !(all_at_least(o->kp, r, 0.0) && all_at_least(o->kd, r, 0.0)))
+        return 0;
+    return all_at_least(o->null_stiffness, m->nq, 0.0) && rd_finite(o->posture, m->nq) &&
+           positive(o->null_damping_ratio) && limit(o->max_force) && limit(o->max_moment) &&
+           limit(o->max_torque_rate) && isfinite(o->singular_threshold) && o->singular_threshold >= 0.0;
+}
+
+/* The input finite where the law reads it (the rate limit's tau_prev only when it applies). */
+static int input_finite(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in)
+{
+    const int nq = m->nq;
+    if (!in->q || !in->qd || !in->pose || !in->twist || (o->law == RD_OPERATIONAL_SPACE && !in->accel))
+        return 0;
+    return rd_finite(in->q, nq) && rd_finite(in->qd, nq) && rd_finite(in->pose, 16) && rd_finite(in->twist, 6) &&
+           (o->law != RD_OPERATIONAL_SPACE || rd_finite(in->accel, 6)) && !isnan(in->dt) &&
+           (!in->tau_prev || !(in->dt > 0.0) || rd_finite(in->tau_prev, nq));
+}
+
+/* What a tick's wrench reads: the task rows, their index, J (r x nq), Lambda (r x r), the pose T, Jdot qd. */
+typedef struct {
+    int r, index[6];
+    const double *J, *Lambda, *T, *bias;
+} task_state;
+
+/* The task wrench F (r) of the law, before its saturation. RD_OK or rd_impedance_damping's status. */
+static int task_wrench(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in,
+                       const task_state *s, double F[6])
+{
+    const int nq = m->nq, r = s->r;
+    double full[6], e[6], ed[6];
+    pose_error(in->pose, s->T, full);
+    for (int k = 0; k < r; ++k) {
+        double v = 0.0;
+        for (int a = 0; a < nq; ++a)
+            v += s->J[k * nq + a] * in->qd[a];
+        e[k] = full[s->index[k]], ed[k] = in->twist[s->index[k]] - v;
+    }
+    if (o->law == RD_CARTESIAN_IMPEDANCE) { /* F = K e + D e_dot */
+        double K[36] = {0.0}, D[36];
+        for (int k = 0; k < r; ++k)
+            K[k * r + k] = o->kp[k];
+        const int st = rd_impedance_damping(r, K, s->Lambda, o->damping_ratio, D);
+        if (st != RD_OK)
+            return st;
+        for (int i = 0; i < r; ++i) {
+            double f = o->kp[i] * e[i];
+            for (int j = 0; j < r; ++j)
+                f += D[i * r + j] * ed[j];
+            F[i] = f;
+        }
+        return RD_OK;
+    }
+    double x[6]; /* F = Lambda (accel_d + Kd e_dot + Kp e - Jdot qd) */
+    for (int k = 0; k < r; ++k)
+        x[k] = in->accel[s->index[k]] + o->kd[k] * ed[k] + o->kp[k] * e[k] - s->bias[k];
+    for (int i = 0; i < r; ++i) {
+        double f = 0.0;
+        for (int j = 0; j < r; ++j)
+            f += s->Lambda[i * r + j] * x[j];
+        F[i] = f;
+    }
+    return RD_OK;
+}
+
+/* F's force rows (index < 3) scaled to a norm of at most max_force, its moment rows to max_moment. */
+static void saturate_wrench(const rd_compliant_options *o, const task_state *s, double F[6])
+{
+    for (int part = 0; part < 2; ++part) {
+        const double cap = part ? o->max_moment : o->max_force;
+        double sq = 0.0;
+        for (int k = 0; k < s->r; ++k)
+            sq += (s->index[k] >= 3) == part ? F[k] * F[k] : 0.0;
+        const double norm = sqrt(sq);
+        if (norm > cap)
+            for (int k = 0; k < s->r; ++k)
+                F[k] = (s->index[k] >= 3) == part ? F[k] * (cap / norm) : F[k];
+    }
+}
+
+/* tau (holding rnea(q, qd, 0)) += J^T F + N tau_0, tau_0 = K_n (q_n - q) - 2 zeta_n sqrt(K_n A_jj) qd;
+ * then the rate limit. */
+static void compliant_torques(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in,
+                          const task_state *s, const double F[6], double *tau, rd_work *w)
+{
+    const int nq = m->nq;
+    double *tau0 = w->c0;
+    for (int j = 0; j < nq; ++j) {
+        const double k = o->null_stiffness[j];
+        tau0[j] = k * (o->posture[j] - in->q[j]) - 2.0 * o->null_damping_ratio * sqrt(k * w->cA[j]) * in->qd[j];
+    }
+    for (int a = 0; a < nq; ++a) {
+        double jf = 0.0, n0 = 0.0;
+        for (int k = 0; k < s->r; ++k)
+            jf += s->J[k * nq + a] * F[k];
+        for (int b = 0; b < nq; ++b)
+            n0 += w->cN[a * nq + b] * tau0[b];
+        tau[a] = jf + tau[a] + n0;
+    }
+    if (in->tau_prev && isfinite(o->max_torque_rate) && in->dt > 0.0) {
+        const double step = o->max_torque_rate * in->dt;
+        for (int j = 0; j < nq; ++j) {
+            const double lo = in->tau_prev[j] - step, hi = in->tau_prev[j] + step;
+            tau[j] = tau[j] < lo ? lo : tau[j] > hi ? hi : tau[j];
+        }
+    }
+}
+
+/* A = rd_crba's into w->H, its diagonal into w->cA, then its Cholesky factor in w->H. */
+static int factor_inertia(const rd_model *m, const double *q, rd_work *w)
+{
+    const int nq = m->nq;
+    const int st = rd_crba(m, q, w->H, w);
+    if (st != RD_OK)
+        return st;
+    for (int j = 0; j < nq; ++j)
+        w->cA[j] = w->H[j * nq + j];
+    return rd_cholesky(w->H, nq) == RD_OK ? RD_OK : RD_NOT_POSITIVE_DEFINITE;
+}
+
+int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in, double *tau,
+                         rd_compliant_info *info, rd_work *w)
+{
+    if (!m || !o || !in || !tau || !w)
+        return RD_BAD_SIZE;
+    task_state s;
+    s.r = rd_task_rows(o->task.rows, s.index);
+    if (!options_valid(m, o, s.r))
+        return RD_BAD_SIZE;
+    if (!input_finite(m, o, in))
+        return RD_BAD_INPUT;
+    const int nq = m->nq, osc = o->law == RD_OPERATIONAL_SPACE;
+    double T[16], bias[6], Lambda[36], F[6];
+    rd_task t = o->task;
+    t.damping = 0.0;
+    const rd_input state = {in->q, in->qd, NULL, NULL, NULL, 0};
+    const rd_task_space_out kinematics = {T, w->tJ, NULL, osc ? bias : NULL, NULL, NULL, NULL};
+    int st = rd_task_space(m, &state, &t, &kinematics, w); /* T, J and (operational space) Jdot qd */
+    if (st == RD_OK)
+        st = factor_inertia(m, in->q, w);
+    if (st != RD_OK)
+        return st;
+    const double thr = o->singular_threshold; /* s_min computed where it decides: below the threshold */
+    const int near = thr > 0.0 && !singular_values_above(w->tJ, s.r, nq, thr);
+    const double s_min = near ? smallest_singular_value(w->tJ, s.r, nq, w->tY) : INFINITY;
+    const int singular = s_min < thr;
+    const double lam2 = singular ? o->task.damping * o->task.damping * (1.0 - (s_min / thr) * (s_min / thr)) : 0.0;
+    t.damping = sqrt(lam2);
+    if (info)
+        info->s_min = s_min, info->lambda = t.damping, info->singular = singular;
+    const rd_task_space_out dynamics = {NULL, NULL, NULL, NULL, Lambda, NULL, w->cN};
+    if ((st = rd_task_operational(m, &t, w->tJ, s.r, &dynamics, w)) != RD_OK)
+        return st;
+    s.J = w->tJ, s.Lambda = Lambda, s.T = T, s.bias = bias;
+    if ((st = task_wrench(m, o, in, &s, F)) != RD_OK)
+        return st == RD_BAD_INPUT ? RD_BAD_OUTPUT : st;
+    saturate_wrench(o, &s, F);
+    const rd_input rest = {in->q, in->qd, w->zero, NULL, NULL, 0};
+    const rd_options friction = {NULL, 1, 0.0};
+    if ((st = rd_rnea(m, &rest, &friction, tau, w)) != RD_OK) /* C qd + g + the friction */
+        return st;
+    compliant_torques(m, o, in, &s, F, tau, w);
+    return rd_finite(tau, nq) ? RD_OK : RD_BAD_OUTPUT;
+}
