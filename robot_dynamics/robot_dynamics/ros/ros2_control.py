@@ -308,8 +308,10 @@ def controllers_yaml(
             manager[COLLISION_MONITOR_CONTROLLER] = {"type": COLLISION_MONITOR_PLUGIN}
             params[COLLISION_MONITOR_CONTROLLER] = {"ros__parameters": {
                 "joints": names, "robot_model": texts[COLLISION_MONITOR_CONTROLLER]}}
-            ct = params[COMPUTED_TORQUE_CONTROLLER]["ros__parameters"]
-            ct["command_joints"] = [f"{COLLISION_MONITOR_CONTROLLER}/{j}" for j in names]
+            # computed torque writes the monitor's reference interfaces instead of the hardware
+            params[COMPUTED_TORQUE_CONTROLLER] = {"ros__parameters": {
+                "joints": names, "robot_model": texts[COMPUTED_TORQUE_CONTROLLER],
+                "command_joints": [f"{COLLISION_MONITOR_CONTROLLER}/{j}" for j in names]}}
         manager[TRAJECTORY_CONTROLLER] = {"type": "joint_trajectory_controller/JointTrajectoryController"}
         params[TRAJECTORY_CONTROLLER] = {"ros__parameters": {
             "joints": names,  # its state: the hardware's <joint>/position and /velocity
