@@ -57,12 +57,14 @@ class TestArmCollision(ArmProbe):
 
     def setUp(self):
         import robot_dynamics as rd
-        from robot_dynamics_interfaces.msg import CollisionEvent
+        from robot_dynamics_interfaces.msg import CollisionEvent, ControllerState
         from sensor_msgs.msg import JointState
 
         super().setUp()
         self.model = rd.load_robot("iiwa14")
-        self.events, self.torques = [], []
+        self.events, self.torques, self.monitor_states = [], [], []
+        self.node.create_subscription(ControllerState, f"{MONITOR}/controller_state", self.monitor_states.append,
+                                      100)
         self.node.create_subscription(CollisionEvent, f"{MONITOR}/collision", self.events.append, 10)
         self.node.create_subscription(JointState, f"{MONITOR}/external_torque", self.torques.append, 100)
         self.push_publisher = self.node.create_publisher(JointState, PUSH_TOPIC, 10)
@@ -98,6 +100,12 @@ class TestArmCollision(ArmProbe):
         rest = self.at_rest()
         self.spin_for(1.0)
         self.assertEqual(self.events, [], "an alarm before the push")
+        # the monitor publishes its state as every controller of the package does
+        self.assertTrue(self.spin_until(lambda: len(self.monitor_states) > 0, 10.0),
+                        f"nothing on {MONITOR}/controller_state")
+        self.assertEqual(list(self.monitor_states[-1].joint_names), list(self.model.joint_names))
+        self.assertEqual(len(self.monitor_states[-1].effort), self.model.nq)
+        self.assertFalse(self.monitor_states[-1].fault, self.monitor_states[-1].fault_reason)
         self.assertGreater(len(self.torques), 10, "no ~/external_torque")
         quiet = max(abs(e) for m in self.torques[-20:] for e in m.effort)
         self.assertLess(quiet, 0.5, "the residual at rest under the computed-torque controller [N m]")

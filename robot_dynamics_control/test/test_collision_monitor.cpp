@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -269,6 +270,63 @@ TEST_F(CollisionMonitor, ANanReferenceIsTheStopBehaviourAndAnUnknownReactionIsRe
   loop.cycle();
   loop.cycle();
   EXPECT_GE(loop.c().threshold()[0], 0.02 * loop.c().core().limit[0]) << "the default: 2 % of the effort limit";
+}
+
+TEST_F(CollisionMonitor, DeactivationAndAFaultHoldTheArm)
+{
+  // a fault (an infinite position) holds the gravity torque of the last valid pose; deactivation
+  // writes the gravity torque of the pose it finds
+  Loop loop("");
+  for (int k = 0; k < 20; ++k) {
+    loop.cycle();
+  }
+  const std::vector<double> valid = loop.sim.hw->positions();
+  const auto held = loop.gravity();
+  std::vector<double> bad = valid;
+  bad[3] = std::numeric_limits<double>::infinity();
+  loop.monitor.set_state(bad, std::vector<double>(6, 0.0));
+  ASSERT_EQ(loop.monitor.update(2.0), controller_interface::return_type::OK);
+  EXPECT_NE(loop.c().core().status() & robot_dynamics_control::TICK_FAULT, 0);
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_NEAR(loop.monitor.command_values[i], held[i], 1e-9 * (1.0 + std::abs(held[i]))) << "joint " << i + 1;
+  }
+  loop.monitor.set_state(valid, std::vector<double>(6, 0.2));
+  loop.monitor.deactivate();
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_NEAR(loop.monitor.command_values[i], held[i], 1e-9 * (1.0 + std::abs(held[i]))) << "joint " << i + 1;
+  }
+}
+
+TEST_F(CollisionMonitor, NanInfAndWrongLengthParametersAreRefused)
+{
+  Loop loop("");
+  auto node = loop.monitor.controller->get_node();
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("gain", std::vector<double>{nan})).successful);
+  EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("gain", std::vector<double>{inf})).successful);
+  EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("thresholds", std::vector<double>{inf})).successful);
+  EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("relative", std::vector<double>{nan})).successful);
+  EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("hold_damping", std::vector<double>{nan})).successful);
+  EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("hold_damping", std::vector<double>{1.0, 2.0})).successful);
+  EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("thresholds", std::vector<double>{1.0, 2.0, 3.0})).successful);
+  EXPECT_TRUE(node->set_parameter(rclcpp::Parameter("hold_damping", std::vector<double>(6, 2.0))).successful);
+  loop.cycle();
+  EXPECT_EQ(loop.c().core().status() & robot_dynamics_control::TICK_FAULT, 0) << "a refused value changed nothing";
+}
+
+TEST_F(CollisionMonitor, EffortReferencesBeyondTheLimitsAreClipped)
+{
+  // the monitor's references are efforts: a reference past a joint's effort limit is written at
+  // the limit (positions and velocities are the commanding controller's references, clamped there)
+  Loop loop("");
+  loop.monitor.set_state(loop.sim.hw->positions(), loop.sim.hw->velocities());
+  for (size_t i = 0; i < 6; ++i) {
+    loop.monitor.references[i]->set_value(i % 2 ? -1e6 : 1e6);
+  }
+  ASSERT_EQ(loop.monitor.update(1.0), controller_interface::return_type::OK);
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(std::abs(loop.monitor.command_values[i]), loop.c().core().limit[i]) << "joint " << i + 1;
+  }
 }
 
 }  // namespace
