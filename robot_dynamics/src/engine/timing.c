@@ -258,6 +258,16 @@ static int check_points(const rd_topp_problem *p, const rd_topp_result *r, int i
     return count;
 }
 
+/* q' (nq) at the quarter point e / 4 (e = 0..4) of segment i: the grid's at the ends, the quarter
+ * coefficients' inside. */
+static const double *quarter_dq(const rd_topp_problem *p, const topp_arrays *A, int i, int e)
+{
+    const int nq = p->nq;
+    if (e == 0 || e == 4)
+        return p->dq + (size_t)(i + e / 4) * nq;
+    return A->quarter + ((size_t)3 * i + e - 1) * (3 * p->m + nq) + 3 * p->m;
+}
+
 /* The largest value on [0, 1] of the parabola through A at 0 and B at 1 that rises `rise` above its
  * chord at 1/2 (rise >= 0): A + (B - A) t + 4 rise t (1 - t). */
 static double parabola_peak(double A, double B, double rise)
@@ -275,7 +285,7 @@ static double parabola_peak(double A, double B, double rise)
  * peak of a speed that a convex bound and a linear x make between two checked points is inside it. */
 static double velocity_bound(const rd_topp_problem *p, const topp_arrays *A, const rd_topp_result *r, int i)
 {
-    const int m = p->m, nq = p->nq, L = 3 * m + nq;
+    const int nq = p->nq;
     const double u = r->u[i], d = p->s[i + 1] - p->s[i];
     double peak = 0.0;
     for (int j = 0; j < nq; ++j) {
@@ -283,9 +293,7 @@ static double velocity_bound(const rd_topp_problem *p, const topp_arrays *A, con
             continue;
         double rho[5];
         for (int e = 0; e <= 4; ++e) {
-            const double *dq = e == 0 ? p->dq + (size_t)i * nq : e == 4 ? p->dq + (size_t)(i + 1) * nq
-                                                               : A->quarter + ((size_t)3 * i + e - 1) * L + 3 * m;
-            const double v = dq[j] * A->inv_vmax[j], x = e == 4 ? r->x[i + 1] : r->x[i] + 0.5 * e * d * u;
+            const double v = quarter_dq(p, A, i, e)[j] * A->inv_vmax[j], x = e == 4 ? r->x[i + 1] : r->x[i] + 0.5 * e * d * u;
             rho[e] = v * v * MAX(x, 0.0);
         }
         double bend = 0.0, top = rho[0];
@@ -444,12 +452,9 @@ static void midpoints(const rd_topp_problem *p, topp_arrays *A)
  * returns the largest second difference of them (0 where one is infinite). */
 static double joint_xmax(const rd_topp_problem *p, const topp_arrays *A, int i, int j, double xm[5])
 {
-    const int m = p->m, nq = p->nq, L = 3 * m + nq;
     int finite = 1;
     for (int e = 0; e <= 4; ++e) {
-        const double *dq = e == 0 ? p->dq + (size_t)i * nq : e == 4 ? p->dq + (size_t)(i + 1) * nq
-                                                           : A->quarter + ((size_t)3 * i + e - 1) * L + 3 * m;
-        const double c = dq[j] * A->inv_vmax[j];
+        const double c = quarter_dq(p, A, i, e)[j] * A->inv_vmax[j];
         xm[e] = c != 0.0 ? 1.0 / (c * c) : INFINITY;
         finite = finite && c != 0.0;
     }
