@@ -110,6 +110,9 @@ std::shared_ptr<EngineModel> EngineModel::from_text(const std::string & text)
     self->position_upper_.push_back(m.position_upper[k]);
     self->velocity_limits_.push_back(m.velocity_limit[k]);
   }
+  if (m.frame_name != nullptr) {
+    self->frame_names_.assign(m.frame_name, m.frame_name + m.nf);
+  }
   // The first line: "robot_dynamics-engine-model 1 <robot name>"
   std::istringstream first(text.substr(0, text.find('\n')));
   std::string tag, version;
@@ -134,6 +137,20 @@ std::vector<int> EngineModel::indices_of(const std::vector<std::string> & names)
     out.push_back(k);
   }
   return out;
+}
+
+int EngineModel::frame_index(const std::string & name) const
+{
+  const int k = rd_frame_index(&model_, name.c_str());
+  if (k < 0) {
+    if (frame_names_.empty()) {
+      throw std::runtime_error(
+        "Invalid frame name '" + name + "': the model text names no frames (no frame_names line); make it "
+        "again with `robot-dynamics engine-model`");
+    }
+    throw std::runtime_error("Invalid frame name '" + name + "'. Valid names: " + format_names(frame_names_));
+  }
+  return k;
 }
 
 }  // namespace robot_dynamics_control

@@ -68,6 +68,54 @@ TEST(EngineModel, UnknownJointNamesTheValidOnes)
   EXPECT_NE(e.find("['joint1', 'joint2', 'joint3', 'joint4', 'joint5', 'joint6']"), std::string::npos) << e;
 }
 
+TEST(EngineModel, FramesByNameInTheModelsFrameOrder)
+{
+  // the iiwa14's links, base first, as `robot-dynamics engine-model` writes them (frame_names)
+  const auto m = EngineModel::from_text(
+    engine_model_text(read_text(robot_file("urdf/iiwa14.urdf")), "", "--strict"));
+  const std::vector<std::string> links = {
+    "iiwa_link_0", "iiwa_link_1", "iiwa_link_2", "iiwa_link_3", "iiwa_link_4",
+    "iiwa_link_5", "iiwa_link_6", "iiwa_link_7", "iiwa_link_ee"};
+  ASSERT_EQ(m->model().nf, 9);
+  EXPECT_EQ(m->frame_names(), links);
+  for (int k = 0; k < 9; ++k) {
+    EXPECT_EQ(m->frame_index(links[static_cast<size_t>(k)]), k);
+    EXPECT_EQ(rd_frame_index(&m->model(), links[static_cast<size_t>(k)].c_str()), k);
+  }
+  EXPECT_EQ(rd_frame_index(&m->model(), "tool0"), -1);
+  EXPECT_EQ(rd_frame_index(&m->model(), nullptr), -1);
+  // the index is the frame the engine places: the tool frame 1.306 m above the base at q = 0 (the
+  // URDF's joint origins 0.1575 + 0.2025 + 0.2045 + 0.2155 + 0.1845 + 0.2155 + 0.081 + 0.045)
+  std::vector<double> q(7, 0.0);
+  double T[16];
+  rd_body_poses(&m->model(), q.data(), &m->work());
+  rd_frame_pose(&m->model(), &m->work(), m->frame_index("iiwa_link_ee"), T);
+  EXPECT_NEAR(T[3], 0.0, 1e-9);
+  EXPECT_NEAR(T[7], 0.0, 1e-9);
+  EXPECT_NEAR(T[11], 1.306, 1e-9);
+  const std::string e = error_of([&] { m->frame_index("tool0"); });
+  EXPECT_NE(e.find("'tool0'"), std::string::npos) << e;
+  EXPECT_NE(e.find("['iiwa_link_0', 'iiwa_link_1', "), std::string::npos) << e;
+  EXPECT_NE(e.find("'iiwa_link_ee']"), std::string::npos) << e;
+}
+
+TEST(EngineModel, ATextWithoutFrameNamesLoadsWithNone)
+{
+  std::string text = puma_text("", "");
+  const auto at = text.find("\nframe_names ");
+  ASSERT_NE(at, std::string::npos);
+  text.erase(at + 1, text.find('\n', at + 1) - at);
+  ASSERT_EQ(text.find("frame_names"), std::string::npos);
+  const auto m = EngineModel::from_text(text);
+  EXPECT_EQ(m->nq(), 6);
+  EXPECT_TRUE(m->frame_names().empty());
+  EXPECT_EQ(rd_frame_index(&m->model(), "tool0"), -1);
+  const std::string e = error_of([&] { m->frame_index("tool0"); });
+  EXPECT_NE(e.find("'tool0'"), std::string::npos) << e;
+  EXPECT_NE(e.find("names no frames"), std::string::npos) << e;
+  EXPECT_EQ(EngineModel::from_text(puma_text("", ""))->frame_index("tool0"), 7);
+}
+
 TEST(EngineModel, BadTextGivesTheParsersReason)
 {
   const std::string e = error_of([] { EngineModel::from_text("not a model\n"); });

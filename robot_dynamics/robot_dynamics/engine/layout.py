@@ -21,7 +21,7 @@ side derives every size from nb, nq, nr, nf and checks each field's length:
 
 The field list is written once, in ``engine.h`` (``RD_MODEL_FIELDS``); the engine exposes it as
 ``FIELDS`` and :func:`pack` must give exactly those. :func:`model_text` writes the same fields as
-the engine's text form (``rd_model_parse``), with the joint names and effort limits: the way C
+the engine's text form (``rd_model_parse``), with the joint names, limits and frame names: the way C
 and C++ users (the ros2_control plugins of robot_dynamics_control) load a model that this
 package read from its URDF and drive-train YAML, with no second parser.
 """
@@ -104,20 +104,24 @@ def model_text(model: RobotModel) -> str:
     """The engine's text form of ``model`` (engine.h, ``rd_model_parse``): the first line
     ``robot_dynamics-engine-model 1 <name>``, the sizes, ``joint_names``, ``effort_limit`` [N m or N]
     (``inf``: none), ``position_lower``, ``position_upper`` [rad or m] and ``velocity_limit``
-    [rad/s or m/s] (``-inf``, ``inf`` or ``nan``: none) and every field of :func:`pack` as ``<name> <count> <values>``, each double
-    written so that C reads back the same bits.
+    [rad/s or m/s] (``-inf``, ``inf`` or ``nan``: none), ``frame_names`` (nf: the description's
+    links in the model's frame order, ``model.frame_names``, base first; the engine's
+    ``rd_frame_index`` and ros2_control's frame parameters name frames by them) and every field of
+    :func:`pack` as ``<name> <count> <values>``, each double written so that C reads back the same bits.
 
     Raises:
-        ModelError: a joint name with white space (the text form separates names by spaces).
+        ModelError: a joint or link name with white space (the text form separates names by spaces).
     """
     from . import engine
     from ..errors import ModelError
 
     fields = pack(model)
     names = list(model.joint_names)
-    for name in names:
-        if not name or any(ch.isspace() for ch in name):
-            raise ModelError(f"Robot {model.name!r}: joint name {name!r} has white space; the engine's text form cannot carry it")
+    frames = list(model.frame_names)
+    for kind, group in (("joint", names), ("link", frames)):
+        for name in group:
+            if not name or any(ch.isspace() for ch in name):
+                raise ModelError(f"Robot {model.name!r}: {kind} name {name!r} has white space; the engine's text form cannot carry it")
     robot = "".join(ch if not ch.isspace() else "_" for ch in str(model.name)) or "robot"
     lines = [f"{TEXT_MAGIC} {TEXT_VERSION} {robot}"]
     lines += [f"{key} {int(fields[key])}" for key in ("nb", "nq", "nr", "nf", "tree")]
@@ -126,6 +130,7 @@ def model_text(model: RobotModel) -> str:
                         ("position_upper", model.upper), ("velocity_limit", model.velocity_limit)):
         limit = np.asarray(values, dtype=float).reshape(-1)
         lines.append(f"{key} {limit.size} {_values(limit)}".rstrip())
+    lines.append(f"frame_names {len(frames)} {' '.join(frames)}".rstrip())
     for key in engine().FIELDS:
         x = np.asarray(fields[key], dtype=float).reshape(-1)
         lines.append(f"{key} {x.size} {_values(x)}".rstrip())

@@ -95,6 +95,9 @@ typedef struct {
     const double *position_lower;  /* nq */
     const double *position_upper;  /* nq */
     const double *velocity_limit;  /* nq */
+    /* The frames' names in frame order (the description's links, base first), read from the text
+     * form's optional frame_names line; NULL from the fields or from a text without it. */
+    const char *const *frame_name; /* nf */
     void *memory;         /* the one block all of the above live in (rd_model_free) */
 } rd_model;
 
@@ -142,8 +145,10 @@ int rd_model_build(rd_model *m, const rd_model_size *z, const double *const x[RD
  * then one line per entry: "nb|nq|nr|nf|tree <integer>", "joint_names <nq> <name>...",
  * "effort_limit <nq> <value>..." and each field of RD_MODEL_FIELDS as "<name> <count> <value>...",
  * optionally "position_lower", "position_upper" and "velocity_limit" (<nq> values each; absent: no
- * limit), in any order, values as C's strtod reads them (17 significant digits: the same doubles).
- * Builds *m as rd_model_build does, with joint_name and the limits set. Configuration time only. */
+ * limit) and "frame_names <nf> <name>..." (absent: frame_name NULL), in any order, values as C's
+ * strtod reads them (17 significant digits: the same doubles). Names have no white space and fewer
+ * than 256 bytes. Builds *m as rd_model_build does, with joint_name, the limits and frame_name set.
+ * Configuration time only. */
 int rd_model_parse(rd_model *m, const char *text, size_t extra, void **extra_at, char *err, size_t errlen);
 
 /* The sizes of the model of a text form (to size the `extra` of rd_model_parse, e.g. for
@@ -155,6 +160,10 @@ void rd_model_free(rd_model *m);
 
 /* The index of the joint named `name`, or -1 (a parsed model; -1 when it has no names). */
 int rd_joint_index(const rd_model *m, const char *name);
+
+/* The index k of m->frame of the frame named `name`, or -1 (a parsed model with frame names; -1 when
+ * it has none). */
+int rd_frame_index(const rd_model *m, const char *name);
 
 /* The data of one state: name, element type, count (nb bodies, nq joints). One list, from which
  * the struct, its size and its binding to one block of memory are derived. */

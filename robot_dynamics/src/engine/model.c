@@ -48,8 +48,9 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return RD_BAD_INPUT;
 }
 
-/* The block's layout: the structs, then `names` bytes of joint names and their nq pointers plus nq
- * effort limits when `described`, then `extra` bytes. Offsets in off[0..7]; returns the total. */
+/* The block's layout: the structs, then, when `described`, the nq joint name pointers, RD_LIMITS
+ * rows of nq limits and the nf frame name pointers, and `names` bytes of names; then `extra` bytes.
+ * Offsets in off[0..7]; returns the total. */
 /* The description's limits per joint in the text form: effort, position lower and upper, velocity. */
 enum { RD_LIMITS = 4 };
 static const char *const LIMIT_KEYS[RD_LIMITS] = {"effort_limit", "position_lower", "position_upper", "velocity_limit"};
@@ -58,7 +59,8 @@ static size_t layout(const rd_model_size *z, int described, size_t names, size_t
 {
     const size_t sizes[7] = {sizeof(rd_body) * z->nb, sizeof(rd_joint) * z->nq, sizeof(rd_secondary) * z->nr,
                              sizeof(double) * z->nr * z->nq, sizeof(rd_frame) * z->nf,
-                             described ? sizeof(char *) * z->nq + RD_LIMITS * sizeof(double) * z->nq : 0, described ? names : 0};
+                             described ? sizeof(char *) * z->nq + RD_LIMITS * sizeof(double) * z->nq + sizeof(char *) * z->nf : 0,
+                             described ? names : 0};
     size_t total = 0;
     for (int k = 0; k < 7; ++k) {
         off[k] = total;
@@ -177,8 +179,8 @@ static int fill(rd_model *m, const double *const x[RD_FIELD_COUNT], char *err, s
 
 /* A model's block as place() lays it out: what it holds besides the structs, and where its parts lie. */
 typedef struct {
-    int described;   /* 1: the description's joint names and limits too (rd_model_parse) */
-    size_t names;    /* bytes of the joint names */
+    int described;   /* 1: the description's joint names, limits and frame names too (rd_model_parse) */
+    size_t names;    /* bytes of the joint and frame names */
     size_t extra;    /* bytes at the end for the caller, 64-byte aligned */
     void **extra_at; /* where those start (NULL: not asked) */
     size_t off[8];   /* the parts' offsets (layout), then from the block's start */
@@ -232,15 +234,20 @@ void rd_model_free(rd_model *m)
     memset(m, 0, sizeof *m);
 }
 
-int rd_joint_index(const rd_model *m, const char *name)
+/* The index of `name` among n names, or -1 (no names, or none matches). */
+static int name_index(const char *const *names, int n, const char *name)
 {
-    if (!m->joint_name || !name)
+    if (!names || !name)
         return -1;
-    for (int k = 0; k < m->nq; ++k)
-        if (strcmp(m->joint_name[k], name) == 0)
+    for (int k = 0; k < n; ++k)
+        if (strcmp(names[k], name) == 0)
             return k;
     return -1;
 }
+
+int rd_joint_index(const rd_model *m, const char *name) { return name_index(m->joint_name, m->nq, name); }
+
+int rd_frame_index(const rd_model *m, const char *name) { return name_index(m->frame_name, m->nf, name); }
 
 /* -- the text form ----------------------------------------------------------------------------------- */
 
@@ -325,9 +332,9 @@ enum { SZ_NB, SZ_NQ, SZ_NR, SZ_NF, SZ_TREE, SZ_COUNT };
 static const char *const SIZE_KEYS[SZ_COUNT] = {"nb", "nq", "nr", "nf", "tree"};
 
 /* The index of `key` among the fields (0..RD_FIELD_COUNT-1), the extra keys (joint_names:
- * RD_FIELD_COUNT, the limits: RD_FIELD_COUNT + 1 + LIMIT_KEYS' index) or the sizes (SIZES + SZ_*);
- * -1 if unknown. */
-enum { LIMITS_AT = RD_FIELD_COUNT + 1, SIZES = LIMITS_AT + RD_LIMITS, KEYS = SIZES + SZ_COUNT };
+ * RD_FIELD_COUNT, the limits: RD_FIELD_COUNT + 1 + LIMIT_KEYS' index, frame_names: FRAME_NAMES) or
+ * the sizes (SIZES + SZ_*); -1 if unknown. */
+enum { LIMITS_AT = RD_FIELD_COUNT + 1, FRAME_NAMES = LIMITS_AT + RD_LIMITS, SIZES = FRAME_NAMES + 1, KEYS = SIZES + SZ_COUNT };
 static int key_index(const char *key)
 {
     for (int k = 0; k < RD_FIELD_COUNT; ++k)
@@ -335,6 +342,8 @@ static int key_index(const char *key)
             return k;
     if (strcmp(key, "joint_names") == 0)
         return RD_FIELD_COUNT;
+    if (strcmp(key, "frame_names") == 0)
+        return FRAME_NAMES;
     for (int k = 0; k < RD_LIMITS; ++k)
         if (strcmp(key, LIMIT_KEYS[k]) == 0)
             return LIMITS_AT + k;
@@ -380,18 +389,19 @@ static int scan(const char *text, cursor seen[KEYS], int found[KEYS], size_t *na
                 return RD_BAD_INPUT;
             if (!end_of_line(&c))
                 return fail(err, errlen, "model text, line %d: %s: expected one integer", c.line, key);
-        } else if (k == RD_FIELD_COUNT) { /* joint names: their bytes */
+        } else if (k == RD_FIELD_COUNT || k == FRAME_NAMES) { /* joint or frame names: their bytes */
             long n;
             if (read_count(&c, &n, key, err, errlen))
                 return RD_BAD_INPUT;
             char name[256];
-            *names_bytes = 0;
             for (long j = 0; j < n; ++j) {
                 const size_t len = token(&c, name, sizeof name);
                 if (!len || len >= sizeof name)
-                    return fail(err, errlen, "model text, line %d: joint_names: name %ld missing or too long", c.line, j + 1);
+                    return fail(err, errlen, "model text, line %d: %s: name %ld missing or too long", c.line, key, j + 1);
                 *names_bytes += len + 1;
             }
+            if (!end_of_line(&c))
+                return fail(err, errlen, "model text, line %d: %s: more than the %ld names announced", c.line, key, n);
         }
         next_line(&c);
     }
@@ -415,6 +425,24 @@ int rd_model_text_size(const char *text, rd_model_size *z, char *err, size_t err
         return fail(err, errlen, "model text: none given");
     int st = scan(text, seen, found, &names_bytes, z, err, errlen);
     return st == RD_OK ? check_size(z, err, errlen) : st;
+}
+
+/* The frame names of the line at *c (their bytes counted by scan) into `bytes`, which moves past
+ * them, and their nf pointers into name; m->frame_name = name. */
+static int read_frame_names(cursor *c, rd_model *m, char **name, char **bytes, char *err, size_t errlen)
+{
+    long n;
+    if (read_count(c, &n, "frame_names", err, errlen))
+        return RD_BAD_INPUT;
+    if (n != m->nf)
+        return fail(err, errlen, "model text, line %d: frame_names has %ld names, expected nf = %d", c->line, n, m->nf);
+    for (long j = 0; j < n; ++j) {
+        const size_t len = token(c, *bytes, 256);
+        name[j] = *bytes;
+        *bytes += len + 1;
+    }
+    m->frame_name = (const char *const *)name;
+    return RD_OK;
 }
 
 int rd_model_parse(rd_model *m, const char *text, size_t extra, void **extra_at, char *err, size_t errlen)
@@ -448,7 +476,7 @@ int rd_model_parse(rd_model *m, const char *text, size_t extra, void **extra_at,
         st = place(m, &z, &blk, err, errlen);
     if (st == RD_OK)
         st = fill(m, (const double *const *)values, err, errlen);
-    if (st == RD_OK) { /* the description's side: joint names, limits */
+    if (st == RD_OK) { /* the description's side: joint names, limits, frame names */
         char **name = (char **)((char *)m->memory + off[5]);
         double *limits = (double *)(name + m->nq); /* RD_LIMITS rows of nq, LIMIT_KEYS' order */
         char *bytes = (char *)m->memory + off[6];
@@ -488,6 +516,9 @@ int rd_model_parse(rd_model *m, const char *text, size_t extra, void **extra_at,
             if (!(limits[m->nq + j] <= limits[2 * m->nq + j]))
                 st = fail(err, errlen, "model text: joint '%s' has position_lower %g above position_upper %g", name[j],
                           limits[m->nq + j], limits[2 * m->nq + j]);
+        if (st == RD_OK && found[FRAME_NAMES])
+            st = read_frame_names(&seen[FRAME_NAMES], m, (char **)(limits + RD_LIMITS * (size_t)m->nq), &bytes, err,
+                                  errlen);
         m->joint_name = (const char *const *)name;
         m->effort_limit = limits;
         m->position_lower = limits + m->nq;

@@ -163,19 +163,45 @@ static PyObject *model_get_work_bytes(EngineModel *self, void *closure)
     return PyLong_FromSize_t(rd_work_bytes(self->m.nb, self->m.nq));
 }
 
+/* The frames' names of a parsed model's text (its frame_names line), in frame order; () when none. */
+static PyObject *model_get_frame_names(EngineModel *self, void *closure)
+{
+    const int n = self->m.frame_name ? self->m.nf : 0;
+    PyObject *names = PyTuple_New(n);
+    for (int k = 0; names && k < n; ++k) {
+        PyObject *name = PyUnicode_FromString(self->m.frame_name[k]);
+        if (!name) {
+            Py_DECREF(names);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(names, k, name);
+    }
+    return names;
+}
+
 static PyGetSetDef model_getset[] = {
     {"nq", (getter)model_get_nq, NULL, "independent joints", NULL},
     {"nb", (getter)model_get_nb, NULL, "moving bodies", NULL},
     {"tree", (getter)model_get_tree, NULL, "True when the articulated-body recursion applies", NULL},
     {"work_bytes", (getter)model_get_work_bytes, NULL, "bytes of one state's workspace (a Data's block)", NULL},
+    {"frame_names", (getter)model_get_frame_names, NULL, "the frames' names of a parsed text, frame order (): none", NULL},
     {NULL},
 };
 
 /* create_data() -> Data: a workspace of its own for this model (Pinocchio's model.createData()). */
 static PyObject *model_create_data(EngineModel *self, PyObject *unused) { return (PyObject *)rd_module_new_data(&self->m); }
 
+/* frame_index(name) -> int: rd_frame_index, the frame's index or -1 (unknown, or no names). */
+static PyObject *model_frame_index(EngineModel *self, PyObject *arg)
+{
+    const char *name = PyUnicode_AsUTF8(arg);
+    return name ? PyLong_FromLong(rd_frame_index(&self->m, name)) : NULL;
+}
+
 static PyMethodDef model_methods[] = {
     {"create_data", (PyCFunction)model_create_data, METH_NOARGS, "create_data() -> Data: a workspace for this model"},
+    {"frame_index", (PyCFunction)model_frame_index, METH_O,
+     "frame_index(name) -> int: the index of the frame named name, -1 when unknown or the model has no names"},
     {NULL},
 };
 

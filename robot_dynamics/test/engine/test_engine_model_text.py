@@ -141,3 +141,82 @@ def test_strict_records_its_checks_in_a_line_the_parser_skips(tmp_path):
     np.testing.assert_array_equal(limits, model.effort_limit)
     q = np.array([0.1, -0.2, 0.3, -0.4, 0.5, -0.6])
     np.testing.assert_array_equal(engine().rnea(parsed, parsed.create_data(), q, q, q, True), rd.rnea(model, q, q, q))
+
+
+@pytest.mark.parametrize("name", TREE_ROBOTS)
+def test_the_text_names_the_frames_in_the_models_frame_order(name):
+    """`frame_names <nf> ...`: the description's links in the order of frame_body, frame_R and
+    frame_p; the parsed model finds each by name (rd_frame_index) at the index the fields give it."""
+    model = rd.load_robot(name)
+    text = model_text(model)
+    line = next(row for row in text.splitlines() if row.startswith("frame_names "))
+    assert line.split()[1:] == [str(len(model.frame_names)), *model.frame_names]
+    parsed, _, _ = engine().parse_model(text)
+    assert parsed.frame_names == tuple(model.frame_names)
+    for k, frame in enumerate(model.frame_names):
+        assert parsed.frame_index(frame) == k == model.frame_index(frame)
+    assert parsed.frame_index("no_such_link") == -1
+    assert parsed.frame_index(model.joint_names[0]) == (model.frame_names.index(model.joint_names[0])
+                                                         if model.joint_names[0] in model.frame_names else -1)
+
+
+def test_the_frame_names_locate_the_frames_pose():
+    """The frame rd_frame_index names is the one whose pose the engine computes: the iiwa14's tool
+    frame iiwa_link_ee, at q = 0 on the base's z axis at 1.306 m (the URDF's joint origins: 0.1575 +
+    0.2025 + 0.2045 + 0.2155 + 0.1845 + 0.2155 + 0.081 + 0.045), elsewhere where Python puts it."""
+    model = rd.load_robot("iiwa14")
+    e = engine()
+    parsed, _, _ = e.parse_model(model_text(model))
+    k = parsed.frame_index("iiwa_link_ee")
+    assert k == len(model.frame_names) - 1
+    (T,) = e.task_space(parsed, parsed.create_data(), np.zeros(7), None, k, 0, 0, 0.0, 1)
+    np.testing.assert_allclose(T[:3, 3], [0.0, 0.0, 1.306], atol=1e-9)
+    q = np.array([0.3, -0.5, 0.7, 1.1, -0.2, 0.4, -0.9])
+    (T,) = e.task_space(parsed, parsed.create_data(), q, None, parsed.frame_index("iiwa_link_4"), 0, 0, 0.0, 1)
+    np.testing.assert_allclose(T, rd.frame_pose(model, q, "iiwa_link_4"), atol=1e-12)
+
+
+def test_a_text_without_frame_names_still_loads():
+    """The line is optional: a text made before it (or by hand) loads, with no names to look up."""
+    model = rd.load_robot("puma560")
+    parsed, names, _ = engine().parse_model(_with_line(model_text(model), "frame_names", None))
+    assert names == tuple(model.joint_names) and parsed.frame_names == ()
+    assert parsed.frame_index(model.frame_names[-1]) == -1
+    q = np.array([0.1, -0.2, 0.3, -0.4, 0.5, -0.6])
+    np.testing.assert_array_equal(engine().rnea(parsed, parsed.create_data(), q, q, q, True), rd.rnea(model, q, q, q))
+
+
+def test_the_packed_model_has_no_frame_names_and_keeps_working():
+    """The Model Python packs from the fields (RobotModel.engine_model) carries no names: () and -1."""
+    model = rd.load_robot("iiwa14")
+    packed = model.engine_model
+    assert packed.frame_names == () and packed.frame_index("iiwa_link_ee") == -1
+    q = np.linspace(-0.5, 0.5, 7)
+    np.testing.assert_allclose(rd.rnea(model, q, q, q), engine().rnea(packed, packed.create_data(), q, q, q, True),
+                               rtol=0, atol=0)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda t: _with_line(t, "frame_names", "frame_names 6 a b c d e f"), "frame_names has 6 names, expected nf = 8"),
+        (lambda t: _with_line(t, "frame_names", "frame_names 8 a b c d e f g"), "frame_names: name 8 missing"),
+        (lambda t: _with_line(t, "frame_names", "frame_names 8 a b c d e f g h i"), "more than the 8 names announced"),
+        (lambda t: _with_line(t, "frame_names", "frame_names 8 a b c d e f g " + "h" * 300), "name 8 missing or too long"),
+        (lambda t: t + "frame_names 0\n", "'frame_names' given twice"),
+    ],
+)
+def test_a_malformed_frame_names_line_is_refused(edit, message):
+    text = edit(model_text(rd.load_robot("puma560")))
+    with pytest.raises(ValueError, match=message):
+        engine().parse_model(text)
+
+
+def test_a_link_name_with_white_space_is_refused():
+    from robot_dynamics.errors import ModelError
+
+    description = rd.load_robot("planar2").description
+    link = rd.load_robot("planar2").frame_names[-1]
+    model = rd.load_urdf(description.replace(f'"{link}"', f'"tool {link}"'))
+    with pytest.raises(ModelError, match="link name 'tool .*' has white space"):
+        model_text(model)

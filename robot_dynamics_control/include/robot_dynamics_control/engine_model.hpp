@@ -72,6 +72,12 @@ public:
   const std::vector<double> & velocity_limits() const { return velocity_limits_; }
   /// Model indices of `names`; throws std::runtime_error naming the unknown joint and the valid ones.
   std::vector<int> indices_of(const std::vector<std::string> & names) const;
+  /// Frame names in the model's frame order (the description's links, base first), (nf); empty when
+  /// the text has no frame_names line.
+  const std::vector<std::string> & frame_names() const { return frame_names_; }
+  /// The frame index of `name` (0 <= k < nf, rd_task's frame); throws std::runtime_error naming the
+  /// unknown frame and the valid ones (or that the text names no frames).
+  int frame_index(const std::string & name) const;
   /// The robot name of the text form's first line.
   const std::string & robot_name() const { return robot_name_; }
   /// What the loader checked when it made the text (its `# checks:` line; none: all false).
@@ -82,7 +88,7 @@ private:
 
   rd_model model_{};
   rd_work work_{};
-  std::vector<std::string> joint_names_;
+  std::vector<std::string> joint_names_, frame_names_;
   std::vector<double> effort_limits_, position_lower_, position_upper_, velocity_limits_;
   std::string robot_name_;
   ModelChecks checks_;
