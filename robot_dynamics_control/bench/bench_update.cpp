@@ -19,6 +19,9 @@
 //     CollisionMonitorController      chained: its effort references written every call, passed
 //                                     through, the momentum observer updated (thresholds 1e9: no
 //                                     detection, the steady state of a monitored arm)
+//     CartesianImpedanceController    the model's last frame held at its pose of the first state
+//     OperationalSpaceController      (stiffness 1000 N/m, 100 N m/rad; omega 20 rad/s) while the
+//                                     state moves
 //   peers:
 //     JointGroupEffortController      effort_controllers, on the same joints, a new command every
 //                                     10 calls (written outside the timed part)
@@ -52,10 +55,12 @@
 #include "allocation_counter.hpp"
 #include "controller_harness.hpp"
 #include "controller_interface/version.h"
+#include "robot_dynamics_control/cartesian_impedance_controller.hpp"
 #include "robot_dynamics_control/collision_monitor_controller.hpp"
 #include "robot_dynamics_control/computed_torque_controller.hpp"
 #include "robot_dynamics_control/engine_model.hpp"
 #include "robot_dynamics_control/gravity_compensation_controller.hpp"
+#include "robot_dynamics_control/operational_space_controller.hpp"
 #include "robot_dynamics_control/pd_gravity_controller.hpp"
 #include "test_files.hpp"
 #ifdef RD_BENCH_HAVE_EFFORT_CONTROLLERS
@@ -309,6 +314,29 @@ void bench_robot(const std::string & robot, const Options & opt, std::vector<Row
     [monitor](int64_t k) {
       return monitor->update(kDt * static_cast<double>(k)) == controller_interface::return_type::OK;
     }, {}, 0});
+
+  // -- task space: the model's last frame (the iiwa14's iiwa_link_ee) held against the moving state --
+  const std::string frame_line = "    frame: " + engine->frame_names().back() + "\n";
+  ParamsFile impedance_params(urdf, head + frame_line + "    stiffness: [1000.0, 1000.0, 1000.0, 100.0, 100.0, 100.0]\n");
+  auto impedance = std::make_shared<Harness<robot_dynamics_control::CartesianImpedanceController>>(
+    "cartesian_impedance", impedance_params.path(), urdf);
+  ParamsFile osc_params(urdf, head + frame_line + "    omega: [20.0, 20.0, 20.0, 20.0, 20.0, 20.0]\n");
+  auto osc = std::make_shared<Harness<robot_dynamics_control::OperationalSpaceController>>(
+    "operational_space", osc_params.path(), urdf);
+  moving_state(0, q, qd);
+  impedance->set_state(q, qd);
+  impedance->activate();  // holds the frame's pose at the first state
+  osc->set_state(q, qd);
+  osc->activate();
+  subjects.push_back({"CartesianImpedanceController", "controller",
+    [&, impedance](int64_t k) { moving_state(k, q, qd); impedance->set_state(q, qd); },
+    [impedance](int64_t k) {
+      return impedance->update(kDt * static_cast<double>(k)) == controller_interface::return_type::OK;
+    }, {}, 0});
+  subjects.push_back({"OperationalSpaceController", "controller",
+    [&, osc](int64_t k) { moving_state(k, q, qd); osc->set_state(q, qd); },
+    [osc](int64_t k) { return osc->update(kDt * static_cast<double>(k)) == controller_interface::return_type::OK; },
+    {}, 0});
 
   // -- the peers ---------------------------------------------------------------------------------
 #ifdef RD_BENCH_HAVE_EFFORT_CONTROLLERS

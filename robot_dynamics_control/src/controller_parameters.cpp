@@ -17,8 +17,9 @@ bool sane(double x) { return std::isfinite(x) && std::abs(x) <= kLargest; }
 
 ParameterChecks::ParameterChecks(
   std::vector<std::pair<std::string, bool>> per_joint, std::vector<std::string> read_only,
-  std::vector<std::string> positive)
-: per_joint_(std::move(per_joint)), read_only_(std::move(read_only)), positive_(std::move(positive))
+  std::vector<std::string> positive, std::vector<std::pair<std::string, size_t>> sized)
+: per_joint_(std::move(per_joint)), read_only_(std::move(read_only)), positive_(std::move(positive)),
+  sized_(std::move(sized))
 {
 }
 
@@ -53,6 +54,12 @@ std::string ParameterChecks::check(const rclcpp::Parameter & parameter, size_t n
         if (!(v > 0.0)) {
           return "parameter '" + name + "': expected values > 0, got " + parameter.value_to_string();
         }
+      }
+    }
+    for (const auto & [sized_name, count] : sized_) {
+      if (sized_name == name && !values.empty() && values.size() != count) {
+        return "parameter '" + name + "': expected " + std::to_string(count) + " values or none, got " +
+               std::to_string(values.size());
       }
     }
     for (const auto & [joint_name, may_be_empty] : per_joint_) {

@@ -11,9 +11,11 @@
 
 #include "allocation_counter.hpp"
 #include "controller_harness.hpp"
+#include "robot_dynamics_control/cartesian_impedance_controller.hpp"
 #include "robot_dynamics_control/collision_monitor_controller.hpp"
 #include "robot_dynamics_control/computed_torque_controller.hpp"
 #include "robot_dynamics_control/gravity_compensation_controller.hpp"
+#include "robot_dynamics_control/operational_space_controller.hpp"
 #include "robot_dynamics_control/pd_gravity_controller.hpp"
 #include "test_files.hpp"
 
@@ -269,6 +271,67 @@ TEST_F(NoAllocation, FaultsAndTheStopBehaviour)
   h.activate();
   EXPECT_EQ(updates(h, 0.0, 300), 0);
   EXPECT_NE(h.controller->core().status() & robot_dynamics_control::TICK_FAULT, 0) << "the moving state faults";
+}
+
+/// The iiwa14's tool held by a task-space controller (7 joints, frame iiwa_link_ee).
+class TaskSpaceNoAllocation : public NoAllocation
+{
+protected:
+  const std::string iiwa = read_text(robot_file("urdf/iiwa14.urdf"));
+  const std::string task =
+    "    joints: [iiwa_joint_1, iiwa_joint_2, iiwa_joint_3, iiwa_joint_4, iiwa_joint_5, iiwa_joint_6, iiwa_joint_7]\n"
+    "    frame: iiwa_link_ee\n";
+};
+
+TEST_F(TaskSpaceNoAllocation, CartesianImpedanceTargets)
+{
+  // the hold, a target from ~/target_pose, the rate limit and the wrench saturation, a NaN state
+  ParamsFile params(iiwa, task + "    max_force: 20.0\n    max_moment: 5.0\n    max_torque_rate: 1000.0\n");
+  Harness<robot_dynamics_control::CartesianImpedanceController> h("cartesian_impedance", params.path(), iiwa);
+  h.activate();
+  updates(h, 0.0, 5);
+  EXPECT_EQ(updates(h, 1.0, 500), 0) << "holding the pose at activation";
+  geometry_msgs::msg::PoseStamped target;
+  target.pose.position.x = 0.4, target.pose.position.z = 0.8;
+  target.pose.orientation.y = 1.0, target.pose.orientation.w = 0.0;  // the tool pointing down
+  ASSERT_EQ(h.controller->set_target(target), "");
+  EXPECT_EQ(updates(h, 2.0, 500), 0) << "after a target";
+  ASSERT_TRUE(h.controller->get_node()
+                ->set_parameter(rclcpp::Parameter("stiffness", std::vector<double>{500, 500, 500, 50, 50, 50}))
+                .successful);
+  EXPECT_EQ(updates(h, 3.0, 100), 0) << "after a stiffness change";
+}
+
+TEST_F(TaskSpaceNoAllocation, OperationalSpaceChained)
+{
+  ParamsFile params(iiwa, task + "    omega: [10.0, 10.0, 10.0, 5.0, 5.0, 5.0]\n");
+  Harness<robot_dynamics_control::OperationalSpaceController> h("operational_space", params.path(), iiwa, true);
+  h.activate();
+  ASSERT_EQ(h.references.size(), 13u);
+  const double values[13] = {0.4, 0.0, 0.8, 0.0, 1.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 0.0, 0.2};
+  for (size_t k = 0; k < 13; ++k) {
+    h.references[k]->set_value(values[k]);
+  }
+  updates(h, 0.0, 5);
+  EXPECT_EQ(updates(h, 1.0, 1000), 0);
+}
+
+TEST_F(TaskSpaceNoAllocation, EveryParameterCartesianImpedance)
+{
+  ParamsFile params(iiwa, task + "    posture: [0.0, 0.5, 0.0, -1.0, 0.0, 0.5, 0.0]\n");
+  Harness<robot_dynamics_control::CartesianImpedanceController> h("cartesian_impedance", params.path(), iiwa);
+  h.activate();
+  updates(h, 0.0, 5);
+  every_parameter(h, 1.0);
+}
+
+TEST_F(TaskSpaceNoAllocation, EveryParameterOperationalSpace)
+{
+  ParamsFile params(iiwa, task + "    kp: [100.0, 100.0, 100.0, 50.0, 50.0, 50.0]\n    kd: [20.0, 20.0, 20.0, 14.0, 14.0, 14.0]\n");
+  Harness<robot_dynamics_control::OperationalSpaceController> h("operational_space", params.path(), iiwa);
+  h.activate();
+  updates(h, 0.0, 5);
+  every_parameter(h, 1.0);
 }
 
 }  // namespace

@@ -14,9 +14,10 @@ two ways of controlling the arm (:data:`CONTROL`):
   (``effort_controllers/JointGroupEffortController``: a std_msgs/Float64MultiArray on
   ``/effort_controller/commands``, one effort per joint in the order of its ``joints``), which
   the controller node commands;
-- ``in_loop``: ``joint_state_broadcaster``, the three controllers of robot_dynamics_control
-  (:data:`IN_LOOP_CONTROLLERS`: gravity compensation, PD + gravity, computed torque, inside the
-  controller manager's update; one of them active at a time) and ``joint_trajectory_controller``
+- ``in_loop``: ``joint_state_broadcaster``, the controllers of robot_dynamics_control
+  (:data:`IN_LOOP_CONTROLLERS`: gravity compensation, PD + gravity, computed torque, Cartesian
+  impedance and operational-space control, inside the controller manager's update; one of them
+  active at a time) and ``joint_trajectory_controller``
   chained in front of the computed-torque controller: it takes FollowJointTrajectory goals and
   trajectories and writes the reference interfaces ``<joint>/position``, ``/velocity`` and
   ``/acceleration`` of the computed-torque controller.
@@ -55,6 +56,9 @@ __all__ = [
     "PD_GRAVITY_CONTROLLER",
     "COMPUTED_TORQUE_CONTROLLER",
     "TRAJECTORY_CONTROLLER",
+    "CARTESIAN_IMPEDANCE_CONTROLLER",
+    "OPERATIONAL_SPACE_CONTROLLER",
+    "TASK_SPACE_CONTROLLERS",
     "COLLISION_MONITOR_CONTROLLER",
     "COLLISION_MONITOR_PLUGIN",
     "JOINT_COMMANDS_TOPIC",
@@ -87,6 +91,10 @@ GRAVITY_COMPENSATION_CONTROLLER = "gravity_compensation_controller"
 PD_GRAVITY_CONTROLLER = "pd_gravity_controller"
 COMPUTED_TORQUE_CONTROLLER = "computed_torque_controller"
 TRAJECTORY_CONTROLLER = "joint_trajectory_controller"
+#: The task-space controllers of ``in_loop``: one frame's pose held compliant (Cartesian impedance)
+#: or decoupled (operational space), its target from ``~/target_pose``.
+CARTESIAN_IMPEDANCE_CONTROLLER = "cartesian_impedance_controller"
+OPERATIONAL_SPACE_CONTROLLER = "operational_space_controller"
 #: The collision monitor of ``in_loop`` with ``monitor``: a chainable controller between the
 #: computed-torque controller (whose efforts go to its reference interfaces) and the hardware.
 COLLISION_MONITOR_CONTROLLER = "collision_monitor_controller"
@@ -96,7 +104,11 @@ IN_LOOP_CONTROLLERS = {
     "gravity_compensation": (GRAVITY_COMPENSATION_CONTROLLER, "robot_dynamics_control/GravityCompensationController"),
     "pd_gravity": (PD_GRAVITY_CONTROLLER, "robot_dynamics_control/PdGravityController"),
     "computed_torque": (COMPUTED_TORQUE_CONTROLLER, "robot_dynamics_control/ComputedTorqueController"),
+    "cartesian_impedance": (CARTESIAN_IMPEDANCE_CONTROLLER, "robot_dynamics_control/CartesianImpedanceController"),
+    "operational_space": (OPERATIONAL_SPACE_CONTROLLER, "robot_dynamics_control/OperationalSpaceController"),
 }
+#: The in-loop controllers of one frame's pose: their parameter ``frame`` is the model's end effector.
+TASK_SPACE_CONTROLLERS = (CARTESIAN_IMPEDANCE_CONTROLLER, OPERATIONAL_SPACE_CONTROLLER)
 #: joint_trajectory_controller's goal tolerance per joint [rad or m] (its default, 0, checks nothing)
 GOAL_TOLERANCE = 0.02
 #: Where TopicBasedSystem publishes the effort commands (sensor_msgs/JointState, effort field)
@@ -263,7 +275,8 @@ def controllers_yaml(
 
     - ``node``: ``effort_controller`` (JointGroupEffortController over ``joints``, default the
       model's joints in model order: the order the controller node's commands use);
-    - ``in_loop``: the three controllers of :data:`IN_LOOP_CONTROLLERS` over ``joints``, each with
+    - ``in_loop``: the controllers of :data:`IN_LOOP_CONTROLLERS` over ``joints`` (the task-space
+      ones with ``frame`` the model's end effector), each with
       its ``robot_model``: the engine's model text (:func:`engine_model_text`), one for all or one
       per controller name (:func:`robot_models`), and
       ``joint_trajectory_controller`` commanding the reference interfaces
@@ -304,6 +317,8 @@ def controllers_yaml(
             manager[name] = {"type": plugin}
             # the robot as the engine's model text, made by the package's one loader
             params[name] = {"ros__parameters": {"joints": names, "robot_model": texts[name]}}
+            if name in TASK_SPACE_CONTROLLERS:
+                params[name]["ros__parameters"]["frame"] = model.end_effector
         if monitor:
             manager[COLLISION_MONITOR_CONTROLLER] = {"type": COLLISION_MONITOR_PLUGIN}
             params[COLLISION_MONITOR_CONTROLLER] = {"ros__parameters": {

@@ -302,7 +302,8 @@ static int options_valid(const rd_model *m, const rd_compliant_options *o, int r
         return 0;
     return all_at_least(o->null_stiffness, m->nq, 0.0) && rd_finite(o->posture, m->nq) &&
            positive(o->null_damping_ratio) && limit(o->max_force) && limit(o->max_moment) &&
-           limit(o->max_torque_rate) && isfinite(o->singular_threshold) && o->singular_threshold >= 0.0;
+           limit(o->max_torque_rate) && isfinite(o->singular_threshold) && o->singular_threshold >= 0.0 &&
+           isfinite(o->smooth) && o->smooth >= 0.0;
 }
 
 /* The input finite where the law reads it (the rate limit's tau_prev only when it applies). */
@@ -455,7 +456,7 @@ int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const
         return st == RD_BAD_INPUT ? RD_BAD_OUTPUT : st;
     saturate_wrench(o, &s, F);
     const rd_input rest = {in->q, in->qd, w->zero, NULL, NULL, 0};
-    const rd_options friction = {NULL, 1, 0.0};
+    const rd_options friction = {NULL, 1, o->smooth};
     if ((st = rd_rnea(m, &rest, &friction, tau, w)) != RD_OK) /* C qd + g + the friction */
         return st;
     compliant_torques(m, o, in, &s, F, tau, w);

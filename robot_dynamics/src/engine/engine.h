@@ -369,6 +369,8 @@ typedef struct {
     double max_torque_rate;       /* the largest change of a joint torque [N m/s or N/s] (> 0; INFINITY: none) */
     double singular_threshold;    /* J's smallest singular value (>= 0, finite) below which Lambda is damped:
                                    * lambda^2 = damping^2 (1 - (s_min / threshold)^2) */
+    double smooth;                /* the friction's Coulomb sign smoothed to tanh(qd / smooth) [rad/s or m/s]
+                                   * (> 0; 0: sign(qd), finite) */
 } rd_compliant_options;
 
 /* What one tick reads: the measured state, the task reference, the last tick's torques. */
@@ -394,7 +396,7 @@ typedef struct {
  *                      (K phi = w^2 Lambda phi, Phi^T Lambda Phi = 1: rd_impedance_damping);
  *   operational space: J^T F, F = Lambda (accel_d + Kd e_dot + Kp e - Jdot qd);
  * F's force and moment rows scaled to max_force and max_moment; plus rnea(q, qd, 0) (C qd + g and the
- * model's friction, Coulomb by its sign) plus N tau_0, tau_0 = K_n (q_n - q) - D_n qd; then each joint
+ * model's friction, its Coulomb sign smoothed by o->smooth) plus N tau_0, tau_0 = K_n (q_n - q) - D_n qd; then each joint
  * within max_torque_rate dt of tau_prev (when given, dt > 0 and the rate finite). Lambda, N from
  * rd_task_space's factors, damped by lambda when s_min < singular_threshold (info->singular; info may
  * be NULL). RD_OK; RD_BAD_SIZE for bad options; RD_BAD_INPUT for a non-finite input; RD_NOT_POSITIVE_DEFINITE

@@ -22,10 +22,11 @@ public:
   ParameterChecks() = default;
   /// `per_joint`: (name, may be empty) of the parameters given as one value or one per joint;
   /// `read_only`: the parameters fixed once the controller is configured; `positive`: the number
-  /// arrays whose every value must be > 0 (gains that divide or set a bandwidth).
+  /// arrays whose every value must be > 0 (gains that divide or set a bandwidth); `sized`: (name,
+  /// count) of the number arrays of exactly count values or none (a task's gains, one per task row).
   ParameterChecks(
     std::vector<std::pair<std::string, bool>> per_joint, std::vector<std::string> read_only,
-    std::vector<std::string> positive = {});
+    std::vector<std::string> positive = {}, std::vector<std::pair<std::string, size_t>> sized = {});
 
   /// "" or the reason `parameter` is refused, for a controller of `n` joints (0: not known yet, no
   /// length check) that is `configured` or not.
@@ -43,6 +44,7 @@ public:
 private:
   std::vector<std::pair<std::string, bool>> per_joint_;
   std::vector<std::string> read_only_, positive_;
+  std::vector<std::pair<std::string, size_t>> sized_;
   std::vector<std::pair<std::string, rclcpp::ParameterType>> types_;
 };
 

@@ -54,7 +54,8 @@ public:
       RCLCPP_ERROR(this->get_node()->get_logger(), "parameters: %s", e.what());
       return controller_interface::CallbackReturn::ERROR;
     }
-    checks_ = ParameterChecks(per_joint_parameters(), read_only_parameters(), positive_parameters());
+    checks_ = ParameterChecks(
+      per_joint_parameters(), read_only_parameters(), positive_parameters(), fixed_size_parameters());
     checks_.record_types(*this->get_node());
     on_set_ = this->get_node()->add_on_set_parameters_callback(
       [this](const std::vector<rclcpp::Parameter> & parameters) {
@@ -178,6 +179,8 @@ protected:
   }
   /// The number arrays whose values must be > 0.
   virtual std::vector<std::string> positive_parameters() const { return {}; }
+  /// (name, count): the number arrays of exactly count values or none.
+  virtual std::vector<std::pair<std::string, size_t>> fixed_size_parameters() const { return {}; }
   /// The names of the effort command interfaces, <name>/effort, one per joint, or empty: the
   /// joints' own (JointSpaceCore's CoreConfig::command_joints).
   virtual std::vector<std::string> command_joints() const { return {}; }
