@@ -301,7 +301,8 @@ def test_arm_launch_fails_loudly_when_a_spawner_fails(monkeypatch):
         failures += [a for a in (out or []) if type(a).__name__ in ("TimerAction", "OpaqueFunction")]
     (failure,) = failures
     with pytest.raises(module.BringupError, match=r"^the spawner of gravity_compensation_controller, "
-                                                  r"pd_gravity_controller ended \(exit code 1\)"):
+                                                  r"pd_gravity_controller, cartesian_impedance_controller, operational_space_controller ended "
+                                                  r"\(exit code 1\)"):
         _run_failure(failure)
     # every spawner gives up, with an error, when no controller manager answers
     for spawner in (n for n in nodes if n.kwargs["executable"] == "spawner"):

@@ -30,6 +30,7 @@ from robot_dynamics.ros.motion import SimulatedPlant
 from robot_dynamics.ros.ros2_control import (
     HARDWARE,
     IN_LOOP_CONTROLLERS,
+    TASK_SPACE_CONTROLLERS,
     UPDATE_RATE,
     JOINT_COMMANDS_TOPIC,
     JOINT_STATES_TOPIC,
@@ -357,14 +358,18 @@ def test_controllers_yaml_in_loop_declares_the_three_controllers_and_the_chain()
     data = yaml.safe_load(text)
     cm = data["controller_manager"]["ros__parameters"]
     assert set(cm) == {"update_rate", "joint_state_broadcaster", "gravity_compensation_controller",
-                       "pd_gravity_controller", "computed_torque_controller", "joint_trajectory_controller"}
+                       "pd_gravity_controller", "computed_torque_controller", "joint_trajectory_controller",
+                       "cartesian_impedance_controller", "operational_space_controller"}
     for name, plugin in IN_LOOP_CONTROLLERS.values():
         assert cm[name]["type"] == plugin
         params = data[name]["ros__parameters"]
         assert params["joints"] == list(model.joint_names)
         assert params["robot_model"] == models[name]  # the model text survives the YAML round trip
-        # what depends on the robot, no gain: those are config/controllers.yaml's
-        assert set(params) == {"joints", "robot_model"}
+        # what depends on the robot, no gain: those are config/controllers.yaml's; the task-space
+        # controllers' frame: the model's end effector
+        task = name in TASK_SPACE_CONTROLLERS
+        assert set(params) == {"joints", "robot_model"} | ({"frame"} if task else set())
+        assert params.get("frame", model.end_effector) == model.end_effector
         assert set(params) <= _declared_parameters(name)
     assert cm["joint_trajectory_controller"]["type"] == "joint_trajectory_controller/JointTrajectoryController"
     jtc = data["joint_trajectory_controller"]["ros__parameters"]
@@ -431,7 +436,8 @@ def test_arm_parameters_default_to_in_loop_control_on_the_in_process_hardware():
     assert p["spawners"] == [
         {"controllers": ["joint_state_broadcaster"], "active": True},
         {"controllers": ["computed_torque_controller", "joint_trajectory_controller"], "active": True},
-        {"controllers": ["gravity_compensation_controller", "pd_gravity_controller"], "active": False}]
+        {"controllers": ["gravity_compensation_controller", "pd_gravity_controller", "cartesian_impedance_controller",
+                         "operational_space_controller"], "active": False}]
     assert p["remappings"] == {"trajectory": [("~/joint_trajectory", "/joint_trajectory_controller/joint_trajectory")]}
     data = yaml.safe_load(p["controllers_yaml"])
     assert data["computed_torque_controller"]["ros__parameters"]["robot_model"] == engine_model_text(with_drive)
@@ -447,15 +453,21 @@ def test_arm_parameters_default_to_in_loop_control_on_the_in_process_hardware():
 
 @pytest.mark.parametrize("controller, active, inactive", [
     ("gravity_compensation", ["gravity_compensation_controller"],
-     ["pd_gravity_controller", "computed_torque_controller", "joint_trajectory_controller"]),
+     ["pd_gravity_controller", "computed_torque_controller", "joint_trajectory_controller",
+      "cartesian_impedance_controller", "operational_space_controller"]),
     ("pd_gravity", ["pd_gravity_controller"],
-     ["gravity_compensation_controller", "computed_torque_controller", "joint_trajectory_controller"]),
+     ["gravity_compensation_controller", "computed_torque_controller", "joint_trajectory_controller",
+      "cartesian_impedance_controller", "operational_space_controller"]),
+    ("cartesian_impedance", ["cartesian_impedance_controller"],
+     ["gravity_compensation_controller", "pd_gravity_controller", "computed_torque_controller",
+      "joint_trajectory_controller", "operational_space_controller"]),
 ])
 def test_arm_parameters_in_loop_start_the_chosen_controller_and_load_the_others_inactive(controller, active, inactive):
     p = arm_parameters(str(PKG), robot="puma560", controller=controller)
     assert p["spawners"][1:] == [{"controllers": active, "active": True}, {"controllers": inactive, "active": False}]
     with pytest.raises(InputError, match=r"controller: with control:=in_loop expected one of "
-                                         r"\['gravity_compensation', 'pd_gravity', 'computed_torque'\], got 'lqr'"):
+                                         r"\['gravity_compensation', 'pd_gravity', 'computed_torque', 'cartesian_impedance', "
+                                         r"'operational_space'\], got 'lqr'"):
         arm_parameters(str(PKG), robot="puma560", controller="lqr")
     assert arm_parameters(str(PKG), robot="puma560", controller="lqr", control="node")["controller"][1]["controller"] == "lqr"
 
@@ -469,7 +481,8 @@ def test_arm_launch_defaults_start_the_chain_and_no_controller_node(monkeypatch)
     chain = nodes["spawner_computed_torque_controller"].kwargs["arguments"]
     assert chain[:2] == ["computed_torque_controller", "joint_trajectory_controller"]  # activation order
     others = nodes["spawner_gravity_compensation_controller"].kwargs["arguments"]
-    assert others[:3] == ["gravity_compensation_controller", "pd_gravity_controller", "--inactive"]
+    assert others[:5] == ["gravity_compensation_controller", "pd_gravity_controller", "cartesian_impedance_controller",
+                          "operational_space_controller", "--inactive"]
     cm = nodes["ros2_control_node"].kwargs
     description, generated, gains = cm["parameters"]
     root = ET.fromstring(description["robot_description"].value)
@@ -501,7 +514,8 @@ def test_arm_parameters_hand_each_plugin_its_model_text(tmp_path):
     data = yaml.safe_load(p["controllers_yaml"])
     models = {name: data[name]["ros__parameters"]["robot_model"] for name, _ in IN_LOOP_CONTROLLERS.values()}
     assert models == {"computed_torque_controller": strict, "pd_gravity_controller": own_limits,
-                      "gravity_compensation_controller": model_text(model)}
+                      "gravity_compensation_controller": model_text(model),
+                      "cartesian_impedance_controller": strict, "operational_space_controller": strict}
     # the node path: only the simulated arm takes a model text; a mock none
     node = arm_parameters(str(PKG), robot="puma560", control="node", hardware="mock")
     assert "robot_model" not in node["robot_description"] and "robot_model" not in node["controllers_yaml"]
