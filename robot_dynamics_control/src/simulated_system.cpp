@@ -127,8 +127,9 @@ SimulatedSystem::CallbackReturn SimulatedSystem::on_init(const hardware_interfac
       }
     }
     start_plant(initial, p);
-    if (!p.external_torque_topic.empty()) {
-      start_input(p.external_torque_topic);
+    start_wrench(p);
+    if (!p.external_torque_topic.empty() || !p.external_wrench_topic.empty()) {
+      start_input(p);
     }
     RCLCPP_INFO(logger(), "'%s': %d joints, %d RK4 step(s) per period (at most %g s each), friction %s",
                 info_.name.c_str(), nq_, substeps_, max_step_, p.friction ? "on" : "off");
@@ -148,7 +149,8 @@ SimulatedSystem::PlantParameters SimulatedSystem::read_parameters()
   };
   static const std::set<std::string> known = {
     "robot_model", "substeps", "max_step", "friction", "coulomb_smoothing", "initial_positions",
-    "allow_nonphysical_model", "simulated_external_torque_topic"};
+    "allow_nonphysical_model", "simulated_external_torque_topic", "simulated_external_wrench_topic",
+    "simulated_external_wrench_frame"};
   for (const auto & kv : hw) {
     if (!known.count(kv.first)) {
       throw std::runtime_error(
@@ -176,6 +178,8 @@ SimulatedSystem::PlantParameters SimulatedSystem::read_parameters()
   p.robot_model = param("robot_model", "");
   p.initial_positions = param("initial_positions", "");
   p.external_torque_topic = param("simulated_external_torque_topic", "");
+  p.external_wrench_topic = param("simulated_external_wrench_topic", "");
+  p.external_wrench_frame = param("simulated_external_wrench_frame", "");
   return p;
 }
 
@@ -263,6 +267,30 @@ void SimulatedSystem::start_plant(const std::vector<double> & initial, const Pla
   }
 }
 
+void SimulatedSystem::start_wrench(const PlantParameters & p)
+{
+  jacobian_.assign(6 * static_cast<std::size_t>(nq_), 0.0);
+  wrench_ = WrenchInput{};
+  wrench_input_.initRT(wrench_);
+  wrench_frame_ = -1;
+  const std::vector<std::string> & frames = model_->frame_names();
+  if (p.external_wrench_frame.empty()) {
+    if (!p.external_wrench_topic.empty()) {
+      throw std::runtime_error(
+        "simulated_external_wrench_frame: required with simulated_external_wrench_topic, the frame the wrench acts "
+        "at; valid: " + join(frames));
+    }
+    return;
+  }
+  try {
+    wrench_frame_ = model_->frame_index(p.external_wrench_frame);  // throws naming the valid frames
+  } catch (const std::runtime_error & e) {
+    throw std::runtime_error(std::string("simulated_external_wrench_frame: ") + e.what());
+  }
+  wrench_frame_name_ = p.external_wrench_frame;
+  base_name_ = frames.front();  // the description's links, base first
+}
+
 // The interfaces as pointers into this object's arrays: the only form Humble has; Jazzy keeps it
 // (deprecated beside its on_export_* interfaces), so the same code serves both.
 std::vector<hardware_interface::StateInterface> SimulatedSystem::export_state_interfaces()
@@ -310,6 +338,19 @@ hardware_interface::return_type SimulatedSystem::read(const rclcpp::Time & time,
   // most max_step; a period that is not finite or not > 0 moves nothing (RD_BAD_SIZE)
   rd_plant_report r;
   external_ = *external_input_.readFromRT();  // the same size: a copy, no allocation
+  wrench_ = *wrench_input_.readFromRT();      // a fixed-size struct
+  if (wrench_.set) {
+    // the wrench's joint torque J(q)^T w at the period's start, held over it like the command
+    const int wst = add_wrench_torque();
+    if (wst != RD_OK) {
+      if (!reported_) {
+        RCLCPP_ERROR(logger(), "'%s': the simulated wrench's Jacobian failed (%s, status %d) at t = %.6f s; the "
+                     "state is kept as it was", info_.name.c_str(), status_name(wst), wst, time.seconds());
+        reported_ = true;
+      }
+      return hardware_interface::return_type::ERROR;
+    }
+  }
   for (std::size_t k = 0; k < drive_.size(); ++k) {
     drive_[k] = u_[k] + external_[k];  // a NaN command (none) stays NaN: the plant's own rules
   }
@@ -341,6 +382,57 @@ hardware_interface::return_type SimulatedSystem::read(const rclcpp::Time & time,
   return hardware_interface::return_type::OK;
 }
 
+int SimulatedSystem::add_wrench_torque()
+{
+  const rd_input in{x_.data(), x_.data() + nq_, nullptr, nullptr, nullptr, 0};
+  const rd_task task{wrench_frame_, wrench_.reference, 0, 0.0};
+  rd_task_space_out out{};
+  out.J = jacobian_.data();  // 6 x nq, rows [vx vy vz wx wy wz] in the wrench's axes
+  const int st = rd_task_space(&model_->model(), &in, &task, &out, &model_->work());
+  if (st != RD_OK) {
+    return st;
+  }
+  const auto n = static_cast<std::size_t>(nq_);
+  for (std::size_t k = 0; k < n; ++k) {
+    double tau = 0.0;
+    for (std::size_t i = 0; i < 6; ++i) {
+      tau += jacobian_[i * n + k] * wrench_.w[i];
+    }
+    external_[k] += tau;
+  }
+  return RD_OK;
+}
+
+std::string SimulatedSystem::set_external_wrench(const geometry_msgs::msg::WrenchStamped & msg)
+{
+  if (wrench_frame_ < 0) {
+    return "no simulated_external_wrench_frame is set: the wrench has no frame to act at";
+  }
+  WrenchInput input;
+  const std::string & axes = msg.header.frame_id;
+  if (axes.empty() || axes == base_name_) {
+    input.reference = RD_LOCAL_WORLD_ALIGNED;
+  } else if (axes == wrench_frame_name_) {
+    input.reference = RD_LOCAL;
+  } else {
+    return "header.frame_id '" + axes + "': expected '' or '" + base_name_ + "' (the base's axes) or '" +
+           wrench_frame_name_ + "' (the axes of the frame the wrench acts at)";
+  }
+  const auto & f = msg.wrench.force;
+  const auto & m = msg.wrench.torque;
+  const double w[6] = {f.x, f.y, f.z, m.x, m.y, m.z};
+  static const char * const kNames[6] = {"force.x", "force.y", "force.z", "torque.x", "torque.y", "torque.z"};
+  for (int i = 0; i < 6; ++i) {
+    if (!std::isfinite(w[i])) {
+      return std::string("the wrench's ") + kNames[i] + " is not finite";
+    }
+    input.w[i] = w[i];
+    input.set = input.set || w[i] != 0.0;
+  }
+  wrench_input_.writeFromNonRT(input);
+  return "";
+}
+
 std::string SimulatedSystem::set_external_torque(const sensor_msgs::msg::JointState & msg)
 {
   if (msg.effort.size() != msg.name.size()) {
@@ -362,10 +454,12 @@ std::string SimulatedSystem::set_external_torque(const sensor_msgs::msg::JointSt
   return "";
 }
 
-void SimulatedSystem::start_input(const std::string & topic)
+void SimulatedSystem::start_input(const PlantParameters & p)
 {
   if (!rclcpp::ok()) {
-    throw std::runtime_error("simulated_external_torque_topic: ROS is not initialized (rclcpp::init) in this process");
+    throw std::runtime_error(
+      std::string(p.external_torque_topic.empty() ? "simulated_external_wrench_topic" : "simulated_external_torque_topic") +
+      ": ROS is not initialized (rclcpp::init) in this process");
   }
   std::string name;
   for (char c : info_.name) {  // a node name: letters, digits and '_'
@@ -375,18 +469,33 @@ void SimulatedSystem::start_input(const std::string & topic)
     name = "system_" + name;
   }
   input_node_ = std::make_shared<rclcpp::Node>(name + "_simulated_input");
-  input_subscription_ = input_node_->create_subscription<sensor_msgs::msg::JointState>(
-    topic, rclcpp::QoS(10).reliable(), [this, topic](const sensor_msgs::msg::JointState::SharedPtr msg) {
-      const std::string reason = set_external_torque(*msg);
-      if (!reason.empty()) {
-        RCLCPP_WARN(logger(), "'%s': %s refused: %s", info_.name.c_str(), topic.c_str(), reason.c_str());
-      }
-    });
+  if (!p.external_torque_topic.empty()) {
+    const std::string topic = p.external_torque_topic;
+    input_subscription_ = input_node_->create_subscription<sensor_msgs::msg::JointState>(
+      topic, rclcpp::QoS(10).reliable(), [this, topic](const sensor_msgs::msg::JointState::SharedPtr msg) {
+        const std::string reason = set_external_torque(*msg);
+        if (!reason.empty()) {
+          RCLCPP_WARN(logger(), "'%s': %s refused: %s", info_.name.c_str(), topic.c_str(), reason.c_str());
+        }
+      });
+    RCLCPP_INFO(logger(), "'%s': simulated external joint torques from %s (sensor_msgs/JointState, effort)",
+                info_.name.c_str(), input_subscription_->get_topic_name());
+  }
+  if (!p.external_wrench_topic.empty()) {
+    const std::string topic = p.external_wrench_topic;
+    wrench_subscription_ = input_node_->create_subscription<geometry_msgs::msg::WrenchStamped>(
+      topic, rclcpp::QoS(10).reliable(), [this, topic](const geometry_msgs::msg::WrenchStamped::SharedPtr msg) {
+        const std::string reason = set_external_wrench(*msg);
+        if (!reason.empty()) {
+          RCLCPP_WARN(logger(), "'%s': %s refused: %s", info_.name.c_str(), topic.c_str(), reason.c_str());
+        }
+      });
+    RCLCPP_INFO(logger(), "'%s': a simulated external wrench at '%s' from %s (geometry_msgs/WrenchStamped)",
+                info_.name.c_str(), wrench_frame_name_.c_str(), wrench_subscription_->get_topic_name());
+  }
   input_executor_ = std::make_shared<rclcpp::executors::SingleThreadedExecutor>();
   input_executor_->add_node(input_node_);
   input_thread_ = std::thread([executor = input_executor_] { executor->spin(); });
-  RCLCPP_INFO(logger(), "'%s': simulated external joint torques from %s (sensor_msgs/JointState, effort)",
-              info_.name.c_str(), input_subscription_->get_topic_name());
 }
 
 SimulatedSystem::~SimulatedSystem()

@@ -1,7 +1,7 @@
 // SimulatedSystem, the in-process plant: its interfaces, its physics (an RK4 written here over the
 // engine's direct dynamics, a static equilibrium under gravity torques, energy conserved without
 // friction), the brakes and saturation of the command, bad configurations, the simulated external
-// torque (set directly and by its topic), and read()/write() without allocation.
+// torque and wrench (set directly and by their topics), and read()/write() without allocation.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -409,6 +409,226 @@ TEST(SimulatedSystem, TheSimulatedExternalTorqueTopicSetsIt)
     }
     EXPECT_EQ(sim.hw->external_torques()[2], 4.5) << "the message reached the hardware";
     EXPECT_EQ(sim.hw->external_torques()[0], 0.0);
+  }
+  rclcpp::shutdown();
+}
+
+// -- the simulated external wrench, on the iiwa14's tool frame ----------------------------------------
+
+const std::vector<std::string> kIiwaJoints = {
+  "iiwa_joint_1", "iiwa_joint_2", "iiwa_joint_3", "iiwa_joint_4", "iiwa_joint_5", "iiwa_joint_6", "iiwa_joint_7"};
+const std::vector<double> kIiwaQ0 = {0.3, 0.6, -0.4, -1.2, 0.5, 0.8, -0.2};  // away from singular poses
+
+std::string iiwa_text() { return engine_model_text(read_text(robot_file("urdf/iiwa14.urdf")), "", "--strict"); }
+
+// The iiwa14 with a <ros2_control> block for SimulatedSystem, `params` inside <hardware>.
+std::string iiwa_with_block(const std::string & params)
+{
+  const std::string urdf = read_text(robot_file("urdf/iiwa14.urdf"));
+  std::ostringstream b;
+  b.precision(17);
+  b << "<ros2_control name=\"iiwa14\" type=\"system\"><hardware><plugin>robot_dynamics_control/SimulatedSystem"
+    << "</plugin>" << param("robot_model", iiwa_text()) << params << "</hardware>";
+  for (std::size_t i = 0; i < kIiwaJoints.size(); ++i) {
+    b << "<joint name=\"" << kIiwaJoints[i] << "\"><command_interface name=\"effort\"/>"
+      << "<state_interface name=\"position\"><param name=\"initial_value\">" << kIiwaQ0[i] << "</param></state_interface>"
+      << "<state_interface name=\"velocity\"/><state_interface name=\"effort\"/></joint>";
+  }
+  b << "</ros2_control>";
+  return urdf.substr(0, urdf.rfind("</robot>")) + b.str() + "\n</robot>\n";
+}
+
+geometry_msgs::msg::WrenchStamped wrench_message(const std::string & frame_id, const std::vector<double> & w)
+{
+  geometry_msgs::msg::WrenchStamped msg;
+  msg.header.frame_id = frame_id;
+  msg.wrench.force.x = w[0], msg.wrench.force.y = w[1], msg.wrench.force.z = w[2];
+  msg.wrench.torque.x = w[3], msg.wrench.torque.y = w[4], msg.wrench.torque.z = w[5];
+  return msg;
+}
+
+// The joint torque J^T w of the wrench w = [f; m] (base axes) at the origin of frame k, at q: by the
+// engine's inverse dynamics, whose term J^T f_en (Khalil 7.5, [7.30]) is tau(f_en = w) - tau(none),
+// a derivation of its own (the recursion's force propagation, not the frame Jacobian).
+std::vector<double> wrench_torque_by_rnea(EngineModel & m, const std::vector<double> & q, int k, const std::vector<double> & w)
+{
+  const auto n = static_cast<std::size_t>(m.nq());
+  const rd_frame & frame = m.model().frame[k];
+  const double row[RD_WRENCH] = {static_cast<double>(frame.body), frame.p[0], frame.p[1], frame.p[2],
+                                 w[0], w[1], w[2], w[3], w[4], w[5]};
+  std::vector<double> zero(n, 0.0), free(n), loaded(n), tau(n);
+  const rd_input without{q.data(), zero.data(), zero.data(), nullptr, nullptr, 0};
+  const rd_input with{q.data(), zero.data(), zero.data(), nullptr, row, 1};
+  EXPECT_EQ(rd_rnea(&m.model(), &without, nullptr, free.data(), &m.work()), RD_OK);
+  EXPECT_EQ(rd_rnea(&m.model(), &with, nullptr, loaded.data(), &m.work()), RD_OK);
+  for (std::size_t j = 0; j < n; ++j) {
+    tau[j] = loaded[j] - free[j];
+  }
+  return tau;
+}
+
+// base_R_frame of frame k at q (row-major 3 x 3).
+std::vector<double> frame_rotation(EngineModel & m, const std::vector<double> & q, int k)
+{
+  double T[16];
+  rd_body_poses(&m.model(), q.data(), &m.work());
+  rd_frame_pose(&m.model(), &m.work(), k, T);
+  return {T[0], T[1], T[2], T[4], T[5], T[6], T[8], T[9], T[10]};
+}
+
+TEST(SimulatedSystem, AWrenchAtTheToolGivesTheJointTorqueJTransposeFInBaseAndFrameAxes)
+{
+  auto model = EngineModel::from_text(iiwa_text());
+  const int ee = model->frame_index("iiwa_link_ee");
+  const std::vector<double> w = {10.0, -4.0, 6.0, 0.5, -1.5, 0.8};  // [N; N m], base axes
+  const std::vector<double> expected = wrench_torque_by_rnea(*model, kIiwaQ0, ee, w);
+  // the same wrench in the tool frame's axes: R^T f, R^T m
+  const std::vector<double> R = frame_rotation(*model, kIiwaQ0, ee);
+  std::vector<double> local(6, 0.0);
+  for (int h = 0; h < 6; h += 3) {
+    for (int a = 0; a < 3; ++a) {
+      local[h + a] = R[a] * w[h] + R[3 + a] * w[h + 1] + R[6 + a] * w[h + 2];
+    }
+  }
+  double largest = 0.0;
+  for (double t : expected) {
+    largest = std::max(largest, std::abs(t));
+  }
+  ASSERT_GT(largest, 3.0);  // a real push
+  const std::string block = iiwa_with_block(param("simulated_external_wrench_frame", "iiwa_link_ee"));
+  const std::vector<std::pair<std::string, std::vector<double>>> cases = {
+    {"", w}, {"iiwa_link_0", w}, {"iiwa_link_ee", local}};
+  for (const auto & c : cases) {
+    Sim sim(block);
+    sim.command = std::vector<double>(7, 0.0);
+    ASSERT_EQ(sim.cycle(0.001), return_type::OK);  // braked, the command taken: the arm at q0, at rest
+    ASSERT_EQ(sim.hw->set_external_wrench(wrench_message(c.first, c.second)), "") << c.first;
+    ASSERT_EQ(sim.cycle(0.001), return_type::OK);
+    for (std::size_t j = 0; j < 7; ++j) {
+      EXPECT_NEAR(sim.hw->external_torques()[j], expected[j], 1e-9 * largest) << "frame_id '" << c.first << "' joint " << j + 1;
+      EXPECT_EQ(sim.hw->efforts()[j], 0.0) << "the effort state: the motor's";
+    }
+  }
+  // the simulated joint torque and the wrench add
+  Sim both(block);
+  both.command = std::vector<double>(7, 0.0);
+  both.cycle(0.001);
+  ASSERT_EQ(both.hw->set_external_wrench(wrench_message("", w)), "");
+  ASSERT_EQ(both.hw->set_external_torque(torque_message({"iiwa_joint_2", "iiwa_joint_6"}, {3.0, -2.0})), "");
+  both.cycle(0.001);
+  for (std::size_t j = 0; j < 7; ++j) {
+    const double joint = j == 1 ? 3.0 : j == 5 ? -2.0 : 0.0;
+    EXPECT_NEAR(both.hw->external_torques()[j], expected[j] + joint, 1e-9 * largest) << "joint " << j + 1;
+  }
+  // a zero wrench: none
+  ASSERT_EQ(both.hw->set_external_wrench(wrench_message("", std::vector<double>(6, 0.0))), "");
+  both.cycle(0.001);
+  EXPECT_EQ(both.hw->external_torques()[1], 3.0);
+  EXPECT_EQ(both.hw->external_torques()[0], 0.0);
+}
+
+TEST(SimulatedSystem, TheArmMovesAsThePlantUnderTheWrenchsJointTorque)
+{
+  // the pushed arm against the same arm commanded, each period, the torque J^T F of its state at
+  // the period's start (computed here by rnea between its read() and write()): the same motion, a
+  // push of 20 N along the base's x
+  auto model = EngineModel::from_text(iiwa_text());
+  const int ee = model->frame_index("iiwa_link_ee");
+  const std::vector<double> F = {20.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  std::vector<double> g(7), zero(7, 0.0);
+  const rd_input at_rest{kIiwaQ0.data(), zero.data(), zero.data(), nullptr, nullptr, 0};
+  ASSERT_EQ(rd_rnea(&model->model(), &at_rest, nullptr, g.data(), &model->work()), RD_OK);
+  const std::string block = iiwa_with_block(param("simulated_external_wrench_frame", "iiwa_link_ee"));
+  Sim pushed(block), commanded(block), held(block);
+  pushed.command = held.command = g;  // gravity at q0: without the push the arm stays near q0
+  ASSERT_EQ(pushed.hw->set_external_wrench(wrench_message("", F)), "");
+  const rclcpp::Time time(0);
+  const rclcpp::Duration period(std::chrono::nanoseconds(1000000));
+  for (int k = 0; k < 300; ++k) {
+    ASSERT_EQ(pushed.cycle(0.001), return_type::OK);
+    ASSERT_EQ(held.cycle(0.001), return_type::OK);
+    ASSERT_EQ(commanded.hw->read(time, period), return_type::OK);
+    const std::vector<double> tau = wrench_torque_by_rnea(*model, commanded.hw->positions(), ee, F);
+    for (std::size_t j = 0; j < 7; ++j) {
+      commanded.commands[j].set_value(g[j] + tau[j]);
+    }
+    ASSERT_EQ(commanded.hw->write(time, period), return_type::OK);
+  }
+  double moved = 0.0;
+  for (std::size_t j = 0; j < 7; ++j) {
+    EXPECT_NEAR(pushed.hw->positions()[j], commanded.hw->positions()[j], 1e-9) << "joint " << j + 1;
+    EXPECT_NEAR(pushed.hw->velocities()[j], commanded.hw->velocities()[j], 1e-8) << "joint " << j + 1;
+    moved = std::max(moved, std::abs(pushed.hw->positions()[j] - held.hw->positions()[j]));
+  }
+  EXPECT_GT(moved, 1e-2) << "the push moved the arm";
+  // the tool moved along the push: +x in the base
+  double before[16], after[16];
+  rd_body_poses(&model->model(), held.hw->positions().data(), &model->work());
+  rd_frame_pose(&model->model(), &model->work(), ee, before);
+  rd_body_poses(&model->model(), pushed.hw->positions().data(), &model->work());
+  rd_frame_pose(&model->model(), &model->work(), ee, after);
+  EXPECT_GT(after[3] - before[3], 1e-3);
+  EXPECT_EQ(allocations_in_cycles(pushed, 100), 0) << "read() and write() with the wrench allocate nothing";
+}
+
+TEST(SimulatedSystem, ABadWrenchFrameOrFrameIdIsRefusedNamingTheValidOnes)
+{
+  // at on_init: an unknown frame, a topic without its frame
+  for (const std::string & p : {param("simulated_external_wrench_frame", "tool0"),
+                                param("simulated_external_wrench_topic", "/push"),
+                                param("simulated_external_wrench_frame", "iiwa_joint_4")}) {
+    SimulatedSystem hw;
+    EXPECT_EQ(hw.on_init(info_of(iiwa_with_block(p))), CallbackReturn::ERROR) << p;
+  }
+  // a message: frame_id neither the base's nor the frame's, a non-finite value; nothing changes
+  Sim sim(iiwa_with_block(param("simulated_external_wrench_frame", "iiwa_link_ee")));
+  sim.command = std::vector<double>(7, 0.0);
+  sim.cycle(0.001);
+  const std::vector<double> w = {0.0, 0.0, -15.0, 0.0, 0.0, 0.0};
+  ASSERT_EQ(sim.hw->set_external_wrench(wrench_message("iiwa_link_0", w)), "");
+  sim.cycle(0.001);
+  const std::vector<double> pushed = sim.hw->external_torques();
+  const std::string id = sim.hw->set_external_wrench(wrench_message("world", {1.0, 0, 0, 0, 0, 0}));
+  EXPECT_NE(id.find("'world'"), std::string::npos) << id;
+  EXPECT_NE(id.find("'iiwa_link_0'"), std::string::npos) << id;
+  EXPECT_NE(id.find("'iiwa_link_ee'"), std::string::npos) << id;
+  for (double bad : {kNaN, std::numeric_limits<double>::infinity()}) {
+    const std::string e = sim.hw->set_external_wrench(wrench_message("", {1.0, 0.0, 0.0, 0.0, bad, 0.0}));
+    EXPECT_NE(e.find("torque.y is not finite"), std::string::npos) << e;
+  }
+  sim.cycle(0.001);
+  double change = 0.0;
+  for (std::size_t j = 0; j < 7; ++j) {
+    change = std::max(change, std::abs(sim.hw->external_torques()[j] - pushed[j]));
+  }
+  EXPECT_LT(change, 1e-2) << "the wrench as it was (only the arm's small motion in one period changes J)";
+  EXPECT_GT(std::abs(pushed[1]), 1.0);
+  // no frame configured: a wrench has nowhere to act
+  Sim none(iiwa_with_block(""));
+  EXPECT_NE(none.hw->set_external_wrench(wrench_message("", w)).find("simulated_external_wrench_frame"), std::string::npos);
+}
+
+TEST(SimulatedSystem, TheSimulatedExternalWrenchTopicSetsIt)
+{
+  const std::string block = iiwa_with_block(param("simulated_external_wrench_topic", "/test_simulated_wrench") +
+                                            param("simulated_external_wrench_frame", "iiwa_link_ee"));
+  rclcpp::init(0, nullptr);
+  {
+    Sim sim(block);
+    sim.command = std::vector<double>(7, 0.0);
+    sim.cycle(0.001);
+    auto node = std::make_shared<rclcpp::Node>("test_wrench_publisher");
+    auto publisher =
+      node->create_publisher<geometry_msgs::msg::WrenchStamped>("/test_simulated_wrench", rclcpp::QoS(10).reliable());
+    const auto msg = wrench_message("iiwa_link_ee", {0.0, 0.0, 25.0, 0.0, 0.0, 0.0});
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::abs(sim.hw->external_torques()[1]) < 1e-6 && std::chrono::steady_clock::now() < end) {
+      publisher->publish(msg);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      sim.cycle(0.001);
+    }
+    EXPECT_GT(std::abs(sim.hw->external_torques()[1]), 1.0) << "the message reached the hardware";
+    EXPECT_NEAR(sim.hw->external_torques()[6], 0.0, 1e-9) << "a force along the tool's z axis, the last joint's axis";
   }
   rclcpp::shutdown();
 }

@@ -535,3 +535,19 @@ def test_arm_parameters_refuse_a_model_that_fails_the_checks_naming_the_plugin(t
     assert "# checks:" not in p["robot_description"]  # the plant's text, unchecked as it asked
     with pytest.raises(ModelError, match=r"robot_model of gravity_compensation_controller: "):
         arm_parameters(str(PKG), urdf=str(urdf), hardware="mock")
+
+
+def test_the_launch_passes_the_simulated_wrench_to_the_simulated_arm():
+    """arm.launch.py's hardware_params carries SimulatedSystem's simulated_external_wrench_topic and
+    simulated_external_wrench_frame into the block, beside the model text that names that frame
+    (its frame_names line, which the plugin checks the frame against)."""
+    p = arm_parameters(str(PKG), robot="iiwa14", hardware_params="simulated_external_wrench_topic=/simulated_external_wrench,"
+                       " simulated_external_wrench_frame=iiwa_link_ee, simulated_external_torque_topic=/push")
+    hw = ET.fromstring(p["robot_description"]).find("ros2_control/hardware")
+    assert _param(hw, "simulated_external_wrench_topic") == "/simulated_external_wrench"
+    assert _param(hw, "simulated_external_wrench_frame") == "iiwa_link_ee"
+    assert _param(hw, "simulated_external_torque_topic") == "/push"
+    frames = next(line.split() for line in _param(hw, "robot_model").splitlines() if line.strip().startswith("frame_names"))
+    assert frames[1:] == ["9", *rd.load_robot("iiwa14").frame_names] and frames[-1] == "iiwa_link_ee"
+    default = ET.fromstring(arm_parameters(str(PKG), robot="iiwa14")["robot_description"]).find("ros2_control/hardware")
+    assert _param(default, "simulated_external_wrench_topic") is None  # none by default: no input

@@ -29,6 +29,22 @@
 //                       <name>_simulated_input, subscribes on a thread of its own; a message naming
 //                       an unknown joint, of mismatched lengths or with a non-finite effort is
 //                       refused with a warning.
+//   simulated_external_wrench_topic
+//                       a topic name (default none): a simulation-only input of an external wrench
+//                       (a push at the tool), geometry_msgs/WrenchStamped, force [N] and torque
+//                       [N m] acting at the origin of the frame simulated_external_wrench_frame,
+//                       until the next message (a zero wrench: none). Its axes by header.frame_id:
+//                       the base's when empty or the model's base (root link) name, the named
+//                       frame's own (they turn with it) when that frame's name; any other
+//                       frame_id, or a non-finite value, is refused with a warning. Subscribed by
+//                       the same node and thread as the external torque.
+//   simulated_external_wrench_frame
+//                       the frame the wrench acts at, a link of the model text's frame_names
+//                       (required with the topic; an unknown name fails on_init naming the valid ones)
+//
+// Each period the wrench w = [f; m] becomes the joint torque J(q)^T w, J the frame's Jacobian
+// (rd_task_space: base axes, RD_LOCAL_WORLD_ALIGNED, or the frame's, RD_LOCAL) at the state of the
+// period's start, held over the period, and is added to the simulated external joint torque.
 //
 // The command: efforts beyond the model's effort limits are clipped (a drive's saturation); a
 // NaN on some joints is zero effort on those joints; NaN on every joint (ros2_control's "no
@@ -36,7 +52,8 @@
 // where it is with zero velocity (the brakes of a real arm), as the project's simulator node
 // does. The effort state is the effort applied during the last period (0 while braked). The
 // simulated external torque is added to the clipped command (it is no motor's effort: the effort
-// state leaves it out, and a joint without a command, NaN, gets none of it).
+// state leaves it out, and a joint without a command, NaN, gets none of it). So is the wrench's
+// joint torque.
 #ifndef ROBOT_DYNAMICS_CONTROL__SIMULATED_SYSTEM_HPP_
 #define ROBOT_DYNAMICS_CONTROL__SIMULATED_SYSTEM_HPP_
 
@@ -57,6 +74,7 @@
 #include "rclcpp/time.hpp"
 #include "rclcpp_lifecycle/state.hpp"
 #include "realtime_tools/realtime_buffer.h"
+#include "geometry_msgs/msg/wrench_stamped.hpp"
 #include "sensor_msgs/msg/joint_state.hpp"
 
 extern "C" {
@@ -95,7 +113,13 @@ public:
   /// real-time loop): each joint of `msg.name` gets its `msg.effort` [N m or N], the others zero,
   /// from the next read() on. Returns "" or the reason the message is refused (nothing changes).
   std::string set_external_torque(const sensor_msgs::msg::JointState & msg);
-  /// The external torques of the last period, in the block's joint order.
+  /// The simulated external wrench (what simulated_external_wrench_topic does; outside the real-time
+  /// loop): msg.wrench's force [N] and torque [N m] at the origin of simulated_external_wrench_frame,
+  /// in the base's axes (header.frame_id empty or the base's name) or the frame's (its name), from
+  /// the next read() on. Returns "" or the reason the message is refused (nothing changes).
+  std::string set_external_wrench(const geometry_msgs::msg::WrenchStamped & msg);
+  /// The external torques of the last period, in the block's joint order: the joint torques' and
+  /// the wrench's J^T w, where a command let them act (else 0).
   const std::vector<double> & external_torques() const { return external_block_; }
 
 private:
@@ -105,13 +129,22 @@ private:
     bool friction = true;
     bool allow_nonphysical_model = false;  // accept a robot_model made without the loader's strict checks
     double smooth = 0.0;  // Coulomb smoothing velocity [rad/s] (0: the sign)
-    std::string robot_model, initial_positions, external_torque_topic;
+    std::string robot_model, initial_positions, external_torque_topic, external_wrench_topic, external_wrench_frame;
+  };
+  // The simulated external wrench: [f; m] and the rd_task reference of its axes; none when !set.
+  struct WrenchInput
+  {
+    bool set = false;
+    int reference = RD_LOCAL_WORLD_ALIGNED;
+    double w[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
   };
 
   PlantParameters read_parameters();                 // the <hardware> parameters, checked
   std::vector<double> read_joints();                 // joints_, index_; the interfaces' initial positions
   void start_plant(const std::vector<double> & initial, const PlantParameters & p);  // arrays, plant_, a first evaluation
-  void start_input(const std::string & topic);       // the simulated external torque's node and thread
+  void start_wrench(const PlantParameters & p);     // wrench_frame_, base_name_, the Jacobian's buffer
+  void start_input(const PlantParameters & p);       // the simulated inputs' node, subscriptions and thread
+  int add_wrench_torque();                           // external_ += J^T w at x_: RD_OK or the engine's status
 
   std::shared_ptr<EngineModel> model_;
   rd_plant_period plant_{};  // the plant, substeps_, max_step_, max_substeps_
@@ -132,6 +165,14 @@ private:
   std::shared_ptr<rclcpp::Node> input_node_;
   std::shared_ptr<rclcpp::executors::SingleThreadedExecutor> input_executor_;
   rclcpp::Subscription<sensor_msgs::msg::JointState>::SharedPtr input_subscription_;
+  rclcpp::Subscription<geometry_msgs::msg::WrenchStamped>::SharedPtr wrench_subscription_;
+  // the simulated external wrench: the input's buffer, this period's, its frame (-1: none), the
+  // names its frame_id may take, and the frame's Jacobian rows (6 x nq, preallocated)
+  realtime_tools::RealtimeBuffer<WrenchInput> wrench_input_;
+  WrenchInput wrench_;
+  int wrench_frame_ = -1;
+  std::string base_name_, wrench_frame_name_;
+  std::vector<double> jacobian_;
   std::thread input_thread_;
   bool active_ = false;
   bool reported_ = false;     // one error line, not one per cycle
