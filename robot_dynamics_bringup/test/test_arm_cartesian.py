@@ -98,6 +98,7 @@ class TestArmCartesian(ArmProbe):
         pushed = self.tool()
         dx, dy, dz = pushed[:3, 3] - rest[:3, 3]
         expected = PUSH / STIFFNESS
+        print(f"pushed with {PUSH} N along x: the tool moved {dx * 1e3:.4f}, {dy * 1e3:.4f}, {dz * 1e3:.4f} mm")
         self.assertAlmostEqual(dx, expected, delta=0.05 * expected, msg=f"F / K = 10 mm, moved {dx * 1e3:.3f} mm")
         self.assertLess(abs(dy), 0.1 * expected)
         self.assertLess(abs(dz), 0.1 * expected)
