@@ -17,10 +17,23 @@ clock_gettime(CLOCK_MONOTONIC), in interleaved rounds so that every subject sees
 * the peers: the engine alone (rd_rnea with friction for the same state, and each controller's law
   alone: rd_gravity_compensation, rd_pd_gravity, rd_computed_torque), ros2_controllers'
   effort_controllers/JointGroupEffortController on the same joints (a new command every 10 calls),
-  and the empty timed part (the timer's own cost, inside every figure).
+  and the empty timed part (the timer's own cost, inside every figure);
+* on the iiwa14, the Cartesian impedance law alone (rd_compliant_control, its last frame
+  iiwa_link_ee) and the same law written as CRISP (utiasDSL/crisp_controllers) writes it on
+  Pinocchio: computeAllTerms, computeMinverse and SVD pseudo-inverses every call ("CRISP-style
+  Cartesian impedance (Pinocchio)"). That peer is built only when the package is configured with
+  Pinocchio's prefix, e.g. the ``pin`` wheel's::
 
-Prints p50, p99, p99.9, max and mean [us] per subject, the ratios ours / rd_rnea and ours /
-JointGroupEffortController (of p50 and of p99), the calls over 20 us (a preemption shows there: the
+      colcon build --packages-up-to robot_dynamics_control --cmake-args \
+        -DRD_BENCH_PINOCCHIO_PREFIX=$(python -c "import cmeel; print(cmeel.__path__[0])")
+
+  (``cmeel.__path__`` is the wheel's ``cmeel.prefix``; without the option it is left out, with a
+  message at configuration and a note here). bench_update then checks that it gives
+  rd_compliant_control's torques when given the engine's damping, and prints that check.
+
+Prints p50, p99, p99.9, max and mean [us] per subject, the ratios ours / rd_rnea, ours /
+JointGroupEffortController and ours / CRISP-style (of p50 and of p99; the last also for
+rd_compliant_control), the calls over 20 us (a preemption shows there: the
 process runs at normal priority on a shared machine), the goal column and the load average before
 and after. The JSON (``--results``; '' : nowhere) keeps one run per ROS distribution: a run on Humble
 replaces the previous Humble run and leaves a Jazzy run in the file.
@@ -43,7 +56,8 @@ from _results import write_results
 HERE = Path(__file__).resolve().parent
 GOAL_P99_US = 20.0
 EXE_RELATIVE = Path("lib") / "robot_dynamics_control" / "bench_update"
-ROBOTS = ("puma560", "three_dof_geared", "all")
+ROBOTS = ("puma560", "three_dof_geared", "iiwa14", "all")
+CRISP = "CRISP-style Cartesian impedance (Pinocchio)"
 
 
 def find_executable(given: str | None) -> Path:
@@ -79,16 +93,20 @@ def _f(x: float | None, digits: int = 3) -> str:
 def format_table(rows: list[dict], goal_us: float = GOAL_P99_US) -> str:
     """The rows as a table [us], ratios for our controllers and the goal column."""
     goal_head = f"goal p99 <= {goal_us:g} us"
-    lines = [f"{'robot':17} {'subject':35} {'p50':>7} {'p99':>7} {'p99.9':>7} {'max':>8} {'mean':>7} {'>20us':>6} "
-             f"{'p50/rnea':>8} {'p99/rnea':>8} {'p50/JGEC':>8} {'p99/JGEC':>8}  {goal_head}"]
+    lines = [f"{'robot':17} {'subject':44} {'p50':>7} {'p99':>7} {'p99.9':>7} {'max':>8} {'mean':>7} {'>20us':>6} "
+             f"{'p50/rnea':>8} {'p99/rnea':>8} {'p50/JGEC':>8} {'p99/JGEC':>8} {'p50/CRISP':>9} {'p99/CRISP':>9}  "
+             f"{goal_head}"]
     for r in rows:
         ours = r["kind"] == "controller"
         goal = ("met" if r["p99_us"] <= goal_us else "missed") if ours else ""
+        # ours / the CRISP-style law: our controllers and the engine's law alone, where that peer ran
+        crisp = (f"{_f(r.get('ratio_crisp_p50'), 3):>9} {_f(r.get('ratio_crisp_p99'), 3):>9}"
+                 if r.get("ratio_crisp_p50") is not None else f"{'':>9} {'':>9}")
+        ratios = (f"{_f(r['ratio_rnea_p50'], 2):>8} {_f(r['ratio_rnea_p99'], 2):>8} "
+                  f"{_f(r['ratio_jgec_p50'], 2):>8} {_f(r['ratio_jgec_p99'], 2):>8}" if ours else f"{'':>35}")
         lines.append((
-            f"{r['robot']:17} {r['subject']:35} {_f(r['p50_us']):>7} {_f(r['p99_us']):>7} {_f(r['p999_us']):>7} "
-            f"{_f(r['max_us'], 2):>8} {_f(r['mean_us']):>7} {r['over_20us']:>6} "
-            + (f"{_f(r['ratio_rnea_p50'], 2):>8} {_f(r['ratio_rnea_p99'], 2):>8} "
-               f"{_f(r['ratio_jgec_p50'], 2):>8} {_f(r['ratio_jgec_p99'], 2):>8}  {goal}" if ours else "")).rstrip())
+            f"{r['robot']:17} {r['subject']:44} {_f(r['p50_us']):>7} {_f(r['p99_us']):>7} {_f(r['p999_us']):>7} "
+            f"{_f(r['max_us'], 2):>8} {_f(r['mean_us']):>7} {r['over_20us']:>6} {ratios} {crisp}  {goal}").rstrip())
     return "\n".join(lines)
 
 
@@ -140,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
           f"ROS {distro}, ros2_control {rows[0]['ros2_control']}; {wall:.1f} s; "
           f"load average after {' '.join(f'{x:.2f}' for x in load_after)}")
     print(format_table(rows))
+    for line in proc.stdout.splitlines():  # bench_update's own checks (the CRISP-style law's torques)
+        if line.startswith("check: "):
+            print(line)
+    if any(r["robot"] == "iiwa14" for r in rows) and not any(r["subject"] == CRISP for r in rows):
+        print(f"note: no {CRISP} row: bench_update was built without RD_BENCH_PINOCCHIO_PREFIX (see --help)")
     ours = [r for r in rows if r["kind"] == "controller" and r["robot"] == "puma560"]
     if ours:
         worst = max(ours, key=lambda r: r["p99_us"])

@@ -29,11 +29,26 @@
 //                                     state (the work of computed torque), through its own EngineModel
 //     rd_gravity_compensation, rd_pd_gravity, rd_computed_torque: each controller's law alone
 //     rd_momentum_observer_update     the monitor's observer alone
+//     rd_compliant_control            the Cartesian impedance law alone (iiwa14 only): its last frame,
+//                                     iiwa_link_ee (m.nf - 1), held at a fixed pose near the moving
+//                                     state's, K = 1000 N/m and 100 N m/rad, damping ratio 0.7, the
+//                                     posture's stiffness 10 N m/rad in the null space
+//     CRISP-style Cartesian impedance (Pinocchio)
+//                                     the same law written as CRISP (utiasDSL/crisp_controllers) writes
+//                                     it (iiwa14 only, built with RD_BENCH_PINOCCHIO_PREFIX): per call
+//                                     forwardKinematics, computeFrameJacobian, computeMinverse, the task
+//                                     inertia by an SVD pseudo-inverse of J M^-1 J^T, an SVD pseudo-
+//                                     inverse of J, computeAllTerms, computeCoriolisMatrix and
+//                                     computeGeneralizedGravity, in dynamic-size Eigen matrices
+//                                     (crisp_style_impedance.hpp); its damping CRISP's, 2 sqrt(K). After
+//                                     the timed calls it is given the engine's damping on a few states
+//                                     and must give rd_compliant_control's torques (1e-6 relative)
 //     clock_gettime                   an empty timed part: the timer's and the call's own cost
 //
 // The subjects run in R interleaved rounds (default 10) of N / R calls each, so that all of them see
 // the same machine load. Prints a table of p50, p99, p99.9, max and mean [us], the calls over 20 us
-// and the ratios ours / rd_rnea and ours / JointGroupEffortController (of p50 and p99), then one
+// and the ratios ours / rd_rnea, ours / JointGroupEffortController and ours / CRISP-style (of p50 and
+// p99; the last for rd_compliant_control too), then one
 // JSON object a line per subject x robot. Exit status 2 on bad arguments, 1 when a subject cannot be set up.
 #include <sched.h>
 
@@ -53,6 +68,7 @@
 #include <vector>
 
 #include "allocation_counter.hpp"
+#include "compliant_subjects.hpp"
 #include "controller_harness.hpp"
 #include "controller_interface/version.h"
 #include "robot_dynamics_control/cartesian_impedance_controller.hpp"
@@ -71,6 +87,9 @@ namespace
 {
 
 using robot_dynamics_control::EngineModel;
+using robot_dynamics_control::bench::CompliantLaw;
+using robot_dynamics_control::bench::kCompliantRobot;
+using robot_dynamics_control::bench::kCrispName;
 using robot_dynamics_control::test::Harness;
 using robot_dynamics_control::test::ParamsFile;
 using robot_dynamics_control::test::read_text;
@@ -401,6 +420,23 @@ void bench_robot(const std::string & robot, const Options & opt, std::vector<Row
       return rd_momentum_observer_update(&m, &obs_options, &observer, kDt * static_cast<double>(k + 1), q.data(),
                                          qd.data(), tau.data(), &w) == RD_OK;
     }, {}, 0});
+  // -- Cartesian impedance: the engine's law alone, and the CRISP-style law on Pinocchio --
+  std::shared_ptr<CompliantLaw> compliant;
+  if (robot == kCompliantRobot) {
+    std::vector<double> q0(n), qd0(n);
+    moving_state(0, q0, qd0);
+    compliant = robot_dynamics_control::bench::compliant_law(m, w, q0, urdf, joints);
+    subjects.push_back({"rd_compliant_control", "engine",
+      [compliant](int64_t k) { moving_state(k, compliant->q, compliant->qd); },
+      [&, compliant](int64_t) {
+        return rd_compliant_control(&m, &compliant->o, &compliant->in, compliant->tau.data(), nullptr, &w) == RD_OK;
+      }, {}, 0});
+#ifdef RD_BENCH_HAVE_PINOCCHIO
+    subjects.push_back({kCrispName, "peer",
+      [compliant](int64_t k) { moving_state(k, compliant->q, compliant->qd); },
+      [compliant](int64_t) { return compliant->crisp->update(compliant->q.data(), compliant->qd.data()); }, {}, 0});
+#endif
+  }
   subjects.push_back({"clock_gettime (empty timed part)", "timer", [](int64_t) {}, [](int64_t) { return true; }, {}, 0});
 
   // -- warm-up, then interleaved rounds ---------------------------------------------------------
@@ -459,6 +495,19 @@ void bench_robot(const std::string & robot, const Options & opt, std::vector<Row
     }
     rows.push_back({robot, s.name, s.kind, stats_of(s.ns), allocations});
   }
+#ifdef RD_BENCH_HAVE_PINOCCHIO
+  if (compliant) {
+    std::vector<std::vector<double>> qs, qds;  // five states of the run
+    for (const int64_t k : {0, 777, 2500, 6100, 13000}) {
+      qs.emplace_back(n);
+      qds.emplace_back(n);
+      moving_state(k, qs.back(), qds.back());
+    }
+    const double worst = robot_dynamics_control::bench::check_crisp(m, w, *compliant, qs, qds);
+    std::printf("check: %s, given rd_compliant_control's damping, on 5 states of %s: torques within %.1e of max |tau| "
+                "(1e-6 allowed)\n", kCrispName, robot.c_str(), worst);
+  }
+#endif
 }
 
 const Row * find(const std::vector<Row> & rows, const std::string & robot, const std::string & name)
@@ -538,17 +587,20 @@ int main(int argc, char ** argv)
   }
 
   const char * effort_name = "JointGroupEffortController";
+  // ours / CRISP-style: of our controllers and of the engine's law alone
+  auto against_crisp = [](const Row & r) { return r.kind == "controller" || r.name == "rd_compliant_control"; };
   std::printf(
     "update() per call [us]: %lld calls after %lld warm-up, %d interleaved rounds, clock_gettime(CLOCK_MONOTONIC) "
     "around each call; ros2_control %s\n",
     static_cast<long long>(opt.calls), static_cast<long long>(opt.warmup), opt.rounds, CONTROLLER_INTERFACE_VERSION_STR);
-  std::printf("%-17s %-35s %8s %8s %8s %8s %8s %6s %9s %9s %9s %9s %6s\n", "robot", "subject", "p50", "p99", "p99.9", "max",
-    "mean", ">20us", "p50/rnea", "p99/rnea", "p50/JGEC", "p99/JGEC", "allocs");
+  std::printf("%-17s %-44s %8s %8s %8s %8s %8s %6s %9s %9s %9s %9s %10s %10s %6s\n", "robot", "subject", "p50", "p99",
+    "p99.9", "max", "mean", ">20us", "p50/rnea", "p99/rnea", "p50/JGEC", "p99/JGEC", "p50/CRISP", "p99/CRISP", "allocs");
   auto ratio = [](double a, const Row * b, double Stats::*f) { return b ? a / (b->s.*f) : std::nan(""); };
   for (const auto & r : rows) {
     const Row * rnea = find(rows, r.robot, "rd_rnea");
     const Row * effort = find(rows, r.robot, effort_name);
-    std::printf("%-17s %-35s %8.3f %8.3f %8.3f %8.2f %8.3f %6lld", r.robot.c_str(), r.name.c_str(), r.s.p50, r.s.p99,
+    const Row * crisp = find(rows, r.robot, kCrispName);
+    std::printf("%-17s %-44s %8.3f %8.3f %8.3f %8.2f %8.3f %6lld", r.robot.c_str(), r.name.c_str(), r.s.p50, r.s.p99,
       r.s.p999, r.s.max, r.s.mean, static_cast<long long>(r.s.over_goal));
     if (r.kind == "controller") {
       std::printf(" %9.2f %9.2f %9.2f %9.2f", ratio(r.s.p50, rnea, &Stats::p50), ratio(r.s.p99, rnea, &Stats::p99),
@@ -556,12 +608,18 @@ int main(int argc, char ** argv)
     } else {
       std::printf(" %9s %9s %9s %9s", "", "", "", "");
     }
+    if (against_crisp(r) && crisp) {
+      std::printf(" %10.3f %10.3f", ratio(r.s.p50, crisp, &Stats::p50), ratio(r.s.p99, crisp, &Stats::p99));
+    } else {
+      std::printf(" %10s %10s", "", "");
+    }
     std::printf(" %6ld\n", r.allocations);
   }
   for (const auto & r : rows) {  // JSON lines; ratios of our controllers only (else, or without the peer: null)
     const bool ours = r.kind == "controller";
     const Row * rnea = ours ? find(rows, r.robot, "rd_rnea") : nullptr;
     const Row * effort = ours ? find(rows, r.robot, effort_name) : nullptr;
+    const Row * crisp = against_crisp(r) ? find(rows, r.robot, kCrispName) : nullptr;
     auto num = [](double x) {
       char b[32];
       std::snprintf(b, sizeof b, "%.4f", x);
@@ -571,12 +629,14 @@ int main(int argc, char ** argv)
       "{\"robot\": \"%s\", \"subject\": \"%s\", \"kind\": \"%s\", \"calls\": %lld, \"warmup\": %lld, "
       "\"p50_us\": %s, \"p99_us\": %s, \"p999_us\": %s, \"max_us\": %s, \"mean_us\": %s, \"over_20us\": %lld, "
       "\"ratio_rnea_p50\": %s, \"ratio_rnea_p99\": %s, \"ratio_jgec_p50\": %s, \"ratio_jgec_p99\": %s, "
+      "\"ratio_crisp_p50\": %s, \"ratio_crisp_p99\": %s, "
       "\"allocations_in_1000_calls\": %ld, \"ros2_control\": \"%s\"}\n",
       r.robot.c_str(), r.name.c_str(), r.kind.c_str(), static_cast<long long>(opt.calls),
       static_cast<long long>(opt.warmup), num(r.s.p50).c_str(), num(r.s.p99).c_str(), num(r.s.p999).c_str(),
       num(r.s.max).c_str(), num(r.s.mean).c_str(), static_cast<long long>(r.s.over_goal), num(ratio(r.s.p50, rnea, &Stats::p50)).c_str(),
       num(ratio(r.s.p99, rnea, &Stats::p99)).c_str(), num(ratio(r.s.p50, effort, &Stats::p50)).c_str(),
-      num(ratio(r.s.p99, effort, &Stats::p99)).c_str(), r.allocations, CONTROLLER_INTERFACE_VERSION_STR);
+      num(ratio(r.s.p99, effort, &Stats::p99)).c_str(), num(ratio(r.s.p50, crisp, &Stats::p50)).c_str(),
+      num(ratio(r.s.p99, crisp, &Stats::p99)).c_str(), r.allocations, CONTROLLER_INTERFACE_VERSION_STR);
   }
   return 0;
 }
