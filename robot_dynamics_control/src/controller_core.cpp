@@ -50,6 +50,18 @@ void JointSpaceCore::configure(const CoreConfig & config)
       "command_joints: expected none (the joints' own interfaces) or " + std::to_string(joints.size()) +
       " names ordered as joints " + format_names(joints) + ", got " + std::to_string(config.command_joints.size()));
   }
+  // each joint's effort goes to an interface of that joint: <joint> or <prefix>/<joint>, once
+  for (size_t i = 0; i < config.command_joints.size(); ++i) {
+    const std::string & c = config.command_joints[i];
+    const std::string & j = joints[i];
+    const bool names_it = c == j || (c.size() > j.size() && c.compare(c.size() - j.size(), j.size(), j) == 0 &&
+                                     c[c.size() - j.size() - 1] == '/');
+    if (!names_it || std::count(config.command_joints.begin(), config.command_joints.end(), c) > 1) {
+      throw std::runtime_error(
+        "command_joints: entry " + std::to_string(i) + " '" + c + "' must name joint '" + j + "' (as '" + j +
+        "' or '<controller>/" + j + "', each once), ordered as joints " + format_names(joints));
+    }
+  }
   command_joints_ = config.command_joints.empty() ? joints : config.command_joints;
   law_model_ = model_->model();  // the same arrays (read-only); gravity of its own
   if (config.gravity_compensated_by_hardware) {

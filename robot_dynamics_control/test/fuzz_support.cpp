@@ -113,7 +113,50 @@ Robot load_robot(const std::string & name, const std::string & drivetrain)
     r.velocity.push_back(number_or(attribute(limit, "velocity"), 5.0));
     r.effort.push_back(number_or(attribute(limit, "effort"), kInf));
   }
+  const auto model = robot_dynamics_control::EngineModel::from_text(
+    robot_dynamics_control::test::engine_model_text(r.urdf, r.drivetrain, ""));
+  r.base = model->frame_names().front();
+  r.tip = model->frame_names().back();
   return r;
+}
+
+geometry_msgs::msg::PoseStamped random_target(Random & rng, const Robot & robot, double hostile)
+{
+  geometry_msgs::msg::PoseStamped msg;
+  msg.header.frame_id = rng.chance(0.5) ? "" : robot.base;
+  auto & p = msg.pose.position;
+  p.x = rng.uniform(-1.5, 1.5), p.y = rng.uniform(-1.5, 1.5), p.z = rng.uniform(-0.5, 1.5);
+  double q[4], n = 0.0;
+  for (double & x : q) {
+    x = rng.uniform(-1.0, 1.0);
+    n += x * x;
+  }
+  n = std::sqrt(n);
+  auto & o = msg.pose.orientation;
+  o.x = q[0] / n, o.y = q[1] / n, o.z = q[2] / n, o.w = q[3] / n;
+  if (rng.chance(hostile)) {
+    switch (rng.below(4)) {
+      case 0: p.x = rng.pick(kHostile); break;
+      case 1: o.w = rng.pick(kHostile); break;
+      case 2: o.x = o.y = o.z = o.w = 0.0; break;  // the default-constructed message's mistake
+      default: msg.header.frame_id = rng.chance(0.5) ? robot.tip : "unknown_frame"; break;
+    }
+  }
+  return msg;
+}
+
+double random_task_reference(Random & rng, const std::string & kind, double hostile)
+{
+  if (rng.chance(0.3)) {
+    return kNaN;
+  }
+  if (rng.chance(hostile)) {
+    return rng.pick(kHostile);
+  }
+  if (kind.rfind("position.", 0) == 0) {
+    return rng.uniform(-1.5, 1.5);
+  }
+  return kind.rfind("orientation.", 0) == 0 ? rng.uniform(-1.0, 1.0) : rng.uniform(-2.0, 2.0);
 }
 
 std::string joints_line(const Robot & robot)

@@ -20,8 +20,11 @@
 #include "controller_harness.hpp"
 #include "lifecycle_msgs/msg/state.hpp"
 #include "rcl_interfaces/msg/parameter_type.hpp"
+#include "geometry_msgs/msg/pose_stamped.hpp"
+#include "robot_dynamics_control/cartesian_impedance_controller.hpp"
 #include "robot_dynamics_control/computed_torque_controller.hpp"
 #include "robot_dynamics_control/gravity_compensation_controller.hpp"
+#include "robot_dynamics_control/operational_space_controller.hpp"
 #include "robot_dynamics_control/pd_gravity_controller.hpp"
 #include "test_files.hpp"
 #include "trajectory_msgs/msg/joint_trajectory.hpp"
@@ -29,7 +32,9 @@
 namespace rd_fuzz
 {
 
+using robot_dynamics_control::CartesianImpedanceController;
 using robot_dynamics_control::ComputedTorqueController;
+using robot_dynamics_control::OperationalSpaceController;
 using robot_dynamics_control::GravityCompensationController;
 using robot_dynamics_control::PdGravityController;
 using robot_dynamics_control::test::Harness;
@@ -96,6 +101,7 @@ extern const std::vector<double> kHostile;
 struct Robot
 {
   std::string name, urdf, drivetrain;
+  std::string tip, base;            // the model's last frame and its first (the task-space controllers')
   std::vector<std::string> joints;  // URDF order
   std::vector<double> lower, upper, velocity, effort;
 
@@ -223,12 +229,20 @@ struct ParamInfo
   std::vector<std::string> words;  // of the description: the candidate values of a string parameter
 };
 
+/// A target pose for ~/target_pose: a position within 1.5 m of the base, a unit quaternion, in the
+/// base's frame ("" or `robot.base`); now and then (`hostile` of the time) a value of kHostile, a
+/// quaternion that is not unit, an unknown frame_id.
+geometry_msgs::msg::PoseStamped random_target(Random & rng, const Robot & robot, double hostile);
+/// A value for the task-space reference interface `kind` (TaskTarget::interface_names()): as
+/// random_target's, NaN 30 % of the time (not commanded).
+double random_task_reference(Random & rng, const std::string & kind, double hostile);
+
 /// Every parameter the controller's node declares (ROS's own use_sim_time and QoS overrides aside).
 std::vector<ParamInfo> discover(const rclcpp_lifecycle::LifecycleNode & node);
 
 // -- the laws --------------------------------------------------------------------------------------
 
-enum class Law { gravity, pd, ct };
+enum class Law { gravity, pd, ct, task };
 
 template<typename C>
 constexpr Law law_of()
@@ -237,6 +251,9 @@ constexpr Law law_of()
     return Law::pd;
   } else if constexpr (std::is_same_v<C, ComputedTorqueController>) {
     return Law::ct;
+  } else if constexpr (
+    std::is_same_v<C, CartesianImpedanceController> || std::is_same_v<C, OperationalSpaceController>) {
+    return Law::task;
   } else {
     return Law::gravity;
   }

@@ -100,6 +100,9 @@ private:
     rng_.shuffle(joints);
     values["joints"] = yaml(rclcpp::ParameterValue(joints));
     values["drivetrain"] = yaml(rclcpp::ParameterValue(robot_.drivetrain));
+    if (kLaw == Law::task) {
+      values["frame"] = robot_.tip;
+    }
     if (kLaw == Law::pd) {
       values["kp"] = yaml(rclcpp::ParameterValue(std::vector<double>{rng_.log_uniform(10.0, 300.0)}));
       values["kd"] = yaml(rclcpp::ParameterValue(std::vector<double>{rng_.log_uniform(1.0, 30.0)}));
@@ -141,7 +144,7 @@ private:
     h_.reset();
     for (int attempt = 0; attempt < 5 && !h_; ++attempt) {
       const std::string body = configuration(!baseline && attempt < 4 && rng_.chance(0.4));
-      const bool chained = kLaw == Law::ct && rng_.chance(0.5);
+      const bool chained = (kLaw == Law::ct || kLaw == Law::task) && rng_.chance(0.5);
       file_ = std::make_unique<ParamsFile>(robot_.urdf, body);
       std::string flat = body;
       std::replace(flat.begin(), flat.end(), '\n', ';');
@@ -521,13 +524,33 @@ private:
     return reason;
   }
 
-  /// Chained mode: random values on the reference interfaces (<joint>/position, velocity, acceleration).
+  /// ~/target_pose of a task-space controller: a random target, hostile 10 % of the time.
+  void send_target()
+  {
+    if constexpr (kLaw == Law::task) {
+      const auto msg = random_target(rng_, robot_, 0.1);
+      const std::string reason = h_->controller->set_target(msg);
+      journal.add(step_, "target (" + format(msg.pose.position.x) + ", " + format(msg.pose.position.y) + ", " +
+                           format(msg.pose.position.z) + "; w " + format(msg.pose.orientation.w) + "; '" +
+                           msg.header.frame_id + "') -> " + (reason.empty() ? "ok" : "refused"));
+      ++tally_["references"].second;
+      tally_["references"].first += reason.empty() ? 1 : 0;
+    }
+  }
+
+  /// Chained mode: random values on the reference interfaces (<joint>/position, velocity, acceleration;
+  /// a task-space controller's <frame>/position.x ... angular_velocity.z).
   void write_references()
   {
     std::vector<double> v;
     for (auto & r : h_->references) {
       const std::string name = r->get_name();
       const std::string kind = name.substr(name.rfind('/') + 1);
+      if (kLaw == Law::task) {
+        v.push_back(random_task_reference(rng_, kind, 0.05));
+        r->set_value(v.back());
+        continue;
+      }
       const std::string head = name.substr(0, name.rfind('/'));
       const int j = robot_.index(head.substr(head.rfind('/') + 1));
       double x = kNaN;  // not commanded
@@ -613,7 +636,7 @@ private:
     }
     journal.add(step_, "deactivated");
     check_efforts("on_deactivate");
-    if constexpr (kLaw == Law::ct) {
+    if constexpr (kLaw == Law::ct || kLaw == Law::task) {
       if (rng_.chance(0.5)) {
         const bool chained = !h_->controller->is_in_chained_mode();
         if (!h_->controller->set_chained_mode(chained)) {
@@ -641,7 +664,7 @@ private:
     changed_ = true;
     journal.add(step_, "probe: the configured parameters");
     sane_state();
-    if constexpr (kLaw == Law::ct) {
+    if constexpr (kLaw == Law::ct || kLaw == Law::task) {
       if (h_->controller->is_in_chained_mode()) {
         for (auto & r : h_->references) {
           r->set_value(kNaN);
@@ -649,7 +672,7 @@ private:
         journal.add(step_, "reference interfaces NaN (hold)");
       }
     }
-    if (referenced_since_activation_ && !h_->controller->is_in_chained_mode()) {
+    if (kLaw != Law::task && referenced_since_activation_ && !h_->controller->is_in_chained_mode()) {
       trajectory_msgs::msg::JointTrajectory msg;
       msg.joint_names = robot_.joints;
       msg.points.resize(1);
@@ -698,11 +721,13 @@ private:
     } else if (take(0.07)) {
       change_parameters();
     } else if (take(0.08)) {
-      if (kLaw != Law::gravity) {
+      if (kLaw == Law::task) {
+        send_target();
+      } else if (kLaw != Law::gravity) {
         send_reference(random_trajectory());
       }
     } else if (take(0.1)) {
-      if (kLaw == Law::ct && h_->controller->is_in_chained_mode()) {
+      if ((kLaw == Law::ct || kLaw == Law::task) && h_->controller->is_in_chained_mode()) {
         write_references();
       }
     } else if (take(0.01)) {

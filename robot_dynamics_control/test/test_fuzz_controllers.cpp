@@ -1,6 +1,7 @@
 // The controllers under hostile input: random configurations, measured states, references and
 // parameter changes at run time, through each controller on plain doubles (controller_harness.hpp),
-// on the PUMA 560 and the 3-dof geared robot. After every update(): it returns OK, it allocates
+// on the PUMA 560 and the 3-dof geared robot (the task-space controllers: their last frame's pose,
+// targets from ~/target_pose or the reference interfaces). After every update(): it returns OK, it allocates
 // nothing (allocation_counter.hpp; a parameter change or a reference is made outside the counted
 // part), and every effort is finite (NaN only under stop_behaviour "brake") and within its joint's
 // effort limit (the effort_limits parameter, else the URDF's); so are the efforts written at
@@ -11,15 +12,15 @@
 //
 // Seeded and reproducible; each case draws from its own stream of the seed:
 //   RD_FUZZ_SEED    the seed (default 42)
-//   RD_FUZZ_BUDGET  steps per case, an action and an update each (default 3000: about 10 s for
-//                   the six cases on 2 cores)
+//   RD_FUZZ_BUDGET  steps per case, an action and an update each (default 3000: about 15 s for
+//                   the nine cases on 2 cores)
 // A longer run, from another seed, of one controller:
 //   RD_FUZZ_SEED=7 RD_FUZZ_BUDGET=200000 build/robot_dynamics_control/test_fuzz_controllers
 //     --gtest_filter='*ComputedTorque*'
 // A failure names the case, seed and step and lists the actions before it; a crash lists them too
 // (from a signal handler) before the process dies.
 //
-// This file: the six cases. The fuzzer: fuzzer.hpp; what it shares with the Reproduce tests (the
+// This file: the nine cases. The fuzzer: fuzzer.hpp; what it shares with the Reproduce tests (the
 // defects the fuzz found, each in its fewest steps, the executable test_fuzz_findings):
 // fuzz_support.hpp.
 #include <gtest/gtest.h>
@@ -87,6 +88,21 @@ TEST_F(FuzzControllers, ComputedTorquePuma560)
 TEST_F(FuzzControllers, ComputedTorqueThreeDofGeared)
 {
   fuzz<ComputedTorqueController>("computed_torque", three_dof_geared(), puma560());
+}
+
+TEST_F(FuzzControllers, CartesianImpedancePuma560)
+{
+  fuzz<CartesianImpedanceController>("cartesian_impedance", puma560(), three_dof_geared());
+}
+
+TEST_F(FuzzControllers, OperationalSpacePuma560)
+{
+  fuzz<OperationalSpaceController>("operational_space", puma560(), three_dof_geared());
+}
+
+TEST_F(FuzzControllers, CartesianImpedanceThreeDofGeared)
+{
+  fuzz<CartesianImpedanceController>("cartesian_impedance", three_dof_geared(), puma560());
 }
 
 }  // namespace rd_fuzz

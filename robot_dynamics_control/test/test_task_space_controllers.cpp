@@ -502,6 +502,19 @@ TEST_F(TaskSpace, NearASingularityTheCommandStaysBounded)
   EXPECT_LT(largest, 150.0);
 }
 
+TEST_F(TaskSpace, CommandJointsMustNameTheirOwnJointsOnce)
+{
+  // the efforts of joints 1 and 2 sent to each other's interfaces: refused at configuration
+  EXPECT_THROW(Loop<CartesianImpedanceController>(
+                 "    command_joints: [iiwa_joint_2, iiwa_joint_1, iiwa_joint_3, iiwa_joint_4, iiwa_joint_5, "
+                 "iiwa_joint_6, iiwa_joint_7]\n"),
+               std::runtime_error);
+  EXPECT_THROW(Loop<CartesianImpedanceController>(
+                 "    command_joints: [m/iiwa_joint_1, m/iiwa_joint_1, m/iiwa_joint_3, m/iiwa_joint_4, m/iiwa_joint_5, "
+                 "m/iiwa_joint_6, m/iiwa_joint_7]\n"),
+               std::runtime_error);
+}
+
 TEST_F(TaskSpace, DeactivationHoldsTheGravityTorqueOfThePose)
 {
   Loop<CartesianImpedanceController> loop("");

@@ -59,7 +59,12 @@ public:
     checks_.record_types(*this->get_node());
     on_set_ = this->get_node()->add_on_set_parameters_callback(
       [this](const std::vector<rclcpp::Parameter> & parameters) {
-        return checks_.on_set(parameters, configured_ ? static_cast<size_t>(core_.n()) : 0, configured_);
+        auto result = checks_.on_set(parameters, configured_ ? static_cast<size_t>(core_.n()) : 0, configured_);
+        for (size_t k = 0; result.successful && configured_ && k < parameters.size(); ++k) {
+          result.reason = parameter_refused(parameters[k]);
+          result.successful = result.reason.empty();
+        }
+        return result;
       });
     return controller_interface::CallbackReturn::SUCCESS;
   }
@@ -177,6 +182,9 @@ protected:
   {
     return {{"hold_damping", false}, {"max_tracking_error", false}};
   }
+  /// "" or why the configured controller refuses the new value of `parameter` (beyond
+  /// ParameterChecks: what depends on the model, e.g. the task-space controllers' singular_damping).
+  virtual std::string parameter_refused(const rclcpp::Parameter &) const { return ""; }
   /// The number arrays whose values must be > 0.
   virtual std::vector<std::string> positive_parameters() const { return {}; }
   /// (name, count): the number arrays of exactly count values or none.

@@ -71,6 +71,12 @@ protected:
       RCLCPP_ERROR(this->get_node()->get_logger(), "%s", e.what());
       return controller_interface::CallbackReturn::ERROR;
     }
+    std::string refused = parameter_refused(rclcpp::Parameter("singular_damping", this->params_.singular_damping));
+    refused += parameter_refused(rclcpp::Parameter("singular_threshold", this->params_.singular_threshold));
+    if (!refused.empty()) {
+      RCLCPP_ERROR(this->get_node()->get_logger(), "%s", refused.c_str());
+      return controller_interface::CallbackReturn::ERROR;
+    }
     for (auto * v : {&null_stiffness_, &posture_, &tau_prev_, &hold_posture_}) {
       v->assign(nq, 0.0);
     }
@@ -100,6 +106,19 @@ protected:
       });
     make_target_publisher();
     return controller_interface::CallbackReturn::SUCCESS;
+  }
+
+  /// singular_damping or singular_threshold 0 on an arm of fewer than six joints: the frame's six
+  /// task rows are never independent, so Lambda needs the damping at every pose.
+  std::string parameter_refused(const rclcpp::Parameter & p) const override
+  {
+    const std::string & name = p.get_name();
+    if ((name == "singular_damping" || name == "singular_threshold") &&
+        p.get_type() == rclcpp::ParameterType::PARAMETER_DOUBLE && !(p.as_double() > 0.0) && this->core_.nq() < 6) {
+      return name + ": expected > 0 on this arm of " + std::to_string(this->core_.nq()) +
+             " joints (the frame's six task rows are dependent at every pose, the task inertia needs the damping)";
+    }
+    return "";
   }
 
   /// Reserves what law_gains() may copy into (no allocation while running).
