@@ -25,6 +25,13 @@
 #define RD_TARGET_CLONES
 #endif
 
+/* rd_crba's steps, inlined into each of its builds (the AVX2 one too) */
+#if defined(__GNUC__)
+#define RD_HOT inline __attribute__((always_inline))
+#else
+#define RD_HOT inline
+#endif
+
 /* -- the data ----------------------------------------------------------------------------------- */
 #define RD_ALIGN 64 /* every array starts on its own cache line */
 
@@ -126,7 +133,7 @@ void rd_world_poses(const rd_model *m, rd_work *w)
 
 /* E = R(a, q)^T E0 for an axis a = +-e_k (body b's coord k; sa: the sine signed by a): rows u = k + 1
  * and v = k + 2 (mod 3) of E0 turn, row k stays. 12 products where Rodrigues' formula takes 27. */
-static inline void turn_rows(const double *E0, int k, double c, double sa, double *E)
+static RD_HOT void turn_rows(const double *E0, int k, double c, double sa, double *E)
 {
     const int u = (k + 1) % 3, v = (k + 2) % 3;
     const double *Eu = E0 + 3 * u, *Ev = E0 + 3 * v;
@@ -149,7 +156,7 @@ static inline void turn_rows(const double *E0, int k, double c, double sa, doubl
 
 /* Body b's joint transform at its angle or travel qb, sine s, cosine c: joint_placement, or with
  * `axes` and an axis +-e_k, turn_rows (each k inlined with its own constant rows). */
-static inline void placement(const rd_body *b, double qb, double s, double c, int axes, double *E, double *r)
+static RD_HOT void placement(const rd_body *b, double qb, double s, double c, int axes, double *E, double *r)
 {
     if (axes && b->type == RD_REVOLUTE && b->coord >= 0) {
         const double sa = b->axis[b->coord] * s;
@@ -170,23 +177,22 @@ static inline void placement(const rd_body *b, double qb, double s, double c, in
  * at a time (the four-state instance's sin_cos, the one-state values lane by lane, the same bits):
  * the PUMA 560's body poses 142 -> 128 ns in C. Returns 1 when every body is moved by its own
  * joint alone (nb = nq, body i by joint i with mult 1), else 0. */
-static inline int joint_transforms(const rd_model *m, const double *q, rd_work *w, int axes)
+static RD_HOT int joint_transforms(const rd_model *m, const double *q, rd_work *w, int axes)
 {
     int plain = m->nb == m->nq; /* returned: every body moved by its own joint (joint i, mult 1) */
 #if RD_LANES == 4
     const int nb = m->nb;
     for (int i0 = 0; i0 < nb; i0 += 4) {
         rd_x4 qb, s, c;
-        for (int l = 0; l < 4; ++l) {
-            const rd_body *b = &m->body[i0 + l < nb ? i0 + l : i0];
+        for (int l = 0; l < 4; ++l) { /* lanes past the last body repeat it */
+            const int i = i0 + l < nb ? i0 + l : nb - 1;
+            const rd_body *b = &m->body[i];
             qb[l] = b->mult * q[b->joint] + b->offset; /* mimic joints: q_body = mult q[k] + offset */
+            plain &= (b->joint == i) & (b->mult == 1.0);
         }
         sin_cos_x4(&qb, &s, &c);
-        for (int l = 0; l < 4 && i0 + l < nb; ++l) {
-            const rd_body *b = &m->body[i0 + l];
-            plain &= b->joint == i0 + l && b->mult == 1.0;
-            placement(b, qb[l], s[l], c[l], axes, w->E + 9 * (i0 + l), w->r + 3 * (i0 + l));
-        }
+        for (int l = 0; l < 4 && i0 + l < nb; ++l)
+            placement(&m->body[i0 + l], qb[l], s[l], c[l], axes, w->E + 9 * (i0 + l), w->r + 3 * (i0 + l));
     }
 #else
     for (int i = 0; i < m->nb; ++i) {
@@ -197,6 +203,37 @@ static inline int joint_transforms(const rd_model *m, const double *q, rd_work *
             sin_cos(&qb, &s, &c);
         plain &= b->joint == i && b->mult == 1.0;
         placement(b, qb, s, c, axes, w->E + 9 * i, w->r + 3 * i);
+    }
+#endif
+    return plain;
+}
+
+/* Every body's angle or travel qb, its sine and cosine (revolute; anything for prismatic) into
+ * qb, s, c (nb values each, room for three more): joint_transforms' first half, for rd_crba, which
+ * forms the transforms where it uses them. Returns joint_transforms' `plain`. */
+static RD_HOT int joint_angles(const rd_model *m, const double *q, double *qb, double *s, double *c)
+{
+    const int nb = m->nb;
+    int plain = nb == m->nq;
+#if RD_LANES == 4
+    for (int i0 = 0; i0 < nb; i0 += 4) {
+        rd_x4 x, sx, cx;
+        for (int l = 0; l < 4; ++l) { /* lanes past the last body repeat it */
+            const int i = i0 + l < nb ? i0 + l : nb - 1;
+            const rd_body *b = &m->body[i];
+            x[l] = b->mult * q[b->joint] + b->offset;
+            plain &= (b->joint == i) & (b->mult == 1.0);
+        }
+        sin_cos_x4(&x, &sx, &cx);
+        memcpy(qb + i0, &x, sizeof x), memcpy(s + i0, &sx, sizeof sx), memcpy(c + i0, &cx, sizeof cx);
+    }
+#else
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        qb[i] = b->mult * q[b->joint] + b->offset, s[i] = 0.0, c[i] = 1.0;
+        if (b->type == RD_REVOLUTE)
+            sin_cos(qb + i, s + i, c + i);
+        plain &= b->joint == i && b->mult == 1.0;
     }
 #endif
     return plain;
@@ -284,19 +321,25 @@ RD_TARGET_CLONES void rd_rnea4(const rd_model *m, const rd_input *in, const rd_o
  * (Chen & Wang eq. 18), U from their spin momenta. H: nq x nq, row-major. */
 RD_TARGET_CLONES int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w)
 {
-    const int nq = m->nq;
-    const int blocks = m->nb > 0 && m->body[0].last >= 0;
-    const int plain = joint_transforms(m, q, w, 1) && blocks; /* body i moved by joint i alone: H_ki directly */
+    const int nb = m->nb, nq = m->nq;
+    const int blocks = nb > 0 && m->body[0].last >= 0;
+    /* the blocks: the angles, each transform formed where it is used; else (and for the secondary
+     * links) every transform in w->E, w->r */
+    const int stride = rd_crba_stride(nb);
+    double *qb = w->Fcol + 6 * stride + 4, *s = qb + stride, *c = s + stride;
+    const int plain = blocks ? joint_angles(m, q, qb, s, c) : 0; /* body i moved by joint i alone: H_ki directly */
+    if (!blocks || m->nr > 0)
+        joint_transforms(m, q, w, 1);
     /* sum: finite when every entry is (else the exact check below); plain blocks: of the entries */
     double sum = 0.0;
-    if (plain) {
-        sum = crba_blocks(m, 1, H, w);
+    if (plain) { /* the usual stride a constant: the columns' rows at fixed offsets */
+        sum = stride == 16 ? crba_blocks(m, 1, 16, H, w) : crba_blocks(m, 1, stride, H, w);
     } else {
         for (int x = 0; x < nq; ++x)
             for (int y = 0; y <= x; ++y)
                 H[x * nq + y] = 0.0;
         if (blocks)
-            crba_blocks(m, 0, H, w);
+            crba_blocks(m, 0, stride, H, w);
         else
             crba_walks(m, H, w);
         for (int x = 0; x < nq; ++x) {

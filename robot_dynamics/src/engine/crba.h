@@ -21,10 +21,12 @@
 #pragma GCC diagnostic ignored "-Wpsabi" /* four-number vectors pass between inline functions only */
 
 /* rd_crba's steps inlined into each of its builds (the AVX2 one too) */
+#ifndef RD_HOT
 #if defined(__GNUC__)
 #define RD_HOT inline __attribute__((always_inline))
 #else
 #define RD_HOT inline
+#endif
 #endif
 
 /* -- four numbers at once ------------------------------------------------------------------------- */
@@ -94,15 +96,13 @@ static RD_HOT void composite_to_parent(const v4 t[12], const double *J, const do
 {
     const v4 j0 = v4_load(J), j1 = v4_load(J + 4), j2 = v4_load(J + 8), j3 = v4_load(J + 12);
     v4 b[4];
-    for (int c = 0; c < 3; ++c)
-        b[c] = v4_add(v4_add(v4_add(v4_mul(t[4 * c], j0), v4_mul(t[4 * c + 1], j1)), v4_mul(t[4 * c + 2], j2)),
-                      v4_mul(t[4 * c + 3], j3));
+    for (int c = 0; c < 3; ++c) /* summed in pairs: a shorter chain from J to Jp */
+        b[c] = v4_add(v4_add(v4_mul(t[4 * c], j0), v4_mul(t[4 * c + 1], j1)), v4_add(v4_mul(t[4 * c + 2], j2), v4_mul(t[4 * c + 3], j3)));
     b[3] = j3;
     v4_transpose(&b[0], &b[1], &b[2], &b[3]);
     const double *base = accumulate ? Jp : J0;
     for (int c = 0; c < 3; ++c) {
-        const v4 x = v4_add(v4_add(v4_add(v4_mul(t[4 * c], b[0]), v4_mul(t[4 * c + 1], b[1])), v4_mul(t[4 * c + 2], b[2])),
-                            v4_mul(t[4 * c + 3], b[3]));
+        const v4 x = v4_add(v4_add(v4_mul(t[4 * c], b[0]), v4_mul(t[4 * c + 1], b[1])), v4_add(v4_mul(t[4 * c + 2], b[2]), v4_mul(t[4 * c + 3], b[3])));
         v4_store(Jp + 4 * c, v4_add(v4_load(base + 4 * c), x));
     }
     v4_store(Jp + 12, v4_add(v4_load(base + 12), b[3]));
@@ -172,6 +172,10 @@ static RD_HOT void columns_to_parent(const v4 t[12], double *F, int stride, int 
     }
 }
 
+/* The row length of rd_crba's force columns (w->Fcol): nb + 4 (three columns of padding before
+ * column 0), at least 16. */
+static inline int rd_crba_stride(int nb) { return nb + 4 > 16 ? nb + 4 : 16; }
+
 /* H's lower triangle += S_i . F_k for the bodies i, k (k in i's subtree, F_k in i's coordinates),
  * mapped to their joints (mimic joints: H_jk += mult_i mult_k S_i . F_k, both orders). */
 static inline void add_pair(const rd_model *m, const rd_body *bi, int i, int k, double val, double *H)
@@ -185,59 +189,138 @@ static inline void add_pair(const rd_model *m, const rd_body *bi, int i, int k, 
         H[ji > jk ? ji * nq + jk : jk * nq + ji] += val;
 }
 
+/* One pass of crba_blocks: the model, plain (H_ik and H_ki written; else added to the joints'
+ * entries), the force columns (6 rows of `stride`), H and the sum of its written entries. */
+typedef struct {
+    const rd_model *m;
+    int plain, stride;
+    double *F, *H, sum;
+} crba_pass;
+
+/* H_ik = S_i . F_k for the columns k = i..last of body i's subtree (Fi: column i, of 6 rows of
+ * `stride`, in i's coordinates), plus `extra` on the diagonal. plain: written with H_ki, the rotor
+ * inertia on the diagonal, the entries added to the pass's sum; else added to the joints' entries
+ * of the lower triangle. */
+static RD_HOT void subtree_row(crba_pass *c, const rd_body *b, int i, int last, const double *Fi, int stride,
+                               double extra)
+{
+    const rd_model *m = c->m;
+    const int nq = m->nq, n = last - i;
+    const double *Fs = Fi + (b->type == RD_REVOLUTE ? 0 : 3 * stride);
+    double *Hi = c->H + i * nq + i, *Hk = c->H + i * nq + i; /* H_ii, then down column i */
+    if (b->coord >= 0) {
+        const double sg = b->axis[b->coord], *row = Fs + b->coord * stride;
+        if (c->plain) {
+            c->sum += Hi[0] = sg * row[0] + extra + m->joint[i].Ia;
+            for (int k = 1; k <= n; ++k)
+                c->sum += Hi[k] = *(Hk += nq) = sg * row[k];
+        } else {
+            add_pair(m, b, i, i, sg * row[0] + extra, c->H);
+            for (int k = 1; k <= n; ++k)
+                add_pair(m, b, i, i + k, sg * row[k], c->H);
+        }
+    } else {
+        const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2];
+        for (int k = 0; k <= n; ++k) {
+            const double t = ex * Fs[k] + ey * Fs[stride + k] + ez * Fs[2 * stride + k] + (k == 0 ? extra : 0.0);
+            if (!c->plain)
+                add_pair(m, b, i, i + k, t, c->H);
+            else if (k == 0)
+                c->sum += Hi[0] = t + m->joint[i].Ia;
+            else
+                c->sum += Hi[k] = *(Hk += nq) = t;
+        }
+    }
+}
+
+/* A root's row from one of its children i (a body whose parent p has none): with m = X_i S_p, p's
+ * joint axis in i's coordinates, H_pk = S_p . X_i^T F_k = m . F_k for the columns k = i..last of i's
+ * subtree (four at a time), and the subtree's share of H_pp, S_p . X_i^T Ic_i X_i S_p = m . Ic_i m =
+ * w . Io w + 2 w . (h x v) + m |v|^2 for m = [w; v], Io w = tr(S) w - S w, returned. The root's
+ * composite and columns are never formed: its own share of H_pp is added at p. */
+static RD_HOT double root_row(crba_pass *cp, int p, int i, int last, const double *J, const double *E, const double *r)
+{
+    const rd_model *m = cp->m;
+    const int nq = m->nq, plain = cp->plain, stride = cp->stride;
+    const double *F = cp->F;
+    double *H = cp->H, *sum = &cp->sum;
+    const rd_body *bp = &m->body[p];
+    const int prismatic = bp->type != RD_REVOLUTE;
+    double S[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, mv[6];
+    for (int x = 0; x < 3; ++x)
+        S[3 * prismatic + x] = bp->axis[x];
+    x_motion(E, r, S, mv);
+    const double *wv = mv, *v = mv + 3, h[3] = {J[3], J[7], J[11]};
+    double wIw = (J[0] + J[5] + J[10]) * (wv[0] * wv[0] + wv[1] * wv[1] + wv[2] * wv[2]);
+    for (int x = 0; x < 3; ++x)
+        wIw -= wv[x] * (J[4 * x] * wv[0] + J[4 * x + 1] * wv[1] + J[4 * x + 2] * wv[2]);
+    const double hv[3] = {h[1] * v[2] - h[2] * v[1], h[2] * v[0] - h[0] * v[2], h[0] * v[1] - h[1] * v[0]};
+    const double whv = wv[0] * hv[0] + wv[1] * hv[1] + wv[2] * hv[2];
+    v4 ms[6];
+    for (int x = 0; x < 6; ++x)
+        ms[x] = v4_splat(mv[x]);
+    for (int k = i; k <= last; k += 4) { /* the lanes past `last` read later columns or the padding */
+        const double *c = F + k;
+        double t[4];
+        v4_store(t, v4_add(v4_add(v4_add(v4_mul(ms[0], v4_load(c)), v4_mul(ms[1], v4_load(c + stride))),
+                                  v4_add(v4_mul(ms[2], v4_load(c + 2 * stride)), v4_mul(ms[3], v4_load(c + 3 * stride)))),
+                           v4_add(v4_mul(ms[4], v4_load(c + 4 * stride)), v4_mul(ms[5], v4_load(c + 5 * stride)))));
+        for (int l = 0; l < 4 && k + l <= last; ++l) {
+            if (plain)
+                *sum += H[p * nq + k + l] = H[(k + l) * nq + p] = t[l];
+            else
+                add_pair(m, bp, p, k + l, t[l], H);
+        }
+    }
+    return wIw + 2.0 * whv + J[15] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
 /* The composite inertias and H, in one pass from the leaves, as Pinocchio's crba: body i's subtree
  * is the bodies i..last (depth-first order), whose force columns F_k (w->Fcol: row x at 4 + x
  * (nb + 4), three columns of padding before column 0) are all in body i's coordinates when it is
  * reached; H_ik = S_i . F_k, then the columns and the composite move to the parent's coordinates
- * together (Featherstone 6.2, Table 6.2). A leaf's composite is its J0; the first of a parent's
- * children to reach it (the one holding its last body) writes J0 + its own, the others add theirs.
- * plain: H_ik and H_ki written (zero beyond the subtree, the rotor inertia on the diagonal), else
- * added to the joints' entries of the lower triangle. Returns the sum of the written entries
- * (plain; else 0). */
-static RD_HOT double crba_blocks(const rd_model *m, int plain, double *H, rd_work *w)
+ * together (Featherstone 6.2, Table 6.2), or, to a root, give its row (root_row). A leaf's
+ * composite is its J0; the first of a parent's children to reach it (the one holding its last
+ * body) writes J0 + its own, the others add theirs; a root holds its children's shares of H_pp in
+ * its J's first number instead. plain: H_ik and H_ki written (zero beyond the subtree, the rotor
+ * inertia on the diagonal), else added to the joints' entries of the lower triangle. Returns the
+ * sum of the written entries (plain; else 0). */
+static RD_HOT double crba_blocks(const rd_model *m, int plain, int stride, double *H, rd_work *w)
 {
-    const int nb = m->nb, nq = m->nq, stride = nb + 4;
-    double *F = w->Fcol + 4, sum = 0.0;
+    const int nb = m->nb, nq = m->nq;
+    double *F = w->Fcol + 4;
+    const double *qb = F + 6 * stride, *s = qb + stride, *c = s + stride; /* rd_crba's joint_angles */
+    crba_pass cp = {m, plain, stride, F, H, 0.0};
     for (int i = nb - 1; i >= 0; --i) {
         const rd_body *b = &m->body[i];
-        const int last = b->last;
+        const int last = b->last, p = b->parent;
+        if (p < 0) { /* a root: its own share of H_ii, its children's, and zeros past its subtree */
+            double Fi[6];
+            composite_column(b, b->J0, Fi, 1);
+            subtree_row(&cp, b, i, i, Fi, 1, last != i ? w->Ic[RD_J * i] : 0.0);
+            for (int k = last + 1; plain && k < nq; ++k)
+                H[i * nq + k] = H[k * nq + i] = 0.0;
+            continue;
+        }
         const double *J = last == i ? b->J0 : w->Ic + RD_J * i;
         composite_column(b, J, F + i, stride);
-        const double *Fs = F + (b->type == RD_REVOLUTE ? 0 : 3 * stride);
-        double *Hi = H + i * nq;
-        if (b->coord >= 0) {
-            const double sg = b->axis[b->coord], *row = Fs + b->coord * stride;
-            if (plain) {
-                sum += Hi[i] = sg * row[i] + m->joint[i].Ia;
-                for (int k = i + 1; k <= last; ++k)
-                    sum += Hi[k] = H[k * nq + i] = sg * row[k];
-                for (int k = last + 1; k < nq; ++k)
-                    Hi[k] = H[k * nq + i] = 0.0;
-            } else {
-                for (int k = i; k <= last; ++k)
-                    add_pair(m, b, i, k, sg * row[k], H);
-            }
+        subtree_row(&cp, b, i, last, F + i, stride, 0.0);
+        for (int k = last + 1; plain && k < nq; ++k)
+            H[i * nq + k] = H[k * nq + i] = 0.0;
+        double E[9], r[3]; /* the joint transform, formed here */
+        placement(b, qb[i], s[i], c[i], 1, E, r);
+        const int first = last == m->body[p].last; /* the first of p's children to reach it */
+        if (m->body[p].parent < 0) {
+            const double share = root_row(&cp, p, i, last, J, E, r);
+            w->Ic[RD_J * p] = first ? share : w->Ic[RD_J * p] + share;
         } else {
-            const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2];
-            for (int k = i; k <= last; ++k) {
-                const double t = ex * Fs[k] + ey * Fs[stride + k] + ez * Fs[2 * stride + k];
-                if (plain)
-                    sum += Hi[k] = H[k * nq + i] = k == i ? t + m->joint[i].Ia : t;
-                else
-                    add_pair(m, b, i, k, t, H);
-            }
-            for (int k = last + 1; plain && k < nq; ++k)
-                Hi[k] = H[k * nq + i] = 0.0;
-        }
-        const int p = b->parent;
-        if (p >= 0) {
             v4 t[12];
-            transform_splats(w->E + 9 * i, w->r + 3 * i, t);
-            composite_to_parent(t, J, m->body[p].J0, w->Ic + RD_J * p, last != m->body[p].last);
+            transform_splats(E, r, t);
+            composite_to_parent(t, J, m->body[p].J0, w->Ic + RD_J * p, !first);
             columns_to_parent(t, F, stride, i, last);
         }
     }
-    return sum;
+    return cp.sum;
 }
 
 /* The same for bodies in any order: the composite inertias first, then each body's column walked

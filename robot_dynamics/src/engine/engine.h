@@ -169,7 +169,8 @@ int rd_joint_index(const rd_model *m, const char *name);
     X(R, double, 9 * nb)             /* base_R_body */                                            \
     X(p, double, 3 * nb)             /* body origin in the base frame */                          \
     X(Ic, double, 16 * nb)           /* composite inertias (crba): pseudo-inertias [S h; h^T m] */ \
-    X(Fcol, double, 6 * nb + 32)     /* their columns F = Ic S (crba), 6 rows of nb + 4, padded */ \
+    X(Fcol, double, 9 * nb + 148)    /* their columns F = Ic S (crba): 6 rows of max(nb + 4, 16), */ \
+                                     /* padded; the angles, sines and cosines (as long each)       */ \
     X(IA, double, 36 * nb)           /* articulated inertias, 6x6 symmetric (aba) */              \
     X(pA, double, 6 * nb)            /* articulated bias forces (aba) */                          \
     X(U, double, 6 * nb)             /* U_i = IA_i S_i (aba) */                                   \
