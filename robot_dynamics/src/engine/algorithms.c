@@ -208,24 +208,42 @@ static RD_HOT int joint_transforms(const rd_model *m, const double *q, rd_work *
     return plain;
 }
 
+#if RD_LANES == 4
+/* joint_angles of the bodies i0..i0 + 3 (lanes past the last body repeat it); 1 when each is moved
+ * by its own joint alone. */
+static RD_HOT int angles4(const rd_model *m, const double *q, int i0, double *qb, double *s, double *c)
+{
+    const int nb = m->nb;
+    int own = 1;
+    rd_x4 x, sx, cx;
+    for (int l = 0; l < 4; ++l) {
+        const int i = i0 + l < nb ? i0 + l : nb - 1;
+        const rd_body *b = &m->body[i];
+        x[l] = b->mult * q[b->joint] + b->offset;
+        own &= (b->joint == i) & (b->mult == 1.0);
+    }
+    sin_cos_x4(&x, &sx, &cx);
+    memcpy(qb + i0, &x, sizeof x), memcpy(s + i0, &sx, sizeof sx), memcpy(c + i0, &cx, sizeof cx);
+    return own;
+}
+#endif
+
 /* Every body's angle or travel qb, its sine and cosine (revolute; anything for prismatic) into
  * qb, s, c (nb values each, room for three more): joint_transforms' first half, for rd_crba, which
- * forms the transforms where it uses them. Returns joint_transforms' `plain`. */
+ * forms the transforms where it uses them. Returns joint_transforms' `plain`. With vector types up
+ * to eight bodies without a loop (a loop's constants would be held on the stack). */
 static RD_HOT int joint_angles(const rd_model *m, const double *q, double *qb, double *s, double *c)
 {
     const int nb = m->nb;
     int plain = nb == m->nq;
 #if RD_LANES == 4
-    for (int i0 = 0; i0 < nb; i0 += 4) {
-        rd_x4 x, sx, cx;
-        for (int l = 0; l < 4; ++l) { /* lanes past the last body repeat it */
-            const int i = i0 + l < nb ? i0 + l : nb - 1;
-            const rd_body *b = &m->body[i];
-            x[l] = b->mult * q[b->joint] + b->offset;
-            plain &= (b->joint == i) & (b->mult == 1.0);
-        }
-        sin_cos_x4(&x, &sx, &cx);
-        memcpy(qb + i0, &x, sizeof x), memcpy(s + i0, &sx, sizeof sx), memcpy(c + i0, &cx, sizeof cx);
+    if (nb <= 8) {
+        plain &= angles4(m, q, 0, qb, s, c);
+        if (nb > 4)
+            plain &= angles4(m, q, 4, qb, s, c);
+    } else {
+        for (int i0 = 0; i0 < nb; i0 += 4)
+            plain &= angles4(m, q, i0, qb, s, c);
     }
 #else
     for (int i = 0; i < nb; ++i) {
@@ -332,22 +350,22 @@ RD_TARGET_CLONES int rd_crba(const rd_model *m, const double *q, double *H, rd_w
         joint_transforms(m, q, w, 1);
     /* sum: finite when every entry is (else the exact check below); plain blocks: of the entries */
     double sum = 0.0;
-    if (plain) { /* the usual stride a constant: the columns' rows at fixed offsets */
-        sum = stride == 16 ? crba_blocks(m, 1, 16, H, w) : crba_blocks(m, 1, stride, H, w);
-    } else {
+    if (!plain)
         for (int x = 0; x < nq; ++x)
             for (int y = 0; y <= x; ++y)
                 H[x * nq + y] = 0.0;
-        if (blocks)
-            crba_blocks(m, 0, stride, H, w);
-        else
-            crba_walks(m, H, w);
+    if (plain && stride == 16) /* the usual case, its stride a constant: the rows at fixed offsets */
+        sum = crba_blocks(m, 1, 16, H, w);
+    else if (blocks)
+        sum = crba_blocks(m, plain, stride, H, w);
+    else
+        crba_walks(m, H, w);
+    if (!plain)
         for (int x = 0; x < nq; ++x) {
             H[x * nq + x] += m->joint[x].Ia;
             for (int y = 0; y <= x; ++y)
                 sum += H[y * nq + x] = H[x * nq + y];
         }
-    }
     if (m->nr > 0)
         add_secondaries(m, H, w);
     return (isfinite(sum) && m->nr == 0) || rd_finite(H, nq * nq) ? RD_OK : RD_BAD_OUTPUT;

@@ -1,7 +1,8 @@
-/* The steps of rd_crba (algorithms.c includes this file once, before rd_crba): the composite
- * inertias and H from the joint transforms X_i in w (E_i = body_R_parent, r_i the body origin in
- * parent coordinates), by composite rigid bodies (Featherstone 6.2, 6.7, Khalil [7.64]), and the
- * secondary links of a geared robot (Chen & Wang eq. 18).
+/* The steps of rd_crba (algorithms.c includes this file once, before rd_crba, after the joint
+ * transforms' helpers it calls: placement, x_motion): the composite inertias and H by composite
+ * rigid bodies (Featherstone 6.2, 6.7, Khalil [7.64]), with the joint transforms X_i (E_i =
+ * body_R_parent, r_i the body origin in parent coordinates), and the secondary links of a geared
+ * robot (Chen & Wang eq. 18).
  *
  * A composite inertia is held as its pseudo-inertia, the symmetric 4x4 J = [S h; h^T m] with the
  * second moment S = int p p^T dm = tr(Io)/2 1 - Io about the body origin, h = m c: it moves to the
@@ -19,6 +20,14 @@
 #include "internal.h"
 
 #pragma GCC diagnostic ignored "-Wpsabi" /* four-number vectors pass between inline functions only */
+
+/* the usual case (a revolute axis along a coordinate axis) laid out first, the others out of its
+ * way */
+#if defined(__GNUC__)
+#define RD_USUALLY(x) __builtin_expect(!!(x), 1)
+#else
+#define RD_USUALLY(x) (x)
+#endif
 
 /* rd_crba's steps inlined into each of its builds (the AVX2 one too) */
 #ifndef RD_HOT
@@ -122,7 +131,7 @@ static RD_HOT void axis_column(int k, double sg, const double *J, double *F, int
  * ... F[5 stride], from J: Io e = tr(S) e - S e, I [e; 0] = [Io e; e x h], I [0; e] = [h x e; m e]. */
 static RD_HOT void composite_column(const rd_body *b, const double *J, double *F, int stride)
 {
-    if (b->type == RD_REVOLUTE && b->coord >= 0) {
+    if (RD_USUALLY(b->type == RD_REVOLUTE && b->coord >= 0)) {
         const double sg = b->axis[b->coord];
         if (b->coord == 0)
             axis_column(0, sg, J, F, stride);
@@ -172,8 +181,8 @@ static RD_HOT void columns_to_parent(const v4 t[12], double *F, int stride, int 
     }
 }
 
-/* The row length of rd_crba's force columns (w->Fcol): nb + 4 (three columns of padding before
- * column 0), at least 16. */
+/* The row length of rd_crba's force columns (w->Fcol): nb + 4 (four columns of padding before
+ * column 0), at least 16 (a constant for up to 12 bodies). */
 static inline int rd_crba_stride(int nb) { return nb + 4 > 16 ? nb + 4 : 16; }
 
 /* H's lower triangle += S_i . F_k for the bodies i, k (k in i's subtree, F_k in i's coordinates),
@@ -208,7 +217,7 @@ static RD_HOT void subtree_row(crba_pass *c, const rd_body *b, int i, int last, 
     const int nq = m->nq, n = last - i;
     const double *Fs = Fi + (b->type == RD_REVOLUTE ? 0 : 3 * stride);
     double *Hi = c->H + i * nq + i, *Hk = c->H + i * nq + i; /* H_ii, then down column i */
-    if (b->coord >= 0) {
+    if (RD_USUALLY(b->coord >= 0)) {
         const double sg = b->axis[b->coord], *row = Fs + b->coord * stride;
         if (c->plain) {
             c->sum += Hi[0] = sg * row[0] + extra + m->joint[i].Ia;
@@ -277,8 +286,9 @@ static RD_HOT double root_row(crba_pass *cp, int p, int i, int last, const doubl
 
 /* The composite inertias and H, in one pass from the leaves, as Pinocchio's crba: body i's subtree
  * is the bodies i..last (depth-first order), whose force columns F_k (w->Fcol: row x at 4 + x
- * (nb + 4), three columns of padding before column 0) are all in body i's coordinates when it is
- * reached; H_ik = S_i . F_k, then the columns and the composite move to the parent's coordinates
+ * stride, four columns of padding before column 0; then the angles, sines and cosines of
+ * rd_crba's joint_angles, from which each joint transform is formed here) are all in body i's
+ * coordinates when it is reached; H_ik = S_i . F_k, then the columns and the composite move to the parent's coordinates
  * together (Featherstone 6.2, Table 6.2), or, to a root, give its row (root_row). A leaf's
  * composite is its J0; the first of a parent's children to reach it (the one holding its last
  * body) writes J0 + its own, the others add theirs; a root holds its children's shares of H_pp in
