@@ -49,6 +49,13 @@ static RD_HOT v4 v4_load(const double *p) { return *(const v4 *)p; }
 #define v4_add(a, b) ((a) + (b))
 #define v4_sub(a, b) ((a) - (b))
 #define v4_mul(a, b) ((a) * (b))
+/* lane l of *x set to y (by a mask: no store and reload) */
+static RD_HOT void v4_put(v4 *x, int l, double y)
+{
+    typedef long long v4i __attribute__((vector_size(32)));
+    const v4i lane = {0, 1, 2, 3}, m = lane == (v4i){l, l, l, l};
+    *x = (v4)(((v4i)*x & ~m) | ((v4i)v4_splat(y) & m));
+}
 #else
 typedef struct {
     double l[4];
@@ -65,6 +72,7 @@ static RD_HOT void v4_store(double *p, v4 x) { p[0] = x.l[0], p[1] = x.l[1], p[2
 static RD_HOT v4 v4_add(v4 a, v4 b) { return v4_set(a.l[0] + b.l[0], a.l[1] + b.l[1], a.l[2] + b.l[2], a.l[3] + b.l[3]); }
 static RD_HOT v4 v4_sub(v4 a, v4 b) { return v4_set(a.l[0] - b.l[0], a.l[1] - b.l[1], a.l[2] - b.l[2], a.l[3] - b.l[3]); }
 static RD_HOT v4 v4_mul(v4 a, v4 b) { return v4_set(a.l[0] * b.l[0], a.l[1] * b.l[1], a.l[2] * b.l[2], a.l[3] * b.l[3]); }
+static RD_HOT void v4_put(v4 *x, int l, double y) { x->l[l] = y; }
 #endif
 
 /* -- composite inertias ------------------------------------------------------------------------------ */
@@ -158,20 +166,26 @@ static RD_HOT void composite_column(const rd_body *b, const double *J, double *F
 /* -- the force columns of a subtree ------------------------------------------------------------------ */
 
 /* The force columns k0..k1 of F (6 rows of `stride`) moved from body to parent coordinates, F_k =
- * X^T F_k = [E^T n + r x E^T f; E^T f], four at a time from k1 down: the last four also move up to
- * three columns below k0, which are not computed yet (rd_crba reaches the bodies from the leaves,
- * and every column below k0 is an ancestor's or an earlier branch's; they lie in F's padding below
- * column 0) and are written later. */
-static RD_HOT void columns_to_parent(const v4 t[12], double *F, int stride, int k0, int k1)
+ * X^T F_k = [E^T n + r x E^T f; E^T f], four at a time from k1 down, column k0 taken from Fi (six
+ * values) into its lane rather than stored first: a load of four columns that one of them had just
+ * been stored alone would wait for the store. The last four also move up to three columns below
+ * k0, which are not computed yet (rd_crba reaches the bodies from the leaves, and every column
+ * below k0 is an ancestor's or an earlier branch's; they lie in F's padding below column 0) and
+ * are written later. */
+static RD_HOT void columns_to_parent(const v4 t[12], double *F, int stride, int k0, int k1, const double *Fi)
 {
     for (int k = k1 - 3; k > k0 - 4; k -= 4) {
         double *c = F + k;
-        const v4 n0 = v4_load(c), n1 = v4_load(c + stride), n2 = v4_load(c + 2 * stride);
-        const v4 f0 = v4_load(c + 3 * stride), f1 = v4_load(c + 4 * stride), f2 = v4_load(c + 5 * stride);
+        v4 x[6];
+        for (int y = 0; y < 6; ++y)
+            x[y] = v4_load(c + y * stride);
+        if (k0 - k >= 0) /* the last four: column k0 in lane k0 - k */
+            for (int y = 0; y < 6; ++y)
+                v4_put(&x[y], k0 - k, Fi[y]);
         v4 f[3], n[3];
-        for (int x = 0; x < 3; ++x) { /* E^T f, E^T n: row x of R = E^T is T's */
-            f[x] = v4_add(v4_add(v4_mul(t[4 * x], f0), v4_mul(t[4 * x + 1], f1)), v4_mul(t[4 * x + 2], f2));
-            n[x] = v4_add(v4_add(v4_mul(t[4 * x], n0), v4_mul(t[4 * x + 1], n1)), v4_mul(t[4 * x + 2], n2));
+        for (int y = 0; y < 3; ++y) { /* E^T f, E^T n: row y of R = E^T is T's */
+            f[y] = v4_add(v4_add(v4_mul(t[4 * y], x[3]), v4_mul(t[4 * y + 1], x[4])), v4_mul(t[4 * y + 2], x[5]));
+            n[y] = v4_add(v4_add(v4_mul(t[4 * y], x[0]), v4_mul(t[4 * y + 1], x[1])), v4_mul(t[4 * y + 2], x[2]));
         }
         const v4 rx = t[3], ry = t[7], rz = t[11];
         v4_store(c, v4_add(n[0], v4_sub(v4_mul(ry, f[2]), v4_mul(rz, f[1]))));
@@ -206,36 +220,36 @@ typedef struct {
     double *F, *H, sum;
 } crba_pass;
 
-/* H_ik = S_i . F_k for the columns k = i..last of body i's subtree (Fi: column i, of 6 rows of
- * `stride`, in i's coordinates), plus `extra` on the diagonal. plain: written with H_ki, the rotor
- * inertia on the diagonal, the entries added to the pass's sum; else added to the joints' entries
- * of the lower triangle. */
-static RD_HOT void subtree_row(crba_pass *c, const rd_body *b, int i, int last, const double *Fi, int stride,
-                               double extra)
+/* H_ik = S_i . F_k for the columns k = i..last of body i's subtree in i's coordinates: column i
+ * from Fi (six values), the others from the pass's F; `extra` added on the diagonal. plain: written
+ * with H_ki, the rotor inertia on the diagonal, the entries added to the pass's sum; else added to
+ * the joints' entries of the lower triangle. */
+static RD_HOT void subtree_row(crba_pass *c, const rd_body *b, int i, int last, const double *Fi, double extra)
 {
     const rd_model *m = c->m;
-    const int nq = m->nq, n = last - i;
-    const double *Fs = Fi + (b->type == RD_REVOLUTE ? 0 : 3 * stride);
-    double *Hi = c->H + i * nq + i, *Hk = c->H + i * nq + i; /* H_ii, then down column i */
+    const int nq = m->nq, stride = c->stride, off = b->type == RD_REVOLUTE ? 0 : 3;
+    double *Hi = c->H + i * nq, *Hk = c->H + i * nq + i; /* row i, then down column i */
     if (RD_USUALLY(b->coord >= 0)) {
-        const double sg = b->axis[b->coord], *row = Fs + b->coord * stride;
+        const int x = off + b->coord;
+        const double sg = b->axis[b->coord], *row = c->F + x * stride;
         if (c->plain) {
-            c->sum += Hi[0] = sg * row[0] + extra + m->joint[i].Ia;
-            for (int k = 1; k <= n; ++k)
+            c->sum += Hi[i] = sg * Fi[x] + extra + m->joint[i].Ia;
+            for (int k = i + 1; k <= last; ++k)
                 c->sum += Hi[k] = *(Hk += nq) = sg * row[k];
         } else {
-            add_pair(m, b, i, i, sg * row[0] + extra, c->H);
-            for (int k = 1; k <= n; ++k)
-                add_pair(m, b, i, i + k, sg * row[k], c->H);
+            add_pair(m, b, i, i, sg * Fi[x] + extra, c->H);
+            for (int k = i + 1; k <= last; ++k)
+                add_pair(m, b, i, k, sg * row[k], c->H);
         }
     } else {
-        const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2];
-        for (int k = 0; k <= n; ++k) {
-            const double t = ex * Fs[k] + ey * Fs[stride + k] + ez * Fs[2 * stride + k] + (k == 0 ? extra : 0.0);
+        const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2], *Fs = c->F + off * stride;
+        for (int k = i; k <= last; ++k) {
+            const double t = k == i ? ex * Fi[off] + ey * Fi[off + 1] + ez * Fi[off + 2] + extra
+                                    : ex * Fs[k] + ey * Fs[stride + k] + ez * Fs[2 * stride + k];
             if (!c->plain)
-                add_pair(m, b, i, i + k, t, c->H);
-            else if (k == 0)
-                c->sum += Hi[0] = t + m->joint[i].Ia;
+                add_pair(m, b, i, k, t, c->H);
+            else if (k == i)
+                c->sum += Hi[i] = t + m->joint[i].Ia;
             else
                 c->sum += Hi[k] = *(Hk += nq) = t;
         }
@@ -244,10 +258,11 @@ static RD_HOT void subtree_row(crba_pass *c, const rd_body *b, int i, int last, 
 
 /* A root's row from one of its children i (a body whose parent p has none): with m = X_i S_p, p's
  * joint axis in i's coordinates, H_pk = S_p . X_i^T F_k = m . F_k for the columns k = i..last of i's
- * subtree (four at a time), and the subtree's share of H_pp, S_p . X_i^T Ic_i X_i S_p = m . Ic_i m =
+ * subtree (column i from Fi, the others four at a time from `last` down, as the child moved them),
+ * and the subtree's share of H_pp, S_p . X_i^T Ic_i X_i S_p = m . Ic_i m =
  * w . Io w + 2 w . (h x v) + m |v|^2 for m = [w; v], Io w = tr(S) w - S w, returned. The root's
  * composite and columns are never formed: its own share of H_pp is added at p. */
-static RD_HOT double root_row(crba_pass *cp, int p, int i, int last, const double *J, const double *E, const double *r)
+static RD_HOT double root_row(crba_pass *cp, int p, int i, int last, const double *J, const double *Fi, const double *T)
 {
     const rd_model *m = cp->m;
     const int nq = m->nq, plain = cp->plain, stride = cp->stride;
@@ -258,23 +273,30 @@ static RD_HOT double root_row(crba_pass *cp, int p, int i, int last, const doubl
     double S[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, mv[6];
     for (int x = 0; x < 3; ++x)
         S[3 * prismatic + x] = bp->axis[x];
-    x_motion(E, r, S, mv);
+    x_motion(T, T + 9, S, mv);
     const double *wv = mv, *v = mv + 3, h[3] = {J[3], J[7], J[11]};
     double wIw = (J[0] + J[5] + J[10]) * (wv[0] * wv[0] + wv[1] * wv[1] + wv[2] * wv[2]);
     for (int x = 0; x < 3; ++x)
         wIw -= wv[x] * (J[4 * x] * wv[0] + J[4 * x + 1] * wv[1] + J[4 * x + 2] * wv[2]);
     const double hv[3] = {h[1] * v[2] - h[2] * v[1], h[2] * v[0] - h[0] * v[2], h[0] * v[1] - h[1] * v[0]};
     const double whv = wv[0] * hv[0] + wv[1] * hv[1] + wv[2] * hv[2];
+    double t0 = 0.0; /* H_pi from column i (Fi) */
+    for (int x = 0; x < 6; ++x)
+        t0 += mv[x] * Fi[x];
+    if (plain)
+        *sum += H[p * nq + i] = H[i * nq + p] = t0;
+    else
+        add_pair(m, bp, p, i, t0, H);
     v4 ms[6];
     for (int x = 0; x < 6; ++x)
         ms[x] = v4_splat(mv[x]);
-    for (int k = i; k <= last; k += 4) { /* the lanes past `last` read later columns or the padding */
+    for (int k = last - 3; k > i - 3; k -= 4) { /* columns i + 1..last, as the child stored them */
         const double *c = F + k;
         double t[4];
         v4_store(t, v4_add(v4_add(v4_add(v4_mul(ms[0], v4_load(c)), v4_mul(ms[1], v4_load(c + stride))),
                                   v4_add(v4_mul(ms[2], v4_load(c + 2 * stride)), v4_mul(ms[3], v4_load(c + 3 * stride)))),
                            v4_add(v4_mul(ms[4], v4_load(c + 4 * stride)), v4_mul(ms[5], v4_load(c + 5 * stride)))));
-        for (int l = 0; l < 4 && k + l <= last; ++l) {
+        for (int l = k > i + 1 ? 0 : i + 1 - k; l < 4; ++l) {
             if (plain)
                 *sum += H[p * nq + k + l] = H[(k + l) * nq + p] = t[l];
             else
@@ -304,30 +326,30 @@ static RD_HOT double crba_blocks(const rd_model *m, int plain, int stride, doubl
     for (int i = nb - 1; i >= 0; --i) {
         const rd_body *b = &m->body[i];
         const int last = b->last, p = b->parent;
+        double Fi[6]; /* body i's column, held apart from F until it moves */
         if (p < 0) { /* a root: its own share of H_ii, its children's, and zeros past its subtree */
-            double Fi[6];
             composite_column(b, b->J0, Fi, 1);
-            subtree_row(&cp, b, i, i, Fi, 1, last != i ? w->Ic[RD_J * i] : 0.0);
+            subtree_row(&cp, b, i, i, Fi, last != i ? w->Ic[RD_J * i] : 0.0);
             for (int k = last + 1; plain && k < nq; ++k)
                 H[i * nq + k] = H[k * nq + i] = 0.0;
             continue;
         }
         const double *J = last == i ? b->J0 : w->Ic + RD_J * i;
-        composite_column(b, J, F + i, stride);
-        subtree_row(&cp, b, i, last, F + i, stride, 0.0);
+        composite_column(b, J, Fi, 1);
+        subtree_row(&cp, b, i, last, Fi, 0.0);
         for (int k = last + 1; plain && k < nq; ++k)
             H[i * nq + k] = H[k * nq + i] = 0.0;
-        double E[9], r[3]; /* the joint transform, formed here */
-        placement(b, qb[i], s[i], c[i], 1, E, r);
+        double T[12]; /* the joint transform E, r, formed here */
+        placement(b, qb[i], s[i], c[i], 1, T, T + 9);
         const int first = last == m->body[p].last; /* the first of p's children to reach it */
         if (m->body[p].parent < 0) {
-            const double share = root_row(&cp, p, i, last, J, E, r);
+            const double share = root_row(&cp, p, i, last, J, Fi, T);
             w->Ic[RD_J * p] = first ? share : w->Ic[RD_J * p] + share;
         } else {
             v4 t[12];
-            transform_splats(E, r, t);
+            transform_splats(T, T + 9, t);
             composite_to_parent(t, J, m->body[p].J0, w->Ic + RD_J * p, !first);
-            columns_to_parent(t, F, stride, i, last);
+            columns_to_parent(t, F, stride, i, last, Fi);
         }
     }
     return cp.sum;
