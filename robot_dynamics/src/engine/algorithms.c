@@ -14,7 +14,8 @@
 
 #pragma GCC diagnostic ignored "-Wpsabi" /* four-state vectors pass between always-inline functions only */
 
-/* The four-state batches are compiled for AVX2 too and chosen at load time where the CPU has it. */
+/* The four-state batches and rd_crba are compiled for AVX2 too and chosen at load time where the
+ * CPU has it (without FMA: the same doubles as the default build). */
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define RD_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
@@ -22,6 +23,13 @@
 #endif
 #ifndef RD_TARGET_CLONES
 #define RD_TARGET_CLONES
+#endif
+
+/* rd_crba's steps, inlined into each of its builds (the AVX2 one too) */
+#if defined(__GNUC__)
+#define RD_HOT inline __attribute__((always_inline))
+#else
+#define RD_HOT inline
 #endif
 
 /* -- the data ----------------------------------------------------------------------------------- */
@@ -125,7 +133,7 @@ void rd_world_poses(const rd_model *m, rd_work *w)
 
 /* E = R(a, q)^T E0 for an axis a = +-e_k (body b's coord k; sa: the sine signed by a): rows u = k + 1
  * and v = k + 2 (mod 3) of E0 turn, row k stays. 12 products where Rodrigues' formula takes 27. */
-static inline void turn_rows(const double *E0, int k, double c, double sa, double *E)
+static RD_HOT void turn_rows(const double *E0, int k, double c, double sa, double *E)
 {
     const int u = (k + 1) % 3, v = (k + 2) % 3;
     const double *Eu = E0 + 3 * u, *Ev = E0 + 3 * v;
@@ -148,7 +156,7 @@ static inline void turn_rows(const double *E0, int k, double c, double sa, doubl
 
 /* Body b's joint transform at its angle or travel qb, sine s, cosine c: joint_placement, or with
  * `axes` and an axis +-e_k, turn_rows (each k inlined with its own constant rows). */
-static inline void placement(const rd_body *b, double qb, double s, double c, int axes, double *E, double *r)
+static RD_HOT void placement(const rd_body *b, double qb, double s, double c, int axes, double *E, double *r)
 {
     if (axes && b->type == RD_REVOLUTE && b->coord >= 0) {
         const double sa = b->axis[b->coord] * s;
@@ -167,16 +175,20 @@ static inline void placement(const rd_body *b, double qb, double s, double c, in
 /* Every body's joint transform into w->E, w->r; `axes` (rd_crba): turn_rows for the axes +-e_k
  * (the same rotation to rounding). With vector types the sines and cosines of four bodies' angles
  * at a time (the four-state instance's sin_cos, the one-state values lane by lane, the same bits):
- * the PUMA 560's body poses 142 -> 128 ns in C. */
-static inline void joint_transforms(const rd_model *m, const double *q, rd_work *w, int axes)
+ * the PUMA 560's body poses 142 -> 128 ns in C. Returns 1 when every body is moved by its own
+ * joint alone (nb = nq, body i by joint i with mult 1), else 0. */
+static RD_HOT int joint_transforms(const rd_model *m, const double *q, rd_work *w, int axes)
 {
+    int plain = m->nb == m->nq; /* returned: every body moved by its own joint (joint i, mult 1) */
 #if RD_LANES == 4
     const int nb = m->nb;
     for (int i0 = 0; i0 < nb; i0 += 4) {
         rd_x4 qb, s, c;
-        for (int l = 0; l < 4; ++l) {
-            const rd_body *b = &m->body[i0 + l < nb ? i0 + l : i0];
+        for (int l = 0; l < 4; ++l) { /* lanes past the last body repeat it */
+            const int i = i0 + l < nb ? i0 + l : nb - 1;
+            const rd_body *b = &m->body[i];
             qb[l] = b->mult * q[b->joint] + b->offset; /* mimic joints: q_body = mult q[k] + offset */
+            plain &= (b->joint == i) & (b->mult == 1.0);
         }
         sin_cos_x4(&qb, &s, &c);
         for (int l = 0; l < 4 && i0 + l < nb; ++l)
@@ -189,9 +201,60 @@ static inline void joint_transforms(const rd_model *m, const double *q, rd_work 
         double s = 0.0, c = 1.0;
         if (b->type == RD_REVOLUTE)
             sin_cos(&qb, &s, &c);
+        plain &= b->joint == i && b->mult == 1.0;
         placement(b, qb, s, c, axes, w->E + 9 * i, w->r + 3 * i);
     }
 #endif
+    return plain;
+}
+
+#if RD_LANES == 4
+/* joint_angles of the bodies i0..i0 + 3 (lanes past the last body repeat it); 1 when each is moved
+ * by its own joint alone. */
+static RD_HOT int angles4(const rd_model *m, const double *q, int i0, double *qb, double *s, double *c)
+{
+    const int nb = m->nb;
+    int own = 1;
+    rd_x4 x, sx, cx;
+    for (int l = 0; l < 4; ++l) {
+        const int i = i0 + l < nb ? i0 + l : nb - 1;
+        const rd_body *b = &m->body[i];
+        x[l] = b->mult * q[b->joint] + b->offset;
+        own &= (b->joint == i) & (b->mult == 1.0);
+    }
+    sin_cos_x4(&x, &sx, &cx);
+    memcpy(qb + i0, &x, sizeof x), memcpy(s + i0, &sx, sizeof sx), memcpy(c + i0, &cx, sizeof cx);
+    return own;
+}
+#endif
+
+/* Every body's angle or travel qb, its sine and cosine (revolute; anything for prismatic) into
+ * qb, s, c (nb values each, room for three more): joint_transforms' first half, for rd_crba, which
+ * forms the transforms where it uses them. Returns joint_transforms' `plain`. With vector types up
+ * to eight bodies without a loop (a loop's constants would be held on the stack). */
+static RD_HOT int joint_angles(const rd_model *m, const double *q, double *qb, double *s, double *c)
+{
+    const int nb = m->nb;
+    int plain = nb == m->nq;
+#if RD_LANES == 4
+    if (nb <= 8) {
+        plain &= angles4(m, q, 0, qb, s, c);
+        if (nb > 4)
+            plain &= angles4(m, q, 4, qb, s, c);
+    } else {
+        for (int i0 = 0; i0 < nb; i0 += 4)
+            plain &= angles4(m, q, i0, qb, s, c);
+    }
+#else
+    for (int i = 0; i < nb; ++i) {
+        const rd_body *b = &m->body[i];
+        qb[i] = b->mult * q[b->joint] + b->offset, s[i] = 0.0, c[i] = 1.0;
+        if (b->type == RD_REVOLUTE)
+            sin_cos(qb + i, s + i, c + i);
+        plain &= b->joint == i && b->mult == 1.0;
+    }
+#endif
+    return plain;
 }
 
 void rd_body_poses(const rd_model *m, const double *q, rd_work *w)
@@ -269,262 +332,42 @@ RD_TARGET_CLONES void rd_rnea4(const rd_model *m, const rd_input *in, const rd_o
 
 /* -- the joint-space inertia matrix ----------------------------------------------------------------- */
 
-/* rd_crba's composite inertias hold ten numbers each (w->Ic): the mass m, the first moment h = m c
- * and the rotational inertia about the body origin by its six distinct entries xx, xy, yy, xz, yz, zz. */
-enum { RD_CI = 10 };
-
-static inline void composite_init(const rd_inertia *I, double *Y)
-{
-    const double *Io = I->Io;
-    Y[0] = I->m, Y[1] = I->h[0], Y[2] = I->h[1], Y[3] = I->h[2];
-    Y[4] = Io[0], Y[5] = Io[1], Y[6] = Io[4], Y[7] = Io[2], Y[8] = Io[5], Y[9] = Io[8];
-}
-
-/* Yp += X^T Y X (Featherstone 6.7) for the joint transform (E, r): R = E^T rotates the body's axes
- * into the parent's, r is the body origin in the parent's coordinates.
- *   h_p = R h + m r,   Io_p = R Io R^T + 2 (y . r) 1 - r y^T - y r^T,   y = R h + m r / 2.
- * R Io R^T by Pinocchio's Symmetric3::rotate: Io = zz 1 + sym(L [1 0 0; 0 1 0]) with the 3x2 L of
- * Io - zz 1 (its last row doubled), so R Io R^T = zz 1 + sym(R L (R's first two columns)^T), whose
- * trace is Io's: 34 products where R (Io R^T) takes 45. */
-static inline void composite_to_parent(const double *E, const double *r, const double *Y, double *Yp)
-{
-#define R_(x, y) E[3 * (y) + (x)]
-    const double m = Y[0], *h = Y + 1, *S = Y + 4;
-    const double l00 = S[0] - S[5], l10 = S[1], l11 = S[2] - S[5], l20 = 2.0 * S[3], l21 = 2.0 * S[4];
-    /* Z = (rows 1 and 2 of R) L */
-    const double z00 = R_(1, 0) * l00 + R_(1, 1) * l10 + R_(1, 2) * l20;
-    const double z01 = R_(1, 0) * l10 + R_(1, 1) * l11 + R_(1, 2) * l21;
-    const double z10 = R_(2, 0) * l00 + R_(2, 1) * l10 + R_(2, 2) * l20;
-    const double z11 = R_(2, 0) * l10 + R_(2, 1) * l11 + R_(2, 2) * l21;
-    /* the antisymmetric part's vector: R times (-yz, xz, *) */
-    const double v0 = -R_(0, 0) * S[4] + R_(0, 1) * S[3];
-    const double v1 = -R_(1, 0) * S[4] + R_(1, 1) * S[3];
-    const double v2 = -R_(2, 0) * S[4] + R_(2, 1) * S[3];
-    const double q1 = z00 * R_(0, 0) + z01 * R_(0, 1) + v2;
-    const double q2 = z00 * R_(1, 0) + z01 * R_(1, 1);
-    const double q3 = z10 * R_(0, 0) + z11 * R_(0, 1) - v1;
-    const double q4 = z10 * R_(1, 0) + z11 * R_(1, 1) + v0;
-    const double q5 = z10 * R_(2, 0) + z11 * R_(2, 1);
-    const double q0 = l00 + l11 - q2 - q5 + S[5];
-    /* the translation by r (every value formed before Yp is written: Yp may be read through E, r, Y) */
-    const double r0 = r[0], r1 = r[1], r2 = r[2], h0 = h[0], h1 = h[1], h2 = h[2], zz = S[5];
-    const double Rh0 = R_(0, 0) * h0 + R_(0, 1) * h1 + R_(0, 2) * h2;
-    const double Rh1 = R_(1, 0) * h0 + R_(1, 1) * h1 + R_(1, 2) * h2;
-    const double Rh2 = R_(2, 0) * h0 + R_(2, 1) * h1 + R_(2, 2) * h2;
-    const double hm = 0.5 * m, y0 = Rh0 + hm * r0, y1 = Rh1 + hm * r1, y2 = Rh2 + hm * r2;
-    const double yr = y0 * r0 + y1 * r1 + y2 * r2;
-    const double p0 = Rh0 + m * r0, p1 = Rh1 + m * r1, p2 = Rh2 + m * r2;
-    const double s0 = q0 + 2.0 * (yr - r0 * y0), s1 = q1 - (r0 * y1 + y0 * r1), s2 = q2 + zz + 2.0 * (yr - r1 * y1);
-    const double s3 = q3 - (r0 * y2 + y0 * r2), s4 = q4 - (r1 * y2 + y1 * r2), s5 = q5 + zz + 2.0 * (yr - r2 * y2);
-    Yp[0] += m, Yp[1] += p0, Yp[2] += p1, Yp[3] += p2;
-    Yp[4] += s0, Yp[5] += s1, Yp[6] += s2, Yp[7] += s3, Yp[8] += s4, Yp[9] += s5;
-#undef R_
-}
-
-/* F = Ic [sg e_k; 0] = sg [column k of Io; e_k x h] (a revolute axis +-e_k), k inlined constant. */
-static inline void axis_column(int k, double sg, const double *Y, double *F, int stride)
-{
-    static const int io[3][3] = {{0, 1, 3}, {1, 2, 4}, {3, 4, 5}}; /* Io's entries (xx xy yy xz yz zz) */
-    const int u = (k + 1) % 3, v = (k + 2) % 3;
-    for (int x = 0; x < 3; ++x)
-        F[x * stride] = sg * Y[4 + io[x][k]];
-    F[(3 + k) * stride] = 0.0, F[(3 + u) * stride] = -sg * Y[1 + v], F[(3 + v) * stride] = sg * Y[1 + u];
-}
-
-/* F = Ic S: the force that accelerates body b's subtree at unit joint rate, into F[0], F[stride],
- * ... F[5 stride]. */
-static inline void composite_column(const rd_body *b, const double *Y, double *F, int stride)
-{
-    if (b->type == RD_REVOLUTE && b->coord >= 0) {
-        const double sg = b->axis[b->coord];
-        if (b->coord == 0)
-            axis_column(0, sg, Y, F, stride);
-        else if (b->coord == 1)
-            axis_column(1, sg, Y, F, stride);
-        else
-            axis_column(2, sg, Y, F, stride);
-        return;
-    }
-    const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2];
-    const double hx = Y[1], hy = Y[2], hz = Y[3], *S = Y + 4;
-    if (b->type == RD_REVOLUTE) {
-        /* I [e; 0] = [Io e; e x h] */
-        F[0] = S[0] * ex + S[1] * ey + S[3] * ez;
-        F[stride] = S[1] * ex + S[2] * ey + S[4] * ez;
-        F[2 * stride] = S[3] * ex + S[4] * ey + S[5] * ez;
-        F[3 * stride] = ey * hz - ez * hy, F[4 * stride] = ez * hx - ex * hz, F[5 * stride] = ex * hy - ey * hx;
-    } else {
-        /* I [0; e] = [h x e; m e] */
-        F[0] = hy * ez - hz * ey, F[stride] = hz * ex - hx * ez, F[2 * stride] = hx * ey - hy * ex;
-        F[3 * stride] = Y[0] * ex, F[4 * stride] = Y[0] * ey, F[5 * stride] = Y[0] * ez;
-    }
-}
-
-/* The force columns k0..k1 of F (row-major, 6 x stride) moved from body to parent coordinates,
- * F_k = X^T F_k (xt_force). With vector types two columns at a time, from k1 down: an odd count
- * moves column k0 - 1 too, which is not yet computed (rd_crba reaches the bodies from the leaves, and
- * every column below k0 is an ancestor's or an earlier branch's) and is written later. */
-static inline void columns_to_parent(const double *E, const double *r, double *F, int stride, int k0, int k1)
-{
-#if RD_PAIRS
-    /* E and r in both lanes, held apart from F (which the compiler could not tell from E) */
-    const rd_x2 e0 = rd_x2_set(E[0], E[0]), e1 = rd_x2_set(E[1], E[1]), e2 = rd_x2_set(E[2], E[2]);
-    const rd_x2 e3 = rd_x2_set(E[3], E[3]), e4 = rd_x2_set(E[4], E[4]), e5 = rd_x2_set(E[5], E[5]);
-    const rd_x2 e6 = rd_x2_set(E[6], E[6]), e7 = rd_x2_set(E[7], E[7]), e8 = rd_x2_set(E[8], E[8]);
-    const rd_x2 rx = rd_x2_set(r[0], r[0]), ry = rd_x2_set(r[1], r[1]), rz = rd_x2_set(r[2], r[2]);
-    for (int k = k1 - 1; k >= k0 - 1; k -= 2) {
-        double *c = F + k;
-        const rd_x2 n0 = rd_x2_load(c), n1 = rd_x2_load(c + stride), n2 = rd_x2_load(c + 2 * stride);
-        const rd_x2 f0 = rd_x2_load(c + 3 * stride), f1 = rd_x2_load(c + 4 * stride), f2 = rd_x2_load(c + 5 * stride);
-        const rd_x2 fx = e0 * f0 + e3 * f1 + e6 * f2;
-        const rd_x2 fy = e1 * f0 + e4 * f1 + e7 * f2;
-        const rd_x2 fz = e2 * f0 + e5 * f1 + e8 * f2;
-        rd_x2_store(c, e0 * n0 + e3 * n1 + e6 * n2 + (ry * fz - rz * fy));
-        rd_x2_store(c + stride, e1 * n0 + e4 * n1 + e7 * n2 + (rz * fx - rx * fz));
-        rd_x2_store(c + 2 * stride, e2 * n0 + e5 * n1 + e8 * n2 + (rx * fy - ry * fx));
-        rd_x2_store(c + 3 * stride, fx), rd_x2_store(c + 4 * stride, fy), rd_x2_store(c + 5 * stride, fz);
-    }
-#else
-    for (int k = k0; k <= k1; ++k) {
-        double x[6];
-        for (int j = 0; j < 6; ++j)
-            x[j] = F[j * stride + k];
-        xt_force(E, r, x, x, 0);
-        for (int j = 0; j < 6; ++j)
-            F[j * stride + k] = x[j];
-    }
-#endif
-}
-
-/* H's lower triangle += S_i . F_k for the bodies i, k (k in i's subtree, F_k in i's coordinates),
- * mapped to their joints (mimic joints: H_jk += mult_i mult_k S_i . F_k, both orders). */
-static inline void add_pair(const rd_model *m, const rd_body *bi, int i, int k, double val, double *H)
-{
-    const rd_body *bk = &m->body[k];
-    const int ji = bi->joint, jk = bk->joint, nq = m->nq;
-    val *= bi->mult * bk->mult;
-    if (ji == jk)
-        H[ji * nq + ji] += k == i ? val : 2.0 * val;
-    else
-        H[ji > jk ? ji * nq + jk : jk * nq + ji] += val;
-}
-
-/* The composite inertias and H's lower triangle, in one pass from the leaves, as Pinocchio's crba:
- * body i's subtree is the bodies i..last (depth-first order), whose force columns F_k (w->Fcol,
- * row-major 6 x nb) are all in body i's coordinates when it is reached; H_ik = S_i . F_k, then the
- * columns move to the parent's coordinates together (Featherstone 6.2, Table 6.2). */
-static double crba_blocks(const rd_model *m, int plain, double *H, rd_work *w)
-{
-    const int nb = m->nb, nq = m->nq;
-    double *F = w->Fcol, *t = w->Fcol + 6 * nb, sum = 0.0;
-    for (int i = nb - 1; i >= 0; --i) {
-        const rd_body *b = &m->body[i];
-        const double *Y = w->Ic + RD_CI * i;
-        const int last = b->last;
-        composite_column(b, Y, F + i, nb);
-        /* t_k = S_i . F_k: H_ik and H_ki (plain: row and column i, zero beyond the subtree), or added
-         * to the joints' entries */
-        const double *Fs = F + (b->type == RD_REVOLUTE ? 0 : 3 * nb);
-        double *Hi = H + i * nq;
-        if (b->coord >= 0) {
-            const double sg = b->axis[b->coord], *row = Fs + b->coord * nb;
-            for (int k = i; k <= last; ++k)
-                t[k] = sg * row[k];
-        } else {
-            const double ex = b->axis[0], ey = b->axis[1], ez = b->axis[2];
-            for (int k = i; k <= last; ++k)
-                t[k] = ex * Fs[k] + ey * Fs[nb + k] + ez * Fs[2 * nb + k];
-        }
-        if (plain) {
-            for (int k = i; k <= last; ++k)
-                sum += Hi[k] = H[k * nq + i] = t[k];
-            for (int k = last + 1; k < nq; ++k)
-                Hi[k] = H[k * nq + i] = 0.0;
-        } else {
-            for (int k = i; k <= last; ++k)
-                add_pair(m, b, i, k, t[k], H);
-        }
-        if (b->parent >= 0) {
-            composite_to_parent(w->E + 9 * i, w->r + 3 * i, Y, w->Ic + RD_CI * b->parent);
-            columns_to_parent(w->E + 9 * i, w->r + 3 * i, F, nb, i, last);
-        }
-    }
-    return sum;
-}
-
-/* The same for bodies in any order: the composite inertias first, then each body's column walked
- * to the base. */
-static void crba_walks(const rd_model *m, double *H, rd_work *w)
-{
-    const int nb = m->nb;
-    for (int i = nb - 1; i >= 0; --i)
-        if (m->body[i].parent >= 0)
-            composite_to_parent(w->E + 9 * i, w->r + 3 * i, w->Ic + RD_CI * i, w->Ic + RD_CI * m->body[i].parent);
-    for (int i = 0; i < nb; ++i) {
-        const rd_body *bi = &m->body[i];
-        double F[6];
-        composite_column(bi, w->Ic + RD_CI * i, F, 1);
-        add_pair(m, bi, i, i, s_dot(bi, F), H);
-        for (int j = i; m->body[j].parent >= 0;) {
-            xt_force(w->E + 9 * j, w->r + 3 * j, F, F, 0);
-            j = m->body[j].parent;
-            add_pair(m, &m->body[j], j, i, s_dot(&m->body[j], F), H);
-        }
-    }
-}
+#include "crba.h"
 
 /* A(q): composite rigid bodies (Featherstone 6.2, Khalil [7.64]). Rotor inertias on the diagonal
  * (Khalil [7.29]); a geared robot's secondary links add M_s = B^T diag(I) B + U B + (U B)^T
  * (Chen & Wang eq. 18), U from their spin momenta. H: nq x nq, row-major. */
-int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w)
+RD_TARGET_CLONES int rd_crba(const rd_model *m, const double *q, double *H, rd_work *w)
 {
     const int nb = m->nb, nq = m->nq;
-    joint_transforms(m, q, w, 1);
-    for (int i = 0; i < nb; ++i)
-        composite_init(&m->body[i].inertia, w->Ic + RD_CI * i);
-    int plain = nb == nq; /* body i moved by joint i alone: H_ki directly */
-    for (int i = 0; i < nb; ++i)
-        plain &= m->body[i].joint == i && m->body[i].mult == 1.0;
     const int blocks = nb > 0 && m->body[0].last >= 0;
-    if (!(plain && blocks))
+    /* the blocks: the angles, each transform formed where it is used; else (and for the secondary
+     * links) every transform in w->E, w->r */
+    const int stride = rd_crba_stride(nb);
+    double *qb = w->Fcol + 6 * stride + 4, *s = qb + stride, *c = s + stride;
+    const int plain = blocks ? joint_angles(m, q, qb, s, c) : 0; /* body i moved by joint i alone: H_ki directly */
+    if (!blocks || m->nr > 0)
+        joint_transforms(m, q, w, 1);
+    /* sum: finite when every entry is (else the exact check below); plain blocks: of the entries */
+    double sum = 0.0;
+    if (!plain)
         for (int x = 0; x < nq; ++x)
             for (int y = 0; y <= x; ++y)
                 H[x * nq + y] = 0.0;
-    /* sum: finite when every entry is (else the exact check below); plain blocks: of the entries */
-    double sum = 0.0;
-    if (blocks)
-        sum = crba_blocks(m, plain, H, w);
+    if (plain && stride == 16) /* the usual case, its stride a constant: the rows at fixed offsets */
+        sum = crba_blocks(m, 1, 16, H, w);
+    else if (blocks)
+        sum = crba_blocks(m, plain, stride, H, w);
     else
         crba_walks(m, H, w);
-    if (plain && blocks) {
-        for (int x = 0; x < nq; ++x)
-            H[x * nq + x] += m->joint[x].Ia;
-    } else {
+    if (!plain)
         for (int x = 0; x < nq; ++x) {
             H[x * nq + x] += m->joint[x].Ia;
             for (int y = 0; y <= x; ++y)
                 sum += H[y * nq + x] = H[x * nq + y];
         }
-    }
-    for (int s = 0; s < m->nr; ++s) {
-        const rd_secondary *sl = &m->secondary[s];
-        double *U = w->sU, F[6], Fp[6];
-        /* U_k = S_k . X^T...[I_s e_s; 0]: the spin momentum seen by every joint below the
-         * carrier (eq. 18b/18c), with mimic joints folded in (G^T U) */
-        for (int k = 0; k < nq; ++k)
-            U[k] = 0.0;
-        for (int k = 0; k < 3; ++k)
-            F[k] = sl->inertia * sl->axis[k], F[3 + k] = 0.0;
-        for (int j = sl->carrier; j >= 0; j = m->body[j].parent) {
-            const rd_body *bj = &m->body[j];
-            U[bj->joint] += bj->mult * s_dot(bj, F);
-            xt_force(w->E + 9 * j, w->r + 3 * j, F, Fp, 0);
-            memcpy(F, Fp, sizeof F);
-        }
-        for (int x = 0; x < nq; ++x)
-            for (int y = 0; y < nq; ++y)
-                H[x * nq + y] += sl->inertia * sl->b[x] * sl->b[y] + U[x] * sl->b[y] + sl->b[x] * U[y]; /* eq. (18d) + (18b) + (18c) */
-    }
+    if (m->nr > 0)
+        add_secondaries(m, H, w);
     return (isfinite(sum) && m->nr == 0) || rd_finite(H, nq * nq) ? RD_OK : RD_BAD_OUTPUT;
 }
 

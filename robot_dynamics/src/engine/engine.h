@@ -54,6 +54,7 @@ typedef struct {
     double r0[3];   /* joint origin in parent coordinates */
     double d[3];    /* prismatic slide direction in parent coordinates, E0^T a */
     rd_inertia inertia; /* the body's rigid-body inertia */
+    double J0[16];  /* derived: its pseudo-inertia [S h; h^T m], S = tr(Io)/2 1 - Io (rd_crba) */
 } rd_body;
 
 /* An independent joint: rotor inertia Ia (Khalil [7.29]) and friction (Khalil [7.26]). */
@@ -176,8 +177,9 @@ int rd_frame_index(const rd_model *m, const char *name);
     X(c, double, 6 * nb)             /* velocity-product accelerations v_i x S_i qd_i */          \
     X(R, double, 9 * nb)             /* base_R_body */                                            \
     X(p, double, 3 * nb)             /* body origin in the base frame */                          \
-    X(Ic, double, 10 * nb)           /* composite inertias (crba): m, h, Io xx xy yy xz yz zz */   \
-    X(Fcol, double, 7 * nb)          /* their columns F = Ic S (crba), row-major 6 x nb, and S.F */ \
+    X(Ic, double, 16 * nb)           /* composite inertias (crba): pseudo-inertias [S h; h^T m] */ \
+    X(Fcol, double, 9 * nb + 148)    /* their columns F = Ic S (crba): 6 rows of max(nb + 4, 16), */ \
+                                     /* padded; the angles, sines and cosines (as long each)       */ \
     X(IA, double, 36 * nb)           /* articulated inertias, 6x6 symmetric (aba) */              \
     X(pA, double, 6 * nb)            /* articulated bias forces (aba) */                          \
     X(U, double, 6 * nb)             /* U_i = IA_i S_i (aba) */                                   \

@@ -117,6 +117,19 @@ static void subtrees(rd_model *m)
             m->body[i].last = -1;
 }
 
+/* J = [S h; h^T m] (row-major 4x4) of a rigid-body inertia: the second moment S = int p p^T dm =
+ * tr(Io)/2 1 - Io about the body origin. */
+static void pseudo_inertia(const rd_inertia *I, double J[16])
+{
+    const double half = 0.5 * (I->Io[0] + I->Io[4] + I->Io[8]);
+    for (int x = 0; x < 3; ++x) {
+        for (int y = 0; y < 3; ++y)
+            J[4 * x + y] = x == y ? half - I->Io[3 * x + y] : -I->Io[3 * x + y];
+        J[4 * x + 3] = J[12 + x] = I->h[x];
+    }
+    J[15] = I->m;
+}
+
 static int fill(rd_model *m, const double *const x[RD_FIELD_COUNT], char *err, size_t errlen)
 {
     const int nb = m->nb, nq = m->nq;
@@ -153,6 +166,7 @@ static int fill(rd_model *m, const double *const x[RD_FIELD_COUNT], char *err, s
         b->inertia.m = x[RD_FIELD_mass][i];
         memcpy(b->inertia.h, x[RD_FIELD_h] + 3 * i, 3 * sizeof(double));
         memcpy(b->inertia.Io, x[RD_FIELD_Io] + 9 * i, 9 * sizeof(double));
+        pseudo_inertia(&b->inertia, b->J0);
     }
     subtrees(m);
     for (int k = 0; k < nq; ++k)

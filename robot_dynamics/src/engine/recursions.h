@@ -55,6 +55,17 @@ static RD_INLINE void RD_NAME(sin_cos)(const RD_REAL *x, RD_REAL *s, RD_REAL *c)
                                                  zz * (-2.7557319223985888e-07 +
                                                        zz * (2.0876756987868100e-09 +
                                                              zz * (-1.1470745597729725e-11 + zz * 4.7794773323873853e-14)))))));
+#if RD_WIDTH == 4
+    /* four lanes (vector types): the quadrant k = j mod 4 from the low bits of j + shift, exact for
+     * |j| < 2^51, chooses and signs by masks, without a branch per lane (the same doubles) */
+    typedef unsigned long long rd_u4 __attribute__((vector_size(32)));
+    const rd_u4 k = (rd_u4)(j + shift) & 3, swap = -(k & 1), sb = (rd_u4)sz, cb = (rd_u4)cz;
+    *s = (RD_REAL)(((cb & swap) | (sb & ~swap)) ^ ((k & 2) << 62));
+    *c = (RD_REAL)(((sb & swap) | (cb & ~swap)) ^ (((k ^ (k >> 1)) & 1) << 63));
+    for (int l = 0; l < RD_WIDTH; ++l)
+        if (!(fabs(RD_AT(*x, l)) < 1e4))
+            RD_AT(*s, l) = sin(RD_AT(*x, l)), RD_AT(*c, l) = cos(RD_AT(*x, l));
+#else
     for (int l = 0; l < RD_WIDTH; ++l) {
         const double xl = RD_AT(*x, l);
         if (!(fabs(xl) < 1e4)) {
@@ -66,6 +77,7 @@ static RD_INLINE void RD_NAME(sin_cos)(const RD_REAL *x, RD_REAL *s, RD_REAL *c)
         RD_AT(*s, l) = k == 0 ? sl : (k == 1 ? cl : (k == 2 ? -sl : -cl));
         RD_AT(*c, l) = k == 0 ? cl : (k == 1 ? -sl : (k == 2 ? -cl : sl));
     }
+#endif
 }
 
 /* Joint transform of body b at its joint's angle or travel *qb: E (9) and r (3); *s, *c: sin and
