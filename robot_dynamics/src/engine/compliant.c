@@ -13,104 +13,187 @@
  * eigen-decomposition form (not 2 zeta L sqrt(S) L^T, the same matrix by another route).
  * No allocation: the r x r matrices live on the stack, the nq-sized ones in rd_work (cN, cA, c0).
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "internal.h"
 
-#define JACOBI_TOLERANCE 1e-15 /* the off-diagonal part's norm relative to the matrix's when the sweeps stop */
-#define JACOBI_SWEEPS 50       /* at most (a 6 x 6 converges in 3 to 7) */
+#define QR_SWEEPS 30              /* QR steps per eigenvalue at most (a 6 x 6 takes one to three) */
 #define HALF_PI 1.5707963267948966 /* the double nearest pi / 2, numpy's np.pi / 2 */
 
-/* A rotation of jacobi_eigen: the plane (p, q) and its tan t, cos c, sin s and tau = s / (1 + c). */
-typedef struct {
-    int p, q;
-    double t, c, s, tau;
-} jacobi_rotation;
-
-/* The rotation that zeroes A_pq (n x n): t = tan, the smaller root of t^2 + 2 theta t - 1 = 0. */
-static jacobi_rotation jacobi_plane(const double *A, int n, int p, int q)
-{
-    jacobi_rotation g = {p, q, 0.0, 1.0, 0.0, 0.0};
-    const double apq = A[p * n + q];
-    if (apq == 0.0)
-        return g;
-    const double theta = (A[q * n + q] - A[p * n + p]) / (2.0 * apq);
-    g.t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-    g.c = 1.0 / sqrt(g.t * g.t + 1.0), g.s = g.t * g.c, g.tau = g.s / (1.0 + g.c);
-    return g;
-}
-
-/* A = R^T A R and V = V R, R = 1 but R_pp = R_qq = c, R_pq = s, R_qp = -s (Rutishauser's update). */
-static void jacobi_apply(double *A, int n, double *V, const jacobi_rotation *g)
-{
-    const int p = g->p, q = g->q;
-    const double s = g->s, tau = g->tau, tapq = g->t * A[p * n + q];
-    if (g->t == 0.0)
-        return;
-    A[p * n + p] -= tapq, A[q * n + q] += tapq;
-    A[p * n + q] = A[q * n + p] = 0.0;
-    for (int k = 0; k < n; ++k) {
-        if (k == p || k == q)
-            continue;
-        const double akp = A[k * n + p], akq = A[k * n + q];
-        A[k * n + p] = A[p * n + k] = akp - s * (akq + tau * akp);
-        A[k * n + q] = A[q * n + k] = akq + s * (akp - tau * akq);
-    }
-    for (int k = 0; V && k < n; ++k) {
-        const double vkp = V[k * n + p], vkq = V[k * n + q];
-        V[k * n + p] = vkp - s * (vkq + tau * vkp), V[k * n + q] = vkq + s * (vkp - tau * vkq);
-    }
-}
-
-/* The planes (p < q) of one round of the round robin of m players (n real, m even; the circle method:
- * order[i] meets order[m - 1 - i]), into pairs; their count. Then order moves on to the next round. */
-static int round_robin(int order[6], int m, int n, int pairs[3][2])
-{
-    int count = 0;
-    for (int i = 0; i < m / 2; ++i) {
-        const int a = order[i], b = order[m - 1 - i];
-        if (a < n && b < n)
-            pairs[count][0] = a < b ? a : b, pairs[count][1] = a < b ? b : a, ++count;
-    }
-    const int last = order[m - 1]; /* all but the first move on by one */
-    for (int i = m - 1; i > 1; --i)
-        order[i] = order[i - 1];
-    order[1] = last;
-    return count;
-}
-
-/* Eigen-decomposition of the symmetric A (n x n row-major, n <= 6; overwritten) by Jacobi rotations in the
- * round-robin (parallel) order of Brent and Luk (1985): each round rotates up to three disjoint planes,
- * whose rotations are computed first from the same A (disjoint planes do not change each other's three
- * entries) and then applied, so that their square roots and divisions overlap. Sweeps until the
- * off-diagonal part's norm is at most JACOBI_TOLERANCE of A's. On return A's diagonal holds the
- * eigenvalues and V (n x n, or NULL) the eigenvectors as columns: A_in = V diag(A) V^T. */
-static void jacobi_eigen(double *A, int n, double *V)
+/* A (n x n row-major, symmetric, n <= 6; overwritten) = Q T Q^T by Householder reflections (Golub and Van
+ * Loan, Matrix Computations, 4th ed., algorithm 8.3.1), T tridiagonal: its diagonal d (n) and off-diagonal
+ * e (e[k] = T_k,k+1, n - 1); Q (n x n) into V when V is not NULL. */
+static void tridiagonalize(double *A, int n, double *d, double *e, double *V)
 {
     for (int i = 0; V && i < n * n; ++i)
         V[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
-    double total = 0.0;
-    for (int i = 0; i < n * n; ++i)
-        total += A[i] * A[i];
-    const int m = n + (n & 1); /* players of the round robin, one a bye when n is odd */
-    for (int sweep = 0; sweep < JACOBI_SWEEPS; ++sweep) {
-        double off = 0.0;
-        for (int p = 0; p < n; ++p)
-            for (int q = p + 1; q < n; ++q)
-                off += A[p * n + q] * A[p * n + q];
-        if (!(off > JACOBI_TOLERANCE * JACOBI_TOLERANCE * total))
-            return;
-        int order[6] = {0, 1, 2, 3, 4, 5}, pairs[3][2];
-        for (int round = 0; round < m - 1; ++round) {
-            jacobi_rotation g[3];
-            const int count = round_robin(order, m, n, pairs);
-            for (int k = 0; k < count; ++k)
-                g[k] = jacobi_plane(A, n, pairs[k][0], pairs[k][1]);
-            for (int k = 0; k < count; ++k)
-                jacobi_apply(A, n, V, &g[k]);
+    for (int k = 0; k + 2 < n; ++k) {
+        double v[6], p[6], tail = 0.0; /* x = A[k+1:, k]; v = x - alpha e_1, alpha = -sign(x_0) |x| */
+        const int m = n - k - 1;
+        for (int i = 0; i < m; ++i)
+            v[i] = A[(k + 1 + i) * n + k], tail += i ? v[i] * v[i] : 0.0;
+        d[k] = A[k * n + k];
+        if (tail == 0.0) { /* x is along e_1 already */
+            e[k] = v[0];
+            continue;
+        }
+        const double alpha = v[0] > 0.0 ? -sqrt(v[0] * v[0] + tail) : sqrt(v[0] * v[0] + tail);
+        v[0] -= alpha;
+        const double beta = 2.0 / (v[0] * v[0] + tail); /* P = 1 - beta v v^T */
+        e[k] = alpha;
+        double pv = 0.0; /* A22 = P A22 P = A22 - v w^T - w v^T, p = beta A22 v, w = p - (beta p.v / 2) v */
+        for (int i = 0; i < m; ++i) {
+            double s = 0.0;
+            for (int j = 0; j < m; ++j)
+                s += A[(k + 1 + i) * n + k + 1 + j] * v[j];
+            p[i] = beta * s, pv += p[i] * v[i];
+        }
+        const double h = 0.5 * beta * pv;
+        for (int i = 0; i < m; ++i)
+            p[i] -= h * v[i];
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j <= i; ++j)
+                A[(k + 1 + i) * n + k + 1 + j] = A[(k + 1 + j) * n + k + 1 + i] =
+                    A[(k + 1 + i) * n + k + 1 + j] - v[i] * p[j] - p[i] * v[j];
+        for (int r = 0; V && r < n; ++r) { /* Q = Q P: row r of Q's last m columns less beta (row . v) v^T */
+            double s = 0.0;
+            for (int j = 0; j < m; ++j)
+                s += V[r * n + k + 1 + j] * v[j];
+            s *= beta;
+            for (int j = 0; j < m; ++j)
+                V[r * n + k + 1 + j] -= s * v[j];
         }
     }
+    if (n > 1)
+        d[n - 2] = A[(n - 2) * n + n - 2], e[n - 2] = A[(n - 1) * n + n - 2];
+    d[n - 1] = A[n * n - 1];
+}
+
+/* One implicit symmetric QR step with Wilkinson's shift on the unreduced block lo..hi of the tridiagonal
+ * (d, e) (Golub and Van Loan, algorithm 8.3.2): Givens rotations in the planes (k, k + 1) chase the bulge
+ * b down; V's columns (n rows) turn with them when V is not NULL. */
+static void qr_step(double *d, double *e, int lo, int hi, double *V, int n)
+{
+    const double delta = 0.5 * (d[hi - 1] - d[hi]), f = e[hi - 1];
+    const double root = sqrt(delta * delta + f * f);
+    const double mu = d[hi] - f * f / (delta + (delta < 0.0 ? -root : root));
+    double x = d[lo] - mu, z = e[lo];
+    for (int k = lo; k < hi; ++k) {
+        const double rr = sqrt(x * x + z * z);
+        const double c = rr > 0.0 ? x / rr : 1.0, s = rr > 0.0 ? z / rr : 0.0;
+        if (k > lo)
+            e[k - 1] = rr; /* (x, z) = (e_k-1, the bulge): the bulge rotated away */
+        const double dk = d[k], dl = d[k + 1], ek = e[k], cs = c * s;
+        d[k] = c * c * dk + 2.0 * cs * ek + s * s * dl;
+        d[k + 1] = s * s * dk - 2.0 * cs * ek + c * c * dl;
+        e[k] = cs * (dl - dk) + (c * c - s * s) * ek;
+        if (k + 1 < hi) /* the next bulge at (k, k + 2) */
+            x = e[k], z = s * e[k + 1], e[k + 1] *= c;
+        for (int r = 0; V && r < n; ++r) {
+            const double vk = V[r * n + k], vl = V[r * n + k + 1];
+            V[r * n + k] = c * vk + s * vl, V[r * n + k + 1] = c * vl - s * vk;
+        }
+    }
+}
+
+/* Eigen-decomposition of the symmetric A (n x n row-major, n <= 6; overwritten): Householder reduction to
+ * tridiagonal form and implicit QR steps with Wilkinson's shift, an off-diagonal entry dropped once it is
+ * at most DBL_EPSILON of its two diagonal neighbours. The eigenvalues into w (n), the eigenvectors into V's
+ * columns (n x n, or NULL for the values only): A_in = V diag(w) V^T, backward stable (the error of each
+ * eigenvalue within a few DBL_EPSILON |A|). */
+static void symmetric_eigen(double *A, int n, double *w, double *V)
+{
+    double e[6];
+    tridiagonalize(A, n, w, e, V);
+    for (int hi = n - 1, steps = 0; hi > 0 && steps < QR_SWEEPS * n;) {
+        for (int k = 0; k < hi; ++k)
+            if (fabs(e[k]) <= DBL_EPSILON * (fabs(w[k]) + fabs(w[k + 1])))
+                e[k] = 0.0;
+        if (e[hi - 1] == 0.0) {
+            --hi;
+            continue;
+        }
+        int lo = hi - 1;
+        while (lo > 0 && e[lo - 1] != 0.0)
+            --lo;
+        qr_step(w, e, lo, hi, V, n), ++steps;
+    }
+}
+
+/* D = 2 zeta C V diag(sqrt(mu)) V^T C^T (C = sqrt(K) when c (r) holds K's diagonal, C = L with
+ * rows == NULL; else C = the lower triangular L in rows), from mu, V (r x r) of the eigen-decomposition. */
+static void damping_product(int r, const double *C, int triangular, const double *mu, const double *V, double zeta,
+                            double *D)
+{
+    double B[36], g[6];
+    for (int k = 0; k < r; ++k)
+        g[k] = 2.0 * zeta * sqrt(mu[k] > 0.0 ? mu[k] : 0.0);
+    for (int i = 0; i < r; ++i) /* B = C V */
+        for (int k = 0; k < r; ++k) {
+            double s = 0.0;
+            if (triangular)
+                for (int a = 0; a <= i; ++a)
+                    s += C[i * r + a] * V[a * r + k];
+            else
+                s = C[i] * V[i * r + k];
+            B[i * r + k] = s;
+        }
+    for (int i = 0; i < r; ++i) /* D = B diag(2 zeta sqrt(mu)) B^T */
+        for (int j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (int k = 0; k < r; ++k)
+                s += B[i * r + k] * g[k] * B[j * r + k];
+            D[i * r + j] = D[j * r + i] = s;
+        }
+}
+
+/* The damping of a diagonal stiffness k (r, > 0) on Lambda (r x r): with C = diag(sqrt(k)),
+ * M = C^-1 Lambda C^-1 = V diag(mu) V^T and D = 2 zeta C V diag(sqrt(mu)) V^T C, which is
+ * Lambda Phi diag(2 zeta w) Phi^T Lambda (K phi = w^2 Lambda phi, Phi^T Lambda Phi = 1: Phi = C^-1 V diag(w),
+ * w^2 = 1 / mu). Applied to x (r) into y (r) when y is not NULL, else written to D (r x r). */
+static void diagonal_damping(int r, const double *k, const double *Lambda, double zeta, const double *x, double *y,
+                             double *D)
+{
+    double M[36], V[36], mu[6], c[6], ci[6];
+    for (int i = 0; i < r; ++i)
+        c[i] = sqrt(k[i]), ci[i] = 1.0 / c[i];
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j < r; ++j)
+            M[i * r + j] = ci[i] * Lambda[i * r + j] * ci[j];
+    symmetric_eigen(M, r, mu, V);
+    if (!y) {
+        damping_product(r, c, 0, mu, V, zeta, D);
+        return;
+    }
+    double u[6]; /* y = C V (2 zeta sqrt(mu) .* (V^T (C x))) */
+    for (int j = 0; j < r; ++j) {
+        double s = 0.0;
+        for (int i = 0; i < r; ++i)
+            s += V[i * r + j] * c[i] * x[i];
+        u[j] = 2.0 * zeta * sqrt(mu[j] > 0.0 ? mu[j] : 0.0) * s;
+    }
+    for (int i = 0; i < r; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < r; ++j)
+            s += V[i * r + j] * u[j];
+        y[i] = c[i] * s;
+    }
+}
+
+/* K (r x r) diagonal with a positive diagonal, copied into k. */
+static int positive_diagonal(int r, const double *K, double *k)
+{
+    for (int i = 0; i < r; ++i) {
+        for (int j = 0; j < r; ++j)
+            if (i != j && K[i * r + j] != 0.0)
+                return 0;
+        if (!(K[i * r + i] > 0.0))
+            return 0;
+        k[i] = K[i * r + i];
+    }
+    return 1;
 }
 
 int rd_impedance_damping(int r, const double *K, const double *Lambda, double zeta, double *D)
@@ -119,15 +202,19 @@ int rd_impedance_damping(int r, const double *K, const double *Lambda, double ze
         return RD_BAD_SIZE;
     if (!rd_finite(K, r * r) || !rd_finite(Lambda, r * r) || !isfinite(zeta))
         return RD_BAD_INPUT;
-    double L[36], X[36], S[36], U[36], B[36], g[6];
+    double L[36], X[36], S[36], U[36], w2[6], k[6];
     memcpy(L, Lambda, sizeof(double) * r * r);
     if (rd_cholesky(L, r) != RD_OK) /* Lambda = L L^T, L in the lower triangle */
         return RD_NOT_POSITIVE_DEFINITE;
+    if (positive_diagonal(r, K, k)) {
+        diagonal_damping(r, k, Lambda, zeta, NULL, NULL, D);
+        return rd_finite(D, r * r) ? RD_OK : RD_BAD_OUTPUT;
+    }
     for (int c = 0; c < r; ++c) /* X = L^-1, lower triangular: column c by forward substitution */
         for (int i = 0; i < r; ++i) {
             double x = i == c ? 1.0 : 0.0;
-            for (int k = c; k < i; ++k)
-                x -= L[i * r + k] * X[k * r + c];
+            for (int a = c; a < i; ++a)
+                x -= L[i * r + a] * X[a * r + c];
             X[i * r + c] = i < c ? 0.0 : x / L[i * r + i];
         }
     for (int i = 0; i < r; ++i) /* S = X K X^T, symmetric */
@@ -138,99 +225,59 @@ int rd_impedance_damping(int r, const double *K, const double *Lambda, double ze
                     s += X[i * r + a] * K[a * r + b] * X[j * r + b];
             S[i * r + j] = S[j * r + i] = s;
         }
-    jacobi_eigen(S, r, U); /* S = U diag(w^2) U^T */
-    for (int k = 0; k < r; ++k)
-        g[k] = 2.0 * zeta * sqrt(S[k * r + k] > 0.0 ? S[k * r + k] : 0.0);
-    for (int i = 0; i < r; ++i) /* B = L U */
-        for (int k = 0; k < r; ++k) {
-            double s = 0.0;
-            for (int a = 0; a <= i; ++a)
-                s += L[i * r + a] * U[a * r + k];
-            B[i * r + k] = s;
-        }
-    for (int i = 0; i < r; ++i) /* D = B diag(2 zeta w) B^T */
-        for (int j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (int k = 0; k < r; ++k)
-                s += B[i * r + k] * g[k] * B[j * r + k];
-            D[i * r + j] = D[j * r + i] = s;
-        }
+    symmetric_eigen(S, r, w2, U); /* S = U diag(w^2) U^T */
+    damping_product(r, L, 1, w2, U, zeta, D);
     return rd_finite(D, r * r) ? RD_OK : RD_BAD_OUTPUT;
 }
 
-/* The rotation of rows p and q of X (nq each) that makes them orthogonal, as jacobi_plane's for X X^T;
- * c = 1, s = 0 when their cosine is within nq JACOBI_TOLERANCE of 0 already (the rounding of a dot
- * product of nq terms, which a tighter bound could never pass). */
-static jacobi_rotation rows_plane(const double *X, int nq, int p, int q)
+/* J J^T (r x r, both triangles) of J (r x nq) into G. */
+static void gram(const double *J, int r, int nq, double *G)
 {
-    jacobi_rotation g = {p, q, 0.0, 1.0, 0.0, 0.0};
-    const double *xp = X + p * nq, *xq = X + q * nq;
-    double alpha = 0.0, beta = 0.0, gamma = 0.0;
-    for (int a = 0; a < nq; ++a)
-        alpha += xp[a] * xp[a], beta += xq[a] * xq[a], gamma += xp[a] * xq[a];
-    if (!(fabs(gamma) > nq * JACOBI_TOLERANCE * sqrt(alpha * beta))) /* above the dot product's rounding */
-        return g;
-    const double theta = (beta - alpha) / (2.0 * gamma);
-    g.t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-    g.c = 1.0 / sqrt(g.t * g.t + 1.0), g.s = g.t * g.c;
-    return g;
-}
-
-/* The smallest singular value of J (r x nq, r <= nq, r <= 6), 0 for r > nq (a task direction that no
- * joint moves): Jacobi rotations of the rows of a copy X of J (one-sided, Hestenes 1958; in jacobi_eigen's
- * round-robin order), which diagonalize X X^T = J J^T implicitly: when the rows are orthogonal their norms
- * are the singular values, each to its own relative precision (the eigenvalues of J J^T formed explicitly
- * would lose the small ones' digits). X: r x nq scratch. */
-static double smallest_singular_value(const double *J, int r, int nq, double *X)
-{
-    if (r > nq)
-        return 0.0;
-    memcpy(X, J, sizeof(double) * r * nq);
-    const int m = r + (r & 1);
-    for (int sweep = 0, rotated = 1; rotated && sweep < JACOBI_SWEEPS; ++sweep) {
-        int order[6] = {0, 1, 2, 3, 4, 5}, pairs[3][2];
-        rotated = 0;
-        for (int round = 0; round < m - 1; ++round) {
-            jacobi_rotation g[3];
-            const int count = round_robin(order, m, r, pairs);
-            for (int k = 0; k < count; ++k)
-                g[k] = rows_plane(X, nq, pairs[k][0], pairs[k][1]);
-            for (int k = 0; k < count; ++k) {
-                double *xp = X + g[k].p * nq, *xq = X + g[k].q * nq;
-                const double c = g[k].c, s = g[k].s;
-                rotated |= g[k].t != 0.0;
-                for (int a = 0; g[k].t != 0.0 && a < nq; ++a) {
-                    const double u = xp[a], v = xq[a];
-                    xp[a] = c * u - s * v, xq[a] = s * u + c * v;
-                }
-            }
-        }
-    }
-    double low = INFINITY;
-    for (int k = 0; k < r; ++k) {
-        double sq = 0.0;
-        for (int a = 0; a < nq; ++a)
-            sq += X[k * nq + a] * X[k * nq + a];
-        low = sq < low ? sq : low;
-    }
-    return sqrt(low);
-}
-
-/* 1 when every singular value of J (r x nq) exceeds thr > 0: J J^T - thr^2 1 has a Cholesky factor (r <= nq;
- * a cheap test that spares the rotations of smallest_singular_value away from singular poses). */
-static int singular_values_above(const double *J, int r, int nq, double thr)
-{
-    if (r > nq)
-        return 0;
-    double G[36];
     for (int i = 0; i < r; ++i)
         for (int j = 0; j <= i; ++j) {
             double s = 0.0;
             for (int a = 0; a < nq; ++a)
                 s += J[i * nq + a] * J[j * nq + a];
-            G[i * r + j] = i == j ? s - thr * thr : s;
+            G[i * r + j] = G[j * r + i] = s;
         }
-    return rd_cholesky(G, r) == RD_OK;
+}
+
+/* The smallest singular value of J (r x nq, r <= nq, r <= 6) from G = J J^T (overwritten): v, the
+ * eigenvector of G's smallest eigenvalue (symmetric_eigen), then s_min = |J^T v|. This is the Rayleigh
+ * quotient of J J^T at v without the square formed: v's error (about DBL_EPSILON |J|^2 over the gap to the
+ * next eigenvalue) enters it only to the second order, so s_min comes within a few DBL_EPSILON |J| (absolute)
+ * where sqrt of the eigenvalue would carry DBL_EPSILON |J|^2 / s_min; two singular values closer than that
+ * give one between them. */
+static double smallest_singular_value(const double *J, int r, int nq, double *G)
+{
+    double V[36], mu[6];
+    symmetric_eigen(G, r, mu, V);
+    int low = 0;
+    for (int k = 1; k < r; ++k)
+        low = mu[k] < mu[low] ? k : low;
+    double sq = 0.0;
+    for (int a = 0; a < nq; ++a) {
+        double s = 0.0;
+        for (int i = 0; i < r; ++i)
+            s += J[i * nq + a] * V[i * r + low];
+        sq += s * s;
+    }
+    return sqrt(sq);
+}
+
+/* s_min of J (r x nq, r <= 6) when below thr > 0, else INFINITY: a Cholesky factor of J J^T - thr^2 1
+ * (a cheap test) decides whether every singular value exceeds thr, and only then is s_min computed
+ * (smallest_singular_value); 0 for r > nq (a task direction that no joint moves). */
+static double singular_below(const double *J, int r, int nq, double thr)
+{
+    if (r > nq)
+        return 0.0;
+    double G[36], F[36];
+    gram(J, r, nq, G);
+    memcpy(F, G, sizeof(double) * r * r);
+    for (int i = 0; i < r; ++i)
+        F[i * r + i] -= thr * thr;
+    return rd_cholesky(F, r) == RD_OK ? INFINITY : smallest_singular_value(J, r, nq, G);
 }
 
 /* The rotation vector w (axis * angle, angle in [0, pi]) of R (3 x 3 row-major), as
@@ -336,19 +383,10 @@ static int task_wrench(const rd_model *m, const rd_compliant_options *o, const r
             v += s->J[k * nq + a] * in->qd[a];
         e[k] = full[s->index[k]], ed[k] = in->twist[s->index[k]] - v;
     }
-    if (o->law == RD_CARTESIAN_IMPEDANCE) { /* F = K e + D e_dot */
-        double K[36] = {0.0}, D[36];
-        for (int k = 0; k < r; ++k)
-            K[k * r + k] = o->kp[k];
-        const int st = rd_impedance_damping(r, K, s->Lambda, o->damping_ratio, D);
-        if (st != RD_OK)
-            return st;
-        for (int i = 0; i < r; ++i) {
-            double f = o->kp[i] * e[i];
-            for (int j = 0; j < r; ++j)
-                f += D[i * r + j] * ed[j];
-            F[i] = f;
-        }
+    if (o->law == RD_CARTESIAN_IMPEDANCE) { /* F = K e + D e_dot, D applied without being formed */
+        diagonal_damping(r, o->kp, s->Lambda, o->damping_ratio, ed, F, NULL);
+        for (int i = 0; i < r; ++i)
+            F[i] += o->kp[i] * e[i];
         return RD_OK;
     }
     double x[6]; /* F = Lambda (accel_d + Kd e_dot + Kp e - Jdot qd) */
@@ -441,8 +479,7 @@ int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const
     if (st != RD_OK)
         return st;
     const double thr = o->singular_threshold; /* s_min computed where it decides: below the threshold */
-    const int near = thr > 0.0 && !singular_values_above(w->tJ, s.r, nq, thr);
-    const double s_min = near ? smallest_singular_value(w->tJ, s.r, nq, w->tY) : INFINITY;
+    const double s_min = thr > 0.0 ? singular_below(w->tJ, s.r, nq, thr) : INFINITY;
     const int singular = s_min < thr;
     const double lam2 = singular ? o->task.damping * o->task.damping * (1.0 - (s_min / thr) * (s_min / thr)) : 0.0;
     t.damping = sqrt(lam2);
