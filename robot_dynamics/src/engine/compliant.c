@@ -19,8 +19,101 @@
 
 #include "internal.h"
 
+#define JACOBI_TOLERANCE 1e-15 /* the off-diagonal part's norm relative to the matrix's when the sweeps stop */
+#define JACOBI_SWEEPS 50       /* at most (a 6 x 6 converges in 3 to 7) */
 #define QR_SWEEPS 30              /* QR steps per eigenvalue at most (a 6 x 6 takes one to three) */
 #define HALF_PI 1.5707963267948966 /* the double nearest pi / 2, numpy's np.pi / 2 */
+
+/* A rotation of jacobi_eigen: the plane (p, q) and its tan t, cos c, sin s and tau = s / (1 + c). */
+typedef struct {
+    int p, q;
+    double t, c, s, tau;
+} jacobi_rotation;
+
+/* The rotation that zeroes A_pq (n x n): t = tan, the smaller root of t^2 + 2 theta t - 1 = 0. */
+static jacobi_rotation jacobi_plane(const double *A, int n, int p, int q)
+{
+    jacobi_rotation g = {p, q, 0.0, 1.0, 0.0, 0.0};
+    const double apq = A[p * n + q];
+    if (apq == 0.0)
+        return g;
+    const double theta = (A[q * n + q] - A[p * n + p]) / (2.0 * apq);
+    g.t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+    g.c = 1.0 / sqrt(g.t * g.t + 1.0), g.s = g.t * g.c, g.tau = g.s / (1.0 + g.c);
+    return g;
+}
+
+/* A = R^T A R and V = V R, R = 1 but R_pp = R_qq = c, R_pq = s, R_qp = -s (Rutishauser's update). */
+static void jacobi_apply(double *A, int n, double *V, const jacobi_rotation *g)
+{
+    const int p = g->p, q = g->q;
+    const double s = g->s, tau = g->tau, tapq = g->t * A[p * n + q];
+    if (g->t == 0.0)
+        return;
+    A[p * n + p] -= tapq, A[q * n + q] += tapq;
+    A[p * n + q] = A[q * n + p] = 0.0;
+    for (int k = 0; k < n; ++k) {
+        if (k == p || k == q)
+            continue;
+        const double akp = A[k * n + p], akq = A[k * n + q];
+        A[k * n + p] = A[p * n + k] = akp - s * (akq + tau * akp);
+        A[k * n + q] = A[q * n + k] = akq + s * (akp - tau * akq);
+    }
+    for (int k = 0; V && k < n; ++k) {
+        const double vkp = V[k * n + p], vkq = V[k * n + q];
+        V[k * n + p] = vkp - s * (vkq + tau * vkp), V[k * n + q] = vkq + s * (vkp - tau * vkq);
+    }
+}
+
+/* The planes (p < q) of one round of the round robin of m players (n real, m even; the circle method:
+ * order[i] meets order[m - 1 - i]), into pairs; their count. Then order moves on to the next round. */
+static int round_robin(int order[6], int m, int n, int pairs[3][2])
+{
+    int count = 0;
+    for (int i = 0; i < m / 2; ++i) {
+        const int a = order[i], b = order[m - 1 - i];
+        if (a < n && b < n)
+            pairs[count][0] = a < b ? a : b, pairs[count][1] = a < b ? b : a, ++count;
+    }
+    const int last = order[m - 1]; /* all but the first move on by one */
+    for (int i = m - 1; i > 1; --i)
+        order[i] = order[i - 1];
+    order[1] = last;
+    return count;
+}
+
+/* Eigen-decomposition of the symmetric A (n x n row-major, n <= 6; overwritten) by Jacobi rotations in the
+ * round-robin (parallel) order of Brent and Luk (1985): each round rotates up to three disjoint planes,
+ * whose rotations are computed first from the same A (disjoint planes do not change each other's three
+ * entries) and then applied, so that their square roots and divisions overlap. Sweeps until the
+ * off-diagonal part's norm is at most JACOBI_TOLERANCE of A's. On return A's diagonal holds the
+ * eigenvalues and V (n x n, or NULL) the eigenvectors as columns: A_in = V diag(A) V^T. */
+static void jacobi_eigen(double *A, int n, double *V)
+{
+    for (int i = 0; V && i < n * n; ++i)
+        V[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
+    double total = 0.0;
+    for (int i = 0; i < n * n; ++i)
+        total += A[i] * A[i];
+    const int m = n + (n & 1); /* players of the round robin, one a bye when n is odd */
+    for (int sweep = 0; sweep < JACOBI_SWEEPS; ++sweep) {
+        double off = 0.0;
+        for (int p = 0; p < n; ++p)
+            for (int q = p + 1; q < n; ++q)
+                off += A[p * n + q] * A[p * n + q];
+        if (!(off > JACOBI_TOLERANCE * JACOBI_TOLERANCE * total))
+            return;
+        int order[6] = {0, 1, 2, 3, 4, 5}, pairs[3][2];
+        for (int round = 0; round < m - 1; ++round) {
+            jacobi_rotation g[3];
+            const int count = round_robin(order, m, n, pairs);
+            for (int k = 0; k < count; ++k)
+                g[k] = jacobi_plane(A, n, pairs[k][0], pairs[k][1]);
+            for (int k = 0; k < count; ++k)
+                jacobi_apply(A, n, V, &g[k]);
+        }
+    }
+}
 
 /* A (n x n row-major, symmetric, n <= 6; overwritten) = Q T Q^T by Householder reflections (Golub and Van
  * Loan, Matrix Computations, 4th ed., algorithm 8.3.1), T tridiagonal: its diagonal d (n) and off-diagonal
@@ -225,7 +318,9 @@ int rd_impedance_damping(int r, const double *K, const double *Lambda, double ze
                     s += X[i * r + a] * K[a * r + b] * X[j * r + b];
             S[i * r + j] = S[j * r + i] = s;
         }
-    symmetric_eigen(S, r, w2, U); /* S = U diag(w^2) U^T */
+    jacobi_eigen(S, r, U); /* S = U diag(w^2) U^T; Jacobi: the small w^2 of a graded S to their own precision */
+    for (int k = 0; k < r; ++k)
+        w2[k] = S[k * r + k];
     damping_product(r, L, 1, w2, U, zeta, D);
     return rd_finite(D, r * r) ? RD_OK : RD_BAD_OUTPUT;
 }
@@ -417,23 +512,47 @@ static void saturate_wrench(const rd_compliant_options *o, const task_state *s, 
 }
 
 /* tau (holding rnea(q, qd, 0)) += J^T F + N tau_0, tau_0 = K_n (q_n - q) - 2 zeta_n sqrt(K_n A_jj) qd;
- * then the rate limit. */
+ * then the rate limit. N tau_0 = tau_0 - J^T Lambda J A^-1 tau_0 (N = 1 - J^T Lambda J A^-1) from A's
+ * factor L in w->H, N never formed. */
 static void compliant_torques(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in,
                           const task_state *s, const double F[6], double *tau, rd_work *w)
 {
-    const int nq = m->nq;
-    double *tau0 = w->c0;
+    const int nq = m->nq, r = s->r;
+    const double *L = w->H, *J = s->J;
+    double *tau0 = w->c0, *u = w->cN, y[6], z[6];
     for (int j = 0; j < nq; ++j) {
         const double k = o->null_stiffness[j];
         tau0[j] = k * (o->posture[j] - in->q[j]) - 2.0 * o->null_damping_ratio * sqrt(k * w->cA[j]) * in->qd[j];
     }
+    for (int a = 0; a < nq; ++a) { /* u = A^-1 tau_0: L v = tau_0, then L^T u = v */
+        double v = tau0[a];
+        for (int b = 0; b < a; ++b)
+            v -= L[a * nq + b] * u[b];
+        u[a] = v / L[a * nq + a];
+    }
+    for (int a = nq - 1; a >= 0; --a) {
+        double v = u[a];
+        for (int b = a + 1; b < nq; ++b)
+            v -= L[b * nq + a] * u[b];
+        u[a] = v / L[a * nq + a];
+    }
+    for (int i = 0; i < r; ++i) { /* y = J u */
+        double v = 0.0;
+        for (int a = 0; a < nq; ++a)
+            v += J[i * nq + a] * u[a];
+        y[i] = v;
+    }
+    for (int i = 0; i < r; ++i) { /* z = Lambda y - F: J^T F + N tau_0 = tau_0 - J^T z */
+        double v = 0.0;
+        for (int j = 0; j < r; ++j)
+            v += s->Lambda[i * r + j] * y[j];
+        z[i] = v - F[i];
+    }
     for (int a = 0; a < nq; ++a) {
-        double jf = 0.0, n0 = 0.0;
-        for (int k = 0; k < s->r; ++k)
-            jf += s->J[k * nq + a] * F[k];
-        for (int b = 0; b < nq; ++b)
-            n0 += w->cN[a * nq + b] * tau0[b];
-        tau[a] = jf + tau[a] + n0;
+        double v = 0.0;
+        for (int i = 0; i < r; ++i)
+            v += J[i * nq + a] * z[i];
+        tau[a] += tau0[a] - v;
     }
     if (in->tau_prev && isfinite(o->max_torque_rate) && in->dt > 0.0) {
         const double step = o->max_torque_rate * in->dt;
@@ -485,7 +604,7 @@ int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const
     t.damping = sqrt(lam2);
     if (info)
         info->s_min = s_min, info->lambda = t.damping, info->singular = singular;
-    const rd_task_space_out dynamics = {NULL, NULL, NULL, NULL, Lambda, NULL, w->cN};
+    const rd_task_space_out dynamics = {NULL, NULL, NULL, NULL, Lambda, NULL, NULL};
     if ((st = rd_task_operational(m, &t, w->tJ, s.r, &dynamics, w)) != RD_OK)
         return st;
     s.J = w->tJ, s.Lambda = Lambda, s.T = T, s.bias = bias;
