@@ -7,10 +7,15 @@
  *
  * One tick: rd_task_space's pose, Jacobian rows and Jdot qd; A = rd_crba's and its Cholesky factor;
  * whether J's smallest singular value is below the threshold (a Cholesky factor of J J^T - thr^2 1), and
- * only then its value (one-sided Jacobi on J's r <= 6 rows); Lambda and N from the factors
- * (rd_task_operational), damped by lambda; the wrench; rnea(q, qd, 0) + J^T F + N tau_0. The damping
- * design is D = L U diag(2 zeta w) U^T L^T from S = L^-1 K L^-T = U diag(w^2) U^T (Lambda = L L^T), the
- * eigen-decomposition form (not 2 zeta L sqrt(S) L^T, the same matrix by another route).
+ * only then its value (|J^T v|, v the eigenvector of J J^T's smallest eigenvalue); Lambda from the
+ * factors (rd_task_operational), damped by lambda; the wrench; rnea(q, qd, 0) + J^T F + N tau_0, N tau_0 =
+ * tau_0 - J^T Lambda J A^-1 tau_0 from A's factor (N not formed). The damping of the diagonal stiffness
+ * K = C^2 is D = 2 zeta C sqrt(C^-1 Lambda C^-1) C, applied to e_dot without being formed: the matrix
+ * square root from an eigen-decomposition (Householder reduction to tridiagonal form and implicit QR steps
+ * with Wilkinson's shift, Golub and Van Loan ch. 8), equal to Albu-Schaeffer's Lambda Phi diag(2 zeta w)
+ * Phi^T Lambda. rd_impedance_damping takes that route for a positive diagonal K and, for a full K, keeps
+ * D = L U diag(2 zeta w) U^T L^T from S = L^-1 K L^-T = U diag(w^2) U^T (Lambda = L L^T) by cyclic Jacobi
+ * rotations, which give the small w^2 of a graded S to their own precision.
  * No allocation: the r x r matrices live on the stack, the nq-sized ones in rd_work (cN, cA, c0).
  */
 #include <float.h>
@@ -117,7 +122,8 @@ static void jacobi_eigen(double *A, int n, double *V)
 
 /* A (n x n row-major, symmetric, n <= 6; overwritten) = Q T Q^T by Householder reflections (Golub and Van
  * Loan, Matrix Computations, 4th ed., algorithm 8.3.1), T tridiagonal: its diagonal d (n) and off-diagonal
- * e (e[k] = T_k,k+1, n - 1); Q (n x n) into V when V is not NULL. */
+ * e (e[k] = T_k,k+1, n - 1); Q (n x n) into V when V is not NULL. A keeps the reflections P_k = 1 - beta v v^T
+ * (Q = P_0 P_1 ...): v (n - k - 1) in column k below the diagonal, beta in A_k,k+1. */
 static void tridiagonalize(double *A, int n, double *d, double *e, double *V)
 {
     for (int i = 0; V && i < n * n; ++i)
@@ -128,14 +134,16 @@ static void tridiagonalize(double *A, int n, double *d, double *e, double *V)
         for (int i = 0; i < m; ++i)
             v[i] = A[(k + 1 + i) * n + k], tail += i ? v[i] * v[i] : 0.0;
         d[k] = A[k * n + k];
-        if (tail == 0.0) { /* x is along e_1 already */
-            e[k] = v[0];
+        if (tail == 0.0) { /* x is along e_1 already: P = 1 (beta = 0 kept) */
+            e[k] = v[0], A[k * n + k + 1] = 0.0;
             continue;
         }
         const double alpha = v[0] > 0.0 ? -sqrt(v[0] * v[0] + tail) : sqrt(v[0] * v[0] + tail);
         v[0] -= alpha;
         const double beta = 2.0 / (v[0] * v[0] + tail); /* P = 1 - beta v v^T */
-        e[k] = alpha;
+        e[k] = alpha, A[k * n + k + 1] = beta; /* v into column k below the diagonal, beta beside it */
+        for (int i = 0; i < m; ++i)
+            A[(k + 1 + i) * n + k] = v[i];
         double pv = 0.0; /* A22 = P A22 P = A22 - v w^T - w v^T, p = beta A22 v, w = p - (beta p.v / 2) v */
         for (int i = 0; i < m; ++i) {
             double s = 0.0;
@@ -325,6 +333,94 @@ int rd_impedance_damping(int r, const double *K, const double *Lambda, double ze
     return rd_finite(D, r * r) ? RD_OK : RD_BAD_OUTPUT;
 }
 
+/* x (n) = (T - mu 1)^-1 b for the tridiagonal T (d, e), by Gaussian elimination with partial pivoting
+ * (U: diagonal u0, super-diagonals u1, u2; the multipliers l and row swaps sw), scaled to |x|_inf = 1; a
+ * zero pivot replaced by tiny (> 0). With first set, b is taken as L's inverse applied to (1, ..., 1)
+ * (Wilkinson's start of inverse iteration, L not applied). */
+static void shifted_solve(const double *d, const double *e, int n, double mu, double tiny, int first, double *x)
+{
+    double u0[6], u1[6], u2[6], l[6], a = d[0] - mu, b = n > 1 ? e[0] : 0.0;
+    int sw[6];
+    for (int k = 0; k + 1 < n; ++k) {
+        const double below = e[k], next = d[k + 1] - mu, far = k + 2 < n ? e[k + 1] : 0.0;
+        sw[k] = fabs(a) < fabs(below);
+        if (sw[k]) { /* row k + 1 pivots */
+            l[k] = a / below, u0[k] = below, u1[k] = next, u2[k] = far;
+            a = b - l[k] * next, b = -l[k] * far;
+        } else {
+            l[k] = a != 0.0 ? below / a : 0.0, u0[k] = a, u1[k] = b, u2[k] = 0.0;
+            a = next - l[k] * b, b = far;
+        }
+    }
+    u0[n - 1] = a, u1[n - 1] = u2[n - 1] = 0.0;
+    for (int k = 0; k < n; ++k)
+        u0[k] = u0[k] == 0.0 ? tiny : u0[k];
+    for (int k = 0; first && k < n; ++k)
+        x[k] = 1.0;
+    for (int k = 0; !first && k + 1 < n; ++k) { /* x = L^-1 P x */
+        if (sw[k]) {
+            const double t = x[k];
+            x[k] = x[k + 1], x[k + 1] = t;
+        }
+        x[k + 1] -= l[k] * x[k];
+    }
+    double top = 0.0;
+    for (int k = n - 1; k >= 0; --k) {
+        const double v = (x[k] - u1[k] * (k + 1 < n ? x[k + 1] : 0.0) - u2[k] * (k + 2 < n ? x[k + 2] : 0.0)) / u0[k];
+        x[k] = v, top = fabs(v) > top ? fabs(v) : top;
+    }
+    for (int k = 0; k < n; ++k)
+        x[k] /= top;
+}
+
+/* The unit eigenvector v (n) of G's smallest eigenvalue (G: n x n symmetric, n <= 6, overwritten; not 0):
+ * Householder reduction to tridiagonal T without accumulating Q, T's eigenvalues by QR steps (values
+ * only), two steps of inverse iteration on T shifted by the smallest (shifted_solve), then v = Q x with the
+ * reflections kept in G. 0 when G is 0. */
+static int smallest_eigenvector(double *G, int n, double *v)
+{
+    double d[6], e[6], w[6], f[6], tnorm = 0.0;
+    tridiagonalize(G, n, d, e, NULL);
+    for (int k = 0; k < n; ++k)
+        w[k] = d[k], f[k] = e[k], tnorm += fabs(d[k]) + (k + 1 < n ? 2.0 * fabs(e[k]) : 0.0);
+    if (!(tnorm > 0.0))
+        return 0;
+    for (int hi = n - 1, steps = 0; hi > 0 && steps < QR_SWEEPS * n;) { /* as symmetric_eigen, values only */
+        for (int k = 0; k < hi; ++k)
+            if (fabs(f[k]) <= DBL_EPSILON * (fabs(w[k]) + fabs(w[k + 1])))
+                f[k] = 0.0;
+        if (f[hi - 1] == 0.0) {
+            --hi;
+            continue;
+        }
+        int lo = hi - 1;
+        while (lo > 0 && f[lo - 1] != 0.0)
+            --lo;
+        qr_step(w, f, lo, hi, NULL, n), ++steps;
+    }
+    double mu = w[0];
+    for (int k = 1; k < n; ++k)
+        mu = w[k] < mu ? w[k] : mu;
+    shifted_solve(d, e, n, mu, DBL_EPSILON * tnorm, 1, v);
+    shifted_solve(d, e, n, mu, DBL_EPSILON * tnorm, 0, v);
+    for (int k = n - 3; k >= 0; --k) { /* v = P_k v, the last reflection first */
+        const double beta = G[k * n + k + 1];
+        double s = 0.0;
+        for (int i = k + 1; i < n; ++i)
+            s += G[i * n + k] * v[i];
+        s *= beta;
+        for (int i = k + 1; i < n; ++i)
+            v[i] -= s * G[i * n + k];
+    }
+    double sq = 0.0;
+    for (int k = 0; k < n; ++k)
+        sq += v[k] * v[k];
+    const double norm = sqrt(sq);
+    for (int k = 0; k < n; ++k)
+        v[k] /= norm;
+    return 1;
+}
+
 /* J J^T (r x r, both triangles) of J (r x nq) into G. */
 static void gram(const double *J, int r, int nq, double *G)
 {
@@ -341,20 +437,18 @@ static void gram(const double *J, int r, int nq, double *G)
  * eigenvector of G's smallest eigenvalue (symmetric_eigen), then s_min = |J^T v|. This is the Rayleigh
  * quotient of J J^T at v without the square formed: v's error (about DBL_EPSILON |J|^2 over the gap to the
  * next eigenvalue) enters it only to the second order, so s_min comes within a few DBL_EPSILON |J| (absolute)
- * where sqrt of the eigenvalue would carry DBL_EPSILON |J|^2 / s_min; two singular values closer than that
- * give one between them. */
+ * where sqrt of the eigenvalue would carry DBL_EPSILON |J|^2 / s_min; within DBL_EPSILON |J|^2 / s_2 when
+ * the next singular value s_2 is small too (the gap that sets v's error). */
 static double smallest_singular_value(const double *J, int r, int nq, double *G)
 {
-    double V[36], mu[6];
-    symmetric_eigen(G, r, mu, V);
-    int low = 0;
-    for (int k = 1; k < r; ++k)
-        low = mu[k] < mu[low] ? k : low;
+    double v[6];
+    if (!smallest_eigenvector(G, r, v))
+        return 0.0;
     double sq = 0.0;
     for (int a = 0; a < nq; ++a) {
         double s = 0.0;
         for (int i = 0; i < r; ++i)
-            s += J[i * nq + a] * V[i * r + low];
+            s += J[i * nq + a] * v[i];
         sq += s * s;
     }
     return sqrt(sq);
@@ -470,7 +564,7 @@ static int task_wrench(const rd_model *m, const rd_compliant_options *o, const r
                        const task_state *s, double F[6])
 {
     const int nq = m->nq, r = s->r;
-    double full[6], e[6], ed[6];
+    double full[6], e[6], ed[6] = {0.0};
     pose_error(in->pose, s->T, full);
     for (int k = 0; k < r; ++k) {
         double v = 0.0;
