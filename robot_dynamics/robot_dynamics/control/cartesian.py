@@ -55,7 +55,9 @@ def impedance_damping(stiffness: Array, Lambda: Array, damping_ratio: float) -> 
     damping ratio zeta (Albu-Schaeffer et al. 2003): with the generalized eigenvectors
     K phi = w^2 Lambda phi (Phi^T Lambda Phi = 1), D = Lambda Phi diag(2 zeta w) Phi^T Lambda.
 
-    The engine's design (``rd_impedance_damping``, the one the law runs): with Lambda = L L^T,
+    The engine's design (``rd_impedance_damping``): for a positive diagonal K = C^2 (the one the
+    law runs) D = 2 zeta C sqrt(C^-1 Lambda C^-1) C, the square root from a symmetric
+    eigen-decomposition (Householder tridiagonal form, QR steps); for a full K, with Lambda = L L^T,
     S = L^-1 K L^-T = U diag(w^2) U^T by Jacobi rotations and D = L U diag(2 zeta w) U^T L^T.
 
     Args:

@@ -7,12 +7,18 @@
  *
  * One tick: rd_task_space's pose, Jacobian rows and Jdot qd; A = rd_crba's and its Cholesky factor;
  * whether J's smallest singular value is below the threshold (a Cholesky factor of J J^T - thr^2 1), and
- * only then its value (one-sided Jacobi on J's r <= 6 rows); Lambda and N from the factors
- * (rd_task_operational), damped by lambda; the wrench; rnea(q, qd, 0) + J^T F + N tau_0. The damping
- * design is D = L U diag(2 zeta w) U^T L^T from S = L^-1 K L^-T = U diag(w^2) U^T (Lambda = L L^T), the
- * eigen-decomposition form (not 2 zeta L sqrt(S) L^T, the same matrix by another route).
+ * only then its value (|J^T v|, v the eigenvector of J J^T's smallest eigenvalue); Lambda from the
+ * factors (rd_task_operational), damped by lambda; the wrench; rnea(q, qd, 0) + J^T F + N tau_0, N tau_0 =
+ * tau_0 - J^T Lambda J A^-1 tau_0 from A's factor (N not formed). The damping of the diagonal stiffness
+ * K = C^2 is D = 2 zeta C sqrt(C^-1 Lambda C^-1) C, applied to e_dot without being formed: the matrix
+ * square root from an eigen-decomposition (Householder reduction to tridiagonal form and implicit QR steps
+ * with Wilkinson's shift, Golub and Van Loan ch. 8), equal to Albu-Schaeffer's Lambda Phi diag(2 zeta w)
+ * Phi^T Lambda. rd_impedance_damping takes that route for a positive diagonal K and, for a full K, keeps
+ * D = L U diag(2 zeta w) U^T L^T from S = L^-1 K L^-T = U diag(w^2) U^T (Lambda = L L^T) by cyclic Jacobi
+ * rotations, which give the small w^2 of a graded S to their own precision.
  * No allocation: the r x r matrices live on the stack, the nq-sized ones in rd_work (cN, cA, c0).
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -20,6 +26,7 @@
 
 #define JACOBI_TOLERANCE 1e-15 /* the off-diagonal part's norm relative to the matrix's when the sweeps stop */
 #define JACOBI_SWEEPS 50       /* at most (a 6 x 6 converges in 3 to 7) */
+#define QR_SWEEPS 30              /* QR steps per eigenvalue at most (a 6 x 6 takes one to three) */
 #define HALF_PI 1.5707963267948966 /* the double nearest pi / 2, numpy's np.pi / 2 */
 
 /* A rotation of jacobi_eigen: the plane (p, q) and its tan t, cos c, sin s and tau = s / (1 + c). */
@@ -113,21 +120,202 @@ static void jacobi_eigen(double *A, int n, double *V)
     }
 }
 
+/* A (n x n row-major, symmetric, n <= 6; overwritten) = Q T Q^T by Householder reflections (Golub and Van
+ * Loan, Matrix Computations, 4th ed., algorithm 8.3.1), T tridiagonal: its diagonal d (n) and off-diagonal
+ * e (e[k] = T_k,k+1, n - 1); Q (n x n) into V when V is not NULL. A keeps the reflections P_k = 1 - beta v v^T
+ * (Q = P_0 P_1 ...): v (n - k - 1) in column k below the diagonal, beta in A_k,k+1. */
+static void tridiagonalize(double *A, int n, double *d, double *e, double *V)
+{
+    for (int i = 0; V && i < n * n; ++i)
+        V[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
+    for (int k = 0; k + 2 < n; ++k) {
+        double v[6], p[6], tail = 0.0; /* x = A[k+1:, k]; v = x - alpha e_1, alpha = -sign(x_0) |x| */
+        const int m = n - k - 1;
+        for (int i = 0; i < m; ++i)
+            v[i] = A[(k + 1 + i) * n + k], tail += i ? v[i] * v[i] : 0.0;
+        d[k] = A[k * n + k];
+        if (tail == 0.0) { /* x is along e_1 already: P = 1 (beta = 0 kept) */
+            e[k] = v[0], A[k * n + k + 1] = 0.0;
+            continue;
+        }
+        const double alpha = v[0] > 0.0 ? -sqrt(v[0] * v[0] + tail) : sqrt(v[0] * v[0] + tail);
+        v[0] -= alpha;
+        const double beta = 2.0 / (v[0] * v[0] + tail); /* P = 1 - beta v v^T */
+        e[k] = alpha, A[k * n + k + 1] = beta; /* v into column k below the diagonal, beta beside it */
+        for (int i = 0; i < m; ++i)
+            A[(k + 1 + i) * n + k] = v[i];
+        double pv = 0.0; /* A22 = P A22 P = A22 - v w^T - w v^T, p = beta A22 v, w = p - (beta p.v / 2) v */
+        for (int i = 0; i < m; ++i) {
+            double s = 0.0;
+            for (int j = 0; j < m; ++j)
+                s += A[(k + 1 + i) * n + k + 1 + j] * v[j];
+            p[i] = beta * s, pv += p[i] * v[i];
+        }
+        const double h = 0.5 * beta * pv;
+        for (int i = 0; i < m; ++i)
+            p[i] -= h * v[i];
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j <= i; ++j)
+                A[(k + 1 + i) * n + k + 1 + j] = A[(k + 1 + j) * n + k + 1 + i] =
+                    A[(k + 1 + i) * n + k + 1 + j] - v[i] * p[j] - p[i] * v[j];
+        for (int r = 0; V && r < n; ++r) { /* Q = Q P: row r of Q's last m columns less beta (row . v) v^T */
+            double s = 0.0;
+            for (int j = 0; j < m; ++j)
+                s += V[r * n + k + 1 + j] * v[j];
+            s *= beta;
+            for (int j = 0; j < m; ++j)
+                V[r * n + k + 1 + j] -= s * v[j];
+        }
+    }
+    if (n > 1)
+        d[n - 2] = A[(n - 2) * n + n - 2], e[n - 2] = A[(n - 1) * n + n - 2];
+    d[n - 1] = A[n * n - 1];
+}
+
+/* One implicit symmetric QR step with Wilkinson's shift on the unreduced block lo..hi of the tridiagonal
+ * (d, e) (Golub and Van Loan, algorithm 8.3.2): Givens rotations in the planes (k, k + 1) chase the bulge
+ * b down; V's columns (n rows) turn with them when V is not NULL. */
+static void qr_step(double *d, double *e, int lo, int hi, double *V, int n)
+{
+    const double delta = 0.5 * (d[hi - 1] - d[hi]), f = e[hi - 1];
+    const double root = sqrt(delta * delta + f * f);
+    const double mu = d[hi] - f * f / (delta + (delta < 0.0 ? -root : root));
+    double x = d[lo] - mu, z = e[lo];
+    for (int k = lo; k < hi; ++k) {
+        const double rr = sqrt(x * x + z * z);
+        const double c = rr > 0.0 ? x / rr : 1.0, s = rr > 0.0 ? z / rr : 0.0;
+        if (k > lo)
+            e[k - 1] = rr; /* (x, z) = (e_k-1, the bulge): the bulge rotated away */
+        const double dk = d[k], dl = d[k + 1], ek = e[k], cs = c * s;
+        d[k] = c * c * dk + 2.0 * cs * ek + s * s * dl;
+        d[k + 1] = s * s * dk - 2.0 * cs * ek + c * c * dl;
+        e[k] = cs * (dl - dk) + (c * c - s * s) * ek;
+        if (k + 1 < hi) /* the next bulge at (k, k + 2) */
+            x = e[k], z = s * e[k + 1], e[k + 1] *= c;
+        for (int r = 0; V && r < n; ++r) {
+            const double vk = V[r * n + k], vl = V[r * n + k + 1];
+            V[r * n + k] = c * vk + s * vl, V[r * n + k + 1] = c * vl - s * vk;
+        }
+    }
+}
+
+/* Eigen-decomposition of the symmetric A (n x n row-major, n <= 6; overwritten): Householder reduction to
+ * tridiagonal form and implicit QR steps with Wilkinson's shift, an off-diagonal entry dropped once it is
+ * at most DBL_EPSILON of its two diagonal neighbours. The eigenvalues into w (n), the eigenvectors into V's
+ * columns (n x n, or NULL for the values only): A_in = V diag(w) V^T, backward stable (the error of each
+ * eigenvalue within a few DBL_EPSILON |A|). */
+static void symmetric_eigen(double *A, int n, double *w, double *V)
+{
+    double e[6];
+    tridiagonalize(A, n, w, e, V);
+    for (int hi = n - 1, steps = 0; hi > 0 && steps < QR_SWEEPS * n;) {
+        for (int k = 0; k < hi; ++k)
+            if (fabs(e[k]) <= DBL_EPSILON * (fabs(w[k]) + fabs(w[k + 1])))
+                e[k] = 0.0;
+        if (e[hi - 1] == 0.0) {
+            --hi;
+            continue;
+        }
+        int lo = hi - 1;
+        while (lo > 0 && e[lo - 1] != 0.0)
+            --lo;
+        qr_step(w, e, lo, hi, V, n), ++steps;
+    }
+}
+
+/* D = 2 zeta C V diag(sqrt(mu)) V^T C^T (C = sqrt(K) when c (r) holds K's diagonal, C = L with
+ * rows == NULL; else C = the lower triangular L in rows), from mu, V (r x r) of the eigen-decomposition. */
+static void damping_product(int r, const double *C, int triangular, const double *mu, const double *V, double zeta,
+                            double *D)
+{
+    double B[36], g[6];
+    for (int k = 0; k < r; ++k)
+        g[k] = 2.0 * zeta * sqrt(mu[k] > 0.0 ? mu[k] : 0.0);
+    for (int i = 0; i < r; ++i) /* B = C V */
+        for (int k = 0; k < r; ++k) {
+            double s = 0.0;
+            if (triangular)
+                for (int a = 0; a <= i; ++a)
+                    s += C[i * r + a] * V[a * r + k];
+            else
+                s = C[i] * V[i * r + k];
+            B[i * r + k] = s;
+        }
+    for (int i = 0; i < r; ++i) /* D = B diag(2 zeta sqrt(mu)) B^T */
+        for (int j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (int k = 0; k < r; ++k)
+                s += B[i * r + k] * g[k] * B[j * r + k];
+            D[i * r + j] = D[j * r + i] = s;
+        }
+}
+
+/* The damping of a diagonal stiffness k (r, > 0) on Lambda (r x r): with C = diag(sqrt(k)),
+ * M = C^-1 Lambda C^-1 = V diag(mu) V^T and D = 2 zeta C V diag(sqrt(mu)) V^T C, which is
+ * Lambda Phi diag(2 zeta w) Phi^T Lambda (K phi = w^2 Lambda phi, Phi^T Lambda Phi = 1: Phi = C^-1 V diag(w),
+ * w^2 = 1 / mu). Applied to x (r) into y (r) when y is not NULL, else written to D (r x r). */
+static void diagonal_damping(int r, const double *k, const double *Lambda, double zeta, const double *x, double *y,
+                             double *D)
+{
+    double M[36], V[36], mu[6], c[6], ci[6];
+    for (int i = 0; i < r; ++i)
+        c[i] = sqrt(k[i]), ci[i] = 1.0 / c[i];
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j < r; ++j)
+            M[i * r + j] = ci[i] * Lambda[i * r + j] * ci[j];
+    symmetric_eigen(M, r, mu, V);
+    if (!y) {
+        damping_product(r, c, 0, mu, V, zeta, D);
+        return;
+    }
+    double u[6]; /* y = C V (2 zeta sqrt(mu) .* (V^T (C x))) */
+    for (int j = 0; j < r; ++j) {
+        double s = 0.0;
+        for (int i = 0; i < r; ++i)
+            s += V[i * r + j] * c[i] * x[i];
+        u[j] = 2.0 * zeta * sqrt(mu[j] > 0.0 ? mu[j] : 0.0) * s;
+    }
+    for (int i = 0; i < r; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < r; ++j)
+            s += V[i * r + j] * u[j];
+        y[i] = c[i] * s;
+    }
+}
+
+/* K (r x r) diagonal with a positive diagonal, copied into k. */
+static int positive_diagonal(int r, const double *K, double *k)
+{
+    for (int i = 0; i < r; ++i) {
+        for (int j = 0; j < r; ++j)
+            if (i != j && K[i * r + j] != 0.0)
+                return 0;
+        if (!(K[i * r + i] > 0.0))
+            return 0;
+        k[i] = K[i * r + i];
+    }
+    return 1;
+}
+
 int rd_impedance_damping(int r, const double *K, const double *Lambda, double zeta, double *D)
 {
     if (r < 1 || r > 6)
         return RD_BAD_SIZE;
     if (!rd_finite(K, r * r) || !rd_finite(Lambda, r * r) || !isfinite(zeta))
         return RD_BAD_INPUT;
-    double L[36], X[36], S[36], U[36], B[36], g[6];
+    double L[36], X[36], S[36], U[36], w2[6], k[6];
     memcpy(L, Lambda, sizeof(double) * r * r);
     if (rd_cholesky(L, r) != RD_OK) /* Lambda = L L^T, L in the lower triangle */
         return RD_NOT_POSITIVE_DEFINITE;
+    if (positive_diagonal(r, K, k)) {
+        diagonal_damping(r, k, Lambda, zeta, NULL, NULL, D);
+        return rd_finite(D, r * r) ? RD_OK : RD_BAD_OUTPUT;
+    }
     for (int c = 0; c < r; ++c) /* X = L^-1, lower triangular: column c by forward substitution */
         for (int i = 0; i < r; ++i) {
             double x = i == c ? 1.0 : 0.0;
-            for (int k = c; k < i; ++k)
-                x -= L[i * r + k] * X[k * r + c];
+            for (int a = c; a < i; ++a)
+                x -= L[i * r + a] * X[a * r + c];
             X[i * r + c] = i < c ? 0.0 : x / L[i * r + i];
         }
     for (int i = 0; i < r; ++i) /* S = X K X^T, symmetric */
@@ -138,99 +326,147 @@ int rd_impedance_damping(int r, const double *K, const double *Lambda, double ze
                     s += X[i * r + a] * K[a * r + b] * X[j * r + b];
             S[i * r + j] = S[j * r + i] = s;
         }
-    jacobi_eigen(S, r, U); /* S = U diag(w^2) U^T */
+    jacobi_eigen(S, r, U); /* S = U diag(w^2) U^T; Jacobi: the small w^2 of a graded S to their own precision */
     for (int k = 0; k < r; ++k)
-        g[k] = 2.0 * zeta * sqrt(S[k * r + k] > 0.0 ? S[k * r + k] : 0.0);
-    for (int i = 0; i < r; ++i) /* B = L U */
-        for (int k = 0; k < r; ++k) {
-            double s = 0.0;
-            for (int a = 0; a <= i; ++a)
-                s += L[i * r + a] * U[a * r + k];
-            B[i * r + k] = s;
-        }
-    for (int i = 0; i < r; ++i) /* D = B diag(2 zeta w) B^T */
-        for (int j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (int k = 0; k < r; ++k)
-                s += B[i * r + k] * g[k] * B[j * r + k];
-            D[i * r + j] = D[j * r + i] = s;
-        }
+        w2[k] = S[k * r + k];
+    damping_product(r, L, 1, w2, U, zeta, D);
     return rd_finite(D, r * r) ? RD_OK : RD_BAD_OUTPUT;
 }
 
-/* The rotation of rows p and q of X (nq each) that makes them orthogonal, as jacobi_plane's for X X^T;
- * c = 1, s = 0 when their cosine is within nq JACOBI_TOLERANCE of 0 already (the rounding of a dot
- * product of nq terms, which a tighter bound could never pass). */
-static jacobi_rotation rows_plane(const double *X, int nq, int p, int q)
+/* x (n) = (T - mu 1)^-1 b for the tridiagonal T (d, e), by Gaussian elimination with partial pivoting
+ * (U: diagonal u0, super-diagonals u1, u2; the multipliers l and row swaps sw), scaled to |x|_inf = 1; a
+ * zero pivot replaced by tiny (> 0). With first set, b is taken as L's inverse applied to (1, ..., 1)
+ * (Wilkinson's start of inverse iteration, L not applied). */
+static void shifted_solve(const double *d, const double *e, int n, double mu, double tiny, int first, double *x)
 {
-    jacobi_rotation g = {p, q, 0.0, 1.0, 0.0, 0.0};
-    const double *xp = X + p * nq, *xq = X + q * nq;
-    double alpha = 0.0, beta = 0.0, gamma = 0.0;
-    for (int a = 0; a < nq; ++a)
-        alpha += xp[a] * xp[a], beta += xq[a] * xq[a], gamma += xp[a] * xq[a];
-    if (!(fabs(gamma) > nq * JACOBI_TOLERANCE * sqrt(alpha * beta))) /* above the dot product's rounding */
-        return g;
-    const double theta = (beta - alpha) / (2.0 * gamma);
-    g.t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-    g.c = 1.0 / sqrt(g.t * g.t + 1.0), g.s = g.t * g.c;
-    return g;
-}
-
-/* The smallest singular value of J (r x nq, r <= nq, r <= 6), 0 for r > nq (a task direction that no
- * joint moves): Jacobi rotations of the rows of a copy X of J (one-sided, Hestenes 1958; in jacobi_eigen's
- * round-robin order), which diagonalize X X^T = J J^T implicitly: when the rows are orthogonal their norms
- * are the singular values, each to its own relative precision (the eigenvalues of J J^T formed explicitly
- * would lose the small ones' digits). X: r x nq scratch. */
-static double smallest_singular_value(const double *J, int r, int nq, double *X)
-{
-    if (r > nq)
-        return 0.0;
-    memcpy(X, J, sizeof(double) * r * nq);
-    const int m = r + (r & 1);
-    for (int sweep = 0, rotated = 1; rotated && sweep < JACOBI_SWEEPS; ++sweep) {
-        int order[6] = {0, 1, 2, 3, 4, 5}, pairs[3][2];
-        rotated = 0;
-        for (int round = 0; round < m - 1; ++round) {
-            jacobi_rotation g[3];
-            const int count = round_robin(order, m, r, pairs);
-            for (int k = 0; k < count; ++k)
-                g[k] = rows_plane(X, nq, pairs[k][0], pairs[k][1]);
-            for (int k = 0; k < count; ++k) {
-                double *xp = X + g[k].p * nq, *xq = X + g[k].q * nq;
-                const double c = g[k].c, s = g[k].s;
-                rotated |= g[k].t != 0.0;
-                for (int a = 0; g[k].t != 0.0 && a < nq; ++a) {
-                    const double u = xp[a], v = xq[a];
-                    xp[a] = c * u - s * v, xq[a] = s * u + c * v;
-                }
-            }
+    double u0[6], u1[6], u2[6], l[6], a = d[0] - mu, b = n > 1 ? e[0] : 0.0;
+    int sw[6];
+    for (int k = 0; k + 1 < n; ++k) {
+        const double below = e[k], next = d[k + 1] - mu, far = k + 2 < n ? e[k + 1] : 0.0;
+        sw[k] = fabs(a) < fabs(below);
+        if (sw[k]) { /* row k + 1 pivots */
+            l[k] = a / below, u0[k] = below, u1[k] = next, u2[k] = far;
+            a = b - l[k] * next, b = -l[k] * far;
+        } else {
+            l[k] = a != 0.0 ? below / a : 0.0, u0[k] = a, u1[k] = b, u2[k] = 0.0;
+            a = next - l[k] * b, b = far;
         }
     }
-    double low = INFINITY;
-    for (int k = 0; k < r; ++k) {
-        double sq = 0.0;
-        for (int a = 0; a < nq; ++a)
-            sq += X[k * nq + a] * X[k * nq + a];
-        low = sq < low ? sq : low;
+    u0[n - 1] = a, u1[n - 1] = u2[n - 1] = 0.0;
+    for (int k = 0; k < n; ++k)
+        u0[k] = u0[k] == 0.0 ? tiny : u0[k];
+    for (int k = 0; first && k < n; ++k)
+        x[k] = 1.0;
+    for (int k = 0; !first && k + 1 < n; ++k) { /* x = L^-1 P x */
+        if (sw[k]) {
+            const double t = x[k];
+            x[k] = x[k + 1], x[k + 1] = t;
+        }
+        x[k + 1] -= l[k] * x[k];
     }
-    return sqrt(low);
+    double top = 0.0;
+    for (int k = n - 1; k >= 0; --k) {
+        const double v = (x[k] - u1[k] * (k + 1 < n ? x[k + 1] : 0.0) - u2[k] * (k + 2 < n ? x[k + 2] : 0.0)) / u0[k];
+        x[k] = v, top = fabs(v) > top ? fabs(v) : top;
+    }
+    for (int k = 0; k < n; ++k)
+        x[k] /= top;
 }
 
-/* 1 when every singular value of J (r x nq) exceeds thr > 0: J J^T - thr^2 1 has a Cholesky factor (r <= nq;
- * a cheap test that spares the rotations of smallest_singular_value away from singular poses). */
-static int singular_values_above(const double *J, int r, int nq, double thr)
+/* The unit eigenvector v (n) of G's smallest eigenvalue (G: n x n symmetric, n <= 6, overwritten; not 0):
+ * Householder reduction to tridiagonal T without accumulating Q, T's eigenvalues by QR steps (values
+ * only), two steps of inverse iteration on T shifted by the smallest (shifted_solve), then v = Q x with the
+ * reflections kept in G. 0 when G is 0. */
+static int smallest_eigenvector(double *G, int n, double *v)
 {
-    if (r > nq)
+    double d[6], e[6], w[6], f[6], tnorm = 0.0;
+    tridiagonalize(G, n, d, e, NULL);
+    for (int k = 0; k < n; ++k)
+        w[k] = d[k], f[k] = e[k], tnorm += fabs(d[k]) + (k + 1 < n ? 2.0 * fabs(e[k]) : 0.0);
+    if (!(tnorm > 0.0))
         return 0;
-    double G[36];
+    for (int hi = n - 1, steps = 0; hi > 0 && steps < QR_SWEEPS * n;) { /* as symmetric_eigen, values only */
+        for (int k = 0; k < hi; ++k)
+            if (fabs(f[k]) <= DBL_EPSILON * (fabs(w[k]) + fabs(w[k + 1])))
+                f[k] = 0.0;
+        if (f[hi - 1] == 0.0) {
+            --hi;
+            continue;
+        }
+        int lo = hi - 1;
+        while (lo > 0 && f[lo - 1] != 0.0)
+            --lo;
+        qr_step(w, f, lo, hi, NULL, n), ++steps;
+    }
+    double mu = w[0];
+    for (int k = 1; k < n; ++k)
+        mu = w[k] < mu ? w[k] : mu;
+    shifted_solve(d, e, n, mu, DBL_EPSILON * tnorm, 1, v);
+    shifted_solve(d, e, n, mu, DBL_EPSILON * tnorm, 0, v);
+    for (int k = n - 3; k >= 0; --k) { /* v = P_k v, the last reflection first */
+        const double beta = G[k * n + k + 1];
+        double s = 0.0;
+        for (int i = k + 1; i < n; ++i)
+            s += G[i * n + k] * v[i];
+        s *= beta;
+        for (int i = k + 1; i < n; ++i)
+            v[i] -= s * G[i * n + k];
+    }
+    double sq = 0.0;
+    for (int k = 0; k < n; ++k)
+        sq += v[k] * v[k];
+    const double norm = sqrt(sq);
+    for (int k = 0; k < n; ++k)
+        v[k] /= norm;
+    return 1;
+}
+
+/* J J^T (r x r, both triangles) of J (r x nq) into G. */
+static void gram(const double *J, int r, int nq, double *G)
+{
     for (int i = 0; i < r; ++i)
         for (int j = 0; j <= i; ++j) {
             double s = 0.0;
             for (int a = 0; a < nq; ++a)
                 s += J[i * nq + a] * J[j * nq + a];
-            G[i * r + j] = i == j ? s - thr * thr : s;
+            G[i * r + j] = G[j * r + i] = s;
         }
-    return rd_cholesky(G, r) == RD_OK;
+}
+
+/* The smallest singular value of J (r x nq, r <= nq, r <= 6) from G = J J^T (overwritten): v, the
+ * eigenvector of G's smallest eigenvalue (symmetric_eigen), then s_min = |J^T v|. This is the Rayleigh
+ * quotient of J J^T at v without the square formed: v's error (about DBL_EPSILON |J|^2 over the gap to the
+ * next eigenvalue) enters it only to the second order, so s_min comes within a few DBL_EPSILON |J| (absolute)
+ * where sqrt of the eigenvalue would carry DBL_EPSILON |J|^2 / s_min; within DBL_EPSILON |J|^2 / s_2 when
+ * the next singular value s_2 is small too (the gap that sets v's error). */
+static double smallest_singular_value(const double *J, int r, int nq, double *G)
+{
+    double v[6];
+    if (!smallest_eigenvector(G, r, v))
+        return 0.0;
+    double sq = 0.0;
+    for (int a = 0; a < nq; ++a) {
+        double s = 0.0;
+        for (int i = 0; i < r; ++i)
+            s += J[i * nq + a] * v[i];
+        sq += s * s;
+    }
+    return sqrt(sq);
+}
+
+/* s_min of J (r x nq, r <= 6) when below thr > 0, else INFINITY: a Cholesky factor of J J^T - thr^2 1
+ * (a cheap test) decides whether every singular value exceeds thr, and only then is s_min computed
+ * (smallest_singular_value); 0 for r > nq (a task direction that no joint moves). */
+static double singular_below(const double *J, int r, int nq, double thr)
+{
+    if (r > nq)
+        return 0.0;
+    double G[36], F[36];
+    gram(J, r, nq, G);
+    memcpy(F, G, sizeof(double) * r * r);
+    for (int i = 0; i < r; ++i)
+        F[i * r + i] -= thr * thr;
+    return rd_cholesky(F, r) == RD_OK ? INFINITY : smallest_singular_value(J, r, nq, G);
 }
 
 /* The rotation vector w (axis * angle, angle in [0, pi]) of R (3 x 3 row-major), as
@@ -328,7 +564,7 @@ static int task_wrench(const rd_model *m, const rd_compliant_options *o, const r
                        const task_state *s, double F[6])
 {
     const int nq = m->nq, r = s->r;
-    double full[6], e[6], ed[6];
+    double full[6], e[6], ed[6] = {0.0};
     pose_error(in->pose, s->T, full);
     for (int k = 0; k < r; ++k) {
         double v = 0.0;
@@ -336,19 +572,10 @@ static int task_wrench(const rd_model *m, const rd_compliant_options *o, const r
             v += s->J[k * nq + a] * in->qd[a];
         e[k] = full[s->index[k]], ed[k] = in->twist[s->index[k]] - v;
     }
-    if (o->law == RD_CARTESIAN_IMPEDANCE) { /* F = K e + D e_dot */
-        double K[36] = {0.0}, D[36];
-        for (int k = 0; k < r; ++k)
-            K[k * r + k] = o->kp[k];
-        const int st = rd_impedance_damping(r, K, s->Lambda, o->damping_ratio, D);
-        if (st != RD_OK)
-            return st;
-        for (int i = 0; i < r; ++i) {
-            double f = o->kp[i] * e[i];
-            for (int j = 0; j < r; ++j)
-                f += D[i * r + j] * ed[j];
-            F[i] = f;
-        }
+    if (o->law == RD_CARTESIAN_IMPEDANCE) { /* F = K e + D e_dot, D applied without being formed */
+        diagonal_damping(r, o->kp, s->Lambda, o->damping_ratio, ed, F, NULL);
+        for (int i = 0; i < r; ++i)
+            F[i] += o->kp[i] * e[i];
         return RD_OK;
     }
     double x[6]; /* F = Lambda (accel_d + Kd e_dot + Kp e - Jdot qd) */
@@ -379,23 +606,47 @@ static void saturate_wrench(const rd_compliant_options *o, const task_state *s, 
 }
 
 /* tau (holding rnea(q, qd, 0)) += J^T F + N tau_0, tau_0 = K_n (q_n - q) - 2 zeta_n sqrt(K_n A_jj) qd;
- * then the rate limit. */
+ * then the rate limit. N tau_0 = tau_0 - J^T Lambda J A^-1 tau_0 (N = 1 - J^T Lambda J A^-1) from A's
+ * factor L in w->H, N never formed. */
 static void compliant_torques(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in,
                           const task_state *s, const double F[6], double *tau, rd_work *w)
 {
-    const int nq = m->nq;
-    double *tau0 = w->c0;
+    const int nq = m->nq, r = s->r;
+    const double *L = w->H, *J = s->J;
+    double *tau0 = w->c0, *u = w->cN, y[6], z[6];
     for (int j = 0; j < nq; ++j) {
         const double k = o->null_stiffness[j];
         tau0[j] = k * (o->posture[j] - in->q[j]) - 2.0 * o->null_damping_ratio * sqrt(k * w->cA[j]) * in->qd[j];
     }
+    for (int a = 0; a < nq; ++a) { /* u = A^-1 tau_0: L v = tau_0, then L^T u = v */
+        double v = tau0[a];
+        for (int b = 0; b < a; ++b)
+            v -= L[a * nq + b] * u[b];
+        u[a] = v / L[a * nq + a];
+    }
+    for (int a = nq - 1; a >= 0; --a) {
+        double v = u[a];
+        for (int b = a + 1; b < nq; ++b)
+            v -= L[b * nq + a] * u[b];
+        u[a] = v / L[a * nq + a];
+    }
+    for (int i = 0; i < r; ++i) { /* y = J u */
+        double v = 0.0;
+        for (int a = 0; a < nq; ++a)
+            v += J[i * nq + a] * u[a];
+        y[i] = v;
+    }
+    for (int i = 0; i < r; ++i) { /* z = Lambda y - F: J^T F + N tau_0 = tau_0 - J^T z */
+        double v = 0.0;
+        for (int j = 0; j < r; ++j)
+            v += s->Lambda[i * r + j] * y[j];
+        z[i] = v - F[i];
+    }
     for (int a = 0; a < nq; ++a) {
-        double jf = 0.0, n0 = 0.0;
-        for (int k = 0; k < s->r; ++k)
-            jf += s->J[k * nq + a] * F[k];
-        for (int b = 0; b < nq; ++b)
-            n0 += w->cN[a * nq + b] * tau0[b];
-        tau[a] = jf + tau[a] + n0;
+        double v = 0.0;
+        for (int i = 0; i < r; ++i)
+            v += J[i * nq + a] * z[i];
+        tau[a] += tau0[a] - v;
     }
     if (in->tau_prev && isfinite(o->max_torque_rate) && in->dt > 0.0) {
         const double step = o->max_torque_rate * in->dt;
@@ -441,14 +692,13 @@ int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const
     if (st != RD_OK)
         return st;
     const double thr = o->singular_threshold; /* s_min computed where it decides: below the threshold */
-    const int near = thr > 0.0 && !singular_values_above(w->tJ, s.r, nq, thr);
-    const double s_min = near ? smallest_singular_value(w->tJ, s.r, nq, w->tY) : INFINITY;
+    const double s_min = thr > 0.0 ? singular_below(w->tJ, s.r, nq, thr) : INFINITY;
     const int singular = s_min < thr;
     const double lam2 = singular ? o->task.damping * o->task.damping * (1.0 - (s_min / thr) * (s_min / thr)) : 0.0;
     t.damping = sqrt(lam2);
     if (info)
         info->s_min = s_min, info->lambda = t.damping, info->singular = singular;
-    const rd_task_space_out dynamics = {NULL, NULL, NULL, NULL, Lambda, NULL, w->cN};
+    const rd_task_space_out dynamics = {NULL, NULL, NULL, NULL, Lambda, NULL, NULL};
     if ((st = rd_task_operational(m, &t, w->tJ, s.r, &dynamics, w)) != RD_OK)
         return st;
     s.J = w->tJ, s.Lambda = Lambda, s.T = T, s.bias = bias;

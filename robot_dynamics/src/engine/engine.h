@@ -221,8 +221,8 @@ int rd_frame_index(const rd_model *m, const char *name);
     X(tZ, double, 6 * nq)            /* of nq each; J A^-1 J^T, its factor's inverse, Lambda (r x r */ \
     X(tB, double, 6 * nq)            /* each) and 1 / L_aa (nq)                                    */ \
     X(tS, double, 3 * 36 + nq)                                                                    \
-    X(cN, double, nq * nq)           /* the compliant laws (rd_compliant_control): N, the diagonal */ \
-    X(cA, double, nq)                /* of A and the posture's torques tau_0                       */ \
+    X(cN, double, nq * nq)           /* the compliant laws (rd_compliant_control): A^-1 tau_0 (nq  */ \
+    X(cA, double, nq)                /* of it), the diagonal of A and the posture's torques tau_0  */ \
     X(c0, double, nq)
 
 typedef struct {
@@ -388,7 +388,9 @@ typedef struct {
 /* What a tick reports beside its torques. */
 typedef struct {
     double s_min;  /* the smallest singular value of the task rows of J (0 with more rows than joints) when it is
-                    * below singular_threshold; INFINITY when every one is above (not computed further) */
+                    * below singular_threshold; INFINITY when every one is above (not computed further). |J^T v|,
+                    * v the eigenvector of J J^T's smallest eigenvalue: within a few DBL_EPSILON |J| of the
+                    * SVD's, DBL_EPSILON |J|^2 / s_2 when the next singular value s_2 is small too */
     double lambda; /* the damping of the task inertia used (0: exact) */
     int singular;  /* 1: s_min < singular_threshold, the task inertia damped */
 } rd_compliant_info;
@@ -409,8 +411,11 @@ int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const
 
 /* The impedance's damping D (r x r) [N s/m, N m s/rad] for the stiffness K and the task inertia Lambda
  * (r x r each, symmetric, row-major; r <= 6): every mode of Lambda x_dd + D x_d + K x = 0 of ratio zeta.
- * With Lambda = L L^T (Cholesky) and S = L^-1 K L^-T = U diag(w^2) U^T (cyclic Jacobi rotations),
- * D = L U diag(2 zeta w) U^T L^T, which is Lambda Phi diag(2 zeta w) Phi^T Lambda with Phi = L^-T U
+ * K diagonal with a positive diagonal, K = C^2: D = 2 zeta C sqrt(C^-1 Lambda C^-1) C, the square root by a
+ * symmetric eigen-decomposition (Householder tridiagonal form, implicit QR steps; the design
+ * rd_compliant_control runs). Any other K: with Lambda = L L^T (Cholesky) and
+ * S = L^-1 K L^-T = U diag(w^2) U^T (cyclic Jacobi rotations), D = L U diag(2 zeta w) U^T L^T. Both are
+ * Lambda Phi diag(2 zeta w) Phi^T Lambda with K Phi = Lambda Phi diag(w^2), Phi^T Lambda Phi = 1
  * (w^2 < 0: w = 0). RD_OK, RD_BAD_SIZE (r outside 1..6), RD_BAD_INPUT (non-finite), or
  * RD_NOT_POSITIVE_DEFINITE (Lambda). */
 int rd_impedance_damping(int r, const double *K, const double *Lambda, double zeta, double *D);
