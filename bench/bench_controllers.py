@@ -25,9 +25,9 @@ clock_gettime(CLOCK_MONOTONIC), in interleaved rounds so that every subject sees
   Pinocchio's prefix, e.g. the ``pin`` wheel's::
 
       colcon build --packages-up-to robot_dynamics_control --cmake-args \
-        -DRD_BENCH_PINOCCHIO_PREFIX=$(python -c "import cmeel; print(cmeel.__path__[0])")
+        -DRD_BENCH_PINOCCHIO_PREFIX=$(python -c "import os, sysconfig; print(os.path.join(sysconfig.get_paths()['purelib'], 'cmeel.prefix'))")
 
-  (``cmeel.__path__`` is the wheel's ``cmeel.prefix``; without the option it is left out, with a
+  (the ``cmeel.prefix`` folder beside the installed packages; without the option it is left out, with a
   message at configuration and a note here). bench_update then checks that it gives
   rd_compliant_control's torques when given the engine's damping, and prints that check.
 
