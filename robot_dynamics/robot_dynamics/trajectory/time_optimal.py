@@ -134,7 +134,17 @@ def _grid(count: int, knots: Array) -> tuple[Array, Array]:
 
 def _evaluate(path: PathFunction, s: Array, nq: int) -> tuple[Array, Array, Array]:
     """q, q' and q'' (N, nq) of the path at s (N,); InputError for a wrong shape or a value that
-    is not finite."""
+    is not finite. A scipy PPoly (CubicSpline) spanning [0, 1] is evaluated by the engine, the
+    same doubles as its own evaluation; any other callable by its calls."""
+    pieces = _ppoly_pieces(path, nq)
+    if pieces is not None:
+        from ..engine import engine
+
+        out = np.empty((3, s.size, nq))
+        bad = engine().ppoly_derivatives(*pieces, s, out[0], out[1], out[2])
+        if bad >= 0:
+            raise InputError(f"path: derivative {bad} is not finite on [0, 1]")
+        return out[0], out[1], out[2]
     out = []
     for order in (0, 1, 2):
         v = np.asarray(path(s, order), dtype=float)
@@ -144,6 +154,21 @@ def _evaluate(path: PathFunction, s: Array, nq: int) -> tuple[Array, Array, Arra
             raise InputError(f"path: derivative {order} is not finite on [0, 1]")
         out.append(np.ascontiguousarray(v))
     return out[0], out[1], out[2]
+
+
+def _ppoly_pieces(path: Any, nq: int) -> tuple[Array, Array] | None:
+    """A scipy PPoly's breakpoints (K,) and coefficients (order, K - 1, nq), C-contiguous float64,
+    where they give path(s, order) for s in [0, 1] as (N, nq) (real, its axis 0, its breakpoints
+    spanning [0, 1]); else None."""
+    from scipy.interpolate import PPoly
+
+    if not isinstance(path, PPoly) or getattr(path, "axis", None) != 0:
+        return None
+    x, c = path.x, path.c
+    if (c.dtype != np.float64 or x.dtype != np.float64 or c.ndim != 3 or c.shape[2] != nq or x.ndim != 1
+            or x.size != c.shape[1] + 1 or not x[0] <= 0.0 or not x[-1] >= 1.0):
+        return None
+    return np.ascontiguousarray(x), np.ascontiguousarray(c)
 
 
 class _Rows:
@@ -210,22 +235,15 @@ class _Dynamics:
         self.has_friction = friction and (self.speed_dependent or bool(np.any(model.coulomb != 0.0)))
 
     def coefficients(self, q: Array, dq: Array, ddq: Array) -> tuple[Array, Array, Array]:
-        """a = M q', b = M q'' + C(q, q') q', g(q): each (N, nq), from one batch of inverse dynamics
-        at (q, 0, q'), (q, q', q'') and (q, 0, 0) under gravity (the first two less the third).
+        """a = M q', b = M q'' + C(q, q') q', g(q): each (N, nq), the engine's rd_path_coefficients
+        (inverse dynamics at (q, 0, q') and (q, q', q'') without gravity, at (q, 0, 0) with it).
         q, dq, ddq: finite, C-contiguous (N, nq) (as :func:`_evaluate` gives them)."""
         from ..engine import check_status, engine
 
-        n, nq = q.shape
-        states = np.zeros((3, 3 * n, nq))  # q, qd, qdd of the three batches
-        states[0, :n], states[0, n : 2 * n], states[0, 2 * n :] = q, q, q
-        states[1, n : 2 * n] = dq
-        states[2, :n], states[2, n : 2 * n] = dq, ddq
-        tau, status = np.empty((3 * n, nq)), np.empty(3 * n, dtype=np.int64)
-        engine().rnea_batch(self.model.engine_model, states[0], states[1], states[2], self.gravity, np.empty((3 * n, 0, 10)),
-                            False, 0.0, tau, status)
+        out = np.empty((3,) + q.shape)
+        status = engine().path_coefficients(self.model.engine_model, q, dq, ddq, self.gravity, out[0], out[1], out[2])
         check_status(self.model, status, "time_optimal's inverse dynamics")
-        g = tau[2 * n :]
-        return tau[:n] - g, tau[n : 2 * n] - g, g
+        return out[0], out[1], out[2]
 
     def static(self, g: Array, dq: Array) -> Array:
         """c = g + Gamma_f(0+ q') (N, nq): the static torques, with the friction of motion starting along q'."""

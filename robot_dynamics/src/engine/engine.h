@@ -670,6 +670,30 @@ size_t rd_time_optimal_work(int n, int m, int nq);
  * after max_solves. No allocation. */
 int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r);
 
+/* -- a path and the dynamics along it (path.c) -------------------------------------------------------- */
+
+/* A piecewise polynomial path q(s) as scipy's PPoly holds one (a CubicSpline's): on the piece
+ * [x_i, x_(i+1)), joint k is sum_j c[j, i, k] (s - x_i)^(order - 1 - j). */
+typedef struct {
+    int order, pieces, nq; /* the coefficients per piece (the degree + 1), the pieces, the joints */
+    const double *x;       /* (pieces + 1) the breakpoints, increasing */
+    const double *c;       /* (order x pieces x nq, row-major) the coefficients */
+} rd_ppoly;
+
+/* q, q' and q'' (n x nq each) at the points s (n, increasing) of the path pp, each point in the
+ * piece x_i <= s < x_(i+1) (before x_1: the first; from x_pieces on: the last, extended). Returns
+ * -1, or the first derivative (0, 1, 2) with a value that is not finite. */
+int rd_ppoly_derivatives(const rd_ppoly *pp, int n, const double *s, double *q, double *dq, double *ddq);
+
+/* The coefficients of the joint torques along a path at n of its points (path->q, ->qd = q' = dq/ds,
+ * ->qdd = q'' = d2q/ds2: rows of nq values), friction left out: a = A(q) q' (n x nq),
+ * b = A(q) q'' + C(q, q') q' (n x nq) and g = Q(q) (n x nq) under gravity (3, base axes; NULL: the
+ * model's), so that tau = a u + b x + g at sddot = u, sdot^2 = x. Each point's are rd_rnea's at
+ * (q, 0, q') and (q, q', q'') without gravity and at (q, 0, 0) with it, to the bit; four points a
+ * call share their joint transforms. RD_OK or RD_BAD_OUTPUT. */
+int rd_path_coefficients(const rd_model *m, int n, const rd_input *path, const double *gravity, double *a, double *b,
+                         double *g, rd_work *w);
+
 #ifdef __cplusplus
 }
 #endif
