@@ -159,13 +159,13 @@ def _evaluate(path: PathFunction, s: Array, nq: int) -> tuple[Array, Array, Arra
 def _ppoly_pieces(path: Any, nq: int) -> tuple[Array, Array] | None:
     """A scipy PPoly's breakpoints (K,) and coefficients (order, K - 1, nq), C-contiguous float64,
     where they give path(s, order) for s in [0, 1] as (N, nq) (real, its axis 0, its breakpoints
-    spanning [0, 1]); else None."""
+    spanning [0, 1], degree below the engine's RD_PPOLY_MAX_ORDER 32); else None."""
     from scipy.interpolate import PPoly
 
     if not isinstance(path, PPoly) or getattr(path, "axis", None) != 0:
         return None
     x, c = path.x, path.c
-    if (c.dtype != np.float64 or x.dtype != np.float64 or c.ndim != 3 or c.shape[2] != nq or x.ndim != 1
+    if (c.dtype != np.float64 or x.dtype != np.float64 or c.ndim != 3 or c.shape[2] != nq or c.shape[0] > 32 or x.ndim != 1
             or x.size != c.shape[1] + 1 or not x[0] <= 0.0 or not x[-1] >= 1.0):
         return None
     return np.ascontiguousarray(x), np.ascontiguousarray(c)

@@ -674,15 +674,17 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r);
 
 /* A piecewise polynomial path q(s) as scipy's PPoly holds one (a CubicSpline's): on the piece
  * [x_i, x_(i+1)), joint k is sum_j c[j, i, k] (s - x_i)^(order - 1 - j). */
+enum { RD_PPOLY_MAX_ORDER = 32 };
 typedef struct {
-    int order, pieces, nq; /* the coefficients per piece (the degree + 1), the pieces, the joints */
+    int order, pieces, nq; /* the coefficients per piece (the degree + 1, at most RD_PPOLY_MAX_ORDER), the pieces, the joints */
     const double *x;       /* (pieces + 1) the breakpoints, increasing */
     const double *c;       /* (order x pieces x nq, row-major) the coefficients */
 } rd_ppoly;
 
 /* q, q' and q'' (n x nq each) at the points s (n, increasing) of the path pp, each point in the
- * piece x_i <= s < x_(i+1) (before x_1: the first; from x_pieces on: the last, extended). Returns
- * -1, or the first derivative (0, 1, 2) with a value that is not finite. */
+ * piece x_i <= s < x_(i+1) (before x_1: the first; from x_pieces on: the last, extended), by
+ * scipy's own operations (the same doubles as PPoly's). Returns -1, or the first derivative (0, 1, 2)
+ * with a value that is not finite (0 also for an order beyond RD_PPOLY_MAX_ORDER). */
 int rd_ppoly_derivatives(const rd_ppoly *pp, int n, const double *s, double *q, double *dq, double *ddq);
 
 /* The coefficients of the joint torques along a path at n of its points (path->q, ->qd = q' = dq/ds,

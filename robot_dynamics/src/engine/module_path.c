@@ -150,8 +150,10 @@ static PyObject *py_ppoly_derivatives(PyObject *self, PyObject *args)
         return PyErr_Format(PyExc_ValueError, "c: expected (order, pieces, nq) and s (n,) float64 arrays");
     const npy_intp order = PyArray_DIM((PyArrayObject *)c, 0), pieces = PyArray_DIM((PyArrayObject *)c, 1);
     const npy_intp nq = PyArray_DIM((PyArrayObject *)c, 2), n = PyArray_DIM((PyArrayObject *)s, 0);
-    if (order < 1 || pieces < 1 || nq < 1 || order * pieces * nq > INT_MAX || n * nq > INT_MAX)
-        return PyErr_Format(PyExc_ValueError, "c: expected at least one coefficient, piece and joint");
+    if (order < 1 || order > RD_PPOLY_MAX_ORDER || pieces < 1 || nq < 1 || order * pieces * nq > INT_MAX ||
+        n * nq > INT_MAX)
+        return PyErr_Format(PyExc_ValueError, "c: expected 1 to %d coefficients, at least one piece and joint",
+                            (int)RD_PPOLY_MAX_ORDER);
     rd_ppoly pp = {(int)order, (int)pieces, (int)nq, NULL, NULL};
     const double *sv;
     double *q, *dq, *ddq;

@@ -11,46 +11,58 @@
  * states at rest add exact zeros there), which computes the points left over. */
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
 #include "recursions_x4.h"
 
-/* Derivative dx of joint k of piece i at t = s - x_i: scipy's evaluate_poly1, its operations in
- * its order (the same doubles as PPoly's own evaluation): sum over the powers from the lowest of
- * c * t^(power - dx) * power! / (power - dx)!. */
-static double ppoly_at(const rd_ppoly *pp, int i, int k, double t, int dx)
+/* The derivatives 0, 1, 2 of the nq joints of piece i at t = s - x_i into out[dx] (nq each) by
+ * scipy's evaluate_poly1, its operations in its order (the same doubles as PPoly's evaluation):
+ * the sum over the powers p from the lowest of c * t^(p - dx) * prefactor[dx][p], the powers of t
+ * by repeated products from 1, prefactor p! / (p - dx)!. */
+static void ppoly_at(const rd_ppoly *pp, int i, double t, const double *prefactor, double *out[3], size_t o)
 {
-    const int order = pp->order;
-    const double *c = pp->c + (size_t)i * pp->nq + k;
-    const size_t stride = (size_t)pp->pieces * pp->nq;
-    double res = 0.0, z = 1.0;
-    for (int kp = 0; kp < order; ++kp) {
-        if (kp < dx)
-            continue;
-        double prefactor = 1.0;
-        for (int f = kp; f > kp - dx; --f)
-            prefactor *= f;
-        res = res + c[(size_t)(order - kp - 1) * stride] * z * prefactor;
-        if (kp < order - 1)
-            z *= t;
+    const int order = pp->order, nq = pp->nq;
+    const size_t stride = (size_t)pp->pieces * nq;
+    const double *c = pp->c + (size_t)i * nq + (size_t)(order - 1) * stride; /* the lowest power's */
+    double z[RD_PPOLY_MAX_ORDER];
+    z[0] = 1.0;
+    for (int j = 1; j < order; ++j)
+        z[j] = z[j - 1] * t;
+    for (int dx = 0; dx < 3; ++dx) {
+        double *res = out[dx] + o;
+        if (dx >= order) /* a derivative beyond the degree */
+            for (int k = 0; k < nq; ++k)
+                res[k] = 0.0;
+        for (int kp = dx; kp < order; ++kp) {
+            const double *ck = c - (ptrdiff_t)kp * (ptrdiff_t)stride, zf = z[kp - dx], f = prefactor[dx * order + kp];
+            for (int k = 0; k < nq; ++k)
+                res[k] = (kp == dx ? 0.0 : res[k]) + ck[k] * zf * f;
+        }
     }
-    return res;
 }
 
 int rd_ppoly_derivatives(const rd_ppoly *pp, int n, const double *s, double *q, double *dq, double *ddq)
 {
-    const int pieces = pp->pieces, nq = pp->nq;
-    double *out[3] = {q, dq, ddq};
+    const int pieces = pp->pieces, nq = pp->nq, order = pp->order;
+    if (order < 1 || order > RD_PPOLY_MAX_ORDER)
+        return 0;
+    double *out[3] = {q, dq, ddq}, prefactor[3 * RD_PPOLY_MAX_ORDER];
+    for (int dx = 0; dx < 3; ++dx)
+        for (int kp = 0; kp < order; ++kp) {
+            double f = 1.0;
+            for (int k = kp; k > kp - dx; --k)
+                f *= k;
+            prefactor[dx * order + kp] = f;
+        }
     int i = 0;
     for (int at = 0; at < n; ++at) {
         while (i + 1 < pieces && s[at] >= pp->x[i + 1]) /* x_i <= s < x_(i+1) */
             ++i;
         while (i > 0 && s[at] < pp->x[i])
             --i;
-        for (int dx = 0; dx < 3; ++dx)
-            for (int k = 0; k < nq; ++k)
-                out[dx][(size_t)at * nq + k] = ppoly_at(pp, i, k, s[at] - pp->x[i], dx);
+        ppoly_at(pp, i, s[at] - pp->x[i], prefactor, out, (size_t)at * nq);
     }
     for (int dx = 0; dx < 3; ++dx)
         if (!rd_finite(out[dx], n * nq))

@@ -99,9 +99,13 @@ static void prepare(const rd_topp_problem *p, topp_arrays *A)
         A->inv_vmax[j] = isfinite(p->vmax[j]) ? 1.0 / p->vmax[j] : 0.0;
     for (int i = 0; i < p->n; ++i) {
         const double *dq = p->dq + (size_t)i * nq;
-        joint_friction(p, dq, 1e-300, A->f0);
-        for (int k = 0; k < m; ++k)
-            A->c[i * m + k] = p->g[i * m + k] + row_share(p, k, A->f0);
+        if (p->model) {
+            joint_friction(p, dq, 1e-300, A->f0);
+            for (int k = 0; k < m; ++k)
+                A->c[i * m + k] = p->g[i * m + k] + row_share(p, k, A->f0);
+        } else {
+            memcpy(A->c + (size_t)i * m, p->g + (size_t)i * m, sizeof(double) * m); /* no friction */
+        }
         double xm = INFINITY;
         for (int j = 0; j < nq; ++j)
             if (isfinite(p->vmax[j]) && dq[j] != 0.0) {
@@ -399,23 +403,24 @@ static void quarter_coefficients(const rd_topp_problem *p, topp_arrays *A)
             for (int c = 0; c < 4; ++c)
                 offset[c] = c < c0 ? o[c] : NAN;
         }
-        for (int e = 0; e < 3; ++e) {
-            double *out = A->quarter + ((size_t)3 * i + e) * L;
-            for (int q = 0, at = 0; q < 4; at += len[q], ++q) {
-                const double *row = src[q] + (size_t)j0 * len[q];
-                const int stride = len[q];
-                if (count == 4) /* the usual stencil, unrolled */
-                    for (int k = 0; k < stride; ++k)
-                        out[at + k] = w[e][0] * row[k] + w[e][1] * row[stride + k] + w[e][2] * row[2 * stride + k] +
-                                      w[e][3] * row[3 * stride + k];
-                else
+        double *out = A->quarter + (size_t)3 * i * L; /* the three points' rows, L apart */
+        for (int q = 0, at = 0; q < 4; at += len[q], ++q) {
+            const double *row = src[q] + (size_t)j0 * len[q];
+            const int stride = len[q];
+            if (count == 4) /* the usual stencil, unrolled: each node read once for the three points */
+                for (int k = 0; k < stride; ++k) {
+                    const double y0 = row[k], y1 = row[stride + k], y2 = row[2 * stride + k], y3 = row[3 * stride + k];
+                    for (int e = 0; e < 3; ++e)
+                        out[e * L + at + k] = w[e][0] * y0 + w[e][1] * y1 + w[e][2] * y2 + w[e][3] * y3;
+                }
+            else
+                for (int e = 0; e < 3; ++e)
                     for (int k = 0; k < stride; ++k) {
                         double v = 0.0;
                         for (int c = 0; c < count; ++c)
                             v += w[e][c] * row[c * stride + k];
-                        out[at + k] = v;
+                        out[e * L + at + k] = v;
                     }
-            }
         }
     }
 }
