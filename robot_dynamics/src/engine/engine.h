@@ -625,6 +625,9 @@ typedef struct {
                               * midpoint, where x = x_i + d u, and x's bounds at its quarter points; then
                               * each row's end values plus its midpoint's distance from their chord hold
                               * (timing.c's chord-plus-error bound), and x within the bounds */
+    int keep;                /* 0: every controllable set computed; k > 0: those of the last k points kept
+                              * from the previous call on t (its defining set), whose rows differed from
+                              * these only on the segments below point n - k */
 } rd_path_constraints;
 
 typedef struct {
@@ -632,6 +635,7 @@ typedef struct {
     double *x;           /* (n) the timing's x = sdot^2 (the forward pass) */
     double *u;           /* (n - 1) u on each segment: x[i + 1] = x[i] + 2 (s[i + 1] - s[i]) u[i] */
     void *work;          /* rd_reachability_work(m) bytes */
+    int *defining;       /* (2 n) or NULL: the half-planes that defined each segment's K_hi (for keep) */
 } rd_path_timing;
 
 size_t rd_reachability_work(int m);

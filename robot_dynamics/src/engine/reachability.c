@@ -256,18 +256,24 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
     half_plane *h = t->work;
     int first[2] = {-1, -1}, moved[2], active[2];
     double *K_lo = t->K_lo, *K_hi = t->K_hi;
-    K_lo[n - 1] = K_hi[n - 1] = p->x_end;
+    const int keep = t->defining && p->keep > 0 ? MIN(p->keep, n - 1) : 0;
+    if (!keep)
+        K_lo[n - 1] = K_hi[n - 1] = p->x_end;
     if (!(p->x_end >= 0.0 && p->x_end <= p->xmax[n - 1]))
         return n - 1;
-    for (int i = n - 2; i >= 0; --i) {
+    if (keep > 1) /* the order the kept pass reached this segment with: the same LPs as a whole pass */
+        first[0] = t->defining[2 * (n - keep)], first[1] = t->defining[2 * (n - keep) + 1];
+    for (int i = n - 1 - MAX(keep, 1); i >= 0; --i) {
         const int k = segment_rows(p, K_lo, K_hi, i, h);
         const double xh = MIN(p->xmax[i], RD_TOPP_X_BOUND);
         double u0;
         defining_first(h, k, first, moved);
         if (lp_x(h, k, 1.0, 0.0, xh, K_hi + i, active))
             return i;
-        for (int t = 0; t < 2; ++t)
-            first[t] = active[t] >= 0 ? original(active[t], moved) : -1;
+        for (int c = 0; c < 2; ++c)
+            first[c] = active[c] >= 0 ? original(active[c], moved) : -1;
+        if (t->defining)
+            t->defining[2 * i] = first[0], t->defining[2 * i + 1] = first[1];
         if (holds_at_rest(h, k) || !greedy_u(h, k, 0.0, &u0)) /* some u holds the rows at x = 0 */
             K_lo[i] = 0.0;                                  /* the set reaches down to rest */
         else if (lp_x(h, k, -1.0, 0.0, xh, K_lo + i, active))

@@ -46,13 +46,15 @@ typedef struct {
     double *vshrink;         /* each segment's factor on those bounds, its velocity rows' tightening (n - 1) */
     double *vquarter;        /* x's bounds at each segment's quarter points before tightening ((n - 1) x 3) */
     double *xm;              /* a segment's xmax_j at its five quarter points and their rise (6 nq) */
+    double *seen;            /* x (n) and u (n - 1) of the last check, and 1 where a segment passed it (n - 1) */
     void *lp;                /* rd_reachability_work(m) */
+    int *defining;           /* the backward pass's defining half-planes (2 n, rd_path_timing's) */
 } topp_arrays;
 
 size_t rd_time_optimal_work(int n, int m, int nq)
 {
-    return ((size_t)7 * n * m + n + 3 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq) + (size_t)(n - 1) * (3 * m + 7) + 6 * nq) * sizeof(double) +
-           rd_reachability_work(m);
+    return ((size_t)7 * n * m + n + 3 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq) + (size_t)(n - 1) * (3 * m + 7) + 6 * nq + 3 * (size_t)n) * sizeof(double) +
+           rd_reachability_work(m) + 2 * (size_t)n * sizeof(int);
 }
 
 static topp_arrays bind(const rd_topp_problem *p, void *work)
@@ -69,7 +71,9 @@ static topp_arrays bind(const rd_topp_problem *p, void *work)
     A.vshrink = A.mid + (size_t)(p->n - 1) * (3 * p->m + 3);
     A.vquarter = A.vshrink + (p->n - 1);
     A.xm = A.vquarter + (size_t)3 * (p->n - 1);
-    A.lp = A.xm + 6 * p->nq;
+    A.seen = A.xm + 6 * p->nq;
+    A.lp = A.seen + 3 * (size_t)p->n;
+    A.defining = (int *)((char *)A.lp + rd_reachability_work(p->m));
     return A;
 }
 
@@ -495,6 +499,27 @@ static void velocity_bounds(const rd_topp_problem *p, topp_arrays *A)
     }
 }
 
+/* check_segment on every segment but those that passed the last check at the same x and u (the
+ * same rows: the same result). Returns -1 when nothing was exceeded, else the highest segment whose
+ * rows changed (a margin or x's bound at a point of an exceeded segment: its neighbours' too). */
+static int check_all(const rd_topp_problem *p, topp_arrays *A, const rd_topp_result *r)
+{
+    const int n = p->n;
+    double *x = A->seen, *u = A->seen + n, *passed = A->seen + 2 * n - 1;
+    int top = -1;
+    for (int i = 0; i < n - 1; ++i) {
+        if (passed[i] != 0.0 && x[i] == r->x[i] && x[i + 1] == r->x[i + 1] && u[i] == r->u[i])
+            continue;
+        const int exceeded = check_segment(p, A, r, i);
+        passed[i] = !exceeded;
+        if (exceeded)
+            top = MIN(i + 1, n - 2);
+    }
+    memcpy(x, r->x, (size_t)n * sizeof(double));
+    memcpy(u, r->u, (size_t)(n - 1) * sizeof(double));
+    return top;
+}
+
 int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
 {
     const int n = p->n, m = p->m;
@@ -510,7 +535,9 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
     for (int k = 0; k < m; ++k)
         largest = MAX(largest, p->limit[k]);
     r->solves = 0, r->failed = -1;
-    int secant_steps = p->speed_friction ? 4 : 0;
+    int secant_steps = p->speed_friction ? 4 : 0, keep = 0;
+    double *passed = A.seen + 2 * n - 1;
+    memset(passed, 0, (size_t)(n - 1) * sizeof(double));
     while (r->solves < p->max_solves) {
         for (size_t q = 0; q < nm; ++q) {
             const double limit = p->limit[q % m];
@@ -518,21 +545,25 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
             A.hi[q] = limit - A.up[q], A.lo[q] = -limit + A.down[q];
         }
         midpoints(p, &A);
-        const rd_path_constraints pc = {n, m, p->s, p->a, A.b, A.c, A.lo, A.hi, A.xmax, 0.0, 0.0, A.mid};
-        rd_path_timing t = {r->K_lo, r->K_hi, r->x, r->u, A.lp};
+        const rd_path_constraints pc = {n, m, p->s, p->a, A.b, A.c, A.lo, A.hi, A.xmax, 0.0, 0.0, A.mid, keep};
+        rd_path_timing t = {r->K_lo, r->K_hi, r->x, r->u, A.lp, A.defining};
         ++r->solves;
         if ((r->failed = rd_reachability(&pc, &t)) >= 0)
             return RD_OK;
+        int moved = 0; /* the friction's secant moves every row of the next solve */
         if (secant_steps > 0) {
-            --secant_steps;
-            if (friction_secant(p, &A, r->x) > p->tolerance * largest)
+            --secant_steps, moved = 1;
+            if (friction_secant(p, &A, r->x) > p->tolerance * largest) {
+                memset(passed, 0, (size_t)(n - 1) * sizeof(double)), keep = 0;
                 continue;
+            }
         }
-        int exceeded = 0;
-        for (int i = 0; i < n - 1; ++i)
-            exceeded |= check_segment(p, &A, r, i);
-        if (!exceeded)
+        const int top = check_all(p, &A, r);
+        if (top < 0)
             return RD_OK;
+        keep = moved ? 0 : n - 1 - top; /* the segments above top kept their rows: their controllable sets hold */
+        if (moved)
+            memset(passed, 0, (size_t)(n - 1) * sizeof(double));
     }
     return RD_SINGULAR; /* still exceeding after max_solves */
 }
