@@ -118,15 +118,18 @@ def _grid(count: int, knots: Array) -> tuple[Array, Array]:
     """``count`` evenly spaced points on [0, 1] with the path's knots among them: the nearest point
     moved onto a knot within a third of the step, else the knot added. Returns (s, knot flags)."""
     s = np.linspace(0.0, 1.0, count)
+    flags = np.zeros(count)
     if knots.size == 0:
-        return s, np.zeros(count)
+        return s, flags
     step = 1.0 / (count - 1)
-    j = np.rint(knots / step).astype(int)
-    near = (j > 0) & (j < count - 1) & (np.abs(s[np.clip(j, 0, count - 1)] - knots) <= step / 3.0)
-    s[j[near]] = knots[near]
-    if not np.all(near):
-        s = np.unique(np.concatenate((s, knots[~near])))
-    flags = np.zeros(s.size)
+    # each knot's nearest point, judged before any moves (a spline has a few knots: no arrays needed)
+    nearest = [(k, int(np.rint(k / step))) for k in knots.tolist()]
+    near = [(k, j) for k, j in nearest if 0 < j < count - 1 and abs(float(s[j]) - k) <= step / 3.0]
+    for k, j in near:
+        s[j] = k
+    if len(near) < len(nearest):
+        s = np.unique(np.concatenate((s, [k for k, j in nearest if (k, j) not in near])))
+        flags = np.zeros(s.size)
     at = np.searchsorted(s, knots)
     flags[at[(at < s.size) & (s[np.minimum(at, s.size - 1)] == knots)]] = 1.0
     return s, flags
@@ -176,30 +179,37 @@ class _Rows:
     motors' (xi = A^-1 tau) and the accelerations, each kept where its limit is finite."""
 
     def __init__(self, model: RobotModel, torque: Array, motor: Array | None, acceleration: Array):
-        A_inv = None if model.drivetrain is None else np.asarray(model.drivetrain.A_inv)
-        names = list(model.joint_names)
-        motors = names if model.drivetrain is None else list(model.drivetrain.inputs)
+        self._model = model
+        nq = model.nq
         self.tau_cols = np.flatnonzero(np.isfinite(torque))
         self.motor_map = None
+        self.motor_keep = np.zeros(0, dtype=int)
         if motor is not None and np.any(np.isfinite(motor)):
-            keep = np.flatnonzero(np.isfinite(motor))
-            self.motor_map = (np.eye(model.nq) if A_inv is None else A_inv)[keep]  # (k, nq): rows of A^-1
-            motor_keep = keep
-        else:
-            motor_keep = np.zeros(0, dtype=int)
+            A_inv = None if model.drivetrain is None else np.asarray(model.drivetrain.A_inv)
+            self.motor_keep = np.flatnonzero(np.isfinite(motor))
+            self.motor_map = (np.eye(nq) if A_inv is None else A_inv)[self.motor_keep]  # (k, nq): rows of A^-1
         self.acc_cols = np.flatnonzero(np.isfinite(acceleration))
-        self.limit = np.concatenate((torque[self.tau_cols], motor[motor_keep] if motor is not None else [],
-                                     acceleration[self.acc_cols]))
-        self.labels = ([("joint", names[j], "torque", "N m") for j in self.tau_cols]
-                       + [("motor", motors[j], "torque", "N m") for j in motor_keep]
-                       + [("joint", names[j], "acceleration", "rad/s^2") for j in self.acc_cols])
-        self.m = self.limit.size
         # the rows are the joints' torques, in order (no motor or acceleration row): values() is tau
-        self.joints_only = self.motor_map is None and self.acc_cols.size == 0 and self.tau_cols.size == model.nq
-        eye = np.eye(model.nq)
-        self.T = np.ascontiguousarray(np.vstack([eye[self.tau_cols],
-                                                 self.motor_map if self.motor_map is not None else eye[:0],
-                                                 np.zeros((self.acc_cols.size, model.nq))]))
+        self.joints_only = self.motor_map is None and self.acc_cols.size == 0 and self.tau_cols.size == nq
+        if self.joints_only:
+            self.limit, self.T = torque.copy(), np.eye(nq)
+        else:
+            self.limit = np.concatenate((torque[self.tau_cols], motor[self.motor_keep] if motor is not None else [],
+                                         acceleration[self.acc_cols]))
+            eye = np.eye(nq)
+            self.T = np.ascontiguousarray(np.vstack([eye[self.tau_cols],
+                                                     self.motor_map if self.motor_map is not None else eye[:0],
+                                                     np.zeros((self.acc_cols.size, nq))]))
+        self.m = self.limit.size
+
+    @property
+    def labels(self) -> list[tuple[str, str, str, str]]:
+        """(kind, name, what, unit) of each row."""
+        names = list(self._model.joint_names)
+        motors = names if self._model.drivetrain is None else list(self._model.drivetrain.inputs)
+        return ([("joint", names[j], "torque", "N m") for j in self.tau_cols]
+                + [("motor", motors[j], "torque", "N m") for j in self.motor_keep]
+                + [("joint", names[j], "acceleration", "rad/s^2") for j in self.acc_cols])
 
     def values(self, tau: Array, qdd: Array | None) -> Array:
         """The rows' values (N, m) from joint torques and accelerations (N, nq) (None: no
