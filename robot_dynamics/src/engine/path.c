@@ -26,6 +26,16 @@ static void ppoly_at(const rd_ppoly *pp, int i, double t, const double *prefacto
     const int order = pp->order, nq = pp->nq;
     const size_t stride = (size_t)pp->pieces * nq;
     const double *c = pp->c + (size_t)i * nq + (size_t)(order - 1) * stride; /* the lowest power's */
+    if (order == 4) { /* a cubic, the sums below written out: the products by 1 left out (exact) */
+        const double t2 = t * t, t3 = t2 * t;
+        const double *c0 = c - 3 * stride, *c1 = c - 2 * stride, *c2 = c - stride;
+        for (int k = 0; k < nq; ++k) {
+            out[0][o + k] = ((c[k] + c2[k] * t) + c1[k] * t2) + c0[k] * t3;
+            out[1][o + k] = (c2[k] + c1[k] * t * 2.0) + c0[k] * t2 * 3.0;
+            out[2][o + k] = c1[k] * 2.0 + c0[k] * t * 6.0;
+        }
+        return;
+    }
     double z[RD_PPOLY_MAX_ORDER];
     z[0] = 1.0;
     for (int j = 1; j < order; ++j)
