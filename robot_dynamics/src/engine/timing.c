@@ -159,16 +159,11 @@ static int is_knot(const rd_topp_problem *p, int j)
     return j <= 0 || j >= p->n - 1 || (p->knot && p->knot[j] != 0.0);
 }
 
-/* The grid points j0.. (their count returned) and weights w whose sum interpolates at the point
- * f in [0, 1] of segment i: the segment's ends at f 0 or 1, else up to four grid points around it
+/* The grid points j0.. (their count returned) of the cubic inside segment i: up to four around it
  * on the same smooth piece of the path (no knot strictly between them). */
-static int nodes(const rd_topp_problem *p, int i, double f, int *j0, double w[4])
+static int stencil(const rd_topp_problem *p, int i, int *j0)
 {
     int a = i, b = i + 1;
-    if (f == 0.0 || f == 1.0) {
-        *j0 = i, w[0] = 1.0 - f, w[1] = f;
-        return 2;
-    }
     if (!is_knot(p, a))
         --a;
     if (!is_knot(p, b))
@@ -177,9 +172,22 @@ static int nodes(const rd_topp_problem *p, int i, double f, int *j0, double w[4]
         ++b;
     else if (b - a < 3 && !is_knot(p, a))
         --a;
-    lagrange(p->s, a, b - a + 1, p->s[i] + f * (p->s[i + 1] - p->s[i]), w);
     *j0 = a;
     return b - a + 1;
+}
+
+/* The grid points j0.. (their count returned) and weights w whose sum interpolates at the point
+ * f in [0, 1] of segment i: the segment's ends at f 0 or 1, else up to four grid points around it
+ * on the same smooth piece of the path (no knot strictly between them). */
+static int nodes(const rd_topp_problem *p, int i, double f, int *j0, double w[4])
+{
+    if (f == 0.0 || f == 1.0) {
+        *j0 = i, w[0] = 1.0 - f, w[1] = f;
+        return 2;
+    }
+    const int count = stencil(p, i, j0);
+    lagrange(p->s, *j0, count, p->s[i] + f * (p->s[i + 1] - p->s[i]), w);
+    return count;
 }
 
 /* The coefficients a, b, g (m each) and q' (nq) at the point f of segment i into out (nodes()). */
@@ -392,8 +400,8 @@ static void quarter_coefficients(const rd_topp_problem *p, topp_arrays *A)
     int shift = 0, count = 0;
     for (int i = 0; i < p->n - 1; ++i) {
         int j0;
-        double w0[4], o[4];
-        const int c0 = nodes(p, i, 0.5, &j0, w0); /* the stencil (the same for the three points) */
+        double o[4];
+        const int c0 = stencil(p, i, &j0); /* the same for the three points */
         const double d = p->s[i + 1] - p->s[i];
         int same = c0 == count && j0 - i == shift;
         for (int c = 0; c < c0; ++c) {
