@@ -45,7 +45,7 @@ typedef struct {
                               * quarter points ((n - 1) x (3 m + 3), rd_path_constraints' mid) */
     double *vshrink;         /* each segment's factor on those bounds, its velocity rows' tightening (n - 1) */
     double *vquarter;        /* x's bounds at each segment's quarter points before tightening ((n - 1) x 3) */
-    double *xm;              /* a segment's xmax_j at its five quarter points and their rise (6 nq) */
+    double *xm;              /* a segment's xmax_j at its five quarter points, their rise, q'_j / v_j at its end (7 nq) */
     double *seen;            /* x (n) and u (n - 1) of the last check, and 1 where a segment passed it (n - 1) */
     void *lp;                /* rd_reachability_work(m) */
     int *defining;           /* the backward pass's defining half-planes (2 n, rd_path_timing's) */
@@ -53,7 +53,7 @@ typedef struct {
 
 size_t rd_time_optimal_work(int n, int m, int nq)
 {
-    return ((size_t)7 * n * m + n + 3 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq) + (size_t)(n - 1) * (3 * m + 7) + 6 * nq + 3 * (size_t)n) * sizeof(double) +
+    return ((size_t)7 * n * m + n + 3 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq) + (size_t)(n - 1) * (3 * m + 7) + 7 * nq + 3 * (size_t)n) * sizeof(double) +
            rd_reachability_work(m) + 2 * (size_t)n * sizeof(int);
 }
 
@@ -71,7 +71,7 @@ static topp_arrays bind(const rd_topp_problem *p, void *work)
     A.vshrink = A.mid + (size_t)(p->n - 1) * (3 * p->m + 3);
     A.vquarter = A.vshrink + (p->n - 1);
     A.xm = A.vquarter + (size_t)3 * (p->n - 1);
-    A.seen = A.xm + 6 * p->nq;
+    A.seen = A.xm + 7 * p->nq;
     A.lp = A.seen + 3 * (size_t)p->n;
     A.defining = (int *)((char *)A.lp + rd_reachability_work(p->m));
     return A;
@@ -465,15 +465,22 @@ static void midpoints(const rd_topp_problem *p, topp_arrays *A)
  * estimate of the same rise; at most half the bound, the check catching the rest). A straight path
  * at a constant speed limit has none.
  *
- * xmax_j at the five quarter points of segment i (INFINITY where joint j is unlimited or stops);
- * returns the largest second difference of them (0 where one is infinite). */
+ * xmax_j at the five quarter points of segment i (INFINITY where joint j is unlimited or stops),
+ * xm[0] from the previous segment's xm[4] (the segments in order); returns the largest second
+ * difference of them (0 where one is infinite). */
 static double joint_xmax(const rd_topp_problem *p, const topp_arrays *A, int i, int j, double xm[5])
 {
+    double *c_end = A->xm + 6 * p->nq + j; /* q'_j / v_j at the last segment's end: this one's start */
     int finite = 1;
     for (int e = 0; e <= 4; ++e) {
-        const double c = quarter_dq(p, A, i, e)[j] * A->inv_vmax[j];
-        xm[e] = c != 0.0 ? 1.0 / (c * c) : INFINITY;
+        const double c = e == 0 && i > 0 ? *c_end : quarter_dq(p, A, i, e)[j] * A->inv_vmax[j];
+        if (e > 0 || i == 0) /* else xm[0] is the last segment's xm[4], from the same c */
+            xm[e] = c != 0.0 ? 1.0 / (c * c) : INFINITY;
+        else
+            xm[0] = xm[4];
         finite = finite && c != 0.0;
+        if (e == 4)
+            *c_end = c;
     }
     double rise = 0.0;
     for (int e = 1; e <= 3 && finite; ++e)
