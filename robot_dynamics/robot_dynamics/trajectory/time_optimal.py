@@ -168,8 +168,8 @@ def _ppoly_pieces(path: Any, nq: int) -> tuple[Array, Array] | None:
     if not isinstance(path, PPoly) or getattr(path, "axis", None) != 0:
         return None
     x, c = path.x, path.c
-    if (c.dtype != np.float64 or x.dtype != np.float64 or c.ndim != 3 or c.shape[2] != nq or c.shape[0] > 32 or x.ndim != 1
-            or x.size != c.shape[1] + 1 or not x[0] <= 0.0 or not x[-1] >= 1.0):
+    if (c.dtype != np.float64 or x.dtype != np.float64 or c.ndim != 3 or c.shape[2] != nq or c.shape[0] > 32
+            or x.ndim != 1 or x.size != c.shape[1] + 1 or not x[0] <= 0.0 or not x[-1] >= 1.0):
         return None
     return np.ascontiguousarray(x), np.ascontiguousarray(c)
 

@@ -173,8 +173,8 @@ static PyMethodDef path_methods[] = {
      "reachability(s, a, b, c, lo, hi, xmax, x_start, x_end, K_lo, K_hi, x, u) -> -1, or the first point whose "
      "controllable set is empty: TOPP-RA (engine.h's rd_reachability); K_lo, K_hi, x (n) and u (n - 1) written"},
     {"path_coefficients", py_path_coefficients, METH_VARARGS,
-     "path_coefficients(model, Q, DQ, DDQ, g, A, B, G) -> status: engine.h's rd_path_coefficients at the path's "
-     "points (q, q', q'' rows); A, B, G (n, nq) written"},
+     "path_coefficients(model, Q, DQ, DDQ, g, A, B, G) -> status: engine.h's rd_path_coefficients at the "
+     "path's points (q, q', q'' rows); A, B, G (n, nq) written"},
     {"ppoly_derivatives", py_ppoly_derivatives, METH_VARARGS,
      "ppoly_derivatives(x, c, s, Q, DQ, DDQ) -> -1, or the first derivative not finite: engine.h's "
      "rd_ppoly_derivatives of scipy's PPoly (x, c) at s; Q, DQ, DDQ (n, nq) written"},

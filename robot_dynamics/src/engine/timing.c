@@ -45,7 +45,8 @@ typedef struct {
                               * quarter points ((n - 1) x (3 m + 3), rd_path_constraints' mid) */
     double *vshrink;         /* each segment's factor on those bounds, its velocity rows' tightening (n - 1) */
     double *vquarter;        /* x's bounds at each segment's quarter points before tightening ((n - 1) x 3) */
-    double *xm;              /* a segment's xmax_j at its five quarter points, their rise, q'_j / v_j at its end (7 nq) */
+    double *xm;              /* a segment's xmax_j at its five quarter points, their rise and q'_j / v_j
+                              * at its end (7 nq) */
     double *seen;            /* x (n) and u (n - 1) of the last check, and 1 where a segment passed it (n - 1) */
     void *lp;                /* rd_reachability_work(m) */
     int *defining;           /* the backward pass's defining half-planes (2 n, rd_path_timing's) */
