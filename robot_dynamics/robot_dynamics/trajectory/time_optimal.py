@@ -118,15 +118,18 @@ def _grid(count: int, knots: Array) -> tuple[Array, Array]:
     """``count`` evenly spaced points on [0, 1] with the path's knots among them: the nearest point
     moved onto a knot within a third of the step, else the knot added. Returns (s, knot flags)."""
     s = np.linspace(0.0, 1.0, count)
+    flags = np.zeros(count)
     if knots.size == 0:
-        return s, np.zeros(count)
+        return s, flags
     step = 1.0 / (count - 1)
-    j = np.rint(knots / step).astype(int)
-    near = (j > 0) & (j < count - 1) & (np.abs(s[np.clip(j, 0, count - 1)] - knots) <= step / 3.0)
-    s[j[near]] = knots[near]
-    if not np.all(near):
-        s = np.unique(np.concatenate((s, knots[~near])))
-    flags = np.zeros(s.size)
+    # each knot's nearest point, judged before any moves (a spline has a few knots: no arrays needed)
+    nearest = [(k, int(np.rint(k / step))) for k in knots.tolist()]
+    near = [(k, j) for k, j in nearest if 0 < j < count - 1 and abs(float(s[j]) - k) <= step / 3.0]
+    for k, j in near:
+        s[j] = k
+    if len(near) < len(nearest):
+        s = np.unique(np.concatenate((s, [k for k, j in nearest if (k, j) not in near])))
+        flags = np.zeros(s.size)
     at = np.searchsorted(s, knots)
     flags[at[(at < s.size) & (s[np.minimum(at, s.size - 1)] == knots)]] = 1.0
     return s, flags
@@ -134,7 +137,17 @@ def _grid(count: int, knots: Array) -> tuple[Array, Array]:
 
 def _evaluate(path: PathFunction, s: Array, nq: int) -> tuple[Array, Array, Array]:
     """q, q' and q'' (N, nq) of the path at s (N,); InputError for a wrong shape or a value that
-    is not finite."""
+    is not finite. A scipy PPoly (CubicSpline) spanning [0, 1] is evaluated by the engine, the
+    same doubles as its own evaluation; any other callable by its calls."""
+    pieces = _ppoly_pieces(path, nq)
+    if pieces is not None:
+        from ..engine import engine
+
+        out = np.empty((3, s.size, nq))
+        bad = engine().ppoly_derivatives(*pieces, s, out[0], out[1], out[2])
+        if bad >= 0:
+            raise InputError(f"path: derivative {bad} is not finite on [0, 1]")
+        return out[0], out[1], out[2]
     out = []
     for order in (0, 1, 2):
         v = np.asarray(path(s, order), dtype=float)
@@ -146,35 +159,57 @@ def _evaluate(path: PathFunction, s: Array, nq: int) -> tuple[Array, Array, Arra
     return out[0], out[1], out[2]
 
 
+def _ppoly_pieces(path: Any, nq: int) -> tuple[Array, Array] | None:
+    """A scipy PPoly's breakpoints (K,) and coefficients (order, K - 1, nq), C-contiguous float64,
+    where they give path(s, order) for s in [0, 1] as (N, nq) (real, its axis 0, its breakpoints
+    spanning [0, 1], degree below the engine's RD_PPOLY_MAX_ORDER 32); else None."""
+    from scipy.interpolate import PPoly
+
+    if not isinstance(path, PPoly) or getattr(path, "axis", None) != 0:
+        return None
+    x, c = path.x, path.c
+    if (c.dtype != np.float64 or x.dtype != np.float64 or c.ndim != 3 or c.shape[2] != nq or c.shape[0] > 32
+            or x.ndim != 1 or x.size != c.shape[1] + 1 or not x[0] <= 0.0 or not x[-1] >= 1.0):
+        return None
+    return np.ascontiguousarray(x), np.ascontiguousarray(c)
+
+
 class _Rows:
     """The limits of a robot as rows lo <= value <= hi of (tau, qdd): the joints' torques, the
     motors' (xi = A^-1 tau) and the accelerations, each kept where its limit is finite."""
 
     def __init__(self, model: RobotModel, torque: Array, motor: Array | None, acceleration: Array):
-        A_inv = None if model.drivetrain is None else np.asarray(model.drivetrain.A_inv)
-        names = list(model.joint_names)
-        motors = names if model.drivetrain is None else list(model.drivetrain.inputs)
+        self._model = model
+        nq = model.nq
         self.tau_cols = np.flatnonzero(np.isfinite(torque))
         self.motor_map = None
+        self.motor_keep = np.zeros(0, dtype=int)
         if motor is not None and np.any(np.isfinite(motor)):
-            keep = np.flatnonzero(np.isfinite(motor))
-            self.motor_map = (np.eye(model.nq) if A_inv is None else A_inv)[keep]  # (k, nq): rows of A^-1
-            motor_keep = keep
-        else:
-            motor_keep = np.zeros(0, dtype=int)
+            A_inv = None if model.drivetrain is None else np.asarray(model.drivetrain.A_inv)
+            self.motor_keep = np.flatnonzero(np.isfinite(motor))
+            self.motor_map = (np.eye(nq) if A_inv is None else A_inv)[self.motor_keep]  # (k, nq): rows of A^-1
         self.acc_cols = np.flatnonzero(np.isfinite(acceleration))
-        self.limit = np.concatenate((torque[self.tau_cols], motor[motor_keep] if motor is not None else [],
-                                     acceleration[self.acc_cols]))
-        self.labels = ([("joint", names[j], "torque", "N m") for j in self.tau_cols]
-                       + [("motor", motors[j], "torque", "N m") for j in motor_keep]
-                       + [("joint", names[j], "acceleration", "rad/s^2") for j in self.acc_cols])
-        self.m = self.limit.size
         # the rows are the joints' torques, in order (no motor or acceleration row): values() is tau
-        self.joints_only = self.motor_map is None and self.acc_cols.size == 0 and self.tau_cols.size == model.nq
-        eye = np.eye(model.nq)
-        self.T = np.ascontiguousarray(np.vstack([eye[self.tau_cols],
-                                                 self.motor_map if self.motor_map is not None else eye[:0],
-                                                 np.zeros((self.acc_cols.size, model.nq))]))
+        self.joints_only = self.motor_map is None and self.acc_cols.size == 0 and self.tau_cols.size == nq
+        if self.joints_only:
+            self.limit, self.T = torque.copy(), np.eye(nq)
+        else:
+            self.limit = np.concatenate((torque[self.tau_cols], motor[self.motor_keep] if motor is not None else [],
+                                         acceleration[self.acc_cols]))
+            eye = np.eye(nq)
+            self.T = np.ascontiguousarray(np.vstack([eye[self.tau_cols],
+                                                     self.motor_map if self.motor_map is not None else eye[:0],
+                                                     np.zeros((self.acc_cols.size, nq))]))
+        self.m = self.limit.size
+
+    @property
+    def labels(self) -> list[tuple[str, str, str, str]]:
+        """(kind, name, what, unit) of each row."""
+        names = list(self._model.joint_names)
+        motors = names if self._model.drivetrain is None else list(self._model.drivetrain.inputs)
+        return ([("joint", names[j], "torque", "N m") for j in self.tau_cols]
+                + [("motor", motors[j], "torque", "N m") for j in self.motor_keep]
+                + [("joint", names[j], "acceleration", "rad/s^2") for j in self.acc_cols])
 
     def values(self, tau: Array, qdd: Array | None) -> Array:
         """The rows' values (N, m) from joint torques and accelerations (N, nq) (None: no
@@ -210,22 +245,15 @@ class _Dynamics:
         self.has_friction = friction and (self.speed_dependent or bool(np.any(model.coulomb != 0.0)))
 
     def coefficients(self, q: Array, dq: Array, ddq: Array) -> tuple[Array, Array, Array]:
-        """a = M q', b = M q'' + C(q, q') q', g(q): each (N, nq), from one batch of inverse dynamics
-        at (q, 0, q'), (q, q', q'') and (q, 0, 0) under gravity (the first two less the third).
+        """a = M q', b = M q'' + C(q, q') q', g(q): each (N, nq), the engine's rd_path_coefficients
+        (inverse dynamics at (q, 0, q') and (q, q', q'') without gravity, at (q, 0, 0) with it).
         q, dq, ddq: finite, C-contiguous (N, nq) (as :func:`_evaluate` gives them)."""
         from ..engine import check_status, engine
 
-        n, nq = q.shape
-        states = np.zeros((3, 3 * n, nq))  # q, qd, qdd of the three batches
-        states[0, :n], states[0, n : 2 * n], states[0, 2 * n :] = q, q, q
-        states[1, n : 2 * n] = dq
-        states[2, :n], states[2, n : 2 * n] = dq, ddq
-        tau, status = np.empty((3 * n, nq)), np.empty(3 * n, dtype=np.int64)
-        engine().rnea_batch(self.model.engine_model, states[0], states[1], states[2], self.gravity, np.empty((3 * n, 0, 10)),
-                            False, 0.0, tau, status)
+        out = np.empty((3,) + q.shape)
+        status = engine().path_coefficients(self.model.engine_model, q, dq, ddq, self.gravity, out[0], out[1], out[2])
         check_status(self.model, status, "time_optimal's inverse dynamics")
-        g = tau[2 * n :]
-        return tau[:n] - g, tau[n : 2 * n] - g, g
+        return out[0], out[1], out[2]
 
     def static(self, g: Array, dq: Array) -> Array:
         """c = g + Gamma_f(0+ q') (N, nq): the static torques, with the friction of motion starting along q'."""

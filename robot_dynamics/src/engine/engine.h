@@ -643,6 +643,9 @@ typedef struct {
                               * midpoint, where x = x_i + d u, and x's bounds at its quarter points; then
                               * each row's end values plus its midpoint's distance from their chord hold
                               * (timing.c's chord-plus-error bound), and x within the bounds */
+    int keep;                /* 0: every controllable set computed; k > 0: those of the last k points kept
+                              * from the previous call on t (its defining set), whose rows differed from
+                              * these only on the segments below point n - k */
 } rd_path_constraints;
 
 typedef struct {
@@ -650,6 +653,7 @@ typedef struct {
     double *x;           /* (n) the timing's x = sdot^2 (the forward pass) */
     double *u;           /* (n - 1) u on each segment: x[i + 1] = x[i] + 2 (s[i + 1] - s[i]) u[i] */
     void *work;          /* rd_reachability_work(m) bytes */
+    int *defining;       /* (2 n) or NULL: the half-planes that defined each segment's K_hi (for keep) */
 } rd_path_timing;
 
 size_t rd_reachability_work(int m);
@@ -687,6 +691,32 @@ size_t rd_time_optimal_work(int n, int m, int nq);
 /* RD_OK (r->failed says whether a timing was found), or RD_SINGULAR when a limit was still exceeded
  * after max_solves. No allocation. */
 int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r);
+
+/* -- a path and the dynamics along it (path.c) -------------------------------------------------------- */
+
+/* A piecewise polynomial path q(s) as scipy's PPoly holds one (a CubicSpline's): on the piece
+ * [x_i, x_(i+1)), joint k is sum_j c[j, i, k] (s - x_i)^(order - 1 - j). */
+enum { RD_PPOLY_MAX_ORDER = 32 };
+typedef struct {
+    int order, pieces, nq; /* the coefficients per piece (the degree + 1, at most RD_PPOLY_MAX_ORDER), the pieces, the joints */
+    const double *x;       /* (pieces + 1) the breakpoints, increasing */
+    const double *c;       /* (order x pieces x nq, row-major) the coefficients */
+} rd_ppoly;
+
+/* q, q' and q'' (n x nq each) at the points s (n, increasing) of the path pp, each point in the
+ * piece x_i <= s < x_(i+1) (before x_1: the first; from x_pieces on: the last, extended), by
+ * scipy's own operations (the same doubles as PPoly's). Returns -1, or the first derivative (0, 1, 2)
+ * with a value that is not finite (0 also for an order beyond RD_PPOLY_MAX_ORDER). */
+int rd_ppoly_derivatives(const rd_ppoly *pp, int n, const double *s, double *q, double *dq, double *ddq);
+
+/* The coefficients of the joint torques along a path at n of its points (path->q, ->qd = q' = dq/ds,
+ * ->qdd = q'' = d2q/ds2: rows of nq values), friction left out: a = A(q) q' (n x nq),
+ * b = A(q) q'' + C(q, q') q' (n x nq) and g = Q(q) (n x nq) under gravity (3, base axes; NULL: the
+ * model's), so that tau = a u + b x + g at sddot = u, sdot^2 = x. Each point's are rd_rnea's at
+ * (q, 0, q') and (q, q', q'') without gravity and at (q, 0, 0) with it, to the bit; four points a
+ * call share their joint transforms. RD_OK or RD_BAD_OUTPUT. */
+int rd_path_coefficients(const rd_model *m, int n, const rd_input *path, const double *gravity, double *a, double *b,
+                         double *g, rd_work *w);
 
 #ifdef __cplusplus
 }

@@ -28,8 +28,9 @@ static PyObject *py_reachability(PyObject *self, PyObject *args)
     const npy_intp n = PyArray_DIM((PyArrayObject *)a, 0), m = PyArray_DIM((PyArrayObject *)a, 1);
     if (n < 2 || n > INT_MAX / 4 || m > INT_MAX / 8)
         return PyErr_Format(PyExc_ValueError, "a: expected at least 2 grid points, got %zd", (Py_ssize_t)n);
-    p.n = (int)n, p.m = (int)m, p.mid = NULL;
+    p.n = (int)n, p.m = (int)m, p.mid = NULL, p.keep = 0;
     rd_path_timing t;
+    t.defining = NULL;
     if (!(p.s = path_array(s, "s", n, 0)) || !(p.a = path_array(a, "a", n * m, 0)) ||
         !(p.b = path_array(b, "b", n * m, 0)) || !(p.c = path_array(c, "c", n * m, 0)) ||
         !(p.lo = path_array(lo, "lo", n * m, 0)) || !(p.hi = path_array(hi, "hi", n * m, 0)) ||
@@ -99,6 +100,71 @@ static PyObject *py_time_optimal(PyObject *self, PyObject *args)
     return Py_BuildValue("iii", status, r.failed, r.solves);
 }
 
+/* rd_path_coefficients over chunks of the grid's points (rd_module_run_rows). */
+typedef struct {
+    const rd_model *m;
+    const double *q, *dq, *ddq, *gravity;
+    double *a, *b, *g;
+    int status;
+} coefficient_rows;
+
+static void coefficients_rows(const void *args, rd_work *w, npy_intp lo, npy_intp hi)
+{
+    coefficient_rows *c = (coefficient_rows *)args;
+    const size_t o = (size_t)lo * c->m->nq;
+    const rd_input in = {c->q + o, c->dq + o, c->ddq + o, NULL, NULL, 0};
+    if (rd_path_coefficients(c->m, (int)(hi - lo), &in, c->gravity, c->a + o, c->b + o, c->g + o, w) != RD_OK)
+        c->status = RD_BAD_OUTPUT; /* a race of equal writes only */
+}
+
+static PyObject *py_path_coefficients(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *model, *Q, *DQ, *DDQ, *gravity, *A, *B, *G;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO", &model, &Q, &DQ, &DDQ, &gravity, &A, &B, &G))
+        return NULL;
+    if (!PyObject_TypeCheck(model, &EngineModelType))
+        return PyErr_Format(PyExc_TypeError, "model: expected an engine Model");
+    coefficient_rows c = {&((EngineModel *)model)->m, NULL, NULL, NULL, NULL, NULL, NULL, NULL, RD_OK};
+    const npy_intp nq = c.m->nq;
+    npy_intp n = PyArray_Check(Q) && PyArray_NDIM((PyArrayObject *)Q) == 2 ? PyArray_DIM((PyArrayObject *)Q, 0) : -1;
+    if (n < 0 || n > INT_MAX / (nq + 1))
+        return PyErr_Format(PyExc_ValueError, "Q: expected an (n, %zd) float64 array", (Py_ssize_t)nq);
+    if (!(c.q = path_array(Q, "Q", n * nq, 0)) || !(c.dq = path_array(DQ, "DQ", n * nq, 0)) ||
+        !(c.ddq = path_array(DDQ, "DDQ", n * nq, 0)) || !(c.gravity = path_array(gravity, "g", 3, 0)) ||
+        !(c.a = path_array(A, "A", n * nq, 1)) || !(c.b = path_array(B, "B", n * nq, 1)) ||
+        !(c.g = path_array(G, "G", n * nq, 1)))
+        return NULL;
+    if (rd_module_run_rows(c.m, coefficients_rows, &c, n))
+        return NULL;
+    return PyLong_FromLong(c.status);
+}
+
+static PyObject *py_ppoly_derivatives(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *x, *c, *s, *Q, *DQ, *DDQ;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &x, &c, &s, &Q, &DQ, &DDQ))
+        return NULL;
+    if (!PyArray_Check(c) || PyArray_NDIM((PyArrayObject *)c) != 3 || !PyArray_Check(s) ||
+        PyArray_NDIM((PyArrayObject *)s) != 1)
+        return PyErr_Format(PyExc_ValueError, "c: expected (order, pieces, nq) and s (n,) float64 arrays");
+    const npy_intp order = PyArray_DIM((PyArrayObject *)c, 0), pieces = PyArray_DIM((PyArrayObject *)c, 1);
+    const npy_intp nq = PyArray_DIM((PyArrayObject *)c, 2), n = PyArray_DIM((PyArrayObject *)s, 0);
+    if (order < 1 || order > RD_PPOLY_MAX_ORDER || pieces < 1 || nq < 1 || order * pieces * nq > INT_MAX ||
+        n * nq > INT_MAX)
+        return PyErr_Format(PyExc_ValueError, "c: expected 1 to %d coefficients, at least one piece and joint",
+                            (int)RD_PPOLY_MAX_ORDER);
+    rd_ppoly pp = {(int)order, (int)pieces, (int)nq, NULL, NULL};
+    const double *sv;
+    double *q, *dq, *ddq;
+    if (!(pp.x = path_array(x, "x", pieces + 1, 0)) || !(pp.c = path_array(c, "c", order * pieces * nq, 0)) ||
+        !(sv = path_array(s, "s", n, 0)) || !(q = path_array(Q, "Q", n * nq, 1)) ||
+        !(dq = path_array(DQ, "DQ", n * nq, 1)) || !(ddq = path_array(DDQ, "DDQ", n * nq, 1)))
+        return NULL;
+    return PyLong_FromLong(rd_ppoly_derivatives(&pp, (int)n, sv, q, dq, ddq));
+}
+
 static PyMethodDef path_methods[] = {
     {"time_optimal", py_time_optimal, METH_VARARGS,
      "time_optimal(model, s, a, b, g, dq, knot, T, limit, vmax, speed_friction, max_solves, tolerance, x, u, K_lo, K_hi) -> "
@@ -106,6 +172,12 @@ static PyMethodDef path_methods[] = {
     {"reachability", py_reachability, METH_VARARGS,
      "reachability(s, a, b, c, lo, hi, xmax, x_start, x_end, K_lo, K_hi, x, u) -> -1, or the first point whose "
      "controllable set is empty: TOPP-RA (engine.h's rd_reachability); K_lo, K_hi, x (n) and u (n - 1) written"},
+    {"path_coefficients", py_path_coefficients, METH_VARARGS,
+     "path_coefficients(model, Q, DQ, DDQ, g, A, B, G) -> status: engine.h's rd_path_coefficients at the "
+     "path's points (q, q', q'' rows); A, B, G (n, nq) written"},
+    {"ppoly_derivatives", py_ppoly_derivatives, METH_VARARGS,
+     "ppoly_derivatives(x, c, s, Q, DQ, DDQ) -> -1, or the first derivative not finite: engine.h's "
+     "rd_ppoly_derivatives of scipy's PPoly (x, c) at s; Q, DQ, DDQ (n, nq) written"},
     {NULL, NULL, 0, NULL},
 };
 

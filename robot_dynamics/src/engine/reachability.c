@@ -131,7 +131,8 @@ static int lp_x(const half_plane *h, int k, double dir, double xl, double xh, do
     active[0] = active[1] = -1;
     for (int j = 0; j < k; ++j) {
         const half_plane *H = h + j;
-        if (H->a * u + H->b * v <= H->g + slack(H, u, v))
+        const double lhs = H->a * u + H->b * v;
+        if (lhs <= H->g || lhs <= H->g + slack(H, u, v))
             continue;
         if (H->a == 0.0 && H->b == 0.0)
             return -1; /* 0 <= g violated: no point at all */
@@ -143,26 +144,36 @@ static int lp_x(const half_plane *h, int k, double dir, double xl, double xh, do
     return 0;
 }
 
+/* p with positions a and b exchanged (the transposition (a b)). */
+static int transposed(int p, int a, int b)
+{
+    return p == a ? b : (p == b ? a : p);
+}
+
 /* Seidel's algorithm is exact in any order of the half-planes; its work is least when the ones
  * that define the optimum come first (then every later one is a single test). Neighbouring
- * segments' optima are defined by the same rows, so the previous LP's two go first: h[0..2)
- * swapped with them, and order (k) the rows' positions after the swap. */
-static void defining_first(half_plane *h, int k, const int first[2], int *order)
+ * segments' optima are defined by the same rows, so the previous LP's two go first: h[t] swapped
+ * with the half-plane first[t] (t = 0, 1; where it is after the first swap), moved[t] the position
+ * swapped with t (t itself: none). original() maps a position back to its half-plane. */
+static void defining_first(half_plane *h, int k, const int first[2], int moved[2])
 {
-    for (int j = 0; j < k; ++j)
-        order[j] = j;
+    moved[0] = 0, moved[1] = 1;
     for (int t = 0; t < 2; ++t) {
-        int j = -1;
-        for (int c = t; c < k; ++c) /* where row first[t] is now */
-            if (order[c] == first[t])
-                j = c;
+        if (first[t] < 0 || first[t] >= k)
+            continue;
+        const int j = transposed(first[t], 0, moved[0]);
         if (j > t) {
             const half_plane tmp = h[t];
-            const int o = order[t];
-            h[t] = h[j], order[t] = order[j];
-            h[j] = tmp, order[j] = o;
+            h[t] = h[j], h[j] = tmp;
+            moved[t] = j;
         }
     }
+}
+
+/* The half-plane at position p after defining_first's swaps moved. */
+static int original(int p, const int moved[2])
+{
+    return transposed(transposed(p, 1, moved[1]), 0, moved[0]);
 }
 
 /* Row k's bounds [lo, hi] on the value a u + b x + c as half-planes into h: their count. */
@@ -209,16 +220,20 @@ static int segment_rows(const rd_path_constraints *p, const double *K_lo, const 
 
 size_t rd_reachability_work(int m)
 {
-    return (size_t)(8 * m + 5) * (sizeof(half_plane) + sizeof(int));
+    return (size_t)(8 * m + 5) * sizeof(half_plane);
 }
 
 /* The largest u of segment i at x = x_i under its half-planes h[0..k): 0 with *u, or -1. */
 static int greedy_u(const half_plane *h, int k, double x, double *u)
 {
     double lo = -RD_TOPP_U_BOUND, hi = RD_TOPP_U_BOUND;
-    for (int j = 0; j < k; ++j)
-        if (bound_1d(h[j].a, h[j].g - h[j].b * x, fabs(h[j].a) + fabs(h[j].b * x) + fabs(h[j].g) + 1e-300, &lo, &hi) < 0)
+    for (int j = 0; j < k; ++j) {
+        const double a = h[j].a, rhs = h[j].g - h[j].b * x;
+        if (rhs >= 0.0 && rhs >= (a > 0.0 ? hi : lo) * a)
+            continue; /* neither moves a bound nor, parallel, excludes the line: bound_1d's 0 */
+        if (bound_1d(a, rhs, fabs(a) + fabs(h[j].b * x) + fabs(h[j].g) + 1e-300, &lo, &hi) < 0)
             return -1;
+    }
     if (lo > hi + RD_TOPP_EMPTY * (1.0 + fabs(lo) + fabs(hi)))
         return -1;
     *u = hi < lo ? 0.5 * (lo + hi) : hi;
@@ -239,20 +254,26 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
 {
     const int n = p->n;
     half_plane *h = t->work;
-    int *order = (int *)(h + 8 * p->m + 5), first[2] = {-1, -1}, active[2];
+    int first[2] = {-1, -1}, moved[2], active[2];
     double *K_lo = t->K_lo, *K_hi = t->K_hi;
-    K_lo[n - 1] = K_hi[n - 1] = p->x_end;
+    const int keep = t->defining && p->keep > 0 ? MIN(p->keep, n - 1) : 0;
+    if (!keep)
+        K_lo[n - 1] = K_hi[n - 1] = p->x_end;
     if (!(p->x_end >= 0.0 && p->x_end <= p->xmax[n - 1]))
         return n - 1;
-    for (int i = n - 2; i >= 0; --i) {
+    if (keep > 1) /* the order the kept pass reached this segment with: the same LPs as a whole pass */
+        first[0] = t->defining[2 * (n - keep)], first[1] = t->defining[2 * (n - keep) + 1];
+    for (int i = n - 1 - MAX(keep, 1); i >= 0; --i) {
         const int k = segment_rows(p, K_lo, K_hi, i, h);
         const double xh = MIN(p->xmax[i], RD_TOPP_X_BOUND);
         double u0;
-        defining_first(h, k, first, order);
+        defining_first(h, k, first, moved);
         if (lp_x(h, k, 1.0, 0.0, xh, K_hi + i, active))
             return i;
-        for (int t = 0; t < 2; ++t)
-            first[t] = active[t] >= 0 ? order[active[t]] : -1;
+        for (int c = 0; c < 2; ++c)
+            first[c] = active[c] >= 0 ? original(active[c], moved) : -1;
+        if (t->defining)
+            t->defining[2 * i] = first[0], t->defining[2 * i + 1] = first[1];
         if (holds_at_rest(h, k) || !greedy_u(h, k, 0.0, &u0)) /* some u holds the rows at x = 0 */
             K_lo[i] = 0.0;                                  /* the set reaches down to rest */
         else if (lp_x(h, k, -1.0, 0.0, xh, K_lo + i, active))

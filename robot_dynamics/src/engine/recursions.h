@@ -1,9 +1,10 @@
 /* The spatial algebra and the recursions of rnea and aba (trees), written once over a scalar type.
  *
- * algorithms.c includes this file twice: with RD_REAL = double for one state (every algorithm's
- * spatial algebra, the forward recursion, rnea, aba), and with RD_REAL = rd_x4, four doubles in one
- * vector register, for four states at once (the batches): each lane performs the one-state
- * operations in the same order, so a batch equals a loop of one-state calls bit for bit.
+ * internal.h includes this file with RD_REAL = double for one state (every algorithm's spatial
+ * algebra, the forward recursion, rnea, aba), and recursions_x4.h with RD_REAL = rd_x4, four doubles
+ * in one vector register, for four states at once (the batches, path.c's coefficients): each lane
+ * performs the one-state operations in the same order, so a batch equals a loop of one-state calls
+ * bit for bit.
  * derivatives.c includes it a third time, with RD_REAL = rd_x2 (internal.h) where the compiler
  * has vector types, for the spatial algebra of two vectors of one state at once.
  *

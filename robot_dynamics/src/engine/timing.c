@@ -45,14 +45,17 @@ typedef struct {
                               * quarter points ((n - 1) x (3 m + 3), rd_path_constraints' mid) */
     double *vshrink;         /* each segment's factor on those bounds, its velocity rows' tightening (n - 1) */
     double *vquarter;        /* x's bounds at each segment's quarter points before tightening ((n - 1) x 3) */
-    double *xm;              /* a segment's xmax_j at its five quarter points and their rise (6 nq) */
+    double *xm;              /* a segment's xmax_j at its five quarter points, their rise and q'_j / v_j
+                              * at its end (7 nq) */
+    double *seen;            /* x (n) and u (n - 1) of the last check, and 1 where a segment passed it (n - 1) */
     void *lp;                /* rd_reachability_work(m) */
+    int *defining;           /* the backward pass's defining half-planes (2 n, rd_path_timing's) */
 } topp_arrays;
 
 size_t rd_time_optimal_work(int n, int m, int nq)
 {
-    return ((size_t)7 * n * m + n + 3 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq) + (size_t)(n - 1) * (3 * m + 7) + 6 * nq) * sizeof(double) +
-           rd_reachability_work(m);
+    return ((size_t)7 * n * m + n + 3 * nq + 14 * m + 2 * nq + (size_t)3 * (n - 1) * (3 * m + nq) + (size_t)(n - 1) * (3 * m + 7) + 7 * nq + 3 * (size_t)n) * sizeof(double) +
+           rd_reachability_work(m) + 2 * (size_t)n * sizeof(int);
 }
 
 static topp_arrays bind(const rd_topp_problem *p, void *work)
@@ -69,7 +72,9 @@ static topp_arrays bind(const rd_topp_problem *p, void *work)
     A.vshrink = A.mid + (size_t)(p->n - 1) * (3 * p->m + 3);
     A.vquarter = A.vshrink + (p->n - 1);
     A.xm = A.vquarter + (size_t)3 * (p->n - 1);
-    A.lp = A.xm + 6 * p->nq;
+    A.seen = A.xm + 7 * p->nq;
+    A.lp = A.seen + 3 * (size_t)p->n;
+    A.defining = (int *)((char *)A.lp + rd_reachability_work(p->m));
     return A;
 }
 
@@ -99,9 +104,13 @@ static void prepare(const rd_topp_problem *p, topp_arrays *A)
         A->inv_vmax[j] = isfinite(p->vmax[j]) ? 1.0 / p->vmax[j] : 0.0;
     for (int i = 0; i < p->n; ++i) {
         const double *dq = p->dq + (size_t)i * nq;
-        joint_friction(p, dq, 1e-300, A->f0);
-        for (int k = 0; k < m; ++k)
-            A->c[i * m + k] = p->g[i * m + k] + row_share(p, k, A->f0);
+        if (p->model) {
+            joint_friction(p, dq, 1e-300, A->f0);
+            for (int k = 0; k < m; ++k)
+                A->c[i * m + k] = p->g[i * m + k] + row_share(p, k, A->f0);
+        } else {
+            memcpy(A->c + (size_t)i * m, p->g + (size_t)i * m, sizeof(double) * m); /* no friction */
+        }
         double xm = INFINITY;
         for (int j = 0; j < nq; ++j)
             if (isfinite(p->vmax[j]) && dq[j] != 0.0) {
@@ -151,16 +160,11 @@ static int is_knot(const rd_topp_problem *p, int j)
     return j <= 0 || j >= p->n - 1 || (p->knot && p->knot[j] != 0.0);
 }
 
-/* The grid points j0.. (their count returned) and weights w whose sum interpolates at the point
- * f in [0, 1] of segment i: the segment's ends at f 0 or 1, else up to four grid points around it
+/* The grid points j0.. (their count returned) of the cubic inside segment i: up to four around it
  * on the same smooth piece of the path (no knot strictly between them). */
-static int nodes(const rd_topp_problem *p, int i, double f, int *j0, double w[4])
+static int stencil(const rd_topp_problem *p, int i, int *j0)
 {
     int a = i, b = i + 1;
-    if (f == 0.0 || f == 1.0) {
-        *j0 = i, w[0] = 1.0 - f, w[1] = f;
-        return 2;
-    }
     if (!is_knot(p, a))
         --a;
     if (!is_knot(p, b))
@@ -169,9 +173,22 @@ static int nodes(const rd_topp_problem *p, int i, double f, int *j0, double w[4]
         ++b;
     else if (b - a < 3 && !is_knot(p, a))
         --a;
-    lagrange(p->s, a, b - a + 1, p->s[i] + f * (p->s[i + 1] - p->s[i]), w);
     *j0 = a;
     return b - a + 1;
+}
+
+/* The grid points j0.. (their count returned) and weights w whose sum interpolates at the point
+ * f in [0, 1] of segment i: the segment's ends at f 0 or 1, else up to four grid points around it
+ * on the same smooth piece of the path (no knot strictly between them). */
+static int nodes(const rd_topp_problem *p, int i, double f, int *j0, double w[4])
+{
+    if (f == 0.0 || f == 1.0) {
+        *j0 = i, w[0] = 1.0 - f, w[1] = f;
+        return 2;
+    }
+    const int count = stencil(p, i, j0);
+    lagrange(p->s, *j0, count, p->s[i] + f * (p->s[i + 1] - p->s[i]), w);
+    return count;
 }
 
 /* The coefficients a, b, g (m each) and q' (nq) at the point f of segment i into out (nodes()). */
@@ -384,8 +401,8 @@ static void quarter_coefficients(const rd_topp_problem *p, topp_arrays *A)
     int shift = 0, count = 0;
     for (int i = 0; i < p->n - 1; ++i) {
         int j0;
-        double w0[4], o[4];
-        const int c0 = nodes(p, i, 0.5, &j0, w0); /* the stencil (the same for the three points) */
+        double o[4];
+        const int c0 = stencil(p, i, &j0); /* the same for the three points */
         const double d = p->s[i + 1] - p->s[i];
         int same = c0 == count && j0 - i == shift;
         for (int c = 0; c < c0; ++c) {
@@ -399,23 +416,24 @@ static void quarter_coefficients(const rd_topp_problem *p, topp_arrays *A)
             for (int c = 0; c < 4; ++c)
                 offset[c] = c < c0 ? o[c] : NAN;
         }
-        for (int e = 0; e < 3; ++e) {
-            double *out = A->quarter + ((size_t)3 * i + e) * L;
-            for (int q = 0, at = 0; q < 4; at += len[q], ++q) {
-                const double *row = src[q] + (size_t)j0 * len[q];
-                const int stride = len[q];
-                if (count == 4) /* the usual stencil, unrolled */
-                    for (int k = 0; k < stride; ++k)
-                        out[at + k] = w[e][0] * row[k] + w[e][1] * row[stride + k] + w[e][2] * row[2 * stride + k] +
-                                      w[e][3] * row[3 * stride + k];
-                else
+        double *out = A->quarter + (size_t)3 * i * L; /* the three points' rows, L apart */
+        for (int q = 0, at = 0; q < 4; at += len[q], ++q) {
+            const double *row = src[q] + (size_t)j0 * len[q];
+            const int stride = len[q];
+            if (count == 4) /* the usual stencil, unrolled: each node read once for the three points */
+                for (int k = 0; k < stride; ++k) {
+                    const double y0 = row[k], y1 = row[stride + k], y2 = row[2 * stride + k], y3 = row[3 * stride + k];
+                    for (int e = 0; e < 3; ++e)
+                        out[e * L + at + k] = w[e][0] * y0 + w[e][1] * y1 + w[e][2] * y2 + w[e][3] * y3;
+                }
+            else
+                for (int e = 0; e < 3; ++e)
                     for (int k = 0; k < stride; ++k) {
                         double v = 0.0;
                         for (int c = 0; c < count; ++c)
                             v += w[e][c] * row[c * stride + k];
-                        out[at + k] = v;
+                        out[e * L + at + k] = v;
                     }
-            }
         }
     }
 }
@@ -448,15 +466,22 @@ static void midpoints(const rd_topp_problem *p, topp_arrays *A)
  * estimate of the same rise; at most half the bound, the check catching the rest). A straight path
  * at a constant speed limit has none.
  *
- * xmax_j at the five quarter points of segment i (INFINITY where joint j is unlimited or stops);
- * returns the largest second difference of them (0 where one is infinite). */
+ * xmax_j at the five quarter points of segment i (INFINITY where joint j is unlimited or stops),
+ * xm[0] from the previous segment's xm[4] (the segments in order); returns the largest second
+ * difference of them (0 where one is infinite). */
 static double joint_xmax(const rd_topp_problem *p, const topp_arrays *A, int i, int j, double xm[5])
 {
+    double *c_end = A->xm + 6 * p->nq + j; /* q'_j / v_j at the last segment's end: this one's start */
     int finite = 1;
     for (int e = 0; e <= 4; ++e) {
-        const double c = quarter_dq(p, A, i, e)[j] * A->inv_vmax[j];
-        xm[e] = c != 0.0 ? 1.0 / (c * c) : INFINITY;
+        const double c = e == 0 && i > 0 ? *c_end : quarter_dq(p, A, i, e)[j] * A->inv_vmax[j];
+        if (e > 0 || i == 0) /* else xm[0] is the last segment's xm[4], from the same c */
+            xm[e] = c != 0.0 ? 1.0 / (c * c) : INFINITY;
+        else
+            xm[0] = xm[4];
         finite = finite && c != 0.0;
+        if (e == 4)
+            *c_end = c;
     }
     double rise = 0.0;
     for (int e = 1; e <= 3 && finite; ++e)
@@ -490,6 +515,27 @@ static void velocity_bounds(const rd_topp_problem *p, topp_arrays *A)
     }
 }
 
+/* check_segment on every segment but those that passed the last check at the same x and u (the
+ * same rows: the same result). Returns -1 when nothing was exceeded, else the highest segment whose
+ * rows changed (a margin or x's bound at a point of an exceeded segment: its neighbours' too). */
+static int check_all(const rd_topp_problem *p, topp_arrays *A, const rd_topp_result *r)
+{
+    const int n = p->n;
+    double *x = A->seen, *u = A->seen + n, *passed = A->seen + 2 * n - 1;
+    int top = -1;
+    for (int i = 0; i < n - 1; ++i) {
+        if (passed[i] != 0.0 && x[i] == r->x[i] && x[i + 1] == r->x[i + 1] && u[i] == r->u[i])
+            continue;
+        const int exceeded = check_segment(p, A, r, i);
+        passed[i] = !exceeded;
+        if (exceeded)
+            top = MIN(i + 1, n - 2);
+    }
+    memcpy(x, r->x, (size_t)n * sizeof(double));
+    memcpy(u, r->u, (size_t)(n - 1) * sizeof(double));
+    return top;
+}
+
 int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
 {
     const int n = p->n, m = p->m;
@@ -505,7 +551,9 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
     for (int k = 0; k < m; ++k)
         largest = MAX(largest, p->limit[k]);
     r->solves = 0, r->failed = -1;
-    int secant_steps = p->speed_friction ? 4 : 0;
+    int secant_steps = p->speed_friction ? 4 : 0, keep = 0;
+    double *passed = A.seen + 2 * n - 1;
+    memset(passed, 0, (size_t)(n - 1) * sizeof(double));
     while (r->solves < p->max_solves) {
         for (size_t q = 0; q < nm; ++q) {
             const double limit = p->limit[q % m];
@@ -513,21 +561,25 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
             A.hi[q] = limit - A.up[q], A.lo[q] = -limit + A.down[q];
         }
         midpoints(p, &A);
-        const rd_path_constraints pc = {n, m, p->s, p->a, A.b, A.c, A.lo, A.hi, A.xmax, 0.0, 0.0, A.mid};
-        rd_path_timing t = {r->K_lo, r->K_hi, r->x, r->u, A.lp};
+        const rd_path_constraints pc = {n, m, p->s, p->a, A.b, A.c, A.lo, A.hi, A.xmax, 0.0, 0.0, A.mid, keep};
+        rd_path_timing t = {r->K_lo, r->K_hi, r->x, r->u, A.lp, A.defining};
         ++r->solves;
         if ((r->failed = rd_reachability(&pc, &t)) >= 0)
             return RD_OK;
+        int moved = 0; /* the friction's secant moves every row of the next solve */
         if (secant_steps > 0) {
-            --secant_steps;
-            if (friction_secant(p, &A, r->x) > p->tolerance * largest)
+            --secant_steps, moved = 1;
+            if (friction_secant(p, &A, r->x) > p->tolerance * largest) {
+                memset(passed, 0, (size_t)(n - 1) * sizeof(double)), keep = 0;
                 continue;
+            }
         }
-        int exceeded = 0;
-        for (int i = 0; i < n - 1; ++i)
-            exceeded |= check_segment(p, &A, r, i);
-        if (!exceeded)
+        const int top = check_all(p, &A, r);
+        if (top < 0)
             return RD_OK;
+        keep = moved ? 0 : n - 1 - top; /* the segments above top kept their rows: their controllable sets hold */
+        if (moved)
+            memset(passed, 0, (size_t)(n - 1) * sizeof(double));
     }
     return RD_SINGULAR; /* still exceeding after max_solves */
 }
