@@ -40,3 +40,12 @@ def random_tree(request) -> rd.RobotModel:
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(7)
+
+
+@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
+def threads(request):
+    """The engine's batches on one thread, then on two (restored afterwards)."""
+    before = rd.get_num_threads()
+    rd.set_num_threads(request.param)
+    yield request.param
+    rd.set_num_threads(before)

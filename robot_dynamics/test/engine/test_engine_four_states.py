@@ -33,14 +33,6 @@ def _models():
 MODELS = list(_models())
 
 
-@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
-def threads(request):
-    before = rd.get_num_threads()
-    rd.set_num_threads(request.param)
-    yield request.param
-    rd.set_num_threads(before)
-
-
 @pytest.mark.parametrize("name, model", MODELS, ids=[n for n, _ in MODELS])
 @pytest.mark.parametrize("friction", [False, True])
 def test_batches_equal_one_state_calls_bit_for_bit(name, model, friction, threads):

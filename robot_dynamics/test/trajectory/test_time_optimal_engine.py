@@ -28,14 +28,6 @@ def _models():
 MODELS = list(_models())
 
 
-@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
-def threads(request):
-    before = rd.get_num_threads()
-    rd.set_num_threads(request.param)
-    yield request.param
-    rd.set_num_threads(before)
-
-
 @pytest.mark.parametrize("name, model", MODELS, ids=[n for n, _ in MODELS])
 def test_path_coefficients_equal_three_rnea_calls(name, model, threads):
     rng = np.random.default_rng(len(name))
