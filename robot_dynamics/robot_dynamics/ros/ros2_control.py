@@ -316,10 +316,8 @@ def controllers_yaml(
         for name, plugin in IN_LOOP_CONTROLLERS.values():
             manager[name] = {"type": plugin}
             # the robot as the engine's model text, made by the package's one loader
-            ros_parameters: dict[str, object] = {"joints": names, "robot_model": texts[name]}
-            if name in TASK_SPACE_CONTROLLERS:
-                ros_parameters["frame"] = model.end_effector
-            params[name] = {"ros__parameters": ros_parameters}
+            frame = {"frame": model.end_effector} if name in TASK_SPACE_CONTROLLERS else {}
+            params[name] = {"ros__parameters": {"joints": names, "robot_model": texts[name], **frame}}
         if monitor:
             manager[COLLISION_MONITOR_CONTROLLER] = {"type": COLLISION_MONITOR_PLUGIN}
             params[COLLISION_MONITOR_CONTROLLER] = {"ros__parameters": {
