@@ -9,9 +9,9 @@ Real components only: controller_manager's ros2_control_node with robot_dynamics
 SimulatedSystem as the hardware (no simulator process, no topic in the loop), joint_state_broadcaster,
 robot_dynamics_control's ComputedTorqueController and joint_trajectory_controller chained in
 front of it (its commands are the computed-torque controller's reference interfaces),
-GravityCompensationController and PdGravityController inactive, robot_state_publisher, our
-trajectory node (its plan to the launch's goal goes to joint_trajectory_controller) and dynamics
-node. The tests check the controllers and their states, that nothing but joint_state_broadcaster
+GravityCompensationController, PdGravityController and the two task-space controllers inactive,
+robot_state_publisher, our trajectory node (its plan to the launch's goal goes to
+joint_trajectory_controller) and dynamics node. The tests check the controllers and their states, that nothing but joint_state_broadcaster
 publishes /joint_states and no controller or simulator node runs, that the arm reaches the
 launch's goal at rest within its effort limits, that a FollowJointTrajectory goal sent to
 joint_trajectory_controller succeeds with the arm at its last point, that the command of
@@ -51,6 +51,8 @@ CONTROLLERS = {  # name: (state at start, type)
     "joint_trajectory_controller": ("active", "joint_trajectory_controller/JointTrajectoryController"),
     "gravity_compensation_controller": ("inactive", "robot_dynamics_control/GravityCompensationController"),
     "pd_gravity_controller": ("inactive", "robot_dynamics_control/PdGravityController"),
+    "cartesian_impedance_controller": ("inactive", "robot_dynamics_control/CartesianImpedanceController"),
+    "operational_space_controller": ("inactive", "robot_dynamics_control/OperationalSpaceController"),
 }
 
 
