@@ -20,13 +20,11 @@ import sys
 import unittest
 
 import launch_testing
-import launch_testing.actions
 import launch_testing.asserts
 import numpy as np
 import pytest
-from launch import LaunchDescription
-from launch.actions import IncludeLaunchDescription
-from launch.launch_description_sources import PythonLaunchDescriptionSource
+
+from robot_dynamics.ros.probe import included_launch, ros_message
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from arm_probe import ArmProbe, arm_launch_file  # noqa: E402
@@ -40,14 +38,10 @@ PUSH, STIFFNESS = 10.0, 1000.0  # [N], [N/m]: config/controllers.yaml
 
 @pytest.mark.launch_test
 def generate_test_description():
-    arm = IncludeLaunchDescription(
-        PythonLaunchDescriptionSource(arm_launch_file()),
-        launch_arguments={"robot": "iiwa14", "use_rviz": "false", "controller": "cartesian_impedance",
-                          "initial_positions": ",".join(map(str, POSE)),
-                          "hardware_params": f"simulated_external_wrench_topic={WRENCH_TOPIC},"
-                                             f"simulated_external_wrench_frame={TOOL}"}.items(),
-    )
-    return LaunchDescription([arm, launch_testing.actions.ReadyToTest()])
+    return included_launch(arm_launch_file(), {
+        "robot": "iiwa14", "use_rviz": "false", "controller": "cartesian_impedance",
+        "initial_positions": ",".join(map(str, POSE)),
+        "hardware_params": f"simulated_external_wrench_topic={WRENCH_TOPIC},simulated_external_wrench_frame={TOOL}"})
 
 
 class TestArmCartesian(ArmProbe):
@@ -55,14 +49,17 @@ class TestArmCartesian(ArmProbe):
 
     def setUp(self):
         import robot_dynamics as rd
-        from geometry_msgs.msg import PoseStamped, WrenchStamped
 
         super().setUp()
         self.model = rd.load_robot("iiwa14")
-        self.targets = []
-        self.node.create_subscription(PoseStamped, f"{CONTROLLER}/current_target", self.targets.append, 100)
-        self.wrench_publisher = self.node.create_publisher(WrenchStamped, WRENCH_TOPIC, 10)
-        self.target_publisher = self.node.create_publisher(PoseStamped, f"{CONTROLLER}/target_pose", 10)
+        self.targets, self.controller_states = [], []
+        pose = ros_message("geometry_msgs/msg/PoseStamped")
+        self.node.create_subscription(pose, f"{CONTROLLER}/current_target", self.targets.append, 100)
+        self.node.create_subscription(ros_message("robot_dynamics_interfaces/msg/ControllerState"),
+                                      f"{CONTROLLER}/controller_state", self.controller_states.append, 100)
+        self.wrench_publisher = self.node.create_publisher(ros_message("geometry_msgs/msg/WrenchStamped"),
+                                                           WRENCH_TOPIC, 10)
+        self.target_publisher = self.node.create_publisher(pose, f"{CONTROLLER}/target_pose", 10)
 
     def tool(self):
         """The tool's pose (4 x 4) at the last measured joint positions."""
@@ -71,9 +68,7 @@ class TestArmCartesian(ArmProbe):
         return rd.frame_pose(self.model, self.model_order(self.states[-1]), TOOL)
 
     def push(self, force_x):
-        from geometry_msgs.msg import WrenchStamped
-
-        msg = WrenchStamped()
+        msg = ros_message("geometry_msgs/msg/WrenchStamped")()
         msg.wrench.force.x = float(force_x)
         self.wrench_publisher.publish(msg)
 
@@ -91,6 +86,11 @@ class TestArmCartesian(ArmProbe):
                         "the hardware does not subscribe to the simulated wrench")
         self.at_rest()
         self.assertTrue(self.settled(0.5), "the held arm does not rest")
+        # the state topic of every controller of the package: the joints, no fault
+        self.assertTrue(self.spin_until(lambda: self.controller_states, 10.0), f"nothing on {CONTROLLER}/controller_state")
+        self.assertEqual(list(self.controller_states[-1].joint_names), list(self.model.joint_names))
+        self.assertEqual(len(self.controller_states[-1].effort), self.model.nq)
+        self.assertFalse(self.controller_states[-1].fault, self.controller_states[-1].fault_reason)
         rest = self.tool()
 
         self.push(PUSH)
@@ -109,10 +109,9 @@ class TestArmCartesian(ArmProbe):
         self.assertLess(float(np.linalg.norm(back[:3, 3] - rest[:3, 3])), 0.05 * expected, "the tool did not return")
 
         # a target 2 cm higher, same orientation, in the base's axes
-        from geometry_msgs.msg import PoseStamped
         from scipy.spatial.transform import Rotation
 
-        target = PoseStamped()
+        target = ros_message("geometry_msgs/msg/PoseStamped")()
         target.pose.position.x, target.pose.position.y, target.pose.position.z = map(float, rest[:3, 3])
         target.pose.position.z += 0.02
         x, y, z, w = Rotation.from_matrix(rest[:3, :3]).as_quat()

@@ -515,6 +515,64 @@ TEST_F(TaskSpace, CommandJointsMustNameTheirOwnJointsOnce)
                std::runtime_error);
 }
 
+TEST_F(TaskSpace, AFaultHoldsTheGravityTorqueOfThePose)
+{
+  // stretched straight up without the singular damping: the task inertia does not exist, the law
+  // fails (RD_TASK_SINGULAR), the stop behaviour holds
+  const std::vector<double> straight(7, 0.0);
+  Loop<CartesianImpedanceController> loop("    singular_damping: 0.0\n    singular_threshold: 0.0\n", straight);
+  loop.cycle();
+  const auto & c = *loop.controller.controller;
+  EXPECT_NE(c.core().status() & robot_dynamics_control::TICK_FAULT, 0);
+  EXPECT_EQ(c.core().fault_kind(), robot_dynamics_control::Fault::law);
+  std::vector<double> g(7), zero(7, 0.0);
+  rd_gravity_compensation(&loop.model->model(), straight.data(), zero.data(), 0, g.data(), &loop.model->work());
+  for (size_t i = 0; i < 7; ++i) {
+    EXPECT_NEAR(loop.controller.command_values[i], g[i], 1e-9) << "joint " << i;
+  }
+  loop.run(1.0);
+  for (size_t i = 0; i < 7; ++i) {
+    EXPECT_NEAR(loop.hw->positions()[i], 0.0, 1e-3) << "held where it was";
+  }
+}
+
+TEST_F(TaskSpace, NaNInfAndWrongLengthParametersAreRefused)
+{
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  Loop<CartesianImpedanceController> loop("");
+  auto node = loop.controller.controller->get_node();
+  auto refused = [&](const rclcpp::Parameter & p) { return !node->set_parameter(p).successful; };
+  EXPECT_TRUE(refused(rclcpp::Parameter("stiffness", std::vector<double>{inf, 1, 1, 1, 1, 1})));
+  EXPECT_TRUE(refused(rclcpp::Parameter("damping_ratio", inf)));
+  EXPECT_TRUE(refused(rclcpp::Parameter("damping_ratio", nan)));
+  EXPECT_TRUE(refused(rclcpp::Parameter("null_space_stiffness", std::vector<double>{1.0, 2.0, 3.0})));
+  EXPECT_TRUE(refused(rclcpp::Parameter("null_space_stiffness", std::vector<double>{inf})));
+  EXPECT_TRUE(refused(rclcpp::Parameter("posture", std::vector<double>{0.0, 0.1})));
+  EXPECT_TRUE(refused(rclcpp::Parameter("posture", std::vector<double>(7, nan))));
+  EXPECT_TRUE(refused(rclcpp::Parameter("max_force", nan)));
+  EXPECT_TRUE(refused(rclcpp::Parameter("max_torque_rate", inf)));
+  EXPECT_TRUE(refused(rclcpp::Parameter("hold_damping", std::vector<double>{1.0, 2.0})));
+  Loop<OperationalSpaceController> osc("");
+  auto osc_node = osc.controller.controller->get_node();
+  EXPECT_FALSE(osc_node->set_parameter(rclcpp::Parameter("kp", std::vector<double>(5, 10.0))).successful);
+  EXPECT_FALSE(osc_node->set_parameter(rclcpp::Parameter("omega", std::vector<double>{inf, 1, 1, 1, 1, 1})).successful);
+  EXPECT_FALSE(osc_node->set_parameter(rclcpp::Parameter("xi", std::vector<double>{1.0})).successful);
+  loop.run(0.2);  // still running on its configured values
+  EXPECT_EQ(loop.controller.controller->core().status() & robot_dynamics_control::TICK_FAULT, 0);
+}
+
+TEST_F(TaskSpace, APostureBeyondTheLimitsIsHeldAtThem)
+{
+  // the null-space posture is a joint reference: 5 rad is clamped to each joint's upper limit
+  Loop<CartesianImpedanceController> loop("    posture: [5.0]\n    null_space_stiffness: [50.0]\n");
+  loop.run(3.0);
+  const auto & c = loop.controller.controller->core();
+  for (int k = 0; k < 7; ++k) {
+    EXPECT_LE(loop.hw->positions()[static_cast<size_t>(k)], c.upper[static_cast<size_t>(k)]) << "joint " << k;
+    EXPECT_GE(loop.hw->positions()[static_cast<size_t>(k)], c.lower[static_cast<size_t>(k)]) << "joint " << k;
+  }
+}
+
 TEST_F(TaskSpace, DeactivationHoldsTheGravityTorqueOfThePose)
 {
   Loop<CartesianImpedanceController> loop("");

@@ -11,12 +11,32 @@ module can define its test classes, skipped, where a component it needs is missi
 
 from __future__ import annotations
 
+import importlib
 import time
 import unittest
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["ProbeTestCase"]
+__all__ = ["ProbeTestCase", "included_launch", "ros_message"]
+
+
+def ros_message(type_name: str) -> Any:
+    """The rclpy message class of ``type_name`` ("geometry_msgs/msg/PoseStamped"), imported when
+    asked (a launch test outside this package needs no ROS import of its own)."""
+    package, kind, name = type_name.split("/")
+    return getattr(importlib.import_module(f"{package}.{kind}"), name)
+
+
+def included_launch(path: str, arguments: Mapping[str, str]) -> Any:
+    """A launch test's description: the launch file ``path`` with ``arguments``, then
+    launch_testing's ReadyToTest."""
+    from launch import LaunchDescription
+    from launch.actions import IncludeLaunchDescription
+    from launch.launch_description_sources import PythonLaunchDescriptionSource
+    from launch_testing.actions import ReadyToTest
+
+    arm = IncludeLaunchDescription(PythonLaunchDescriptionSource(path), launch_arguments=dict(arguments).items())
+    return LaunchDescription([arm, ReadyToTest()])
 
 
 class ProbeTestCase(unittest.TestCase):

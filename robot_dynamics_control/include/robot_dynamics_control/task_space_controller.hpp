@@ -155,6 +155,9 @@ protected:
     } else if (!this->core_.to_model_order(this->params_.posture, posture_)) {
       return false;
     }
+    for (int k : this->core_.index()) {  // the posture, a joint reference, within the position limits
+      posture_[static_cast<size_t>(k)] = this->core_.clamp_position(k, posture_[static_cast<size_t>(k)]);
+    }
     for (int k : this->core_.others()) {  // not commanded: no posture task on them
       null_stiffness_[static_cast<size_t>(k)] = 0.0;
     }
@@ -187,7 +190,9 @@ protected:
     if (rd_task_space(&this->core_.model(), &state, &task, &out, &this->core_.work()) != RD_OK) {
       hold_.T[0] = kNaN;  // no pose: the law refuses it (a law fault, the stop behaviour)
     }
-    hold_posture_ = this->core_.q;
+    for (int k = 0; k < this->core_.nq(); ++k) {  // within the limits, whatever the state read
+      hold_posture_[static_cast<size_t>(k)] = this->core_.clamp_position(k, this->core_.q[static_cast<size_t>(k)]);
+    }
     if (this->params_.posture.empty()) {
       posture_ = hold_posture_;
     } else {
