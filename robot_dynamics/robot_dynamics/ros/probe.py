@@ -33,10 +33,10 @@ def included_launch(path: str, arguments: Mapping[str, str]) -> Any:
     from launch import LaunchDescription
     from launch.actions import IncludeLaunchDescription
     from launch.launch_description_sources import PythonLaunchDescriptionSource
-    from launch_testing.actions import ReadyToTest
 
+    ready = importlib.import_module("launch_testing.actions").ReadyToTest  # a test-only package
     arm = IncludeLaunchDescription(PythonLaunchDescriptionSource(path), launch_arguments=dict(arguments).items())
-    return LaunchDescription([arm, ReadyToTest()])
+    return LaunchDescription([arm, ready()])
 
 
 class ProbeTestCase(unittest.TestCase):
