@@ -54,30 +54,34 @@ MAX_SOLVES = 40
 
 
 def path_through(waypoints: ArrayLike) -> PathFunction:
-    """The path through ``waypoints`` (K, n), K >= 2: a C2 cubic spline (scipy's CubicSpline,
+    """The path through ``waypoints`` (K, n), K >= 2: a C2 cubic spline (scipy's CubicSpline's,
     not-a-knot ends) on the chord-length parameter s in [0, 1] (s_k proportional to the summed
-    distances |q_k - q_(k-1)|). Two waypoints give the straight line, three a parabola.
+    distances |q_k - q_(k-1)|). Two waypoints give the straight line, three a parabola. The
+    spline's coefficients come from the engine (rd_spline_through: scipy's equations, the same
+    polynomials to round-off), held as a scipy PPoly.
 
     Returns:
         ``path(s, order)``: q (order 0), dq/ds (1) or d2q/ds2 (2) at s (N,), each (N, n).
     """
-    from scipy.interpolate import CubicSpline
+    from scipy.interpolate import PPoly
 
-    q = np.asarray(waypoints, dtype=float)
+    from ..engine import engine
+
+    q = np.ascontiguousarray(waypoints, dtype=float)
     if q.ndim != 2 or q.shape[0] < 2 or q.shape[1] < 1:
         raise InputError(f"waypoints: expected an array (K, n) with K >= 2, got shape {q.shape}")
-    if not np.all(np.isfinite(q)):
+    if q.shape[0] == 2:  # not-a-knot needs 3 points; two points are the straight line
+        status = -2 if not np.all(np.isfinite(q)) else (0 if np.array_equal(q[0], q[1]) else -1)
+    else:
+        s, c = np.empty(q.shape[0]), np.empty((4, q.shape[0] - 1, q.shape[1]))
+        status = engine().spline_through(q, s, c)
+    if status == -2:
         raise InputError("waypoints: contain NaN or infinite values")
-    step = np.linalg.norm(np.diff(q, axis=0), axis=1)
-    if np.any(step == 0.0):
-        k = int(np.argmin(step))
-        raise InputError(f"waypoints: {k} and {k + 1} are equal; a path needs distinct consecutive waypoints")
-    s = np.concatenate(([0.0], np.cumsum(step)))
-    s /= s[-1]
-    s[-1] = 1.0
-    if q.shape[0] == 2:  # scipy's not-a-knot needs 3 points; two points are the straight line
+    if status >= 0:
+        raise InputError(f"waypoints: {status} and {status + 1} are equal; a path needs distinct consecutive waypoints")
+    if q.shape[0] == 2:
         return _Line(q[0], q[1])
-    return CubicSpline(s, q, bc_type="not-a-knot", axis=0)  # type: ignore[no-any-return]
+    return PPoly.construct_fast(c, s)  # type: ignore[no-any-return]
 
 
 class _Line:

@@ -709,6 +709,14 @@ typedef struct {
  * with a value that is not finite (0 also for an order beyond RD_PPOLY_MAX_ORDER). */
 int rd_ppoly_derivatives(const rd_ppoly *pp, int n, const double *s, double *q, double *dq, double *ddq);
 
+/* The path through K >= 3 waypoints y (K x nq, row-major) that robot_dynamics.trajectory.path_through
+ * documents: the C2 cubic spline with not-a-knot ends (scipy's CubicSpline, its equations) on the
+ * chord-length parameter s (K, written: s_k = sum of |y_j - y_(j-1)| up to k over the total, s_0 = 0,
+ * s_(K-1) = 1). c (4 x (K - 1) x nq, rd_ppoly's layout) written; work: 3 K + K nq doubles. Returns
+ * -1, -2 when a waypoint is not finite, or k when waypoints k and k + 1 are equal. The tridiagonal
+ * system of the slopes is solved by Gaussian elimination with partial pivoting (LAPACK's dgtsv). */
+int rd_spline_through(int K, int nq, const double *y, double *s, double *c, double *work);
+
 /* The coefficients of the joint torques along a path at n of its points (path->q, ->qd = q' = dq/ds,
  * ->qdd = q'' = d2q/ds2: rows of nq values), friction left out: a = A(q) q' (n x nq),
  * b = A(q) q'' + C(q, q') q' (n x nq) and g = Q(q) (n x nq) under gravity (3, base axes; NULL: the

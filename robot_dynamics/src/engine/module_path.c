@@ -165,6 +165,29 @@ static PyObject *py_ppoly_derivatives(PyObject *self, PyObject *args)
     return PyLong_FromLong(rd_ppoly_derivatives(&pp, (int)n, sv, q, dq, ddq));
 }
 
+static PyObject *py_spline_through(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *Y, *S, *C;
+    if (!PyArg_ParseTuple(args, "OOO", &Y, &S, &C))
+        return NULL;
+    if (!PyArray_Check(Y) || PyArray_NDIM((PyArrayObject *)Y) != 2)
+        return PyErr_Format(PyExc_ValueError, "Y: expected a (K, nq) float64 array");
+    const npy_intp K = PyArray_DIM((PyArrayObject *)Y, 0), nq = PyArray_DIM((PyArrayObject *)Y, 1);
+    if (K < 3 || nq < 1 || K * (nq + 3) > INT_MAX / 4)
+        return PyErr_Format(PyExc_ValueError, "Y: expected at least 3 waypoints of at least one joint");
+    const double *y;
+    double *s, *c, *work;
+    if (!(y = path_array(Y, "Y", K * nq, 0)) || !(s = path_array(S, "S", K, 1)) ||
+        !(c = path_array(C, "C", 4 * (K - 1) * nq, 1)))
+        return NULL;
+    if (!(work = PyMem_Malloc(sizeof(double) * (size_t)(K * (nq + 3)))))
+        return PyErr_NoMemory();
+    const int status = rd_spline_through((int)K, (int)nq, y, s, c, work);
+    PyMem_Free(work);
+    return PyLong_FromLong(status);
+}
+
 static PyMethodDef path_methods[] = {
     {"time_optimal", py_time_optimal, METH_VARARGS,
      "time_optimal(model, s, a, b, g, dq, knot, T, limit, vmax, speed_friction, max_solves, tolerance, x, u, K_lo, K_hi) -> "
@@ -178,6 +201,9 @@ static PyMethodDef path_methods[] = {
     {"ppoly_derivatives", py_ppoly_derivatives, METH_VARARGS,
      "ppoly_derivatives(x, c, s, Q, DQ, DDQ) -> -1, or the first derivative not finite: engine.h's "
      "rd_ppoly_derivatives of scipy's PPoly (x, c) at s; Q, DQ, DDQ (n, nq) written"},
+    {"spline_through", py_spline_through, METH_VARARGS,
+     "spline_through(Y, S, C) -> -1, -2 (a waypoint not finite) or k (waypoints k and k + 1 equal): engine.h's "
+     "rd_spline_through; S (K) and C (4, K - 1, nq) written"},
     {NULL, NULL, 0, NULL},
 };
 

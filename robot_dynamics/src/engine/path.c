@@ -171,3 +171,115 @@ int rd_path_coefficients(const rd_model *m, int n, const rd_input *path, const d
     const size_t size = (size_t)n * nq;
     return rd_finite(a, (int)size) && rd_finite(b, (int)size) && rd_finite(g, (int)size) ? RD_OK : RD_BAD_OUTPUT;
 }
+
+/* The slopes d (K x nq) of the spline from its tridiagonal system: rows k of sub[k] d_(k-1) +
+ * diag[k] d_k + sup[k] d_(k+1) = d_k's right-hand side (in d, overwritten), Gaussian elimination
+ * with partial pivoting (LAPACK's dgtsv; fill, the second superdiagonal, in sub). 0, or -1 when
+ * singular. */
+static int tridiagonal_solve(int K, int nq, double *sub, double *diag, double *sup, double *d)
+{
+    for (int i = 0; i + 1 < K; ++i) {
+        double *r0 = d + (size_t)i * nq, *r1 = r0 + nq;
+        const double below = sub[i + 1]; /* row i + 1's entry in column i */
+        if (fabs(diag[i]) >= fabs(below)) {
+            if (diag[i] == 0.0)
+                return -1;
+            const double f = below / diag[i];
+            diag[i + 1] -= f * sup[i];
+            for (int k = 0; k < nq; ++k)
+                r1[k] -= f * r0[k];
+            sub[i] = 0.0; /* no fill */
+        } else {                                /* rows i and i + 1 exchanged */
+            const double f = diag[i] / below, t = diag[i + 1];
+            diag[i] = below;
+            diag[i + 1] = sup[i] - f * t;
+            sub[i] = i + 2 < K ? sup[i + 1] : 0.0; /* the fill at (i, i + 2) */
+            if (i + 2 < K)
+                sup[i + 1] = -f * sub[i];
+            sup[i] = t;
+            for (int k = 0; k < nq; ++k) {
+                const double v = r0[k];
+                r0[k] = r1[k], r1[k] = v - f * r1[k];
+            }
+        }
+    }
+    if (diag[K - 1] == 0.0)
+        return -1;
+    for (int i = K - 1; i >= 0; --i) {
+        double *r = d + (size_t)i * nq;
+        for (int k = 0; k < nq; ++k) {
+            double v = r[k];
+            if (i + 1 < K)
+                v -= sup[i] * r[nq + k];
+            if (i + 2 < K)
+                v -= sub[i] * r[2 * nq + k];
+            r[k] = v / diag[i];
+        }
+    }
+    return 0;
+}
+
+int rd_spline_through(int K, int nq, const double *y, double *s, double *c, double *work)
+{
+    double *sub = work, *diag = sub + K, *sup = diag + K, *d = sup + K;
+    if (!rd_finite(y, K * nq))
+        return -2;
+    s[0] = 0.0;
+    for (int i = 0; i + 1 < K; ++i) { /* the chord lengths */
+        double sq = 0.0;
+        for (int k = 0; k < nq; ++k) {
+            const double e = y[(size_t)(i + 1) * nq + k] - y[(size_t)i * nq + k];
+            sq += e * e;
+        }
+        if (sq == 0.0)
+            return i;
+        s[i + 1] = s[i] + sqrt(sq);
+    }
+    for (int i = 1; i < K; ++i)
+        s[i] /= s[K - 1];
+    s[K - 1] = 1.0;
+    const size_t P = (size_t)(K - 1) * nq; /* one coefficient's stride in c */
+    double *slope = c;                     /* (y_(i+1) - y_i) / h_i, kept in c's lowest power until the end */
+    for (int i = 0; i + 1 < K; ++i)
+        for (int k = 0; k < nq; ++k)
+            slope[(size_t)i * nq + k] = (y[(size_t)(i + 1) * nq + k] - y[(size_t)i * nq + k]) / (s[i + 1] - s[i]);
+    /* the slopes' equations, scipy's CubicSpline: interior rows h_i d_(i-1) + 2 (h_(i-1) + h_i) d_i +
+     * h_(i-1) d_(i+1) = 3 (h_i m_(i-1) + h_(i-1) m_i); not-a-knot ends (the third derivative
+     * continuous at s_1 and s_(K-2)); three waypoints: the parabola (d_0 + d_1 = 2 m_0, d_1 + d_2 = 2 m_1) */
+    const double h0 = s[1] - s[0], h1 = s[2] - s[1], hl = s[K - 1] - s[K - 2], hm = s[K - 2] - s[K - 3];
+    for (int i = 1; i + 1 < K; ++i) {
+        const double hp = s[i] - s[i - 1], hn = s[i + 1] - s[i];
+        sub[i] = hn, diag[i] = 2.0 * (hp + hn), sup[i] = hp;
+        for (int k = 0; k < nq; ++k)
+            d[(size_t)i * nq + k] = 3.0 * (hn * slope[(size_t)(i - 1) * nq + k] + hp * slope[(size_t)i * nq + k]);
+    }
+    const double *m0 = slope, *m1 = slope + nq, *ml = slope + (size_t)(K - 2) * nq, *mm = ml - nq;
+    double *d0 = d, *dl = d + (size_t)(K - 1) * nq;
+    if (K == 3) {
+        sub[0] = 0.0, diag[0] = 1.0, sup[0] = 1.0, sub[2] = 1.0, diag[2] = 1.0, sup[2] = 0.0;
+        for (int k = 0; k < nq; ++k)
+            d0[k] = 2.0 * m0[k], dl[k] = 2.0 * ml[k];
+    } else {
+        const double w0 = s[2] - s[0], wl = s[K - 1] - s[K - 3];
+        sub[0] = 0.0, diag[0] = h1, sup[0] = w0;
+        sub[K - 1] = wl, diag[K - 1] = hm, sup[K - 1] = 0.0;
+        for (int k = 0; k < nq; ++k) {
+            d0[k] = ((h0 + 2.0 * w0) * h1 * m0[k] + h0 * h0 * m1[k]) / w0;
+            dl[k] = (hl * hl * mm[k] + (2.0 * wl + hl) * hm * ml[k]) / wl;
+        }
+    }
+    if (tridiagonal_solve(K, nq, sub, diag, sup, d))
+        return K - 2; /* not reached for distinct waypoints */
+    for (int i = 0; i + 1 < K; ++i) { /* scipy's coefficients from the slopes, highest power first */
+        const double h = s[i + 1] - s[i];
+        for (int k = 0; k < nq; ++k) {
+            const size_t o = (size_t)i * nq + k;
+            const double m = slope[o], da = d[o], db = d[o + nq], t = (da + db - 2.0 * m) / h;
+            c[o] = t / h;
+            c[P + o] = (m - da) / h - t;
+            c[2 * P + o] = da;
+            c[3 * P + o] = y[o];
+        }
+    }
+    return -1;
+}
