@@ -57,9 +57,9 @@ def as_limits(x: ArrayLike | None, n: int, what: str) -> Array | None:
         arr = np.full(n, float(arr))
     if arr.shape != (n,):
         raise InputError(f"{what}: expected a scalar or shape ({n},), got shape {arr.shape}")
-    if np.any(np.isnan(arr)):
-        raise InputError(f"{what}: contains NaN")
-    if np.any(arr <= 0.0):
+    if not (arr > 0.0).all():  # NaN fails the test too
+        if np.isnan(arr).any():
+            raise InputError(f"{what}: contains NaN")
         raise InputError(f"{what}: limits must be > 0 (inf for unlimited), got {arr.tolist()}")
     return arr
 

@@ -127,7 +127,7 @@ def _grid(count: int, knots: Array) -> tuple[Array, Array]:
         return s, flags
     step = 1.0 / (count - 1)
     # each knot's nearest point, judged before any moves (a spline has a few knots: no arrays needed)
-    nearest = [(k, int(np.rint(k / step))) for k in knots.tolist()]
+    nearest = [(k, round(k / step)) for k in knots.tolist()]  # half to even, as np.rint
     near = [(k, j) for k, j in nearest if 0 < j < count - 1 and abs(float(s[j]) - k) <= step / 3.0]
     for k, j in near:
         s[j] = k
@@ -244,9 +244,9 @@ class _Dynamics:
         self.gravity = np.asarray(model.gravity if gravity is None else gravity, dtype=float)
         self._rnea, self._friction = rnea, joint_friction
         # viscous friction and Stribeck's decay depend on the speed; Coulomb's sign alone does not
-        stribeck = model.static_friction is not None and bool(np.any(model.static_friction != model.coulomb))
-        self.speed_dependent = friction and (bool(np.any(model.viscous != 0.0)) or stribeck)
-        self.has_friction = friction and (self.speed_dependent or bool(np.any(model.coulomb != 0.0)))
+        stribeck = friction and model.static_friction is not None and bool((model.static_friction != model.coulomb).any())
+        self.speed_dependent = friction and (bool((model.viscous != 0.0).any()) or stribeck)
+        self.has_friction = friction and (self.speed_dependent or bool((model.coulomb != 0.0).any()))
 
     def coefficients(self, q: Array, dq: Array, ddq: Array) -> tuple[Array, Array, Array]:
         """a = M q', b = M q'' + C(q, q') q', g(q): each (N, nq), the engine's rd_path_coefficients
@@ -292,7 +292,7 @@ class TimeOptimalTrajectory(Trajectory):
     def __init__(self, path: PathFunction, grid: Array, x: Array, u: Array, dynamics: _Dynamics, **info: Any):
         self.path, self.grid, self.u_grid = path, grid, u
         self.sd_grid = np.sqrt(np.maximum(x, 0.0))
-        dt = 2.0 * np.diff(grid) / (self.sd_grid[:-1] + self.sd_grid[1:])
+        dt = 2.0 * (grid[1:] - grid[:-1]) / (self.sd_grid[:-1] + self.sd_grid[1:])
         self._t = np.concatenate(([0.0], np.cumsum(dt)))
         self.n = dynamics.model.nq
         self.duration = float(self._t[-1])
@@ -392,7 +392,7 @@ def _static_check(rows: _Rows, grid: Array, c: Array) -> None:
     """PathInfeasibleError at the first grid point whose static torques (gravity, and the friction
     of starting along the path) exceed a limit: no timing can hold such a point."""
     over = np.abs(c) > rows.limit * (1.0 + CHECK_TOLERANCE)
-    if np.any(over):
+    if over.any():
         i, k = np.argwhere(over)[0]
         name, what = rows.describe(int(k), float(c[i, k]))
         raise PathInfeasibleError(
@@ -417,8 +417,9 @@ def _solve(model: RobotModel, dyn: _Dynamics, rows: _Rows, grid: Array, coeffici
     if status != 0:
         raise InputError(f"time_optimal: the timing kept exceeding a limit between grid points after {solves} "
                          "solves; try more grid_points")
-    if np.any((x[:-1] == 0.0) & (x[1:] == 0.0)):
-        return x, u, K_hi, -1 - int(np.flatnonzero((x[:-1] == 0.0) & (x[1:] == 0.0))[0])
+    stopped = (x[:-1] == 0.0) & (x[1:] == 0.0)
+    if stopped.any():
+        return x, u, K_hi, -1 - int(np.flatnonzero(stopped)[0])
     return x, u, K_hi, solves
 
 
@@ -473,7 +474,7 @@ def time_optimal(
     rows = _Rows(model, torque, motor, acceleration)
     grid, knot = _grid(int(grid_points), _knots(fn))
     q, dq, ddq = _evaluate(fn, grid, model.nq)
-    if rows.m == 0 and not np.any(np.isfinite(velocity)):
+    if rows.m == 0 and not np.isfinite(velocity).any():
         raise InputError("time_optimal: no velocity, acceleration or torque limit bounds the motion")
     dyn = _Dynamics(model, gravity, friction)
     a_tau, b_tau, g_tau = dyn.coefficients(q, dq, ddq)

@@ -645,7 +645,9 @@ typedef struct {
                               * (timing.c's chord-plus-error bound), and x within the bounds */
     int keep;                /* 0: every controllable set computed; k > 0: those of the last k points kept
                               * from the previous call on t (its defining set), whose rows differed from
-                              * these only on the segments below point n - k */
+                              * these only on the segments below point n - k; where the forward pass
+                              * meets that call's x at or above point n - k, t's x and u from there on
+                              * are that call's (kept) */
 } rd_path_constraints;
 
 typedef struct {

@@ -285,9 +285,12 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
     if (x < K_lo[0] - RD_TOPP_TOL * (1.0 + K_lo[0]) || x > K_hi[0] + RD_TOPP_TOL * (1.0 + K_hi[0]))
         return 0;
     t->x[0] = x;
+    /* with kept segments, those from point n - keep on have the last pass's rows and next sets: where
+     * the timing meets the last pass's x there, the rest of that pass's timing is this one's */
+    const int same_from = keep > 0 ? n - keep : n;
     for (int i = 0; i < n - 1; ++i) {
         const int k = segment_rows(p, K_lo, K_hi, i, h);
-        const double d = p->s[i + 1] - p->s[i];
+        const double d = p->s[i + 1] - p->s[i], before = t->x[i + 1];
         double u;
         if (greedy_u(h, k, x, &u))
             return i;
@@ -297,6 +300,8 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
             next = p->x_end;
         t->u[i] = (next - x) / (2.0 * d); /* the u that reaches the (clamped) next state */
         t->x[i + 1] = x = next;
+        if (i + 1 >= same_from && next == before)
+            break;
     }
     return -1;
 }
