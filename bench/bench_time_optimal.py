@@ -14,9 +14,12 @@ sides, the Panda's fingers fixed as in bench_core.py; --robots adds bundled robo
 path (seeded; --waypoints waypoints drawn uniformly inside the joint limits, each range cut to
 [-pi, pi], or in its middle --span):
 
-* the path: scipy's CubicSpline (not-a-knot) through the waypoints on the chord-length parameter
-  s in [0, 1], given as it is to ``robot_dynamics.trajectory.time_optimal``, and to toppra as
-  ``toppra.SplineInterpolator(ss, waypoints)`` with the same ss (the same spline);
+* the path: the cubic spline (not-a-knot) through the waypoints on the chord-length parameter
+  s in [0, 1]: ``robot_dynamics.trajectory.time_optimal`` is given the waypoints (its documented
+  ``path_through``, the same spline: checked against scipy's CubicSpline(ss, waypoints) to 1e-12
+  on every path), toppra ``toppra.SplineInterpolator(ss, waypoints)`` with the same ss; ours is
+  also timed given scipy's CubicSpline object as a planner would hand it over (shown, not the goal:
+  most of the difference is scipy's spline construction);
 * the limits: the description's velocity and effort limits, no friction (the Panda's viscous
   damping is dropped); toppra gets ``JointVelocityConstraint`` and ``JointTorqueConstraint`` with
   Pinocchio's rnea as its inverse dynamics, --grid grid points uniform in s, the seidel solver,
@@ -140,17 +143,33 @@ def random_paths(case: Case, count: int, waypoints: int, seed: int, span: float 
 Timed = tuple[float, Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]]
 
 
-def ours(case: Case, ss: np.ndarray, wp: np.ndarray, grid: int, acceleration: float | None = None) -> Timed:
-    """time_optimal on the spline: the torque limits, or a flat acceleration limit and none."""
+def ours(case: Case, ss: np.ndarray, wp: np.ndarray, grid: int, acceleration: float | None = None,
+         spline: bool = False) -> Timed:
+    """time_optimal from the waypoints (spline: given scipy's CubicSpline(ss, wp), the same path):
+    the torque limits, or a flat acceleration limit and none."""
     from robot_dynamics.trajectory import time_optimal
 
+    path = CubicSpline(ss, wp) if spline else wp
     if acceleration is None:
-        traj = time_optimal(case.model, CubicSpline(ss, wp), velocity_limit=case.velocity,
+        traj = time_optimal(case.model, path, velocity_limit=case.velocity,
                             torque_limit=case.effort, grid_points=grid, friction=False)
     else:
-        traj = time_optimal(case.model, CubicSpline(ss, wp), velocity_limit=case.velocity,
+        traj = time_optimal(case.model, path, velocity_limit=case.velocity,
                             acceleration_limit=acceleration, torque_limit=np.inf, grid_points=grid, friction=False)
     return traj.duration, traj.sample
+
+
+def same_spline(ss: np.ndarray, wp: np.ndarray) -> None:
+    """path_through(wp), the path time_optimal makes of the waypoints, is scipy's CubicSpline(ss, wp)
+    (the path toppra's SplineInterpolator holds) to 1e-12 of its scale, derivatives 0, 1, 2."""
+    from robot_dynamics.trajectory import path_through
+
+    t = np.linspace(0.0, 1.0, 2001)
+    mine, scipy = path_through(wp), CubicSpline(ss, wp)
+    for order in (0, 1, 2):
+        a, b = mine(t, order), scipy(t, order)
+        if not np.abs(a - b).max() <= 1e-12 * max(1.0, np.abs(b).max()):
+            raise AssertionError(f"path_through differs from CubicSpline(ss, wp) in derivative {order}")
 
 
 def toppra_timing(case: Case, ss: np.ndarray, wp: np.ndarray, grid: int, scheme: str,
@@ -206,8 +225,10 @@ def measure(case: Case, index: int, ss: np.ndarray, wp: np.ndarray, args: argpar
     """Both libraries on one path: first call, --repeat warm calls in alternating order, the
     durations and the excesses of the 1 kHz resampling; then the flat-acceleration timing."""
     row = Row(case.name, index)
+    same_spline(ss, wp)
     solvers = {"ours": lambda: ours(case, ss, wp, args.grid),
-               "toppra": lambda: toppra_timing(case, ss, wp, args.grid, args.scheme, output=args.output)}
+               "toppra": lambda: toppra_timing(case, ss, wp, args.grid, args.scheme, output=args.output),
+               "ours, CubicSpline": lambda: ours(case, ss, wp, args.grid, spline=True)}
     results = {}
     for name, fn in solvers.items():
         row.first[name], results[name] = clock(fn)
@@ -219,6 +240,8 @@ def measure(case: Case, index: int, ss: np.ndarray, wp: np.ndarray, args: argpar
     for name in names:
         row.warm[name] = float(np.median(warm[name]))
         row.duration[name] = results[name][0]
+        if name == "ours, CubicSpline":
+            continue
         row.torque[name], row.velocity[name] = excess(case, results[name])
     if args.flat != "none":
         row.flat_acceleration, row.flat_duration = flat_acceleration(case, flat_timer(case, ss, wp, args, row))
@@ -379,14 +402,16 @@ def toppra_tables(rows: list[Row], args: argparse.Namespace) -> list[dict]:
     timing = [[r.robot, str(r.path), f"{r.duration['ours']:.4f}", f"{r.duration['toppra']:.4f}",
                f"{r.duration['ours'] / r.duration['toppra']:.4f}",
                f"{r.warm['ours'] * 1e3:.2f}", f"{r.warm['toppra'] * 1e3:.2f}", f"{r.warm['ours'] / r.warm['toppra']:.3f}",
-               f"{r.first['ours'] * 1e3:.2f}", f"{r.first['toppra'] * 1e3:.2f}"] for r in rows]
+               f"{r.first['ours'] * 1e3:.2f}", f"{r.first['toppra'] * 1e3:.2f}",
+               f"{r.warm['ours, CubicSpline'] * 1e3:.2f}", f"{r.warm['ours, CubicSpline'] / r.warm['toppra']:.3f}"]
+              for r in rows]
     limits = [[r.robot, str(r.path), _pct(r.torque["ours"]), _pct(r.torque["toppra"]),
                _pct(r.velocity["ours"]), _pct(r.velocity["toppra"])] for r in rows]
     return [
         _table(f"Against toppra, {args.grid} grid points ({args.scheme}, {args.output} output): durations [s] (goal: ratio <= {GOALS['duration']}) "
                f"and compute times [ms] (warm: median of {args.repeat}; goal: ratio <= {GOALS['compute']})",
                ["robot", "path", "ours [s]", "toppra [s]", "ratio", "ours warm", "toppra warm", "ratio", "ours first",
-                "toppra first"], timing),
+                "toppra first", "ours warm, CubicSpline given", "ratio"], timing),
         _table("Resampled at 1 kHz, Pinocchio's rnea for both: max |tau|/limit - 1 and max |qd|/limit - 1 "
                f"(positive: a violation; goal: ours <= {GOALS['violation']:g})",
                ["robot", "path", "torque, ours", "torque, toppra", "velocity, ours", "velocity, toppra"], limits),
@@ -435,12 +460,13 @@ def write_csv(path: str, rows: list[Row]) -> None:
 
     head = ["robot", "path", "duration_ours_s", "duration_toppra_s", "warm_ours_s", "warm_toppra_s", "first_ours_s",
             "first_toppra_s", "torque_excess_ours", "torque_excess_toppra", "velocity_excess_ours",
-            "velocity_excess_toppra", "flat_acceleration", "flat_duration_s", "robot_flat_duration_s", "flat_fallbacks"]
+            "velocity_excess_toppra", "flat_acceleration", "flat_duration_s", "robot_flat_duration_s", "flat_fallbacks",
+            "warm_ours_cubicspline_s"]
     lines = [",".join(head)]
     for r in rows:
         values = [r.duration["ours"], r.duration["toppra"], r.warm["ours"], r.warm["toppra"], r.first["ours"],
                   r.first["toppra"], r.torque["ours"], r.torque["toppra"], r.velocity["ours"], r.velocity["toppra"],
-                  r.flat_acceleration, r.flat_duration, r.robot_flat_duration, r.flat_fallbacks]
+                  r.flat_acceleration, r.flat_duration, r.robot_flat_duration, r.flat_fallbacks, r.warm["ours, CubicSpline"]]
         lines.append(",".join([r.robot, str(r.path), *(f"{v:.9g}" for v in values)]))
     write_atomic(path, "\n".join(lines) + "\n")
 

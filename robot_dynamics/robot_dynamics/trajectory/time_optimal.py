@@ -119,24 +119,18 @@ def _knots(path: Any) -> Array:
 
 
 def _grid(count: int, knots: Array) -> tuple[Array, Array]:
-    """``count`` evenly spaced points on [0, 1] with the path's knots among them: the nearest point
-    moved onto a knot within a third of the step, else the knot added. Returns (s, knot flags)."""
-    s = np.linspace(0.0, 1.0, count)
-    flags = np.zeros(count)
-    if knots.size == 0:
-        return s, flags
-    step = 1.0 / (count - 1)
-    # each knot's nearest point, judged before any moves (a spline has a few knots: no arrays needed)
-    nearest = [(k, round(k / step)) for k in knots.tolist()]  # half to even, as np.rint
-    near = [(k, j) for k, j in nearest if 0 < j < count - 1 and abs(float(s[j]) - k) <= step / 3.0]
-    for k, j in near:
-        s[j] = k
-    if len(near) < len(nearest):
-        s = np.unique(np.concatenate((s, [k for k, j in nearest if (k, j) not in near])))
-        flags = np.zeros(s.size)
-    at = np.searchsorted(s, knots)
-    flags[at[(at < s.size) & (s[np.minimum(at, s.size - 1)] == knots)]] = 1.0
-    return s, flags
+    """``count`` evenly spaced points on [0, 1] with the path's knots among them: a knot's nearest
+    point moved onto it within a third of the step (one knot a point), else the knot added (the
+    engine's rd_path_grid). Returns (s, knot flags)."""
+    from ..engine import engine
+
+    knots = np.ascontiguousarray(knots, dtype=float)
+    s, flags = np.empty(count + knots.size), np.empty(count + knots.size)
+    size = engine().path_grid(count, knots, s, flags)
+    if size < 0:
+        knots = np.unique(knots)  # a callable's waypoints as given: sorted, each once
+        size = engine().path_grid(count, knots, s, flags)
+    return s[:size], flags[:size]
 
 
 def _evaluate(path: PathFunction, s: Array, nq: int) -> tuple[Array, Array, Array]:
@@ -281,7 +275,6 @@ class TimeOptimalTrajectory(Trajectory):
         iterations: the solves it took (the friction's fixed point and the tightening).
     """
 
-    controllable: Array
     torque_limit: Array
     motor_torque_limit: Array | None
     velocity_limit: Array
@@ -299,8 +292,14 @@ class TimeOptimalTrajectory(Trajectory):
         self._dynamics = dynamics
         self.rows: _Rows = info.pop("rows")
         self._point_rows = info.pop("point_rows")
+        self._K_hi: Array = info.pop("K_hi")
         for name, value in info.items():
             setattr(self, name, value)
+
+    @property
+    def controllable(self) -> Array:
+        """sdot of the controllable sets' upper bounds (G,) [1/s]."""
+        return np.sqrt(np.maximum(self._K_hi, 0.0))
 
     @property
     def grid_times(self) -> Array:
@@ -368,15 +367,15 @@ def _largest_x(a: Array, b: Array, c: Array, lo: Array, hi: Array, xmax: Array) 
 def _model_limits(model: RobotModel, velocity_limit: Any, acceleration_limit: Any, torque_limit: Any,
                   motor_torque_limit: Any) -> tuple[Array, Array, Array, Array | None]:
     nq = model.nq
-    inf = np.full(nq, np.inf)
 
-    def limit(x: Any, default: Array, what: str) -> Array:
+    def limit(x: Any, default: Callable[[], Array], what: str) -> Array:
         v = as_limits(x, nq, what)
-        return default.copy() if v is None else v
+        return default() if v is None else v
 
-    velocity = limit(velocity_limit, np.where(model.velocity_limit > 0, model.velocity_limit, np.inf), "velocity_limit")
-    acceleration = limit(acceleration_limit, inf, "acceleration_limit")
-    torque = limit(torque_limit, np.where(model.effort_limit > 0, model.effort_limit, np.inf), "torque_limit")
+    velocity = limit(velocity_limit, lambda: np.where(model.velocity_limit > 0, model.velocity_limit, np.inf),
+                     "velocity_limit")
+    acceleration = limit(acceleration_limit, lambda: np.full(nq, np.inf), "acceleration_limit")
+    torque = limit(torque_limit, lambda: np.where(model.effort_limit > 0, model.effort_limit, np.inf), "torque_limit")
     motor = as_limits(motor_torque_limit, nq, "motor_torque_limit")
     return velocity, acceleration, torque, motor
 
@@ -488,7 +487,7 @@ def time_optimal(
     if iterations < 0:
         _unreachable(rows, grid, c, -1 - iterations)
     return TimeOptimalTrajectory(
-        fn, grid, x, u, dyn, rows=rows, point_rows=point_rows, controllable=np.sqrt(np.maximum(K_hi, 0.0)),
+        fn, grid, x, u, dyn, rows=rows, point_rows=point_rows, K_hi=K_hi,
         torque_limit=torque, motor_torque_limit=motor, velocity_limit=velocity, acceleration_limit=acceleration,
         iterations=iterations, compute_time=time.perf_counter() - started)
 

@@ -719,6 +719,13 @@ int rd_ppoly_derivatives(const rd_ppoly *pp, int n, const double *s, double *q, 
  * system of the slopes is solved by Gaussian elimination with partial pivoting (LAPACK's dgtsv). */
 int rd_spline_through(int K, int nq, const double *y, double *s, double *c, double *work);
 
+/* time_optimal's grid on [0, 1]: count >= 2 evenly spaced points (s_j = j (1 / (count - 1)), the last
+ * 1, as NumPy's linspace) with the k knots (increasing, inside (0, 1)) among them: a knot's nearest
+ * interior point moved onto it where within a third of the step (one knot a point), else the knot
+ * added in order. s and flags (count + k each; flags 1 at the knots, else 0) written, work: k doubles;
+ * returns the points, or -1 when the knots are not increasing inside (0, 1). */
+int rd_path_grid(int count, int k, const double *knots, double *s, double *flags, double *work);
+
 /* The coefficients of the joint torques along a path at n of its points (path->q, ->qd = q' = dq/ds,
  * ->qdd = q'' = d2q/ds2: rows of nq values), friction left out: a = A(q) q' (n x nq),
  * b = A(q) q'' + C(q, q') q' (n x nq) and g = Q(q) (n x nq) under gravity (3, base axes; NULL: the

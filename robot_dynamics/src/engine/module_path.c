@@ -188,6 +188,30 @@ static PyObject *py_spline_through(PyObject *self, PyObject *args)
     return PyLong_FromLong(status);
 }
 
+static PyObject *py_path_grid(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int count;
+    PyObject *knots, *S, *F;
+    if (!PyArg_ParseTuple(args, "iOOO", &count, &knots, &S, &F))
+        return NULL;
+    if (count < 2 || !PyArray_Check(knots) || PyArray_NDIM((PyArrayObject *)knots) != 1)
+        return PyErr_Format(PyExc_ValueError, "path_grid: expected count >= 2 and knots (k,)");
+    const npy_intp k = PyArray_DIM((PyArrayObject *)knots, 0);
+    if (k > INT_MAX / 2 - count)
+        return PyErr_Format(PyExc_ValueError, "knots: too many");
+    const double *kv;
+    double *s, *f, *work;
+    if (!(kv = path_array(knots, "knots", k, 0)) || !(s = path_array(S, "S", count + k, 1)) ||
+        !(f = path_array(F, "F", count + k, 1)))
+        return NULL;
+    if (!(work = PyMem_Malloc(sizeof(double) * (size_t)(k + 1))))
+        return PyErr_NoMemory();
+    const int size = rd_path_grid(count, (int)k, kv, s, f, work);
+    PyMem_Free(work);
+    return PyLong_FromLong(size);
+}
+
 static PyMethodDef path_methods[] = {
     {"time_optimal", py_time_optimal, METH_VARARGS,
      "time_optimal(model, s, a, b, g, dq, knot, T, limit, vmax, speed_friction, max_solves, tolerance, x, u, K_lo, K_hi) -> "
@@ -201,6 +225,9 @@ static PyMethodDef path_methods[] = {
     {"ppoly_derivatives", py_ppoly_derivatives, METH_VARARGS,
      "ppoly_derivatives(x, c, s, Q, DQ, DDQ) -> -1, or the first derivative not finite: engine.h's "
      "rd_ppoly_derivatives of scipy's PPoly (x, c) at s; Q, DQ, DDQ (n, nq) written"},
+    {"path_grid", py_path_grid, METH_VARARGS,
+     "path_grid(count, knots, S, F) -> the points, or -1 (knots not increasing inside (0, 1)): engine.h's "
+     "rd_path_grid; S and F (count + len(knots)) written"},
     {"spline_through", py_spline_through, METH_VARARGS,
      "spline_through(Y, S, C) -> -1, -2 (a waypoint not finite) or k (waypoints k and k + 1 equal): engine.h's "
      "rd_spline_through; S (K) and C (4, K - 1, nq) written"},

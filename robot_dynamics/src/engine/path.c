@@ -283,3 +283,30 @@ int rd_spline_through(int K, int nq, const double *y, double *s, double *c, doub
     }
     return -1;
 }
+
+int rd_path_grid(int count, int k, const double *knots, double *s, double *flags, double *work)
+{
+    const double step = 1.0 / (count - 1);
+    for (int j = 0; j < count; ++j)
+        s[j] = j * step, flags[j] = 0.0;
+    s[count - 1] = 1.0;
+    int added = 0, taken = 0; /* the knots added (into work, in order) and the last point moved */
+    for (int q = 0; q < k; ++q) {
+        const double knot = knots[q];
+        if (!(knot > 0.0 && knot < 1.0) || (q > 0 && !(knot > knots[q - 1])))
+            return -1;
+        const double j = nearbyint(knot / step); /* half to even, as np.rint */
+        if (j > taken && j < count - 1 && fabs(s[(int)j] - knot) <= step / 3.0)
+            s[(int)j] = knot, flags[(int)j] = 1.0, taken = (int)j;
+        else
+            work[added++] = knot;
+    }
+    /* the added knots merged in from the back (none equals a point: each is more than a third of a
+     * step from its nearest) */
+    for (int a = added - 1, j = count - 1, out = count + added - 1; a >= 0; --out)
+        if (s[j] > work[a]) /* j >= 0 while a knot remains: s[0] = 0 is below every knot */
+            s[out] = s[j], flags[out] = flags[j], --j;
+        else
+            s[out] = work[a--], flags[out] = 1.0;
+    return count + added;
+}

@@ -30,6 +30,21 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #include <string.h>
 
+/* The vector loops compiled for AVX2 too, chosen at load time where the CPU has it (without FMA: the
+ * same doubles as the default build). */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define RD_TOPP_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef RD_TOPP_CLONES
+#define RD_TOPP_CLONES
+#endif
+
+/* Four values at once (a vector of four doubles: an AVX register, two SSE2 registers without AVX). */
+typedef double topp_x4 __attribute__((vector_size(32)));
+#pragma GCC diagnostic ignored "-Wpsabi" /* the four-value vectors pass to an always-inline function only */
+
 /* The working arrays of rd_time_optimal, bound in p->work (rd_time_optimal_work bytes). */
 typedef struct {
     double *b, *c, *lo, *hi; /* the solve's rows (n x m): b with the friction's secant, c with friction at 0+ */
@@ -45,7 +60,7 @@ typedef struct {
                               * quarter points ((n - 1) x (3 m + 3), rd_path_constraints' mid) */
     double *vshrink;         /* each segment's factor on those bounds, its velocity rows' tightening (n - 1) */
     double *vquarter;        /* x's bounds at each segment's quarter points before tightening ((n - 1) x 3) */
-    double *xm;              /* a segment's xmax_j at its five quarter points, their rise and q'_j / v_j
+    double *xm;              /* a segment's q'_j / v_j at its five quarter points (5 nq), (nq unused) and q'_j / v_j
                               * at its end (7 nq) */
     double *seen;            /* x (n) and u (n - 1) of the last check, and 1 where a segment passed it (n - 1) */
     void *lp;                /* rd_reachability_work(m) */
@@ -389,10 +404,24 @@ static int check_segment(const rd_topp_problem *p, topp_arrays *A, const rd_topp
     return exceeded;
 }
 
+/* out[e L + 0..4) = sum_c w[e][c] y[c stride + 0..4) for the three quarter points e: each lane the
+ * operations of the scalar sum, in its order. */
+static inline __attribute__((always_inline)) void quarter_x4(const double w[3][4], const double *y, int stride,
+                                                              double *out, int L)
+{
+    topp_x4 y0, y1, y2, y3;
+    memcpy(&y0, y, sizeof y0), memcpy(&y1, y + stride, sizeof y1);
+    memcpy(&y2, y + 2 * stride, sizeof y2), memcpy(&y3, y + 3 * stride, sizeof y3);
+    for (int e = 0; e < 3; ++e) {
+        const topp_x4 v = w[e][0] * y0 + w[e][1] * y1 + w[e][2] * y2 + w[e][3] * y3;
+        memcpy(out + e * L, &v, sizeof v);
+    }
+}
+
 /* Each segment's coefficients at its quarter points into A->quarter (coefficients_at's), the
  * Lagrange weights computed again only where the nodes' spacing relative to the segment changes
  * (on an evenly spaced grid: at the ends and around the knots). */
-static void quarter_coefficients(const rd_topp_problem *p, topp_arrays *A)
+RD_TOPP_CLONES static void quarter_coefficients(const rd_topp_problem *p, topp_arrays *A)
 {
     const int L = 3 * p->m + p->nq;
     const double *src[4] = {p->a, p->b, p->g, p->dq};
@@ -420,7 +449,12 @@ static void quarter_coefficients(const rd_topp_problem *p, topp_arrays *A)
         for (int q = 0, at = 0; q < 4; at += len[q], ++q) {
             const double *row = src[q] + (size_t)j0 * len[q];
             const int stride = len[q];
-            if (count == 4) /* the usual stencil, unrolled: each node read once for the three points */
+            if (count == 4 && stride >= 4) /* four values at once; the last four overlap the ones before */
+                for (int k0 = 0; k0 < stride; k0 += 4) {
+                    const int k = k0 + 4 <= stride ? k0 : stride - 4;
+                    quarter_x4(w, row + k, stride, out + at + k, L);
+                }
+            else if (count == 4) /* the usual stencil, unrolled: each node read once for the three points */
                 for (int k = 0; k < stride; ++k) {
                     const double y0 = row[k], y1 = row[stride + k], y2 = row[2 * stride + k], y3 = row[3 * stride + k];
                     for (int e = 0; e < 3; ++e)
@@ -466,22 +500,24 @@ static void midpoints(const rd_topp_problem *p, topp_arrays *A)
  * estimate of the same rise; at most half the bound, the check catching the rest). A straight path
  * at a constant speed limit has none.
  *
- * xmax_j at the five quarter points of segment i (INFINITY where joint j is unlimited or stops),
- * xm[0] from the previous segment's xm[4] (the segments in order); returns the largest second
- * difference of them (0 where one is infinite). */
-static double joint_xmax(const rd_topp_problem *p, const topp_arrays *A, int i, int j, double xm[5])
+ * c_j = q'_j / v_j at the five quarter points of segment i into c (0 where joint j is unlimited),
+ * c[0] the last segment's c[4] (the segments in order; *c_end holds it): xmax_j = 1 / c_j^2. */
+static void joint_speeds(const rd_topp_problem *p, const topp_arrays *A, int i, int j, double c[5])
 {
-    double *c_end = A->xm + 6 * p->nq + j; /* q'_j / v_j at the last segment's end: this one's start */
+    double *c_end = A->xm + 6 * p->nq + j;
+    for (int e = 0; e <= 4; ++e)
+        c[e] = e == 0 && i > 0 ? *c_end : quarter_dq(p, A, i, e)[j] * A->inv_vmax[j];
+    *c_end = c[4];
+}
+
+/* xmax_j at the five quarter points from c_j (INFINITY where joint j is unlimited or stops) into xm;
+ * returns the largest second difference of them (0 where one is infinite). */
+static double joint_xmax(const double c[5], double xm[5])
+{
     int finite = 1;
     for (int e = 0; e <= 4; ++e) {
-        const double c = e == 0 && i > 0 ? *c_end : quarter_dq(p, A, i, e)[j] * A->inv_vmax[j];
-        if (e > 0 || i == 0) /* else xm[0] is the last segment's xm[4], from the same c */
-            xm[e] = c != 0.0 ? 1.0 / (c * c) : INFINITY;
-        else
-            xm[0] = xm[4];
-        finite = finite && c != 0.0;
-        if (e == 4)
-            *c_end = c;
+        xm[e] = c[e] != 0.0 ? 1.0 / (c[e] * c[e]) : INFINITY;
+        finite = finite && c[e] != 0.0;
     }
     double rise = 0.0;
     for (int e = 1; e <= 3 && finite; ++e)
@@ -489,21 +525,31 @@ static double joint_xmax(const rd_topp_problem *p, const topp_arrays *A, int i, 
     return rise;
 }
 
+/* The bound at each quarter point is the smallest xmax_j, 1 / max_j c_j^2 (the same double); only a
+ * joint whose xmax_j comes within 1.5 times of it somewhere gets its xmax_j and their rise, the
+ * divisions (a joint with c_j^2 below 1 / 1.6 of the largest is not within 1.5 times after rounding). */
 static void velocity_bounds(const rd_topp_problem *p, topp_arrays *A)
 {
     const int nq = p->nq;
     for (int i = 0; i < p->n - 1; ++i) {
-        double low[5] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY}, bound[5];
+        double top[5] = {0.0, 0.0, 0.0, 0.0, 0.0}, low[5], bound[5];
         for (int j = 0; j < nq; ++j) { /* the bound without margins */
-            double *xm = A->xm + 5 * j;
-            A->xm[5 * nq + j] = joint_xmax(p, A, i, j, xm);
+            double *c = A->xm + 5 * j;
+            joint_speeds(p, A, i, j, c);
             for (int e = 0; e <= 4; ++e)
-                low[e] = MIN(low[e], xm[e]);
+                top[e] = MAX(top[e], c[e] * c[e]);
         }
         for (int e = 0; e <= 4; ++e)
-            bound[e] = low[e];
+            bound[e] = low[e] = top[e] != 0.0 ? 1.0 / top[e] : INFINITY;
         for (int j = 0; j < nq; ++j) {
-            const double *xm = A->xm + 5 * j, margin = 1.25 * 0.125 * A->xm[5 * nq + j];
+            const double *c = A->xm + 5 * j;
+            int near = 0;
+            for (int e = 0; e <= 4; ++e)
+                near |= c[e] * c[e] * 1.6 >= top[e] && top[e] != 0.0;
+            if (!near)
+                continue;
+            double xm[5];
+            const double margin = 1.25 * 0.125 * joint_xmax(c, xm);
             for (int e = 0; e <= 4 && margin > 0.0; ++e)
                 if (xm[e] <= 1.5 * low[e]) /* a joint near the bound (one far above it never holds x) */
                     bound[e] = MIN(bound[e], MAX(xm[e] - margin, 0.5 * xm[e]));

@@ -167,6 +167,16 @@ def test_phase_plane_curves_bound_the_profile():
     assert np.any(np.abs(sd[1:-1] - controllable[1:-1]) <= 1e-9 * controllable[1:-1])
 
 
+def test_two_knots_nearest_one_grid_point_are_both_in_the_grid():
+    """Knots at s = 0.5 and 0.52 on a grid of step 0.1: the point 0.5 takes the first, the second is
+    added; each flagged, so that no interpolation of the check spans a knot."""
+    model = rd.load_robot("planar2")
+    waypoints = np.array([[0.0, 0.0], [0.5, 0.0], [0.52, 0.0], [1.0, 0.0]])  # chord lengths 0.5, 0.02, 0.48
+    traj = time_optimal(model, waypoints, grid_points=11)
+    assert traj.grid.size == 12 and np.all(np.diff(traj.grid) > 0)
+    assert np.all(np.isin(path_through(waypoints).x, traj.grid))
+
+
 def lp_reference(s, a, b, c, lo, hi, xmax):
     """TOPP-RA's passes with scipy's LP solver (HiGHS), first-order interpolation, as the paper writes them."""
     n, m = a.shape
