@@ -648,6 +648,9 @@ typedef struct {
                               * these only on the segments below point n - k; where the forward pass
                               * meets that call's x at or above point n - k, t's x and u from there on
                               * are that call's (kept) */
+    int changed_from;        /* with keep: the rows differed from the last call's on no segment below this
+                              * one either; where a controllable set below it comes out as that call's,
+                              * the sets below are that call's, and so is the timing up to there (kept) */
 } rd_path_constraints;
 
 typedef struct {

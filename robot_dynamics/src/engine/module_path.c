@@ -28,7 +28,7 @@ static PyObject *py_reachability(PyObject *self, PyObject *args)
     const npy_intp n = PyArray_DIM((PyArrayObject *)a, 0), m = PyArray_DIM((PyArrayObject *)a, 1);
     if (n < 2 || n > INT_MAX / 4 || m > INT_MAX / 8)
         return PyErr_Format(PyExc_ValueError, "a: expected at least 2 grid points, got %zd", (Py_ssize_t)n);
-    p.n = (int)n, p.m = (int)m, p.mid = NULL, p.keep = 0;
+    p.n = (int)n, p.m = (int)m, p.mid = NULL, p.keep = 0, p.changed_from = 0;
     rd_path_timing t;
     t.defining = NULL;
     if (!(p.s = path_array(s, "s", n, 0)) || !(p.a = path_array(a, "a", n * m, 0)) ||

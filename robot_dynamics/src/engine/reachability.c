@@ -263,9 +263,11 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
         return n - 1;
     if (keep > 1) /* the order the kept pass reached this segment with: the same LPs as a whole pass */
         first[0] = t->defining[2 * (n - keep)], first[1] = t->defining[2 * (n - keep) + 1];
+    const int below = keep > 0 ? MAX(p->changed_from, 0) : 0; /* segments with the last call's rows */
+    int lowest = 0; /* the lowest point whose controllable set may differ from the last call's */
     for (int i = n - 1 - MAX(keep, 1); i >= 0; --i) {
         const int k = segment_rows(p, K_lo, K_hi, i, h);
-        const double xh = MIN(p->xmax[i], RD_TOPP_X_BOUND);
+        const double xh = MIN(p->xmax[i], RD_TOPP_X_BOUND), was_lo = K_lo[i], was_hi = K_hi[i];
         double u0;
         defining_first(h, k, first, moved);
         if (lp_x(h, k, 1.0, 0.0, xh, K_hi + i, active))
@@ -280,15 +282,22 @@ int rd_reachability(const rd_path_constraints *p, rd_path_timing *t)
             return i;
         if (K_lo[i] > K_hi[i])
             K_lo[i] = K_hi[i];
+        if (i < below && K_lo[i] == was_lo && K_hi[i] == was_hi) { /* the last call's rows and next set */
+            lowest = i + 1;
+            break;
+        }
     }
-    double x = p->x_start;
-    if (x < K_lo[0] - RD_TOPP_TOL * (1.0 + K_lo[0]) || x > K_hi[0] + RD_TOPP_TOL * (1.0 + K_hi[0]))
+    /* the segments below both the changed rows and the changed sets time as in the last call: the
+     * forward pass starts at the first point after them, from that call's x there */
+    const int start = MAX(MIN(below, lowest - 1), 0);
+    double x = start > 0 ? t->x[start] : p->x_start;
+    if (start == 0 && (x < K_lo[0] - RD_TOPP_TOL * (1.0 + K_lo[0]) || x > K_hi[0] + RD_TOPP_TOL * (1.0 + K_hi[0])))
         return 0;
-    t->x[0] = x;
+    t->x[start] = x;
     /* with kept segments, those from point n - keep on have the last pass's rows and next sets: where
      * the timing meets the last pass's x there, the rest of that pass's timing is this one's */
     const int same_from = keep > 0 ? n - keep : n;
-    for (int i = 0; i < n - 1; ++i) {
+    for (int i = start; i < n - 1; ++i) {
         const int k = segment_rows(p, K_lo, K_hi, i, h);
         const double d = p->s[i + 1] - p->s[i], before = t->x[i + 1];
         double u;

@@ -563,8 +563,9 @@ static void velocity_bounds(const rd_topp_problem *p, topp_arrays *A)
 
 /* check_segment on every segment but those that passed the last check at the same x and u (the
  * same rows: the same result). Returns -1 when nothing was exceeded, else the highest segment whose
- * rows changed (a margin or x's bound at a point of an exceeded segment: its neighbours' too). */
-static int check_all(const rd_topp_problem *p, topp_arrays *A, const rd_topp_result *r)
+ * rows changed (a margin or x's bound at a point of an exceeded segment: its neighbours' too), and
+ * the lowest in *bottom. */
+static int check_all(const rd_topp_problem *p, topp_arrays *A, const rd_topp_result *r, int *bottom)
 {
     const int n = p->n;
     double *x = A->seen, *u = A->seen + n, *passed = A->seen + 2 * n - 1;
@@ -574,6 +575,8 @@ static int check_all(const rd_topp_problem *p, topp_arrays *A, const rd_topp_res
             continue;
         const int exceeded = check_segment(p, A, r, i);
         passed[i] = !exceeded;
+        if (exceeded && top < 0)
+            *bottom = MAX(i - 1, 0);
         if (exceeded)
             top = MIN(i + 1, n - 2);
     }
@@ -597,7 +600,7 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
     for (int k = 0; k < m; ++k)
         largest = MAX(largest, p->limit[k]);
     r->solves = 0, r->failed = -1;
-    int secant_steps = p->speed_friction ? 4 : 0, keep = 0;
+    int secant_steps = p->speed_friction ? 4 : 0, keep = 0, bottom = 0;
     double *passed = A.seen + 2 * n - 1;
     memset(passed, 0, (size_t)(n - 1) * sizeof(double));
     while (r->solves < p->max_solves) {
@@ -607,7 +610,7 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
             A.hi[q] = limit - A.up[q], A.lo[q] = -limit + A.down[q];
         }
         midpoints(p, &A);
-        const rd_path_constraints pc = {n, m, p->s, p->a, A.b, A.c, A.lo, A.hi, A.xmax, 0.0, 0.0, A.mid, keep};
+        const rd_path_constraints pc = {n, m, p->s, p->a, A.b, A.c, A.lo, A.hi, A.xmax, 0.0, 0.0, A.mid, keep, bottom};
         rd_path_timing t = {r->K_lo, r->K_hi, r->x, r->u, A.lp, A.defining};
         ++r->solves;
         if ((r->failed = rd_reachability(&pc, &t)) >= 0)
@@ -620,7 +623,7 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
                 continue;
             }
         }
-        const int top = check_all(p, &A, r);
+        const int top = check_all(p, &A, r, &bottom);
         if (top < 0)
             return RD_OK;
         keep = moved ? 0 : n - 1 - top; /* the segments above top kept their rows: their controllable sets hold */
