@@ -282,11 +282,12 @@ class TimeOptimalTrajectory(Trajectory):
     compute_time: float
     iterations: int
 
-    def __init__(self, path: PathFunction, grid: Array, x: Array, u: Array, dynamics: _Dynamics, **info: Any):
+    def __init__(self, path: PathFunction, grid: Array, x: Array, u: Array, t: Array, dynamics: _Dynamics,
+                 **info: Any):
+        """t: the times of the grid points [s] (the engine's, t_0 = 0, a segment 2 d / (sdot_i + sdot_(i+1)))."""
         self.path, self.grid, self.u_grid = path, grid, u
         self.sd_grid = np.sqrt(np.maximum(x, 0.0))
-        dt = 2.0 * (grid[1:] - grid[:-1]) / (self.sd_grid[:-1] + self.sd_grid[1:])
-        self._t = np.concatenate(([0.0], np.cumsum(dt)))
+        self._t = t
         self.n = dynamics.model.nq
         self.duration = float(self._t[-1])
         self._dynamics = dynamics
@@ -400,26 +401,25 @@ def _static_check(rows: _Rows, grid: Array, c: Array) -> None:
 
 
 def _solve(model: RobotModel, dyn: _Dynamics, rows: _Rows, grid: Array, coefficients: tuple[Array, ...],
-           velocity: Array) -> tuple[Array, Array, Array, int]:
+           velocity: Array) -> tuple[Array, Array, Array, Array, int]:
     """The engine's rd_time_optimal: reachability, the friction's secant, the check of every segment
-    with the full model and the margins, until nothing is exceeded. Returns x, u, K_hi and the solves."""
+    with the full model and the margins, until nothing is exceeded. Returns x, u, K_hi, the times of
+    the grid points and the solves (negative: -1 - the point from which the path cannot be followed,
+    its controllable set empty or the timing at rest there and at the next)."""
     from ..engine import engine
 
     a, b, g, dq, knot = coefficients
     n = grid.size
-    K_lo, K_hi, x, u = np.empty(n), np.empty(n), np.zeros(n), np.zeros(n - 1)
+    K_lo, K_hi, x, u, t = np.empty(n), np.empty(n), np.zeros(n), np.zeros(n - 1), np.empty(n)
     status, failed, solves = engine().time_optimal(
         model.engine_model if dyn.has_friction else None, grid, a, b, g, dq, knot, rows.T, rows.limit, velocity,
-        int(dyn.speed_dependent), MAX_SOLVES, CHECK_TOLERANCE, x, u, K_lo, K_hi)
+        int(dyn.speed_dependent), MAX_SOLVES, CHECK_TOLERANCE, x, u, K_lo, K_hi, t)
     if failed >= 0:
-        return x, u, K_hi, -1 - failed
+        return x, u, K_hi, t, -1 - failed
     if status != 0:
         raise InputError(f"time_optimal: the timing kept exceeding a limit between grid points after {solves} "
                          "solves; try more grid_points")
-    stopped = (x[:-1] == 0.0) & (x[1:] == 0.0)
-    if stopped.any():
-        return x, u, K_hi, -1 - int(np.flatnonzero(stopped)[0])
-    return x, u, K_hi, solves
+    return x, u, K_hi, t, solves
 
 
 def time_optimal(
@@ -483,11 +483,11 @@ def time_optimal(
     _static_check(rows, grid, c)
     point_rows = (a, b, c, (dq, velocity))
     g = rows.values(g_tau, zero)
-    x, u, K_hi, iterations = _solve(model, dyn, rows, grid, (a, b, g, dq, knot), velocity)
+    x, u, K_hi, t, iterations = _solve(model, dyn, rows, grid, (a, b, g, dq, knot), velocity)
     if iterations < 0:
         _unreachable(rows, grid, c, -1 - iterations)
     return TimeOptimalTrajectory(
-        fn, grid, x, u, dyn, rows=rows, point_rows=point_rows, K_hi=K_hi,
+        fn, grid, x, u, t, dyn, rows=rows, point_rows=point_rows, K_hi=K_hi,
         torque_limit=torque, motor_torque_limit=motor, velocity_limit=velocity, acceleration_limit=acceleration,
         iterations=iterations, compute_time=time.perf_counter() - started)
 

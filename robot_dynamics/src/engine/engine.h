@@ -687,9 +687,12 @@ typedef struct {
 
 typedef struct {
     double *x, *u, *K_lo, *K_hi; /* as rd_path_timing: (n), (n - 1), (n), (n) */
+    double *t;                   /* (n) or NULL: when the timing passes the grid points [s], t_0 = 0 and a
+                                  * segment 2 d / (sdot_i + sdot_(i+1)) (written with a timing) */
     void *work;                  /* rd_time_optimal_work(n, m, nq) bytes */
     int solves;                  /* the solves made */
-    int failed;                  /* -1, or the point whose controllable set is empty (rd_reachability) */
+    int failed;                  /* -1, or the point whose controllable set is empty (rd_reachability), or
+                                  * the first of two neighbouring points at rest (x = 0: the timing stops) */
 } rd_topp_result;
 
 size_t rd_time_optimal_work(int n, int m, int nq);

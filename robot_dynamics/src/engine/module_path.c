@@ -64,12 +64,11 @@ static const double *rows_of(PyObject *obj, const char *what, npy_intp n, npy_in
 static PyObject *py_time_optimal(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *model, *s, *a, *b, *g, *dq, *knot, *T, *limit, *vmax, *x, *u, *K_lo, *K_hi;
+    PyObject *model, *s, *a, *b, *g, *dq, *knot, *T, *limit, *vmax, *x, *u, *K_lo, *K_hi, *times;
     rd_topp_problem p;
     rd_topp_result r;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOiidOOOO", &model, &s, &a, &b, &g, &dq, &knot, &T, &limit, &vmax,
-                          &p.speed_friction,
-                          &p.max_solves, &p.tolerance, &x, &u, &K_lo, &K_hi))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOiidOOOOO", &model, &s, &a, &b, &g, &dq, &knot, &T, &limit, &vmax,
+                          &p.speed_friction, &p.max_solves, &p.tolerance, &x, &u, &K_lo, &K_hi, &times))
         return NULL;
     if (model != Py_None && !PyObject_TypeCheck(model, &EngineModelType))
         return PyErr_Format(PyExc_TypeError, "model: expected an engine Model or None");
@@ -83,7 +82,8 @@ static PyObject *py_time_optimal(PyObject *self, PyObject *args)
         !(p.knot = path_array(knot, "knot", n, 0)) || !(p.T = rows_of(T, "T", m, &nqt)) ||
         !(p.limit = path_array(limit, "limit", m, 0)) || !(p.vmax = path_array(vmax, "vmax", nq, 0)) ||
         !(r.x = path_array(x, "x", n, 1)) || !(r.u = path_array(u, "u", n - 1, 1)) ||
-        !(r.K_lo = path_array(K_lo, "K_lo", n, 1)) || !(r.K_hi = path_array(K_hi, "K_hi", n, 1)))
+        !(r.K_lo = path_array(K_lo, "K_lo", n, 1)) || !(r.K_hi = path_array(K_hi, "K_hi", n, 1)) ||
+        !(r.t = path_array(times, "t", n, 1)))
         return NULL;
     if (mb != m || mg != m || nqt != nq || (p.model && p.model->nq != nq) || n > INT_MAX / 8 || m > INT_MAX / 8)
         return PyErr_Format(PyExc_ValueError, "a, b, g (n, m), dq (n, nq), T (m, nq): sizes differ");
@@ -214,8 +214,8 @@ static PyObject *py_path_grid(PyObject *self, PyObject *args)
 
 static PyMethodDef path_methods[] = {
     {"time_optimal", py_time_optimal, METH_VARARGS,
-     "time_optimal(model, s, a, b, g, dq, knot, T, limit, vmax, speed_friction, max_solves, tolerance, x, u, K_lo, K_hi) -> "
-     "(status, failed, solves): engine.h's rd_time_optimal; x, u, K_lo, K_hi written"},
+     "time_optimal(model, s, a, b, g, dq, knot, T, limit, vmax, speed_friction, max_solves, tolerance, x, u, K_lo, K_hi, "
+     "t) -> (status, failed, solves): engine.h's rd_time_optimal; x, u, K_lo, K_hi, t written"},
     {"reachability", py_reachability, METH_VARARGS,
      "reachability(s, a, b, c, lo, hi, xmax, x_start, x_end, K_lo, K_hi, x, u) -> -1, or the first point whose "
      "controllable set is empty: TOPP-RA (engine.h's rd_reachability); K_lo, K_hi, x (n) and u (n - 1) written"},

@@ -585,6 +585,27 @@ static int check_all(const rd_topp_problem *p, topp_arrays *A, const rd_topp_res
     return top;
 }
 
+/* A timing found: r->failed at the first of two neighbouring points at rest (it never passes them),
+ * else the times r->t (NULL: none). RD_OK. */
+static int finish(const rd_topp_problem *p, rd_topp_result *r)
+{
+    for (int i = 0; i + 1 < p->n; ++i)
+        if (r->x[i] == 0.0 && r->x[i + 1] == 0.0) {
+            r->failed = i;
+            return RD_OK;
+        }
+    if (r->t) {
+        double before = sqrt(MAX(r->x[0], 0.0));
+        r->t[0] = 0.0;
+        for (int i = 0; i + 1 < p->n; ++i) {
+            const double after = sqrt(MAX(r->x[i + 1], 0.0));
+            r->t[i + 1] = r->t[i] + 2.0 * (p->s[i + 1] - p->s[i]) / (before + after);
+            before = after;
+        }
+    }
+    return RD_OK;
+}
+
 int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
 {
     const int n = p->n, m = p->m;
@@ -625,7 +646,7 @@ int rd_time_optimal(const rd_topp_problem *p, rd_topp_result *r)
         }
         const int top = check_all(p, &A, r, &bottom);
         if (top < 0)
-            return RD_OK;
+            return finish(p, r);
         keep = moved ? 0 : n - 1 - top; /* the segments above top kept their rows: their controllable sets hold */
         if (moved)
             memset(passed, 0, (size_t)(n - 1) * sizeof(double));
