@@ -302,7 +302,7 @@ int rd_path_grid(int count, int k, const double *knots, double *s, double *flags
             work[added++] = knot;
     }
     /* the added knots merged in from the back (none equals a point: each is more than a third of a
-     * step from its nearest) */
+     * step from every point but its nearest, which is an end, farther, or holds the knot before) */
     for (int a = added - 1, j = count - 1, out = count + added - 1; a >= 0; --out)
         if (s[j] > work[a]) /* j >= 0 while a knot remains: s[0] = 0 is below every knot */
             s[out] = s[j], flags[out] = flags[j], --j;
