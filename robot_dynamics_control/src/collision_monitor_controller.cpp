@@ -285,7 +285,7 @@ controller_interface::return_type CollisionMonitorController::update_and_write_c
     collision_joint_ = -1;
     rd_momentum_observer_reset(&observer_, core_.nq());
   }
-  const auto result = tick(time, [this] { return law(); });
+  const auto result = tick(time, period, [this] { return law(); });
   if (period.nanoseconds() > 0) {  // not the update at activation, at which nothing elapsed
     observe(time);
   }

@@ -235,7 +235,7 @@ void ComputedTorqueController::finish_reference() noexcept
 }
 
 controller_interface::return_type ComputedTorqueController::update_and_write_commands(
-  const rclcpp::Time & time, const rclcpp::Duration &)
+  const rclcpp::Time & time, const rclcpp::Duration & period)
 {
   refresh_parameters();  // gains changed while running
   options_.smooth = core_.friction_smoothing;
@@ -252,7 +252,7 @@ controller_interface::return_type ComputedTorqueController::update_and_write_com
   } else {
     sample_subscribed(time.seconds());
   }
-  return tick(time, [this] {
+  return tick(time, period, [this] {
     finish_reference();
     const rd_reference reference{qr_.data(), qdr_.data(), qddr_.data()};
     return rd_computed_torque(

@@ -73,6 +73,8 @@ void JointSpaceCore::configure(const CoreConfig & config)
     v->assign(size, 0.0);
   }
   hold_damping.assign(size, 0.0);
+  mass_.assign(size * size, 0.0);
+  period = 0.0;
   lower = model_->position_lower();
   upper = model_->position_upper();
   velocity_limit = model_->velocity_limits();
@@ -264,8 +266,11 @@ bool JointSpaceCore::hold_output() noexcept
     std::fill(tau.begin(), tau.end(), 0.0);
     return false;
   }
-  for (size_t k = 0; k < tau.size(); ++k) {
-    tau[k] -= hold_damping[k] * qd[k];
+  const bool cap = period > 0.0 && rd_crba(&law_model_, q.data(), mass_.data(), &work()) == RD_OK;
+  const size_t n = tau.size();
+  for (size_t k = 0; k < n; ++k) {
+    const double d = cap ? std::min(hold_damping[k], 0.5 * mass_[k * n + k] / period) : hold_damping[k];
+    tau[k] -= d * qd[k];
   }
   return true;
 }

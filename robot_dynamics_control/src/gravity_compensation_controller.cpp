@@ -6,10 +6,10 @@ namespace robot_dynamics_control
 {
 
 controller_interface::return_type GravityCompensationController::update(
-  const rclcpp::Time & time, const rclcpp::Duration &)
+  const rclcpp::Time & time, const rclcpp::Duration & period)
 {
   refresh_parameters();  // friction_feedforward may change while running
-  return tick(time, [this] {
+  return tick(time, period, [this] {
     const int status = rd_gravity_compensation(
       &core_.model(), core_.q.data(), core_.qd.data(), 0, core_.tau.data(), &core_.work());
     if (status == RD_OK && params_.friction_feedforward) {

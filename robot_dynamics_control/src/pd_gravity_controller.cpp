@@ -150,11 +150,12 @@ void PdGravityController::follow(const Goal & goal, double now) noexcept
   }
 }
 
-controller_interface::return_type PdGravityController::update(const rclcpp::Time & time, const rclcpp::Duration &)
+controller_interface::return_type PdGravityController::update(
+  const rclcpp::Time & time, const rclcpp::Duration & period)
 {
   refresh_parameters();
   const Goal & goal = *goal_.readFromRT();
-  return tick(time, [this, &goal, &time] {
+  return tick(time, period, [this, &goal, &time] {
     follow(goal, time.seconds());
     for (int k : core_.others()) {  // the joints not commanded: no PD term
       qr_[static_cast<size_t>(k)] = core_.q[static_cast<size_t>(k)];

@@ -21,6 +21,7 @@
 #include "hardware_interface/component_parser.hpp"
 #include "rclcpp_lifecycle/state.hpp"
 #include "robot_dynamics_control/cartesian_impedance_controller.hpp"
+#include "robot_dynamics_control/computed_torque_controller.hpp"
 #include "robot_dynamics_control/engine_model.hpp"
 #include "robot_dynamics_control/operational_space_controller.hpp"
 #include "robot_dynamics_control/simulated_system.hpp"
@@ -533,6 +534,42 @@ TEST_F(TaskSpace, AFaultHoldsTheGravityTorqueOfThePose)
   loop.run(1.0);
   for (size_t i = 0; i < 7; ++i) {
     EXPECT_NEAR(loop.hw->positions()[i], 0.0, 1e-3) << "held where it was";
+  }
+}
+
+TEST_F(TaskSpace, AFaultHoldOfAMovingArmBrakesItWithoutOscillation)
+{
+  // any controller of the package (here computed torque): a push past max_tracking_error latches
+  // the hold, the gravity torque minus hold_damping qd, while the wrist spins. The iiwa14's flange
+  // joint has A_77 = 0.001 kg m^2, where the default hold_damping of 5 N m s/rad, computed from one
+  // read and held for a 1 ms period, would reverse its speed fourfold each period (1 - 5 dt / A_77
+  // = -4): the hold damps joint j by at most A_jj / (2 period)
+  Loop<robot_dynamics_control::ComputedTorqueController> loop(
+    "    kp: [100.0]\n    kd: [20.0]\n    max_tracking_error: [0.05]\n");
+  sensor_msgs::msg::JointState msg;
+  msg.name = kJoints;
+  msg.effort = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.3};  // spins the flange [N m]
+  ASSERT_EQ(loop.hw->set_external_torque(msg), "");
+  loop.run(0.3);
+  const auto & core = loop.controller.controller->core();
+  EXPECT_EQ(core.fault_kind(), robot_dynamics_control::Fault::tracking);
+  EXPECT_NE(core.status() & robot_dynamics_control::TICK_FAULT, 0);
+  const double spinning = std::abs(loop.hw->velocities()[6]);
+  const rd_joint & flange = loop.model->model().joint[6];  // the plant's friction: viscous Fv, Coulomb Fc
+  const double steady = (0.3 - flange.Fc) / (0.5 + flange.Fv);
+  EXPECT_NEAR(spinning, steady, 0.05 * steady) << "the pushed flange against the hold's capped damping, 0.5 N m s/rad";
+  msg.effort.assign(7, 0.0);
+  ASSERT_EQ(loop.hw->set_external_torque(msg), "");
+  double largest = 0.0;
+  for (int i = 0; i < 200; ++i) {
+    loop.cycle();
+    largest = std::max(largest, loop.largest_speed());
+  }
+  EXPECT_LE(largest, spinning) << "released, no joint speeds up";
+  EXPECT_LT(std::abs(loop.hw->velocities()[6]), 1e-6 * spinning) << "the hold brought the flange to rest";
+  for (size_t i = 0; i < 7; ++i) {
+    EXPECT_LE(loop.hw->positions()[i], core.upper[i]) << "joint " << i;
+    EXPECT_GE(loop.hw->positions()[i], core.lower[i]) << "joint " << i;
   }
 }
 

@@ -99,6 +99,11 @@ public:
   /// Per-joint gains of the safety, model order (nq each): hold damping [N m s/rad or N s/m] and
   /// the largest tracking error [rad or m] (0: none).
   std::vector<double> hold_damping, max_tracking_error;
+  /// The update period [s] of the last tick that had one (0: none yet). The hold damps joint j by
+  /// at most A_jj / (2 period) (A: the law's model's mass matrix at the pose): a damping computed
+  /// from one read and held for a period then halves the joint's speed at most, where more would
+  /// reverse it, and beyond 2 A_jj / period make it grow (the iiwa14's flange: A_77 = 0.001 kg m^2).
+  double period = 0.0;
   /// The Coulomb sign of friction feed-forwards smoothed to tanh(v / smoothing) [rad/s or m/s].
   double friction_smoothing = 0.0;
   /// Accepts tau (model order) computed with status `rd_status` against the reference position
@@ -111,8 +116,9 @@ public:
   /// `damped` adds -hold_damping qd of the current state when it is finite.
   void stop(std::vector<hardware_interface::LoanedCommandInterface> & commands, bool damped) noexcept;
   /// tau = the hold: the gravity torque of the current pose (of the law's model: none where the
-  /// hardware compensates gravity) minus hold_damping times qd (q, qd finite, the last read); false
-  /// (tau zero) where the engine fails. Whatever the stop behaviour: a controller's own hold.
+  /// hardware compensates gravity) minus hold_damping times qd (q, qd finite, the last read), each
+  /// joint's damping capped by `period`; false (tau zero) where the engine fails. Whatever the stop
+  /// behaviour: a controller's own hold.
   bool hold_output() noexcept;
   /// The law found no reference for model joint k this tick (a NaN): finish() then names a
   /// reference fault of that joint rather than a law's.
@@ -189,6 +195,7 @@ private:
   std::vector<int> index_, others_;
   std::vector<size_t> command_at_, position_at_, velocity_at_;
   std::vector<double> last_valid_q_, zero_;
+  std::vector<double> mass_;  // nq x nq: the mass matrix of the hold's pose (its damping's cap)
   StopBehaviour stop_ = StopBehaviour::hold;
   bool has_valid_ = false, state_ok_ = false, limited_ = false;
   int limited_joint_ = -1, missing_reference_ = -1;

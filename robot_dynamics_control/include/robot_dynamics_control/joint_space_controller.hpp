@@ -257,13 +257,18 @@ protected:
   /// The gains from params_ into the law's buffers (model order); false when a size is wrong.
   virtual bool apply_gains() noexcept { return true; }
 
-  /// One tick (real-time: no allocation, lock or exception): reads q and qd into the core; when they
-  /// are finite, latches the hold at the first valid state, and `law()` computes core_.tau and
-  /// returns its rd_status; then the efforts are written (the stop behaviour's when the state, the law
-  /// or the tracking failed; JointSpaceCore::finish), and the state published at its rate.
+  /// One tick of `period` (real-time: no allocation, lock or exception): reads q and qd into the
+  /// core; when they are finite, latches the hold at the first valid state, and `law()` computes
+  /// core_.tau and returns its rd_status; then the efforts are written (the stop behaviour's when the
+  /// state, the law or the tracking failed; JointSpaceCore::finish), and the state published at its
+  /// rate.
   template<typename Law>
-  controller_interface::return_type tick(const rclcpp::Time & time, Law && law) noexcept
+  controller_interface::return_type tick(
+    const rclcpp::Time & time, const rclcpp::Duration & period, Law && law) noexcept
   {
+    if (period.seconds() > 0.0) {
+      core_.period = period.seconds();  // the hold's damping cap
+    }
     int status = RD_BAD_INPUT;
     if (core_.read(this->state_interfaces_)) {
       if (!hold_latched_) {

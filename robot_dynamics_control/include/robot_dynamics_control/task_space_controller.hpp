@@ -230,7 +230,7 @@ protected:
     const bool given = this->is_in_chained_mode() ? TaskTarget::from_interfaces(this->reference_interfaces_.data(), applied_)
                                                   : target_.read(applied_);
     const double dt = period.seconds(), now = time.seconds();
-    return this->tick(time, [this, given, dt, now] {
+    return this->tick(time, period, [this, given, dt, now] {
       if (!given) {
         applied_ = hold_;
       }
