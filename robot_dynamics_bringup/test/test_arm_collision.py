@@ -22,13 +22,11 @@ import time
 import unittest
 
 import launch_testing
-import launch_testing.actions
 import launch_testing.asserts
 import numpy as np
 import pytest
-from launch import LaunchDescription
-from launch.actions import IncludeLaunchDescription
-from launch.launch_description_sources import PythonLaunchDescriptionSource
+
+from robot_dynamics.ros.probe import included_launch, ros_message
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from arm_probe import ArmProbe, arm_launch_file  # noqa: E402
@@ -43,13 +41,10 @@ CHAIN = ("collision_monitor_controller", "computed_torque_controller", "joint_tr
 
 @pytest.mark.launch_test
 def generate_test_description():
-    arm = IncludeLaunchDescription(
-        PythonLaunchDescriptionSource(arm_launch_file()),
-        launch_arguments={"robot": "iiwa14", "use_rviz": "false", "initial_positions": ",".join(map(str, POSE)),
-                          "monitor": os.path.join(HERE, "collision_monitor_iiwa14.yaml"),
-                          "hardware_params": f"simulated_external_torque_topic={PUSH_TOPIC}"}.items(),
-    )
-    return LaunchDescription([arm, launch_testing.actions.ReadyToTest()])
+    return included_launch(arm_launch_file(), {
+        "robot": "iiwa14", "use_rviz": "false", "initial_positions": ",".join(map(str, POSE)),
+        "monitor": os.path.join(HERE, "collision_monitor_iiwa14.yaml"),
+        "hardware_params": f"simulated_external_torque_topic={PUSH_TOPIC}"})
 
 
 class TestArmCollision(ArmProbe):
@@ -57,9 +52,10 @@ class TestArmCollision(ArmProbe):
 
     def setUp(self):
         import robot_dynamics as rd
-        from robot_dynamics_interfaces.msg import CollisionEvent, ControllerState
-        from sensor_msgs.msg import JointState
 
+        ControllerState = ros_message("robot_dynamics_interfaces/msg/ControllerState")
+        CollisionEvent = ros_message("robot_dynamics_interfaces/msg/CollisionEvent")
+        JointState = ros_message("sensor_msgs/msg/JointState")
         super().setUp()
         self.model = rd.load_robot("iiwa14")
         self.events, self.torques, self.monitor_states = [], [], []
@@ -70,13 +66,11 @@ class TestArmCollision(ArmProbe):
         self.push_publisher = self.node.create_publisher(JointState, PUSH_TOPIC, 10)
 
     def push(self, torque):
-        from sensor_msgs.msg import JointState
-
+        JointState = ros_message("sensor_msgs/msg/JointState")
         self.push_publisher.publish(JointState(name=[PUSHED], effort=[float(torque)]))
 
     def reset(self):
-        from robot_dynamics_interfaces.srv import ResetCollision
-
+        ResetCollision = ros_message("robot_dynamics_interfaces/srv/ResetCollision")
         client = self.node.create_client(ResetCollision, f"{MONITOR}/reset")
         try:
             self.assertTrue(client.wait_for_service(timeout_sec=30.0), "no ~/reset service")
