@@ -15,16 +15,21 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "controller_harness.hpp"
 #include "hardware_interface/component_parser.hpp"
 #include "rclcpp_lifecycle/state.hpp"
 #include "robot_dynamics_control/cartesian_impedance_controller.hpp"
+#include "robot_dynamics_control/collision_monitor_controller.hpp"
 #include "robot_dynamics_control/computed_torque_controller.hpp"
 #include "robot_dynamics_control/engine_model.hpp"
+#include "robot_dynamics_control/gravity_compensation_controller.hpp"
 #include "robot_dynamics_control/operational_space_controller.hpp"
+#include "robot_dynamics_control/pd_gravity_controller.hpp"
 #include "robot_dynamics_control/simulated_system.hpp"
+#include "robot_dynamics_interfaces/msg/controller_state.hpp"
 #include "test_files.hpp"
 
 namespace
@@ -571,6 +576,57 @@ TEST_F(TaskSpace, AFaultHoldOfAMovingArmBrakesItWithoutOscillation)
     EXPECT_LE(loop.hw->positions()[i], core.upper[i]) << "joint " << i;
     EXPECT_GE(loop.hw->positions()[i], core.lower[i]) << "joint " << i;
   }
+}
+
+/// The first ~/controller_state of a controller named `name` (its parameters `extra` beside the
+/// iiwa14's joints and tool), updated on the bent pose every 10 ms from t = 1 s: the message,
+/// received by a node of its own within 5 s of updates, or nothing. The activation's own update
+/// ran at the node's clock, far after t = 1 s: the state is published again when time goes back.
+template<typename Controller>
+std::shared_ptr<robot_dynamics_interfaces::msg::ControllerState> first_state(
+  const std::string & name, const std::string & extra)
+{
+  using StateMsg = robot_dynamics_interfaces::msg::ControllerState;
+  ParamsFile params(urdf(), joints_yaml() + extra);
+  Harness<Controller> h(name, params.path(), urdf());
+  h.set_state(kBent, std::vector<double>(7, 0.0));
+  h.activate();
+  auto listener = std::make_shared<rclcpp::Node>(name + "_listener");
+  std::shared_ptr<StateMsg> got;
+  auto subscription = listener->create_subscription<StateMsg>(
+    "/" + name + "/controller_state", rclcpp::SystemDefaultsQoS(), [&got](StateMsg::SharedPtr m) { got = m; });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (int k = 0; !got && std::chrono::steady_clock::now() < deadline; ++k) {
+    h.set_state(kBent, std::vector<double>(7, 0.0));
+    EXPECT_EQ(h.update(1.0 + 0.01 * k), controller_interface::return_type::OK);
+    rclcpp::spin_some(h.controller->get_node()->get_node_base_interface());
+    rclcpp::spin_some(listener);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return got;
+}
+
+TEST_F(TaskSpace, EveryControllerPublishesItsState)
+{
+  // the six controllers of the package on the iiwa14: joints, fed-back positions and efforts
+  const auto check = [](const std::shared_ptr<robot_dynamics_interfaces::msg::ControllerState> & m,
+                        const std::string & name) {
+    ASSERT_TRUE(m) << name << ": nothing on ~/controller_state";
+    EXPECT_EQ(m->joint_names, kJoints) << name;
+    ASSERT_EQ(m->feedback_positions.size(), 7u) << name;
+    ASSERT_EQ(m->effort.size(), 7u) << name;
+    for (size_t i = 0; i < 7; ++i) {
+      EXPECT_DOUBLE_EQ(m->feedback_positions[i], kBent[i]) << name << " joint " << i;
+      EXPECT_TRUE(std::isfinite(m->effort[i])) << name << " joint " << i;
+    }
+  };
+  check(first_state<robot_dynamics_control::GravityCompensationController>("gravity_compensation", ""), "gravity");
+  check(first_state<robot_dynamics_control::PdGravityController>("pd_gravity", "    kp: [100.0]\n    kd: [5.0]\n"), "pd");
+  check(first_state<robot_dynamics_control::ComputedTorqueController>("computed_torque", "    kp: [100.0]\n    kd: [20.0]\n"),
+        "computed torque");
+  check(first_state<robot_dynamics_control::CollisionMonitorController>("collision_monitor", ""), "collision monitor");
+  check(first_state<CartesianImpedanceController>("cartesian_impedance", ""), "cartesian impedance");
+  check(first_state<OperationalSpaceController>("operational_space", ""), "operational space");
 }
 
 TEST_F(TaskSpace, NaNInfAndWrongLengthParametersAreRefused)

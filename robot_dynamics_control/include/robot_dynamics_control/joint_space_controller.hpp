@@ -353,15 +353,15 @@ private:
     }
   }
 
-  /// ~/controller_state at state_publish_rate (real-time: the realtime publisher's try-lock; the
-  /// message's sizes were set at configuration).
+  /// ~/controller_state at state_publish_rate, and at once where time went back (real-time: the
+  /// realtime publisher's try-lock; the message's sizes were set at configuration).
   void publish_state(const rclcpp::Time & time) noexcept
   {
     if (!state_publisher_) {
       return;
     }
-    const double now = time.seconds();
-    if (last_publish_ >= 0.0 && now - last_publish_ < 1.0 / params_.state_publish_rate) {
+    const double now = time.seconds();  // a clock gone back (a simulation restarted) publishes again
+    if (last_publish_ >= 0.0 && now >= last_publish_ && now - last_publish_ < 1.0 / params_.state_publish_rate) {
       return;
     }
     if (!state_publisher_->trylock()) {
