@@ -199,15 +199,11 @@ static void qr_step(double *d, double *e, int lo, int hi, double *V, int n)
     }
 }
 
-/* Eigen-decomposition of the symmetric A (n x n row-major, n <= 6; overwritten): Householder reduction to
- * tridiagonal form and implicit QR steps with Wilkinson's shift, an off-diagonal entry dropped once it is
- * at most DBL_EPSILON of its two diagonal neighbours. The eigenvalues into w (n), the eigenvectors into V's
- * columns (n x n, or NULL for the values only): A_in = V diag(w) V^T, backward stable (the error of each
- * eigenvalue within a few DBL_EPSILON |A|). */
-static void symmetric_eigen(double *A, int n, double *w, double *V)
+/* The eigenvalues of the symmetric tridiagonal matrix of diagonal w and off-diagonal e (n each, both
+ * overwritten) into w by implicit QR steps, an off-diagonal entry dropped once it is at most DBL_EPSILON
+ * of its two diagonal neighbours; the rotations applied to V's columns (n x n, or NULL). */
+static void tridiagonal_eigen(double *w, double *e, int n, double *V)
 {
-    double e[6];
-    tridiagonalize(A, n, w, e, V);
     for (int hi = n - 1, steps = 0; hi > 0 && steps < QR_SWEEPS * n;) {
         for (int k = 0; k < hi; ++k)
             if (fabs(e[k]) <= DBL_EPSILON * (fabs(w[k]) + fabs(w[k + 1])))
@@ -221,6 +217,18 @@ static void symmetric_eigen(double *A, int n, double *w, double *V)
             --lo;
         qr_step(w, e, lo, hi, V, n), ++steps;
     }
+}
+
+/* Eigen-decomposition of the symmetric A (n x n row-major, n <= 6; overwritten): Householder reduction to
+ * tridiagonal form and implicit QR steps with Wilkinson's shift, an off-diagonal entry dropped once it is
+ * at most DBL_EPSILON of its two diagonal neighbours. The eigenvalues into w (n), the eigenvectors into V's
+ * columns (n x n, or NULL for the values only): A_in = V diag(w) V^T, backward stable (the error of each
+ * eigenvalue within a few DBL_EPSILON |A|). */
+static void symmetric_eigen(double *A, int n, double *w, double *V)
+{
+    double e[6];
+    tridiagonalize(A, n, w, e, V);
+    tridiagonal_eigen(w, e, n, V);
 }
 
 /* D = 2 zeta C V diag(sqrt(mu)) V^T C^T (C = sqrt(K) when c (r) holds K's diagonal, C = L with
@@ -385,19 +393,7 @@ static int smallest_eigenvector(double *G, int n, double *v)
         w[k] = d[k], f[k] = e[k], tnorm += fabs(d[k]) + (k + 1 < n ? 2.0 * fabs(e[k]) : 0.0);
     if (!(tnorm > 0.0))
         return 0;
-    for (int hi = n - 1, steps = 0; hi > 0 && steps < QR_SWEEPS * n;) { /* as symmetric_eigen, values only */
-        for (int k = 0; k < hi; ++k)
-            if (fabs(f[k]) <= DBL_EPSILON * (fabs(w[k]) + fabs(w[k + 1])))
-                f[k] = 0.0;
-        if (f[hi - 1] == 0.0) {
-            --hi;
-            continue;
-        }
-        int lo = hi - 1;
-        while (lo > 0 && f[lo - 1] != 0.0)
-            --lo;
-        qr_step(w, f, lo, hi, NULL, n), ++steps;
-    }
+    tridiagonal_eigen(w, f, n, NULL); /* the values only */
     double mu = w[0];
     for (int k = 1; k < n; ++k)
         mu = w[k] < mu ? w[k] : mu;
@@ -618,18 +614,8 @@ static void compliant_torques(const rd_model *m, const rd_compliant_options *o, 
         const double k = o->null_stiffness[j];
         tau0[j] = k * (o->posture[j] - in->q[j]) - 2.0 * o->null_damping_ratio * sqrt(k * w->cA[j]) * in->qd[j];
     }
-    for (int a = 0; a < nq; ++a) { /* u = A^-1 tau_0: L v = tau_0, then L^T u = v */
-        double v = tau0[a];
-        for (int b = 0; b < a; ++b)
-            v -= L[a * nq + b] * u[b];
-        u[a] = v / L[a * nq + a];
-    }
-    for (int a = nq - 1; a >= 0; --a) {
-        double v = u[a];
-        for (int b = a + 1; b < nq; ++b)
-            v -= L[b * nq + a] * u[b];
-        u[a] = v / L[a * nq + a];
-    }
+    memcpy(u, tau0, sizeof(double) * (size_t)nq);
+    rd_cholesky_solve(L, nq, u); /* u = A^-1 tau_0 */
     for (int i = 0; i < r; ++i) { /* y = J u */
         double v = 0.0;
         for (int a = 0; a < nq; ++a)
