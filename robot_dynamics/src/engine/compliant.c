@@ -7,15 +7,17 @@
  *
  * One tick: rd_task_space's pose, Jacobian rows and Jdot qd; A = rd_crba's and its Cholesky factor;
  * whether J's smallest singular value is below the threshold (a Cholesky factor of J J^T - thr^2 1), and
- * only then its value (|J^T v|, v the eigenvector of J J^T's smallest eigenvalue); Lambda from the
- * factors (rd_task_operational), damped by lambda; the wrench; rnea(q, qd, 0) + J^T F + N tau_0, N tau_0 =
- * tau_0 - J^T Lambda J A^-1 tau_0 from A's factor (N not formed). The damping of the diagonal stiffness
- * K = C^2 is D = 2 zeta C sqrt(C^-1 Lambda C^-1) C, applied to e_dot without being formed: the matrix
- * square root from an eigen-decomposition (Householder reduction to tridiagonal form and implicit QR steps
- * with Wilkinson's shift, Golub and Van Loan ch. 8), equal to Albu-Schaeffer's Lambda Phi diag(2 zeta w)
- * Phi^T Lambda. rd_impedance_damping takes that route for a positive diagonal K and, for a full K, keeps
- * D = L U diag(2 zeta w) U^T L^T from S = L^-1 K L^-T = U diag(w^2) U^T (Lambda = L L^T) by cyclic Jacobi
- * rotations, which give the small w^2 of a graded S to their own precision.
+ * only then its value (|J^T v|, v the eigenvector of J J^T's smallest eigenvalue, by inverse iteration);
+ * the task inertia's inverse S = Lambda^-1 = J A^-1 J^T + lambda^2 1 from the factors (rd_task_gram) and
+ * its own factor, Lambda never formed (Lambda x = S^-1 x); the wrench; rnea(q, qd, 0) + J^T F + N tau_0,
+ * N tau_0 = tau_0 - J^T Lambda J A^-1 tau_0 from the factors (N not formed). The damping of the diagonal
+ * stiffness K = C^2 is D = 2 zeta C sqrt(C^-1 Lambda C^-1) C = 2 zeta C (C S C)^-1/2 C, applied to e_dot
+ * without being formed: the matrix function from an eigen-decomposition of C S C (Householder reduction to
+ * tridiagonal form and implicit QR steps with Wilkinson's shift, Golub and Van Loan ch. 8), equal to
+ * Albu-Schaeffer's Lambda Phi diag(2 zeta w) Phi^T Lambda. rd_impedance_damping forms D from Lambda: by
+ * that route for a positive diagonal K and, for a full K, as D = L U diag(2 zeta w) U^T L^T from
+ * S = L^-1 K L^-T = U diag(w^2) U^T (Lambda = L L^T) by cyclic Jacobi rotations, which give the small w^2 of
+ * a graded S to their own precision.
  * No allocation: the r x r matrices live on the stack, the nq-sized ones in rd_work (cN, cA, c0).
  */
 #include <float.h>
@@ -28,6 +30,8 @@
 #define JACOBI_SWEEPS 50       /* at most (a 6 x 6 converges in 3 to 7) */
 #define QR_SWEEPS 30              /* QR steps per eigenvalue at most (a 6 x 6 takes one to three) */
 #define HALF_PI 1.5707963267948966 /* the double nearest pi / 2, numpy's np.pi / 2 */
+#define INVERSE_STEPS 16         /* inverse iteration's steps at most before the eigen-decomposition takes over */
+#define INVERSE_TOLERANCE 1e-10  /* a step's change of the unit vector (max norm) once it has converged */
 
 /* A rotation of jacobi_eigen: the plane (p, q) and its tan t, cos c, sin s and tau = s / (1 + c). */
 typedef struct {
@@ -172,6 +176,19 @@ static void tridiagonalize(double *A, int n, double *d, double *e, double *V)
     d[n - 1] = A[n * n - 1];
 }
 
+/* x = P_k x (x: n) for the reflection P_k = 1 - beta v v^T that tridiagonalize kept in A (n x n): v in
+ * column k below the diagonal, beta in A_k,k+1. */
+static void reflect(const double *A, int n, int k, double *x)
+{
+    const double beta = A[k * n + k + 1];
+    double s = 0.0;
+    for (int i = k + 1; i < n; ++i)
+        s += A[i * n + k] * x[i];
+    s *= beta;
+    for (int i = k + 1; i < n; ++i)
+        x[i] -= s * A[i * n + k];
+}
+
 /* One implicit symmetric QR step with Wilkinson's shift on the unreduced block lo..hi of the tridiagonal
  * (d, e) (Golub and Van Loan, algorithm 8.3.2): Givens rotations in the planes (k, k + 1) chase the bulge
  * b down; V's columns (n rows) turn with them when V is not NULL. */
@@ -182,8 +199,8 @@ static void qr_step(double *d, double *e, int lo, int hi, double *V, int n)
     const double mu = d[hi] - f * f / (delta + (delta < 0.0 ? -root : root));
     double x = d[lo] - mu, z = e[lo];
     for (int k = lo; k < hi; ++k) {
-        const double rr = sqrt(x * x + z * z);
-        const double c = rr > 0.0 ? x / rr : 1.0, s = rr > 0.0 ? z / rr : 0.0;
+        const double r2 = x * x + z * z, rr = sqrt(r2), inv = 1.0 / r2; /* the root and 1 / r2 side by side */
+        const double c = rr > 0.0 ? x * inv * rr : 1.0, s = rr > 0.0 ? z * inv * rr : 0.0; /* x / rr, z / rr */
         if (k > lo)
             e[k - 1] = rr; /* (x, z) = (e_k-1, the bulge): the bulge rotated away */
         const double dk = d[k], dl = d[k + 1], ek = e[k], cs = c * s;
@@ -258,12 +275,11 @@ static void damping_product(int r, const double *C, int triangular, const double
         }
 }
 
-/* The damping of a diagonal stiffness k (r, > 0) on Lambda (r x r): with C = diag(sqrt(k)),
+/* The damping D (r x r) of a diagonal stiffness k (r, > 0) on Lambda (r x r): with C = diag(sqrt(k)),
  * M = C^-1 Lambda C^-1 = V diag(mu) V^T and D = 2 zeta C V diag(sqrt(mu)) V^T C, which is
  * Lambda Phi diag(2 zeta w) Phi^T Lambda (K phi = w^2 Lambda phi, Phi^T Lambda Phi = 1: Phi = C^-1 V diag(w),
- * w^2 = 1 / mu). Applied to x (r) into y (r) when y is not NULL, else written to D (r x r). */
-static void diagonal_damping(int r, const double *k, const double *Lambda, double zeta, const double *x, double *y,
-                             double *D)
+ * w^2 = 1 / mu). */
+static void diagonal_damping(int r, const double *k, const double *Lambda, double zeta, double *D)
 {
     double M[36], V[36], mu[6], c[6], ci[6];
     for (int i = 0; i < r; ++i)
@@ -272,23 +288,48 @@ static void diagonal_damping(int r, const double *k, const double *Lambda, doubl
         for (int j = 0; j < r; ++j)
             M[i * r + j] = ci[i] * Lambda[i * r + j] * ci[j];
     symmetric_eigen(M, r, mu, V);
-    if (!y) {
-        damping_product(r, c, 0, mu, V, zeta, D);
-        return;
-    }
-    double u[6]; /* y = C V (2 zeta sqrt(mu) .* (V^T (C x))) */
-    for (int j = 0; j < r; ++j) {
-        double s = 0.0;
+    damping_product(r, c, 0, mu, V, zeta, D);
+}
+
+/* y (r) = D x, the damping of diagonal_damping applied to x (r) without D or Lambda formed, from the task
+ * inertia's inverse S = Lambda^-1 (r x r, its lower triangle read): M = C^-1 Lambda C^-1 = P^-1 with
+ * P = C S C, so M's eigenvectors are P's and mu = 1 / nu for P = V diag(nu) V^T, and
+ * y = 2 zeta C V diag(nu^-1/2) V^T C x, V = Q W: Q's reflections (tridiagonalize) applied to vectors from
+ * where it keeps them (Q not formed), W the eigenvectors of the tridiagonal form (tridiagonal_eigen). RD_OK, or
+ * RD_TASK_SINGULAR for an eigenvalue nu that is not positive. */
+static int damping_from_inverse(int r, const double *k, const double *S, double zeta, const double *x, double *y)
+{
+    double P[36], W[36], c[6], nu[6], e[6], u[6], v[6];
+    for (int i = 0; i < r; ++i)
+        c[i] = sqrt(k[i]), u[i] = c[i] * x[i];
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j <= i; ++j)
+            P[i * r + j] = P[j * r + i] = c[i] * S[i * r + j] * c[j];
+    tridiagonalize(P, r, nu, e, NULL);
+    for (int i = 0; i < r * r; ++i)
+        W[i] = i % (r + 1) == 0 ? 1.0 : 0.0;
+    tridiagonal_eigen(nu, e, r, W);
+    for (int k = 0; k + 2 < r; ++k) /* u = Q^T C x = ... P_1 P_0 C x */
+        reflect(P, r, k, u);
+    for (int j = 0; j < r; ++j) { /* v = diag(2 zeta nu^-1/2) W^T u */
+        if (!(nu[j] > 0.0))
+            return RD_TASK_SINGULAR;
+        double t = 0.0;
         for (int i = 0; i < r; ++i)
-            s += V[i * r + j] * c[i] * x[i];
-        u[j] = 2.0 * zeta * sqrt(mu[j] > 0.0 ? mu[j] : 0.0) * s;
+            t += W[i * r + j] * u[i];
+        v[j] = 2.0 * zeta / sqrt(nu[j]) * t;
     }
-    for (int i = 0; i < r; ++i) {
-        double s = 0.0;
+    for (int i = 0; i < r; ++i) { /* u = W v */
+        double t = 0.0;
         for (int j = 0; j < r; ++j)
-            s += V[i * r + j] * u[j];
-        y[i] = c[i] * s;
+            t += W[i * r + j] * v[j];
+        u[i] = t;
     }
+    for (int k = r - 3; k >= 0; --k) /* u = Q u, the last reflection first */
+        reflect(P, r, k, u);
+    for (int i = 0; i < r; ++i)
+        y[i] = c[i] * u[i];
+    return RD_OK;
 }
 
 /* K (r x r) diagonal with a positive diagonal, copied into k. */
@@ -316,7 +357,7 @@ int rd_impedance_damping(int r, const double *K, const double *Lambda, double ze
     if (rd_cholesky(L, r) != RD_OK) /* Lambda = L L^T, L in the lower triangle */
         return RD_NOT_POSITIVE_DEFINITE;
     if (positive_diagonal(r, K, k)) {
-        diagonal_damping(r, k, Lambda, zeta, NULL, NULL, D);
+        diagonal_damping(r, k, Lambda, zeta, D);
         return rd_finite(D, r * r) ? RD_OK : RD_BAD_OUTPUT;
     }
     for (int c = 0; c < r; ++c) /* X = L^-1, lower triangular: column c by forward substitution */
@@ -399,15 +440,8 @@ static int smallest_eigenvector(double *G, int n, double *v)
         mu = w[k] < mu ? w[k] : mu;
     shifted_solve(d, e, n, mu, DBL_EPSILON * tnorm, 1, v);
     shifted_solve(d, e, n, mu, DBL_EPSILON * tnorm, 0, v);
-    for (int k = n - 3; k >= 0; --k) { /* v = P_k v, the last reflection first */
-        const double beta = G[k * n + k + 1];
-        double s = 0.0;
-        for (int i = k + 1; i < n; ++i)
-            s += G[i * n + k] * v[i];
-        s *= beta;
-        for (int i = k + 1; i < n; ++i)
-            v[i] -= s * G[i * n + k];
-    }
+    for (int k = n - 3; k >= 0; --k) /* v = Q x = P_0 P_1 ... x, the last reflection first */
+        reflect(G, n, k, v);
     double sq = 0.0;
     for (int k = 0; k < n; ++k)
         sq += v[k] * v[k];
@@ -415,6 +449,64 @@ static int smallest_eigenvector(double *G, int n, double *v)
     for (int k = 0; k < n; ++k)
         v[k] /= norm;
     return 1;
+}
+
+/* B = A A (n x n, A symmetric; B symmetric). */
+static void symmetric_square(const double *A, int n, double *B)
+{
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (int k = 0; k < n; ++k)
+                s += A[i * n + k] * A[k * n + j];
+            B[i * n + j] = B[j * n + i] = s;
+        }
+}
+
+/* The unit eigenvector v (n) of the smallest eigenvalue of G (n x n symmetric positive definite, n <= 6;
+ * not changed) by inverse iteration on H = G^-4 (G^-1 from Cholesky factors, rd_task_inverse, then squared
+ * twice: the steps are products with H, whose rows are independent, not triangular solves): x from H's
+ * column of the largest diagonal entry, then x <- H x / |H x| until a step moves x by at most
+ * INVERSE_TOLERANCE (max norm). Each power of G^-1 shrinks x's error by lambda_1 / lambda_2, the two
+ * smallest eigenvalues: a few steps where lambda_1 stands apart. 0 (v not set) where G's factor has a
+ * pivot at most RD_TASK_PIVOT of its diagonal or INVERSE_STEPS do not converge (lambda_2 near lambda_1):
+ * smallest_eigenvector's route then. */
+static int inverse_iteration(const double *G, int n, double *v)
+{
+    double R[36], Ginv[36], H1[36], H2[36], H[36], x[6];
+    memcpy(R, G, sizeof(double) * (size_t)(n * n));
+    if (rd_task_inverse(R, n, H1, Ginv) != RD_OK)
+        return 0;
+    symmetric_square(H1, n, H2);
+    symmetric_square(H2, n, H);
+    int j = 0;
+    for (int i = 1; i < n; ++i)
+        j = H[i * n + i] > H[j * n + j] ? i : j;
+    double sq0 = 0.0;
+    for (int i = 0; i < n; ++i)
+        sq0 += H[i * n + j] * H[i * n + j];
+    for (int i = 0; i < n; ++i)
+        x[i] = H[i * n + j] / sqrt(sq0);
+    for (int step = 0; step < INVERSE_STEPS; ++step) {
+        double y[6], sq = 0.0, change = 0.0;
+        for (int i = 0; i < n; ++i) {
+            double s = 0.0;
+            for (int k = 0; k < n; ++k)
+                s += H[i * n + k] * x[k];
+            y[i] = s, sq += s * s;
+        }
+        const double scale = 1.0 / sqrt(sq);
+        for (int i = 0; i < n; ++i) {
+            const double u = y[i] * scale;
+            change = fabs(u - x[i]) > change ? fabs(u - x[i]) : change;
+            x[i] = u;
+        }
+        if (change <= INVERSE_TOLERANCE) {
+            memcpy(v, x, sizeof(double) * (size_t)n);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* J J^T (r x r, both triangles) of J (r x nq) into G. */
@@ -430,7 +522,7 @@ static void gram(const double *J, int r, int nq, double *G)
 }
 
 /* The smallest singular value of J (r x nq, r <= nq, r <= 6) from G = J J^T (overwritten): v, the
- * eigenvector of G's smallest eigenvalue (symmetric_eigen), then s_min = |J^T v|. This is the Rayleigh
+ * eigenvector of G's smallest eigenvalue (inverse_iteration, else smallest_eigenvector), then s_min = |J^T v|. This is the Rayleigh
  * quotient of J J^T at v without the square formed: v's error (about DBL_EPSILON |J|^2 over the gap to the
  * next eigenvalue) enters it only to the second order, so s_min comes within a few DBL_EPSILON |J| (absolute)
  * where sqrt of the eigenvalue would carry DBL_EPSILON |J|^2 / s_min; within DBL_EPSILON |J|^2 / s_2 when
@@ -438,7 +530,7 @@ static void gram(const double *J, int r, int nq, double *G)
 static double smallest_singular_value(const double *J, int r, int nq, double *G)
 {
     double v[6];
-    if (!smallest_eigenvector(G, r, v))
+    if (!inverse_iteration(G, r, v) && !smallest_eigenvector(G, r, v))
         return 0.0;
     double sq = 0.0;
     for (int a = 0; a < nq; ++a) {
@@ -549,13 +641,15 @@ static int input_finite(const rd_model *m, const rd_compliant_options *o, const 
            (!in->tau_prev || !(in->dt > 0.0) || rd_finite(in->tau_prev, nq));
 }
 
-/* What a tick's wrench reads: the task rows, their index, J (r x nq), Lambda (r x r), the pose T, Jdot qd. */
+/* What a tick's wrench reads: the task rows, their index, J (r x nq), the inverse of the task inertia
+ * S = Lambda^-1 (r x r, its lower triangle), its Cholesky factor G (lower triangle) and 1 / G_jj (gi; Lambda x
+ * is rd_task_solve's S^-1 x), the pose T, Jdot qd. */
 typedef struct {
     int r, index[6];
-    const double *J, *Lambda, *T, *bias;
+    const double *J, *S, *G, *gi, *T, *bias;
 } task_state;
 
-/* The task wrench F (r) of the law, before its saturation. RD_OK or rd_impedance_damping's status. */
+/* The task wrench F (r) of the law, before its saturation. RD_OK or damping_from_inverse's status. */
 static int task_wrench(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in,
                        const task_state *s, double F[6])
 {
@@ -569,20 +663,14 @@ static int task_wrench(const rd_model *m, const rd_compliant_options *o, const r
         e[k] = full[s->index[k]], ed[k] = in->twist[s->index[k]] - v;
     }
     if (o->law == RD_CARTESIAN_IMPEDANCE) { /* F = K e + D e_dot, D applied without being formed */
-        diagonal_damping(r, o->kp, s->Lambda, o->damping_ratio, ed, F, NULL);
+        const int st = damping_from_inverse(r, o->kp, s->S, o->damping_ratio, ed, F);
         for (int i = 0; i < r; ++i)
             F[i] += o->kp[i] * e[i];
-        return RD_OK;
+        return st;
     }
-    double x[6]; /* F = Lambda (accel_d + Kd e_dot + Kp e - Jdot qd) */
-    for (int k = 0; k < r; ++k)
-        x[k] = in->accel[s->index[k]] + o->kd[k] * ed[k] + o->kp[k] * e[k] - s->bias[k];
-    for (int i = 0; i < r; ++i) {
-        double f = 0.0;
-        for (int j = 0; j < r; ++j)
-            f += s->Lambda[i * r + j] * x[j];
-        F[i] = f;
-    }
+    for (int k = 0; k < r; ++k) /* F = Lambda (accel_d + Kd e_dot + Kp e - Jdot qd) = S^-1 (...) */
+        F[k] = in->accel[s->index[k]] + o->kd[k] * ed[k] + o->kp[k] * e[k] - s->bias[k];
+    rd_task_solve(s->G, s->gi, r, F);
     return RD_OK;
 }
 
@@ -615,19 +703,16 @@ static void compliant_torques(const rd_model *m, const rd_compliant_options *o, 
         tau0[j] = k * (o->posture[j] - in->q[j]) - 2.0 * o->null_damping_ratio * sqrt(k * w->cA[j]) * in->qd[j];
     }
     memcpy(u, tau0, sizeof(double) * (size_t)nq);
-    rd_cholesky_solve(L, nq, u); /* u = A^-1 tau_0 */
+    rd_task_solve(L, w->tS + 108, nq, u); /* u = A^-1 tau_0, 1 / L_aa from rd_task_gram */
     for (int i = 0; i < r; ++i) { /* y = J u */
         double v = 0.0;
         for (int a = 0; a < nq; ++a)
             v += J[i * nq + a] * u[a];
         y[i] = v;
     }
-    for (int i = 0; i < r; ++i) { /* z = Lambda y - F: J^T F + N tau_0 = tau_0 - J^T z */
-        double v = 0.0;
-        for (int j = 0; j < r; ++j)
-            v += s->Lambda[i * r + j] * y[j];
-        z[i] = v - F[i];
-    }
+    rd_task_solve(s->G, s->gi, r, y); /* z = Lambda y - F: J^T F + N tau_0 = tau_0 - J^T z */
+    for (int i = 0; i < r; ++i)
+        z[i] = y[i] - F[i];
     for (int a = 0; a < nq; ++a) {
         double v = 0.0;
         for (int i = 0; i < r; ++i)
@@ -667,7 +752,7 @@ int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const
     if (!input_finite(m, o, in))
         return RD_BAD_INPUT;
     const int nq = m->nq, osc = o->law == RD_OPERATIONAL_SPACE;
-    double T[16], bias[6], Lambda[36], F[6];
+    double T[16], bias[6], G[36], gi[6], F[6];
     rd_task t = o->task;
     t.damping = 0.0;
     const rd_input state = {in->q, in->qd, NULL, NULL, NULL, 0};
@@ -684,10 +769,11 @@ int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const
     t.damping = sqrt(lam2);
     if (info)
         info->s_min = s_min, info->lambda = t.damping, info->singular = singular;
-    const rd_task_space_out dynamics = {NULL, NULL, NULL, NULL, Lambda, NULL, NULL};
-    if ((st = rd_task_operational(m, &t, w->tJ, s.r, &dynamics, w)) != RD_OK)
+    rd_task_gram(m, t.damping, w->tJ, s.r, w); /* S = J A^-1 J^T + lambda^2 1 in w->tS, then its factor */
+    memcpy(G, w->tS, sizeof(double) * (size_t)(s.r * s.r));
+    if ((st = rd_task_factor(G, s.r, gi)) != RD_OK)
         return st;
-    s.J = w->tJ, s.Lambda = Lambda, s.T = T, s.bias = bias;
+    s.J = w->tJ, s.S = w->tS, s.G = G, s.gi = gi, s.T = T, s.bias = bias;
     if ((st = task_wrench(m, o, in, &s, F)) != RD_OK)
         return st == RD_BAD_INPUT ? RD_BAD_OUTPUT : st;
     saturate_wrench(o, &s, F);

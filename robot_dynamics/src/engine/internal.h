@@ -127,6 +127,23 @@ void rd_cholesky_solve(const double *L, int nq, double *x);
  * (task_space.c). */
 int rd_task_rows(int rows, int index[6]);
 
+/* S (r x r: its lower triangle, in w->tS) = J A^-1 J^T + damping^2 1 = Y^T Y + damping^2 1 from the task
+ * rows J (r x nq) and the Cholesky factor of A = L L^T in w->H: Y = L^-1 J^T (r rows of nq) into w->tY,
+ * 1 / L_aa (nq) into w->tS + 108 (task_space.c). */
+void rd_task_gram(const rd_model *m, double damping, const double *J, int r, rd_work *w);
+
+/* The Cholesky factor S = G G^T (r x r, r <= 6; G into S's lower triangle) of rd_task_gram's S, and
+ * 1 / G_jj into gi (r): RD_OK, or RD_TASK_SINGULAR at a pivot at most RD_TASK_PIVOT of its diagonal. */
+int rd_task_factor(double *S, int r, double *gi);
+
+/* Lambda (r x r) = S^-1 from S (r x r, symmetric positive definite, lower triangle read; overwritten by its
+ * factor): S = G G^T (rd_task_factor), then Lambda = G^-T G^-1 from the triangular G^-1 (into Ginv, r x r),
+ * symmetric by construction. RD_OK or RD_TASK_SINGULAR as rd_task_factor. */
+int rd_task_inverse(double *S, int r, double *Lambda, double *Ginv);
+
+/* x (r) = S^-1 x = G^-T G^-1 x from rd_task_factor's G and gi (two triangular solves, no division). */
+void rd_task_solve(const double *G, const double *gi, int r, double *x);
+
 /* rd_task_space's second half (task_space.c): Lambda, Jbar and N of out (those not NULL; Lambda NULL:
  * computed in w->tS) from the task rows J (r x nq) of t and the Cholesky factor of A = L L^T in w->H,
  * Lambda damped by t->damping. RD_OK or RD_TASK_SINGULAR. Scratch: w->tY, tZ, tB, tS. */

@@ -52,12 +52,8 @@ static void task_jacobian(const rd_model *m, const rd_task *t, const double T[16
     }
 }
 
-/* Lambda (r x r) = S^-1 from S (r x r, symmetric positive definite; overwritten by its factor):
- * S = G G^T, then Lambda = G^-T G^-1 from the triangular G^-1, symmetric by construction. A pivot
- * at most RD_TASK_PIVOT of its diagonal: RD_TASK_SINGULAR. */
-static int task_inverse(double *S, int r, double *Lambda, double *Ginv)
+int rd_task_factor(double *S, int r, double *gi)
 {
-    double gi[6]; /* 1 / G_jj */
     for (int j = 0; j < r; ++j) {
         double d = S[j * r + j];
         for (int k = 0; k < j; ++k)
@@ -74,6 +70,30 @@ static int task_inverse(double *S, int r, double *Lambda, double *Ginv)
             S[i * r + j] = s * gi[j];
         }
     }
+    return RD_OK;
+}
+
+void rd_task_solve(const double *G, const double *gi, int r, double *x)
+{
+    for (int i = 0; i < r; ++i) {
+        double s = x[i];
+        for (int k = 0; k < i; ++k)
+            s -= G[i * r + k] * x[k];
+        x[i] = s * gi[i];
+    }
+    for (int i = r - 1; i >= 0; --i) {
+        double s = x[i];
+        for (int k = i + 1; k < r; ++k)
+            s -= G[k * r + i] * x[k];
+        x[i] = s * gi[i];
+    }
+}
+
+int rd_task_inverse(double *S, int r, double *Lambda, double *Ginv)
+{
+    double gi[6]; /* 1 / G_jj */
+    if (rd_task_factor(S, r, gi) != RD_OK)
+        return RD_TASK_SINGULAR;
     for (int c = 0; c < r; ++c) /* G^-1, lower triangular: column c by forward substitution */
         for (int i = 0; i < r; ++i) {
             double s = i == c ? 1.0 : 0.0;
@@ -91,14 +111,11 @@ static int task_inverse(double *S, int r, double *Lambda, double *Ginv)
     return RD_OK;
 }
 
-/* Lambda, J_bar and N from the task rows J (r x nq) and A's factor L in w->H (internal.h). */
-int rd_task_operational(const rd_model *m, const rd_task *t, const double *J, int r, const rd_task_space_out *out,
-                        rd_work *w)
+void rd_task_gram(const rd_model *m, double damping, const double *J, int r, rd_work *w)
 {
-    const int nq = m->nq, projector = out->Jbar || out->N;
+    const int nq = m->nq;
     const double *L = w->H;
-    double *Y = w->tY, *Z = w->tZ, *S = w->tS, *Lambda = out->Lambda ? out->Lambda : w->tS + 36, *Ginv = w->tS + 72;
-    double *dinv = w->tS + 108; /* 1 / L_aa: one division per joint, not one per row and joint */
+    double *Y = w->tY, *S = w->tS, *dinv = w->tS + 108; /* 1 / L_aa: one division per joint */
     for (int a = 0; a < nq; ++a)
         dinv[a] = 1.0 / L[a * nq + a];
     for (int a = 0; a < nq; ++a) /* Y_i = L^-1 J_i^T, every row i at once (forward substitution) */
@@ -109,6 +126,24 @@ int rd_task_operational(const rd_model *m, const rd_task *t, const double *J, in
                 s -= L[a * nq + k] * y[k];
             Y[i * nq + a] = s * dinv[a];
         }
+    const double lam2 = damping * damping;
+    for (int i = 0; i < r; ++i) /* S = J A^-1 J^T + lambda^2 1 = Y^T Y + lambda^2 1 (its lower triangle) */
+        for (int j = 0; j <= i; ++j) {
+            double s = 0.0;
+            for (int a = 0; a < nq; ++a)
+                s += Y[i * nq + a] * Y[j * nq + a];
+            S[i * r + j] = i == j ? s + lam2 : s;
+        }
+}
+
+/* Lambda, J_bar and N from the task rows J (r x nq) and A's factor L in w->H (internal.h). */
+int rd_task_operational(const rd_model *m, const rd_task *t, const double *J, int r, const rd_task_space_out *out,
+                        rd_work *w)
+{
+    const int nq = m->nq, projector = out->Jbar || out->N;
+    const double *L = w->H, *Y = w->tY, *dinv = w->tS + 108;
+    double *Z = w->tZ, *S = w->tS, *Lambda = out->Lambda ? out->Lambda : w->tS + 36, *Ginv = w->tS + 72;
+    rd_task_gram(m, t->damping, J, r, w);
     for (int a = nq - 1; projector && a >= 0; --a) /* Z_i = L^-T Y_i = A^-1 J_i^T (back substitution) */
         for (int i = 0; i < r; ++i) {
             const double *z = Z + i * nq;
@@ -117,15 +152,7 @@ int rd_task_operational(const rd_model *m, const rd_task *t, const double *J, in
                 s -= L[k * nq + a] * z[k];
             Z[i * nq + a] = s * dinv[a];
         }
-    const double lam2 = t->damping * t->damping;
-    for (int i = 0; i < r; ++i) /* S = J A^-1 J^T + lambda^2 1 = Y^T Y + lambda^2 1 (its lower triangle) */
-        for (int j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (int a = 0; a < nq; ++a)
-                s += Y[i * nq + a] * Y[j * nq + a];
-            S[i * r + j] = i == j ? s + lam2 : s;
-        }
-    const int st = task_inverse(S, r, Lambda, Ginv);
+    const int st = rd_task_inverse(S, r, Lambda, Ginv);
     if (st != RD_OK)
         return st;
     if (!projector)

@@ -168,6 +168,37 @@ def test_the_singular_flag_and_the_smallest_singular_value(robots):
         np.testing.assert_allclose(out.tau, expected, rtol=1e-9, atol=1e-9 * np.abs(expected).max())
 
 
+def test_the_smallest_singular_value_near_singular_poses_and_in_clusters(robots):
+    """s_min against the SVD of J where it is computed (below the threshold): on the stretched iiwa14's
+    sines about q = 0 (bench_update's states; s_min 2e-5 to 0.02, the next one apart) to a few
+    DBL_EPSILON |J| absolute, and at poses nearer q = 0, where the two smallest singular values shrink
+    together (a cluster, the eigenvector of J J^T's smallest eigenvalue ill-determined), within the
+    Rayleigh quotient's bound DBL_EPSILON |J|^2 / s_2."""
+    model = robots["iiwa14"]
+    c = CartesianImpedance(model, effort_limit=np.inf)
+    w = 2.0 * np.pi * (0.3 + 0.1 * np.arange(7))
+    states = [0.3 * np.sin(w * t + np.arange(7)) for t in np.arange(0.0, 20.0, 0.0371)]
+    rng = np.random.default_rng(7)
+    clustered = [rng.uniform(-1.0, 1.0, 7) * 10.0 ** rng.uniform(-6.0, -1.0) for _ in range(300)]
+    checked = {"apart": 0, "cluster": 0}
+    for kind, qs in (("apart", states), ("cluster", clustered)):
+        for q in qs:
+            J = jacobian(model, q, model.end_effector)
+            s = np.linalg.svd(J, compute_uv=False)
+            if s[-1] >= c.singular_threshold:
+                continue
+            ref = TaskReference(frame_pose(model, q, model.end_effector), np.zeros(6), np.zeros(6))
+            tick = stages.compliant(model, _options(c, q), q, np.zeros(7), ref.pose, ref.twist, None, None, 0.0)
+            assert tick.code == engine().OK and tick.singular
+            eps = np.finfo(float).eps
+            bound = 8.0 * eps * s[0] if kind == "apart" else 8.0 * eps * s[0] ** 2 / s[-2] + 8.0 * eps * s[0]
+            assert abs(tick.s_min - s[-1]) <= bound, (kind, q, tick.s_min, s[-1])
+            checked[kind] += 1
+            if kind == "cluster":
+                assert s[-2] < 0.1  # the next singular value small too: a cluster
+    assert checked["apart"] > 200 and checked["cluster"] > 200
+
+
 def _options(c, q):
     c._hold = q.copy()
     return c._options()
