@@ -4,7 +4,8 @@
 // through the simulation's external-torque input) moves the tool by F / K and leaves the joints at
 // rest; a step of the target pose overshoots as the damping ratio predicts; the chained reference
 // interfaces and ~/target_pose set the target, bad targets and parameters are refused; near a
-// singularity the command stays bounded; deactivation holds.
+// singularity the command stays bounded; a target past a joint limit leaves the joints inside their limits
+// (the joint-limit barrier); deactivation holds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -664,6 +665,50 @@ TEST_F(TaskSpace, APostureBeyondTheLimitsIsHeldAtThem)
     EXPECT_LE(loop.hw->positions()[static_cast<size_t>(k)], c.upper[static_cast<size_t>(k)]) << "joint " << k;
     EXPECT_GE(loop.hw->positions()[static_cast<size_t>(k)], c.lower[static_cast<size_t>(k)]) << "joint " << k;
   }
+}
+
+/// How far the simulated joints got past their position limits (> 0: past one) while the target slid
+/// from the tool's pose by (-0.35, 0, -0.25) m at 0.15 m/s, toward the base and past where the elbow
+/// (iiwa_joint_4, -2.09 rad) can follow, and then held there 1.5 s: per joint, the largest.
+template<typename Controller>
+std::vector<double> past_limits_under_a_sliding_target(const std::string & extra)
+{
+  Loop<Controller> loop(extra);
+  std::vector<double> T0, T, past(7, -std::numeric_limits<double>::infinity());
+  loop.tool(T0);
+  const double duration = std::hypot(0.35, 0.25) / 0.15;
+  const auto & c = loop.controller.controller->core();
+  for (int i = 0; i < static_cast<int>((duration + 1.5) / kDt); ++i) {
+    const double s = std::min(kDt * i / duration, 1.0);
+    T = T0;
+    T[3] -= 0.35 * s, T[11] -= 0.25 * s;
+    EXPECT_EQ(loop.controller.controller->set_target(pose_of(T)), "");
+    loop.cycle();
+    if (::testing::Test::HasFatalFailure()) {
+      return past;
+    }
+    for (size_t j = 0; j < 7; ++j) {
+      const double q = loop.hw->positions()[j];
+      past[j] = std::max({past[j], q - c.upper[j], c.lower[j] - q});
+    }
+  }
+  EXPECT_EQ(c.status() & robot_dynamics_control::TICK_FAULT, 0);
+  return past;
+}
+
+TEST_F(TaskSpace, ATargetPastAJointLimitLeavesTheJointsInsideTheirLimits)
+{
+  // the joint-limit barrier (joint_limit_margin 0.1 rad, 20 rad/s by default) holds the elbow at the
+  // band's edge, 0.1 rad inside its limit; without it the same target takes the elbow 0.36 rad past it
+  const auto impedance = past_limits_under_a_sliding_target<CartesianImpedanceController>("");
+  const auto osc = past_limits_under_a_sliding_target<OperationalSpaceController>(
+    "    omega: [20.0, 20.0, 20.0, 20.0, 20.0, 20.0]\n");
+  for (const auto * past : {&impedance, &osc}) {
+    EXPECT_LT(*std::max_element(past->begin(), past->end()), -0.05);
+    EXPECT_NEAR((*past)[3], -0.1, 0.02) << "the elbow at the band's edge";
+  }
+  const auto unbounded = past_limits_under_a_sliding_target<CartesianImpedanceController>("    joint_limit_margin: 0.0\n");
+  EXPECT_GT(unbounded[3], 0.2) << "without the barrier the elbow passes its limit";
 }
 
 TEST_F(TaskSpace, DeactivationHoldsTheGravityTorqueOfThePose)

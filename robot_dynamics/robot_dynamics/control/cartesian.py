@@ -26,6 +26,15 @@ task not at all (J A^-1 N = 0). Near a singularity (the smallest singular value 
 wrench is saturated (``max_force`` [N], ``max_moment`` [N m], by scaling its force and moment
 parts) and the torque's change per tick (``max_torque_rate`` [N m/s]).
 
+A target the arm cannot reach without passing a joint's position limit does not drive the joint
+into it: within ``joint_limit_margin`` of a limit (default 0.1 rad, at most a quarter of the
+joint's range) the joint's acceleration toward it is capped at
+``omega^2 (q_edge - q) - 2 omega qd`` (``omega = joint_limit_frequency``, default 20 rad/s,
+q_edge the band's inner edge): a critically damped return to the edge, which a joint entering
+the band at speed v overshoots by at most ``v / (e omega)`` (0.04 rad at 2.3 rad/s). The cut
+``delta`` in acceleration is added as ``A delta``, so the other joints move as the law asked.
+The effort limits clip after it: an arm too weak to brake leaves the band deeper.
+
 Both laws run in the engine, one call a tick (``rd_compliant_control`` of src/engine/compliant.c,
 through :func:`robot_dynamics.engine.stages.compliant`): the one implementation that the
 ros2_control controllers share. The classes here validate the options and word the status.
@@ -106,7 +115,7 @@ class _Compliant(TaskController):
                  null_space_stiffness: ArrayLike = 10.0, null_space_damping_ratio: float = 1.0,
                  posture: ArrayLike | None = None, max_force: float | None = None, max_moment: float | None = None,
                  max_torque_rate: float | None = None, singular_threshold: float = 0.02, damping: float = 0.05,
-                 **limits: Any):
+                 joint_limit_margin: float = 0.1, joint_limit_frequency: float = 20.0, **limits: Any):
         super().__init__(model, frame, rows, **limits)
         self.null_space_stiffness = gain_vector(null_space_stiffness, model.nq, "null_space_stiffness", model.joint_names)
         self.null_space_damping_ratio = _positive(null_space_damping_ratio, "null_space_damping_ratio")
@@ -117,6 +126,11 @@ class _Compliant(TaskController):
             if not (np.isfinite(v) and v >= 0.0):
                 raise InputError(f"{what}: expected a finite number >= 0, got {v!r}")
         self.singular_threshold, self.damping = float(singular_threshold), float(damping)
+        if not (np.isfinite(joint_limit_margin) and joint_limit_margin >= 0.0):
+            raise InputError(f"joint_limit_margin: expected a finite number >= 0 [rad or m] (0: no barrier), got "
+                             f"{joint_limit_margin!r}")
+        self.joint_limit_margin = float(joint_limit_margin)
+        self.joint_limit_frequency = _positive(joint_limit_frequency, "joint_limit_frequency")
         self._hold: Array | None = None
         self._tau_prev: Array | None = None
         # the engine's task: the frame's index and the rows as bits; their values in the bits' order
@@ -145,7 +159,8 @@ class _Compliant(TaskController):
         return stages.CompliantOptions(law, self._frame_index, self._mask, kp[order], None if kd is None else kd[order],
                                        zeta, self.null_space_stiffness, self.null_space_damping_ratio, self._hold,
                                        self.max_force, self.max_moment, self.max_torque_rate, self.singular_threshold,
-                                       self.damping)
+                                       self.damping, self.model.lower, self.model.upper, self.joint_limit_margin,
+                                       self.joint_limit_frequency)
 
     def _law(self, t: float, dt: float, q: Array, qd: Array, reference: TaskReference) -> tuple[Array, Status, str]:
         if self._hold is None:
@@ -184,6 +199,8 @@ class CartesianImpedance(_Compliant):
         max_torque_rate: the largest change of a joint torque [N m/s]; None: none.
         singular_threshold, damping: J's smallest singular value below which Lambda is damped,
             and the largest lambda.
+        joint_limit_margin, joint_limit_frequency: the joint-limit barrier (module docstring): its band
+            inside each position limit [rad or m] (0: none) and its omega [rad/s].
         effort_limit, actuator_limit, fault_action: see :class:`ControllerBase`.
     """
 

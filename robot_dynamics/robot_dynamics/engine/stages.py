@@ -197,6 +197,10 @@ class CompliantOptions(NamedTuple):
     max_torque_rate: float  #: [N m/s] (inf: none)
     singular_threshold: float  #: J's smallest singular value below which Lambda is damped
     damping: float  #: the largest lambda of that damping
+    lower: Array | None = None  #: (nq,) the joint-limit barrier's position limits [rad or m], or None: none
+    upper: Array | None = None  #: (nq,)
+    limit_margin: float = 0.0  #: the barrier's band inside each limit [rad or m] (0: none)
+    limit_frequency: float = 20.0  #: its omega [rad/s]
 
 
 class CompliantTick(NamedTuple):
@@ -221,7 +225,9 @@ def compliant(model: RobotModel, options: CompliantOptions, q: Array, qd: Array,
     code = engine().compliant(*_model_data(model), o.law, o.frame, o.rows, *_vectors(o.kp), kd, float(o.damping_ratio),
                               *_vectors(o.null_stiffness), float(o.null_damping_ratio), *_vectors(o.posture),
                               float(o.max_force), float(o.max_moment), float(o.max_torque_rate),
-                              float(o.singular_threshold), float(o.damping), *_vectors(q, qd, pose, twist),
+                              float(o.singular_threshold), float(o.damping),
+                              *(None if v is None else np.ascontiguousarray(v, dtype=float) for v in (o.lower, o.upper)),
+                              float(o.limit_margin), float(o.limit_frequency), *_vectors(q, qd, pose, twist),
                               None if accel is None else np.ascontiguousarray(accel, dtype=float),
                               None if tau_prev is None else np.ascontiguousarray(tau_prev, dtype=float), float(dt),
                               tau, info)

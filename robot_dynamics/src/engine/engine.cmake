@@ -8,7 +8,7 @@
 # (no variables, no generator expressions, no quotes).
 
 # the library: everything of the engine but the Python module
-set(RD_ENGINE_SOURCES algorithms.c derivatives.c model.c control.c plant.c simulate.c observer.c reachability.c timing.c path.c task_space.c compliant.c)
+set(RD_ENGINE_SOURCES algorithms.c derivatives.c model.c control.c plant.c simulate.c observer.c reachability.c timing.c path.c task_space.c eigen.c compliant.c)
 # engine.h is the public header (installed as robot_dynamics_engine/engine.h); the others are private
 set(RD_ENGINE_HEADERS engine.h internal.h recursions.h recursions_x4.h crba.h)
 # C99; -fno-tree-loop-vectorize and -ffp-contract=fast fix the operation order the recorded numbers

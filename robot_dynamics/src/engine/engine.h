@@ -373,6 +373,17 @@ typedef struct {
                                    * lambda^2 = damping^2 (1 - (s_min / threshold)^2) */
     double smooth;                /* the friction's Coulomb sign smoothed to tanh(qd / smooth) [rad/s or m/s]
                                    * (> 0; 0: sign(qd), finite) */
+    const double *lower, *upper;  /* (nq) the joints' position limits [rad or m] (-INFINITY, INFINITY: none;
+                                   * lower <= upper), both NULL: no joint-limit barrier */
+    double limit_margin;          /* the barrier's band inside each limit [rad or m] (>= 0, finite; 0: none; at
+                                   * most a quarter of the joint's range):
+                                   * in the band at the upper limit u, joint j's acceleration is at most
+                                   * omega^2 (u - margin - q_j) - 2 omega qd_j (a critically damped return to
+                                   * the band's edge; a joint that enters it at speed v goes at most
+                                   * v / (e omega) past the edge), at the lower one at least its mirror; the
+                                   * torques get A delta for the acceleration cut delta, so that the other
+                                   * joints' accelerations stay as the law made them */
+    double limit_frequency;       /* omega [rad/s] (> 0, finite; read with a band > 0) */
 } rd_compliant_options;
 
 /* What one tick reads: the measured state, the task reference, the last tick's torques. */

@@ -144,6 +144,26 @@ int rd_task_inverse(double *S, int r, double *Lambda, double *Ginv);
 /* x (r) = S^-1 x = G^-T G^-1 x from rd_task_factor's G and gi (two triangular solves, no division). */
 void rd_task_solve(const double *G, const double *gi, int r, double *x);
 
+/* -- small symmetric eigenproblems (eigen.c) -- */
+
+/* y (r) = D x (x: r; r <= 6), the damping of rd_impedance_damping for the positive diagonal stiffness k
+ * (r) applied to x without D or Lambda formed, from the task inertia's inverse S = Lambda^-1 (r x r, its
+ * lower triangle read): M = C^-1 Lambda C^-1 = P^-1 with P = C S C (C = diag(sqrt(k))), so M's
+ * eigenvectors are P's and mu = 1 / nu for P = V diag(nu) V^T, and y = 2 zeta C V diag(nu^-1/2) V^T C x,
+ * V = Q W: Q's reflections (Householder's reduction to tridiagonal form) applied to vectors (Q not
+ * formed), W the eigenvectors of the tridiagonal form by QR steps. RD_OK, or RD_TASK_SINGULAR for an
+ * eigenvalue nu that is not positive. */
+int rd_impedance_damping_apply(int r, const double *k, const double *S, double zeta, const double *x, double *y);
+
+/* The smallest singular value of J (r x nq, r <= nq, r <= 6) from G = J J^T (overwritten): v, the
+ * eigenvector of G's smallest eigenvalue (inverse iteration on G^-4, else from G's eigen-decomposition),
+ * then s_min = |J^T v|. This is the Rayleigh quotient of J J^T at v without the square formed: v's error
+ * (about DBL_EPSILON |J|^2 over the gap to the next eigenvalue) enters it only to the second order, so
+ * s_min comes within a few DBL_EPSILON |J| (absolute) where sqrt of the eigenvalue would carry
+ * DBL_EPSILON |J|^2 / s_min; within DBL_EPSILON |J|^2 / s_2 when the next singular value s_2 is small too
+ * (the gap that sets v's error). */
+double rd_smallest_singular_value(const double *J, int r, int nq, double *G);
+
 /* rd_task_space's second half (task_space.c): Lambda, Jbar and N of out (those not NULL; Lambda NULL:
  * computed in w->tS) from the task rows J (r x nq) of t and the Cholesky factor of A = L L^T in w->H,
  * Lambda damped by t->damping. RD_OK or RD_TASK_SINGULAR. Scratch: w->tY, tZ, tB, tS. */

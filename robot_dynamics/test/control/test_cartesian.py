@@ -165,6 +165,28 @@ def test_wrench_and_torque_rate_saturation(iiwa):
     assert np.abs(second - first).max() == pytest.approx(0.05, rel=1e-9)
 
 
+@pytest.mark.parametrize("law", ["cartesian_impedance", "operational_space"])
+def test_a_target_past_a_joint_limit_leaves_the_joints_inside_their_limits(iiwa, law):
+    """The target slides at 0.15 m/s toward the base, 0.43 m, past where the elbow (joint 4, limit
+    -2.09 rad) can follow: with the joint-limit barrier (0.1 rad, 20 rad/s) every joint stays inside
+    its limits and the elbow stops near the band's edge; without it the elbow passes its limit."""
+    T0 = frame_pose(iiwa, Q0, iiwa.end_effector)
+    step, duration = np.array([-0.35, 0.0, -0.25]), 0.43 / 0.15
+
+    def sliding(t):
+        return TaskReference(_moved(T0, np.r_[step * min(t / duration, 1.0), 0.0, 0.0, 0.0]), np.zeros(6), np.zeros(6))
+
+    gains = {"stiffness": STIFFNESS} if law == "cartesian_impedance" else {"omega": 20.0}
+    past = {}
+    for margin in (0.1, 0.0):
+        ctrl = build_controller(iiwa, law, joint_limit_margin=margin, **gains)
+        res = _run(iiwa, ctrl, sliding, duration + 1.5)
+        past[margin] = np.maximum(res.q - iiwa.upper, iiwa.lower - res.q).max(axis=0)  # > 0: past a limit
+    assert past[0.1].max() < -0.05  # inside every limit, by more than half the band
+    assert past[0.1][3] == pytest.approx(-0.1, abs=0.02)  # the elbow held at the band's edge
+    assert past[0.0][3] > 0.2  # the same target without the barrier: 0.37 rad past the elbow's limit
+
+
 def test_bad_parameters_name_what_was_expected(iiwa):
     with pytest.raises(rd.InputError, match="stiffness"):
         CartesianImpedance(iiwa, [1000.0, 0.0, 1000.0, 100.0, 100.0, 100.0])
@@ -174,6 +196,10 @@ def test_bad_parameters_name_what_was_expected(iiwa):
         CartesianImpedance(iiwa, posture=np.zeros(3))
     with pytest.raises(rd.InputError, match="max_force"):
         CartesianImpedance(iiwa, max_force=-1.0)
+    with pytest.raises(rd.InputError, match="joint_limit_margin"):
+        CartesianImpedance(iiwa, joint_limit_margin=float("nan"))
+    with pytest.raises(rd.InputError, match="joint_limit_frequency"):
+        OperationalSpaceControl(iiwa, omega=20.0, joint_limit_frequency=0.0)
     with pytest.raises(rd.InputError, match="damping_ratio, not kd"):
         build_controller(iiwa, "cartesian_impedance", kd=[1.0] * 6)
     with pytest.raises(rd.InputError, match="kp and kd"):

@@ -169,6 +169,10 @@ protected:
     options_.singular_threshold = this->params_.singular_threshold;
     options_.task.damping = this->params_.singular_damping;
     options_.smooth = this->params_.friction_smoothing_velocity;
+    options_.lower = this->core_.lower.data();  // the joint-limit barrier on the URDF's position limits
+    options_.upper = this->core_.upper.data();
+    options_.limit_margin = this->params_.joint_limit_margin;
+    options_.limit_frequency = this->params_.joint_limit_frequency;
     return true;
   }
 
