@@ -132,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=1_000, help="untimed calls first (>= 0)")
     parser.add_argument("--robot", choices=ROBOTS, default="all")
     parser.add_argument("--rounds", type=int, default=10, help="interleaved rounds of calls / rounds calls each")
-    parser.add_argument("--cpu", type=int, default=None, help="pin bench_update to this core")
+    parser.add_argument("--cpu", type=int, default=None,
+                        help="pin bench_update's timing thread to this core (the controllers' publisher threads stay free)")
     parser.add_argument("--results", default=str(HERE / "results" / "bench_controllers.json"), metavar="JSON",
                         help="where the numbers go ('' : nowhere)")
     args = parser.parse_args(argv)

@@ -83,7 +83,7 @@ CallbackReturn CollisionMonitorController::configure_law()
   auto node = get_node();
   // a late subscriber still gets the last events
   event_publisher_ = node->create_publisher<Event>("~/collision", rclcpp::QoS(10).reliable().transient_local());
-  event_rt_ = std::make_unique<realtime_tools::RealtimePublisher<Event>>(event_publisher_);
+  event_rt_ = std::make_unique<LoopPublisher<Event>>(event_publisher_, LoopPublisher<Event>::poll_for(0.0));
   Event & e = event_rt_->msg_;
   e.joint_names = core_.joints();
   e.external_torque.assign(n, 0.0);
@@ -93,7 +93,8 @@ CallbackReturn CollisionMonitorController::configure_law()
   torque_rt_.reset();
   if (params_.external_torque_publish_rate > 0.0) {
     torque_publisher_ = node->create_publisher<Torque>("~/external_torque", rclcpp::SystemDefaultsQoS());
-    torque_rt_ = std::make_unique<realtime_tools::RealtimePublisher<Torque>>(torque_publisher_);
+    torque_rt_ = std::make_unique<LoopPublisher<Torque>>(
+      torque_publisher_, LoopPublisher<Torque>::poll_for(params_.external_torque_publish_rate));
     torque_rt_->msg_.name = core_.joints();
     torque_rt_->msg_.effort.assign(n, 0.0);
   }

@@ -133,9 +133,9 @@ private:
   std::atomic<int> detected_joint_{-1};
   uint64_t logged_seq_ = 0;
   rclcpp::Publisher<Event>::SharedPtr event_publisher_;
-  std::unique_ptr<realtime_tools::RealtimePublisher<Event>> event_rt_;
+  std::unique_ptr<LoopPublisher<Event>> event_rt_;
   rclcpp::Publisher<Torque>::SharedPtr torque_publisher_;
-  std::unique_ptr<realtime_tools::RealtimePublisher<Torque>> torque_rt_;
+  std::unique_ptr<LoopPublisher<Torque>> torque_rt_;
   rclcpp::Service<robot_dynamics_interfaces::srv::ResetCollision>::SharedPtr reset_service_;
   rclcpp::TimerBase::SharedPtr detection_timer_;
 };

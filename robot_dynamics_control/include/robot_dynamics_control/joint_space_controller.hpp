@@ -22,11 +22,7 @@
 #include "robot_dynamics_control/controller_parameters.hpp"
 #include "robot_dynamics_interfaces/msg/controller_state.hpp"
 #include "trajectory_msgs/msg/joint_trajectory.hpp"
-#if __has_include("realtime_tools/realtime_publisher.hpp")
-#include "realtime_tools/realtime_publisher.hpp"
-#else
-#include "realtime_tools/realtime_publisher.h"
-#endif
+#include "robot_dynamics_control/loop_publisher.hpp"
 
 namespace robot_dynamics_control
 {
@@ -296,7 +292,8 @@ private:
     state_publisher_.reset();
     if (params_.state_publish_rate > 0.0) {
       publisher_ = this->get_node()->template create_publisher<StateMsg>("~/controller_state", rclcpp::SystemDefaultsQoS());
-      state_publisher_ = std::make_unique<realtime_tools::RealtimePublisher<StateMsg>>(publisher_);
+      state_publisher_ = std::make_unique<LoopPublisher<StateMsg>>(
+        publisher_, LoopPublisher<StateMsg>::poll_for(params_.state_publish_rate));
       StateMsg & m = state_publisher_->msg_;
       m.joint_names = core_.joints();
       for (auto * v : {&m.reference_positions, &m.reference_velocities, &m.feedback_positions, &m.feedback_velocities,
@@ -354,7 +351,7 @@ private:
   }
 
   /// ~/controller_state at state_publish_rate, and at once where time went back (real-time: the
-  /// realtime publisher's try-lock; the message's sizes were set at configuration).
+  /// LoopPublisher's slot, atomic operations only; the message's sizes were set at configuration).
   void publish_state(const rclcpp::Time & time) noexcept
   {
     if (!state_publisher_) {
@@ -409,7 +406,7 @@ private:
   std::atomic<bool> configured_{false};
   bool hold_latched_ = false;
   typename rclcpp::Publisher<StateMsg>::SharedPtr publisher_;
-  std::unique_ptr<realtime_tools::RealtimePublisher<StateMsg>> state_publisher_;
+  std::unique_ptr<LoopPublisher<StateMsg>> state_publisher_;
   double last_publish_ = -1.0;
   rclcpp::TimerBase::SharedPtr log_timer_;
   uint64_t fault_noted_ = 0, fault_logged_ = 0, limited_logged_ = 0;

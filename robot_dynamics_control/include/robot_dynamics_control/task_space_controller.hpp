@@ -264,7 +264,8 @@ private:
     if (this->params_.state_publish_rate > 0.0) {
       target_raw_ = this->get_node()->template create_publisher<geometry_msgs::msg::PoseStamped>(
         "~/current_target", rclcpp::SystemDefaultsQoS());
-      target_publisher_ = std::make_unique<realtime_tools::RealtimePublisher<geometry_msgs::msg::PoseStamped>>(target_raw_);
+      target_publisher_ = std::make_unique<LoopPublisher<geometry_msgs::msg::PoseStamped>>(
+        target_raw_, LoopPublisher<geometry_msgs::msg::PoseStamped>::poll_for(this->params_.state_publish_rate));
       target_publisher_->msg_.header.frame_id = this->core_.engine().frame_names().empty()
                                                   ? std::string()
                                                   : this->core_.engine().frame_names().front();
@@ -319,7 +320,7 @@ private:
   bool has_prev_ = false;
   typename rclcpp::Subscription<geometry_msgs::msg::PoseStamped>::SharedPtr target_subscription_;
   typename rclcpp::Publisher<geometry_msgs::msg::PoseStamped>::SharedPtr target_raw_;
-  std::unique_ptr<realtime_tools::RealtimePublisher<geometry_msgs::msg::PoseStamped>> target_publisher_;
+  std::unique_ptr<LoopPublisher<geometry_msgs::msg::PoseStamped>> target_publisher_;
   double last_target_publish_ = -1.0;
 };
 
