@@ -239,9 +239,10 @@ static void limit_barrier(const rd_model *m, const rd_compliant_options *o, cons
     }
 }
 
-/* tau (holding rnea(q, qd, 0)) += J^T F + N tau_0 (with the joint-limit barrier), tau_0 = K_n (q_n - q) - 2 zeta_n sqrt(K_n A_jj) qd;
- * then the rate limit. N tau_0 = tau_0 - J^T Lambda J A^-1 tau_0 (N = 1 - J^T Lambda J A^-1) from A's
- * factor L in w->H, N never formed. */
+/* tau (holding rnea(q, qd, 0)) += J^T F + N tau_0 (then the joint-limit barrier),
+ * tau_0 = K_n (q_n - q) - 2 zeta_n sqrt(K_n A_jj) qd; then the rate limit. N tau_0 = tau_0 - J^T Lambda J A^-1 tau_0
+ * (N = 1 - J^T Lambda J A^-1, never formed), J A^-1 tau_0 = Y^T L^-1 tau_0 from A's factor L in w->H and
+ * rd_task_gram's Y = L^-1 J^T. */
 static void compliant_torques(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in,
                           const task_state *s, const double F[6], double *tau, rd_work *w)
 {
@@ -252,12 +253,17 @@ static void compliant_torques(const rd_model *m, const rd_compliant_options *o, 
         const double k = o->null_stiffness[j];
         tau0[j] = k * (o->posture[j] - in->q[j]) - 2.0 * o->null_damping_ratio * sqrt(k * w->cA[j]) * in->qd[j];
     }
-    memcpy(u, tau0, sizeof(double) * (size_t)nq);
-    rd_task_solve(L, w->tS + 108, nq, u); /* u = A^-1 tau_0, 1 / L_aa from rd_task_gram */
-    for (int i = 0; i < r; ++i) { /* y = J u */
+    const double *dinv = w->tS + 108, *Y = w->tY; /* 1 / L_aa and Y = L^-1 J^T from rd_task_gram */
+    for (int a = 0; a < nq; ++a) { /* u = L^-1 tau_0 (forward substitution) */
+        double v = tau0[a];
+        for (int k = 0; k < a; ++k)
+            v -= L[a * nq + k] * u[k];
+        u[a] = v * dinv[a];
+    }
+    for (int i = 0; i < r; ++i) { /* y = J A^-1 tau_0 = (L^-1 J^T)^T (L^-1 tau_0) = Y_i . u */
         double v = 0.0;
         for (int a = 0; a < nq; ++a)
-            v += J[i * nq + a] * u[a];
+            v += Y[i * nq + a] * u[a];
         y[i] = v;
     }
     rd_task_solve(s->G, s->gi, r, y); /* z = Lambda y - F: J^T F + N tau_0 = tau_0 - J^T z */
