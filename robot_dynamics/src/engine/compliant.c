@@ -21,18 +21,6 @@
 
 #define HALF_PI 1.5707963267948966 /* the double nearest pi / 2, numpy's np.pi / 2 */
 
-/* J J^T (r x r, both triangles) of J (r x nq) into G. */
-static void gram(const double *J, int r, int nq, double *G)
-{
-    for (int i = 0; i < r; ++i)
-        for (int j = 0; j <= i; ++j) {
-            double s = 0.0;
-            for (int a = 0; a < nq; ++a)
-                s += J[i * nq + a] * J[j * nq + a];
-            G[i * r + j] = G[j * r + i] = s;
-        }
-}
-
 /* s_min of J (r x nq, r <= 6) when below thr > 0, else INFINITY: a Cholesky factor of J J^T - thr^2 1
  * (a cheap test) decides whether every singular value exceeds thr, and only then is s_min computed
  * (rd_smallest_singular_value); 0 for r > nq (a task direction that no joint moves). */
@@ -41,7 +29,7 @@ static double singular_below(const double *J, int r, int nq, double thr)
     if (r > nq)
         return 0.0;
     double G[36], F[36];
-    gram(J, r, nq, G);
+    rd_gram(J, r, nq, G);
     memcpy(F, G, sizeof(double) * r * r);
     for (int i = 0; i < r; ++i)
         F[i * r + i] -= thr * thr;

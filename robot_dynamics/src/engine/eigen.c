@@ -437,15 +437,15 @@ static int smallest_eigenvector(double *G, int n, double *v)
     return 1;
 }
 
-/* B = A A (n x n, A symmetric; B symmetric). */
-static void symmetric_square(const double *A, int n, double *B)
+/* (internal.h) */
+void rd_gram(const double *J, int r, int nq, double *G)
 {
-    for (int i = 0; i < n; ++i)
+    for (int i = 0; i < r; ++i)
         for (int j = 0; j <= i; ++j) {
             double s = 0.0;
-            for (int k = 0; k < n; ++k)
-                s += A[i * n + k] * A[k * n + j];
-            B[i * n + j] = B[j * n + i] = s;
+            for (int a = 0; a < nq; ++a)
+                s += J[i * nq + a] * J[j * nq + a];
+            G[i * r + j] = G[j * r + i] = s;
         }
 }
 
@@ -463,8 +463,8 @@ static int inverse_iteration(const double *G, int n, double *v)
     memcpy(R, G, sizeof(double) * (size_t)(n * n));
     if (rd_task_inverse(R, n, H1, Ginv) != RD_OK)
         return 0;
-    symmetric_square(H1, n, H2);
-    symmetric_square(H2, n, H);
+    rd_gram(H1, n, n, H2); /* H1 H1^T = G^-2 (H1 symmetric), then G^-4 */
+    rd_gram(H2, n, n, H);
     int j = 0;
     for (int i = 1; i < n; ++i)
         j = H[i * n + i] > H[j * n + j] ? i : j;

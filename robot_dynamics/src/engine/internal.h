@@ -146,6 +146,9 @@ void rd_task_solve(const double *G, const double *gi, int r, double *x);
 
 /* -- small symmetric eigenproblems (eigen.c) -- */
 
+/* J J^T (r x r, both triangles) of J (r x nq) into G. */
+void rd_gram(const double *J, int r, int nq, double *G);
+
 /* y (r) = D x (x: r; r <= 6), the damping of rd_impedance_damping for the positive diagonal stiffness k
  * (r) applied to x without D or Lambda formed, from the task inertia's inverse S = Lambda^-1 (r x r, its
  * lower triangle read): M = C^-1 Lambda C^-1 = P^-1 with P = C S C (C = diag(sqrt(k))), so M's
