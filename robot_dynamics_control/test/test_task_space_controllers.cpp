@@ -522,12 +522,13 @@ TEST_F(TaskSpace, CommandJointsMustNameTheirOwnJointsOnce)
                std::runtime_error);
 }
 
-TEST_F(TaskSpace, AFaultHoldsTheGravityTorqueOfThePose)
+/// Stretched straight up without the singular damping: the task inertia does not exist, the law fails
+/// (RD_TASK_SINGULAR), the stop behaviour holds the gravity torque of the pose and the arm stays there.
+template<typename Controller>
+void a_fault_holds_the_gravity_torque_of_the_pose()
 {
-  // stretched straight up without the singular damping: the task inertia does not exist, the law
-  // fails (RD_TASK_SINGULAR), the stop behaviour holds
   const std::vector<double> straight(7, 0.0);
-  Loop<CartesianImpedanceController> loop("    singular_damping: 0.0\n    singular_threshold: 0.0\n", straight);
+  Loop<Controller> loop("    singular_damping: 0.0\n    singular_threshold: 0.0\n", straight);
   loop.cycle();
   const auto & c = *loop.controller.controller;
   EXPECT_NE(c.core().status() & robot_dynamics_control::TICK_FAULT, 0);
@@ -541,6 +542,12 @@ TEST_F(TaskSpace, AFaultHoldsTheGravityTorqueOfThePose)
   for (size_t i = 0; i < 7; ++i) {
     EXPECT_NEAR(loop.hw->positions()[i], 0.0, 1e-3) << "held where it was";
   }
+}
+
+TEST_F(TaskSpace, AFaultHoldsTheGravityTorqueOfThePose)
+{
+  a_fault_holds_the_gravity_torque_of_the_pose<CartesianImpedanceController>();
+  a_fault_holds_the_gravity_torque_of_the_pose<OperationalSpaceController>();
 }
 
 TEST_F(TaskSpace, AFaultHoldOfAMovingArmBrakesItWithoutOscillation)
@@ -711,9 +718,11 @@ TEST_F(TaskSpace, ATargetPastAJointLimitLeavesTheJointsInsideTheirLimits)
   EXPECT_GT(unbounded[3], 0.2) << "without the barrier the elbow passes its limit";
 }
 
-TEST_F(TaskSpace, DeactivationHoldsTheGravityTorqueOfThePose)
+/// After 0.1 s of holding the tool, deactivation commands the gravity torque of the pose it leaves.
+template<typename Controller>
+void deactivation_holds_the_gravity_torque_of_the_pose()
 {
-  Loop<CartesianImpedanceController> loop("");
+  Loop<Controller> loop("");
   loop.run(0.1);
   loop.controller.deactivate();
   std::vector<double> g(7), zero(7, 0.0);
@@ -722,6 +731,12 @@ TEST_F(TaskSpace, DeactivationHoldsTheGravityTorqueOfThePose)
   for (size_t i = 0; i < 7; ++i) {
     EXPECT_NEAR(loop.controller.command_values[i], g[i], 1e-9);
   }
+}
+
+TEST_F(TaskSpace, DeactivationHoldsTheGravityTorqueOfThePose)
+{
+  deactivation_holds_the_gravity_torque_of_the_pose<CartesianImpedanceController>();
+  deactivation_holds_the_gravity_torque_of_the_pose<OperationalSpaceController>();
 }
 
 }  // namespace

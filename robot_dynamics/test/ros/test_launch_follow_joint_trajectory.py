@@ -46,6 +46,7 @@ if not MISSING:
     from launch.actions import IncludeLaunchDescription
     from launch.launch_description_sources import PythonLaunchDescriptionSource
     from rclpy.action import ActionClient
+    from robot_dynamics_interfaces.srv import PlanTrajectory
     from std_msgs.msg import Float64MultiArray
     from trajectory_msgs.msg import JointTrajectoryPoint
 
@@ -99,6 +100,24 @@ class TestFollowJointTrajectory(ProbeTestCase):
         commands = []
         self.node.create_subscription(Float64MultiArray, "/effort_controller/commands", commands.append, 10)
         self.assertTrue(self.spin_until(lambda: len(commands) > 5, 60.0), "no /effort_controller/commands")
+        self.wait_for_the_servers_joint_state()
+
+    def wait_for_the_servers_joint_state(self, timeout=30.0):
+        """Until the trajectory node has a joint state of its own: its subscription can match after
+        this probe's under load, and it refuses a goal until then ("no joint state received yet").
+        Its ~/plan from the measured position (empty start, 0.01 rad, not executed) says so too."""
+        plan = self.node.create_client(PlanTrajectory, "/trajectory/plan")
+        self.assertTrue(plan.wait_for_service(timeout_sec=timeout), "no /trajectory/plan")
+        request = PlanTrajectory.Request(joint_names=JOINTS, goal_positions=[float(v) + 0.01 for v in self.position()],
+                                         duration=1.0, execute=False)
+        for _ in range(int(timeout / 0.5)):
+            future = plan.call_async(request)
+            self.assertTrue(self.spin_until(future.done, 10.0), "no answer from /trajectory/plan")
+            if "no joint state received yet" not in future.result().message:
+                break
+            self.wait(0.5)
+        self.node.destroy_client(plan)
+        self.assertTrue(future.result().success, future.result().message)
 
     def tearDown(self):
         self.client.destroy()
