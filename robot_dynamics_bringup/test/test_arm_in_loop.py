@@ -26,21 +26,14 @@ import sys
 import unittest
 
 import launch_testing
-import launch_testing.actions
 import launch_testing.asserts
 import numpy as np
 import pytest
-from action_msgs.msg import GoalStatus
-from builtin_interfaces.msg import Duration
-from control_msgs.action import FollowJointTrajectory
-from launch import LaunchDescription
-from launch.actions import IncludeLaunchDescription
-from launch.launch_description_sources import PythonLaunchDescriptionSource
-from rclpy.action import ActionClient
-from trajectory_msgs.msg import JointTrajectoryPoint
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from arm_probe import ArmProbe, arm_launch_file, documented_command  # noqa: E402
+
+from robot_dynamics.ros.probe import action_client, included_launch, ros_message  # noqa: E402
 
 GOAL = [0.5, -0.4, 0.3, 0.2, -0.1, 0.6]  # the README's arm.launch.py goal
 # a FollowJointTrajectory goal through a via point, as MoveIt sends them
@@ -58,16 +51,12 @@ CONTROLLERS = {  # name: (state at start, type)
 
 @pytest.mark.launch_test
 def generate_test_description():
-    arm = IncludeLaunchDescription(
-        PythonLaunchDescriptionSource(arm_launch_file()),
-        launch_arguments={"robot": "puma560", "control": "in_loop", "hardware": "sim",
-                          "goal": ",".join(str(g) for g in GOAL), "use_rviz": "false"}.items(),
-    )
-    return LaunchDescription([arm, launch_testing.actions.ReadyToTest()])
+    return included_launch(arm_launch_file(), {"robot": "puma560", "control": "in_loop", "hardware": "sim",
+                                               "goal": ",".join(str(g) for g in GOAL), "use_rviz": "false"})
 
 
 def _duration(t):
-    return Duration(sec=int(t), nanosec=int(round((t - int(t)) * 1e9)))
+    return ros_message("builtin_interfaces/msg/Duration")(sec=int(t), nanosec=int(round((t - int(t)) * 1e9)))
 
 
 class TestArmInLoop(ArmProbe):
@@ -123,7 +112,11 @@ class TestArmInLoop(ArmProbe):
         self.check_efforts()
 
     def test_4_a_follow_joint_trajectory_goal_succeeds(self):
-        client = ActionClient(self.node, FollowJointTrajectory, "/joint_trajectory_controller/follow_joint_trajectory")
+        FollowJointTrajectory = ros_message("control_msgs/action/FollowJointTrajectory")
+        JointTrajectoryPoint = ros_message("trajectory_msgs/msg/JointTrajectoryPoint")
+        GoalStatus = ros_message("action_msgs/msg/GoalStatus")
+        client = action_client(self.node, "control_msgs/action/FollowJointTrajectory",
+                               "/joint_trajectory_controller/follow_joint_trajectory")
         try:
             self.assertTrue(client.wait_for_server(timeout_sec=60.0), "no follow_joint_trajectory server")
             self.assertTrue(self.spin_until(self.at(GOAL, 2e-2), 90.0), "the arm is not at rest at the launch's goal")

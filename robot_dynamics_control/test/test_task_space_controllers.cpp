@@ -653,6 +653,11 @@ TEST_F(TaskSpace, NaNInfAndWrongLengthParametersAreRefused)
   EXPECT_TRUE(refused(rclcpp::Parameter("max_force", nan)));
   EXPECT_TRUE(refused(rclcpp::Parameter("max_torque_rate", inf)));
   EXPECT_TRUE(refused(rclcpp::Parameter("hold_damping", std::vector<double>{1.0, 2.0})));
+  EXPECT_TRUE(refused(rclcpp::Parameter("joint_limit_margin", nan)));
+  EXPECT_TRUE(refused(rclcpp::Parameter("joint_limit_margin", inf)));
+  EXPECT_TRUE(refused(rclcpp::Parameter("joint_limit_margin", -0.1)));
+  EXPECT_TRUE(refused(rclcpp::Parameter("joint_limit_frequency", 0.0)));
+  EXPECT_TRUE(refused(rclcpp::Parameter("joint_limit_frequency", inf)));
   Loop<OperationalSpaceController> osc("");
   auto osc_node = osc.controller.controller->get_node();
   EXPECT_FALSE(osc_node->set_parameter(rclcpp::Parameter("kp", std::vector<double>(5, 10.0))).successful);

@@ -17,7 +17,7 @@ import unittest
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["ProbeTestCase", "included_launch", "ros_message"]
+__all__ = ["ProbeTestCase", "action_client", "included_launch", "ros_message"]
 
 
 def ros_message(type_name: str) -> Any:
@@ -25,6 +25,14 @@ def ros_message(type_name: str) -> Any:
     asked (a launch test outside this package needs no ROS import of its own)."""
     package, kind, name = type_name.split("/")
     return getattr(importlib.import_module(f"{package}.{kind}"), name)
+
+
+def action_client(node: Any, type_name: str, name: str) -> Any:
+    """An rclpy action client of ``node`` for the action ``type_name``
+    ("control_msgs/action/FollowJointTrajectory") at ``name``, rclpy.action imported when asked."""
+    from rclpy.action import ActionClient
+
+    return ActionClient(node, ros_message(type_name), name)
 
 
 def included_launch(path: str, arguments: Mapping[str, str]) -> Any:
