@@ -2,9 +2,10 @@
 // an allocation, and a thread of the publisher's own takes it from there and publishes it.
 //
 // realtime_tools' RealtimePublisher (2.x and later) wakes its publishing thread through a condition
-// variable: every unlockAndPublish() is a futex system call inside update() (measured in bench_update:
-// about 5-10 us on the calls that publish). Here the slot's owner is one atomic state, and the thread
-// polls it every `poll` (a message waits at most that long).
+// variable: every unlockAndPublish() is a futex system call inside update() (bench_update, iiwa14, a
+// state topic at 50 Hz of its 1 ms steps: every controller's p99 9.5-10.4 us with it, 0.6-1.4 us with
+// this). Here the slot's owner is one atomic state, and the thread polls it every `poll` (a message
+// waits at most that long).
 #ifndef ROBOT_DYNAMICS_CONTROL__LOOP_PUBLISHER_HPP_
 #define ROBOT_DYNAMICS_CONTROL__LOOP_PUBLISHER_HPP_
 
@@ -57,9 +58,6 @@ public:
 
   /// The slot filled: the thread publishes it within a poll period.
   void unlockAndPublish() noexcept { state_.store(kReady, std::memory_order_release); }
-
-  /// The slot given back without publishing.
-  void unlock() noexcept { state_.store(kFree, std::memory_order_release); }
 
   Msg msg_;
 
