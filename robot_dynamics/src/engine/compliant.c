@@ -5,7 +5,8 @@
  * the one law of robot_dynamics.control.CartesianImpedance and OperationalSpaceControl (which call it
  * through robot_dynamics.engine.stages) and of the ros2_control controllers.
  *
- * One tick: rd_task_space's pose, Jacobian rows and Jdot qd; A = rd_crba's and its Cholesky factor;
+ * One tick: rd_rnea(q, qd, 0), whose joint transforms give the frame's pose and Jacobian rows (the operational
+ * space law: rd_task_space's, with Jdot qd); A = rd_crba's and its Cholesky factor;
  * whether J's smallest singular value is below the threshold (a Cholesky factor of J J^T - thr^2 1), and
  * only then its value (rd_smallest_singular_value, eigen.c); the task inertia's inverse
  * S = Lambda^-1 = J A^-1 J^T + lambda^2 1 from the factors (rd_task_gram) and its own factor, Lambda never
@@ -302,9 +303,17 @@ int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const
     double T[16], bias[6], G[36], gi[6], F[6];
     rd_task t = o->task;
     t.damping = 0.0;
-    const rd_input state = {in->q, in->qd, NULL, NULL, NULL, 0};
-    const rd_task_space_out kinematics = {T, w->tJ, NULL, osc ? bias : NULL, NULL, NULL, NULL};
-    int st = rd_task_space(m, &state, &t, &kinematics, w); /* T, J and (operational space) Jdot qd */
+    const rd_input rest = {in->q, in->qd, w->zero, NULL, NULL, 0};
+    const rd_options friction = {NULL, 1, o->smooth};
+    int st = rd_rnea(m, &rest, &friction, tau, w); /* C qd + g + the friction; its joint transforms in w */
+    if (st == RD_OK && osc) { /* T, J and Jdot qd (a forward recursion without gravity) */
+        const rd_input state = {in->q, in->qd, NULL, NULL, NULL, 0};
+        const rd_task_space_out kinematics = {T, w->tJ, NULL, bias, NULL, NULL, NULL};
+        st = rd_task_space(m, &state, &t, &kinematics, w);
+    } else if (st == RD_OK) { /* T and J from rnea's joint transforms */
+        rd_world_poses(m, w);
+        rd_task_frame(m, &t, s.index, s.r, T, w->tJ, w);
+    }
     if (st == RD_OK)
         st = factor_inertia(m, in->q, w);
     if (st != RD_OK)
@@ -324,10 +333,6 @@ int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const
     if ((st = task_wrench(m, o, in, &s, F)) != RD_OK)
         return st == RD_BAD_INPUT ? RD_BAD_OUTPUT : st;
     saturate_wrench(o, &s, F);
-    const rd_input rest = {in->q, in->qd, w->zero, NULL, NULL, 0};
-    const rd_options friction = {NULL, 1, o->smooth};
-    if ((st = rd_rnea(m, &rest, &friction, tau, w)) != RD_OK) /* C qd + g + the friction */
-        return st;
     compliant_torques(m, o, in, &s, F, tau, w);
     return rd_finite(tau, nq) ? RD_OK : RD_BAD_OUTPUT;
 }

@@ -20,9 +20,10 @@
 
 #define JACOBI_TOLERANCE 1e-15 /* the off-diagonal part's norm relative to the matrix's when the sweeps stop */
 #define JACOBI_SWEEPS 50       /* at most (a 6 x 6 converges in 3 to 7) */
-#define QR_SWEEPS 30              /* QR steps per eigenvalue at most (a 6 x 6 takes one to three) */
-#define INVERSE_STEPS 16         /* inverse iteration's steps at most before the eigen-decomposition takes over */
-#define INVERSE_TOLERANCE 1e-10  /* a step's change of the unit vector (max norm) once it has converged */
+#define QR_SWEEPS 30           /* QR steps per eigenvalue at most (a 6 x 6 takes one to three) */
+#define VT 6                   /* the eigenvectors' rows' length (any n <= 6): two entries at a time */
+#define INVERSE_STEPS 16       /* inverse iteration's steps at most before the eigen-decomposition takes over */
+#define INVERSE_TOLERANCE 1e-10 /* a step's change of the unit vector (max norm) once it has converged */
 
 /* A rotation of jacobi_eigen: the plane (p, q) and its tan t, cos c, sin s and tau = s / (1 + c). */
 typedef struct {
@@ -180,10 +181,23 @@ static void reflect(const double *A, int n, int k, double *x)
         x[i] -= s * A[i * n + k];
 }
 
+/* Rows a and a + VT (VT entries each) of the eigenvectors' rows turned by the rotation (c, s):
+ * a <- c a + s b, b <- c b - s a, two entries at a time. */
+static void rotate_rows(double *a, double c, double s)
+{
+    double *b = a + VT;
+    for (int j = 0; j < VT; j += 2) {
+        const rd_x2 x = rd_x2_load(a + j), y = rd_x2_load(b + j);
+        rd_x2_store(a + j, rd_x2_add(rd_x2_scale(c, x), rd_x2_scale(s, y)));
+        rd_x2_store(b + j, rd_x2_add(rd_x2_scale(c, y), rd_x2_neg(rd_x2_scale(s, x))));
+    }
+}
+
 /* One implicit symmetric QR step with Wilkinson's shift on the unreduced block lo..hi of the tridiagonal
  * (d, e) (Golub and Van Loan, algorithm 8.3.2): Givens rotations in the planes (k, k + 1) chase the bulge
- * b down; V's columns (n rows) turn with them when V is not NULL. */
-static void qr_step(double *d, double *e, int lo, int hi, double *V, int n)
+ * b down; the rows k, k + 1 of Vt (the eigenvectors as rows, VT columns) turn with them when Vt is not
+ * NULL. */
+static void qr_step(double *d, double *e, int lo, int hi, double *Vt)
 {
     const double delta = 0.5 * (d[hi - 1] - d[hi]), f = e[hi - 1];
     const double root = sqrt(delta * delta + f * f);
@@ -200,17 +214,16 @@ static void qr_step(double *d, double *e, int lo, int hi, double *V, int n)
         e[k] = cs * (dl - dk) + (c * c - s * s) * ek;
         if (k + 1 < hi) /* the next bulge at (k, k + 2) */
             x = e[k], z = s * e[k + 1], e[k + 1] *= c;
-        for (int r = 0; V && r < n; ++r) {
-            const double vk = V[r * n + k], vl = V[r * n + k + 1];
-            V[r * n + k] = c * vk + s * vl, V[r * n + k + 1] = c * vl - s * vk;
-        }
+        if (Vt)
+            rotate_rows(Vt + VT * k, c, s);
     }
 }
 
 /* The eigenvalues of the symmetric tridiagonal matrix of diagonal w and off-diagonal e (n each, both
  * overwritten) into w by implicit QR steps, an off-diagonal entry dropped once it is at most DBL_EPSILON
- * of its two diagonal neighbours; the rotations applied to V's columns (n x n, or NULL). */
-static void tridiagonal_eigen(double *w, double *e, int n, double *V)
+ * of its two diagonal neighbours; the rotations applied to Vt's rows (n rows of VT entries, or NULL):
+ * the eigenvectors' components in the rows' basis, eigenvector k in row k. */
+static void tridiagonal_eigen(double *w, double *e, int n, double *Vt)
 {
     for (int hi = n - 1, steps = 0; hi > 0 && steps < QR_SWEEPS * n;) {
         for (int k = 0; k < hi; ++k)
@@ -223,7 +236,7 @@ static void tridiagonal_eigen(double *w, double *e, int n, double *V)
         int lo = hi - 1;
         while (lo > 0 && e[lo - 1] != 0.0)
             --lo;
-        qr_step(w, e, lo, hi, V, n), ++steps;
+        qr_step(w, e, lo, hi, Vt), ++steps;
     }
 }
 
@@ -234,9 +247,15 @@ static void tridiagonal_eigen(double *w, double *e, int n, double *V)
  * eigenvalue within a few DBL_EPSILON |A|). */
 static void symmetric_eigen(double *A, int n, double *w, double *V)
 {
-    double e[6];
+    double e[6], Vt[VT * VT] = {0.0}; /* V^T, VT columns */
     tridiagonalize(A, n, w, e, V);
-    tridiagonal_eigen(w, e, n, V);
+    for (int r = 0; r < n; ++r)
+        for (int k = 0; k < n; ++k)
+            Vt[VT * k + r] = V[r * n + k];
+    tridiagonal_eigen(w, e, n, Vt);
+    for (int r = 0; r < n; ++r)
+        for (int k = 0; k < n; ++k)
+            V[r * n + k] = Vt[VT * k + r];
 }
 
 /* D = 2 zeta C V diag(sqrt(mu)) V^T C^T (C = sqrt(K) when c (r) holds K's diagonal, C = L with
@@ -285,32 +304,31 @@ static void diagonal_damping(int r, const double *k, const double *Lambda, doubl
 /* (internal.h) */
 int rd_impedance_damping_apply(int r, const double *k, const double *S, double zeta, const double *x, double *y)
 {
-    double P[36], W[36], c[6], nu[6], e[6], u[6], v[6];
+    double P[36], W[VT * VT] = {0.0}, c[6], nu[6], e[6], u[VT] = {0.0}; /* W: the eigenvectors as rows */
     for (int i = 0; i < r; ++i)
         c[i] = sqrt(k[i]), u[i] = c[i] * x[i];
     for (int i = 0; i < r; ++i)
         for (int j = 0; j <= i; ++j)
             P[i * r + j] = P[j * r + i] = c[i] * S[i * r + j] * c[j];
     tridiagonalize(P, r, nu, e, NULL);
-    for (int i = 0; i < r * r; ++i)
-        W[i] = i % (r + 1) == 0 ? 1.0 : 0.0;
+    for (int i = 0; i < r; ++i)
+        W[VT * i + i] = 1.0;
     tridiagonal_eigen(nu, e, r, W);
     for (int k = 0; k + 2 < r; ++k) /* u = Q^T C x = ... P_1 P_0 C x */
         reflect(P, r, k, u);
-    for (int j = 0; j < r; ++j) { /* v = diag(2 zeta nu^-1/2) W^T u */
+    rd_x2 sum[VT / 2] = {{0.0}}; /* W diag(2 zeta nu^-1/2) W^T u: the rows of W (the eigenvectors w_j) */
+    for (int j = 0; j < r; ++j) {
         if (!(nu[j] > 0.0))
             return RD_TASK_SINGULAR;
         double t = 0.0;
         for (int i = 0; i < r; ++i)
-            t += W[i * r + j] * u[i];
-        v[j] = 2.0 * zeta / sqrt(nu[j]) * t;
+            t += W[VT * j + i] * u[i];
+        const double v = 2.0 * zeta / sqrt(nu[j]) * t; /* sum += (2 zeta nu_j^-1/2 w_j . u) w_j */
+        for (int h = 0; h < VT / 2; ++h)
+            sum[h] = rd_x2_add(sum[h], rd_x2_scale(v, rd_x2_load(W + VT * j + 2 * h)));
     }
-    for (int i = 0; i < r; ++i) { /* u = W v */
-        double t = 0.0;
-        for (int j = 0; j < r; ++j)
-            t += W[i * r + j] * v[j];
-        u[i] = t;
-    }
+    for (int h = 0; h < VT / 2; ++h)
+        rd_x2_store(u + 2 * h, sum[h]);
     for (int k = r - 3; k >= 0; --k) /* u = Q u, the last reflection first */
         reflect(P, r, k, u);
     for (int i = 0; i < r; ++i)

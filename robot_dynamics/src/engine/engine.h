@@ -415,8 +415,8 @@ typedef struct {
  * within max_torque_rate dt of tau_prev (when given, dt > 0 and the rate finite). Lambda, N from
  * rd_task_space's factors, damped by lambda when s_min < singular_threshold (info->singular; info may
  * be NULL). RD_OK; RD_BAD_SIZE for bad options; RD_BAD_INPUT for a non-finite input; RD_NOT_POSITIVE_DEFINITE
- * or RD_TASK_SINGULAR (dependent rows at no damping); RD_BAD_OUTPUT for non-finite torques. Scratch:
- * w's task-space arrays, H, cN, cA, c0. */
+ * or RD_TASK_SINGULAR (dependent rows at no damping); RD_BAD_OUTPUT for non-finite torques (on any status but
+ * RD_OK tau holds no torque to apply). Scratch: w's task-space arrays, H, cN, cA, c0. */
 int rd_compliant_control(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in, double *tau,
                          rd_compliant_info *info, rd_work *w);
 

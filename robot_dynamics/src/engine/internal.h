@@ -167,6 +167,10 @@ int rd_impedance_damping_apply(int r, const double *k, const double *S, double z
  * (the gap that sets v's error). */
 double rd_smallest_singular_value(const double *J, int r, int nq, double *G);
 
+/* The pose T (4 x 4) of frame t->frame and its task rows J (r x nq, index from rd_task_rows) from the
+ * body poses already in w (w->R, w->p: rd_body_poses, or rd_world_poses after a forward recursion). */
+void rd_task_frame(const rd_model *m, const rd_task *t, const int *index, int r, double T[16], double *J, rd_work *w);
+
 /* rd_task_space's second half (task_space.c): Lambda, Jbar and N of out (those not NULL; Lambda NULL:
  * computed in w->tS) from the task rows J (r x nq) of t and the Cholesky factor of A = L L^T in w->H,
  * Lambda damped by t->damping. RD_OK or RD_TASK_SINGULAR. Scratch: w->tY, tZ, tB, tS. */

@@ -40,6 +40,10 @@ static void task_jacobian(const rd_model *m, const rd_task *t, const double T[16
                           rd_work *w)
 {
     const int nq = m->nq;
+    if (t->reference == RD_LOCAL_WORLD_ALIGNED && r == 6) { /* all rows in base axes: rd_jacobian's own */
+        rd_jacobian(m, w, t->frame, J);
+        return;
+    }
     double *full = w->tB; /* 6 x nq in base axes */
     rd_jacobian(m, w, t->frame, full);
     for (int c = 0; c < nq; ++c) {
@@ -50,6 +54,12 @@ static void task_jacobian(const rd_model *m, const rd_task *t, const double T[16
         for (int k = 0; k < r; ++k)
             J[k * nq + c] = y[k];
     }
+}
+
+void rd_task_frame(const rd_model *m, const rd_task *t, const int *index, int r, double T[16], double *J, rd_work *w)
+{
+    rd_frame_pose(m, w, t->frame, T);
+    task_jacobian(m, t, T, index, r, J, w);
 }
 
 int rd_task_factor(double *S, int r, double *gi)
