@@ -723,6 +723,44 @@ TEST_F(TaskSpace, ATargetPastAJointLimitLeavesTheJointsInsideTheirLimits)
   EXPECT_GT(unbounded[3], 0.2) << "without the barrier the elbow passes its limit";
 }
 
+/// The largest joint speed over the joint's velocity limit while the target jumps from the tool's pose
+/// by (-0.35, 0, -0.25) m at once and stays there 1 s.
+template<typename Controller>
+double speed_under_a_jumping_target(const std::string & extra)
+{
+  Loop<Controller> loop(extra);
+  std::vector<double> T;
+  loop.tool(T);
+  T[3] -= 0.35, T[11] -= 0.25;
+  const auto & c = loop.controller.controller->core();
+  double most = 0.0;
+  for (int i = 0; i < static_cast<int>(1.0 / kDt); ++i) {
+    EXPECT_EQ(loop.controller.controller->set_target(pose_of(T)), "");
+    loop.cycle();
+    if (::testing::Test::HasFatalFailure()) {
+      return most;
+    }
+    for (size_t j = 0; j < 7; ++j) {
+      most = std::max(most, std::abs(loop.hw->velocities()[j]) / c.velocity_limit[j]);
+    }
+  }
+  EXPECT_EQ(c.status() & robot_dynamics_control::TICK_FAULT, 0);
+  return most;
+}
+
+TEST_F(TaskSpace, ATargetThatJumpsLeavesTheJointsInsideTheirVelocityLimits)
+{
+  // the velocity barrier on the URDF's limits (omega: joint_limit_frequency, 20 rad/s; and no tick past a
+  // limit): the joints reach their limits and stay within them (the library's test shows them at several
+  // times theirs without it)
+  for (double speed : {speed_under_a_jumping_target<CartesianImpedanceController>(""),
+                       speed_under_a_jumping_target<OperationalSpaceController>(
+                         "    omega: [20.0, 20.0, 20.0, 20.0, 20.0, 20.0]\n")}) {
+    EXPECT_LE(speed, 1.0 + 1e-3);  // within a tick the torque is held while A(q) changes: 1e-4 past
+    EXPECT_GT(speed, 0.9) << "the target is fast enough to reach the limits";
+  }
+}
+
 /// After 0.1 s of holding the tool, deactivation commands the gravity torque of the pose it leaves.
 template<typename Controller>
 void deactivation_holds_the_gravity_torque_of_the_pose()

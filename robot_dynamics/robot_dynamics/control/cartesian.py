@@ -35,6 +35,13 @@ the band at speed v overshoots by at most ``v / (e omega)`` (0.04 rad at 2.3 rad
 ``delta`` in acceleration is added as ``A delta``, so the other joints move as the law asked.
 The effort limits clip after it: an arm too weak to brake leaves the band deeper.
 
+Nor does a target that moves faster than the joints may drive them past their velocity limits
+(the model's ``velocity_limit``; a URDF's velocity 0, its unset value, is none): faster than half
+its limit v a joint's acceleration away from zero is capped at ``omega (v - |qd|)``, so that its
+speed approaches v at the rate omega; and at every tick after the first (dt known) at
+``(v - |qd|) / dt``, so that no tick takes it past v, however large the law's acceleration. Where
+the two barriers disagree the position barrier wins.
+
 Both laws run in the engine, one call a tick (``rd_compliant_control`` of src/engine/compliant.c,
 through :func:`robot_dynamics.engine.stages.compliant`): the one implementation that the
 ros2_control controllers share. The classes here validate the options and word the status.
@@ -131,6 +138,8 @@ class _Compliant(TaskController):
                              f"{joint_limit_margin!r}")
         self.joint_limit_margin = float(joint_limit_margin)
         self.joint_limit_frequency = _positive(joint_limit_frequency, "joint_limit_frequency")
+        v = model.velocity_limit  # the velocity barrier's limits: a URDF's velocity 0 (unset) is none
+        self._velocity_limit = np.where(v > 0.0, v, np.inf)
         self._hold: Array | None = None
         self._tau_prev: Array | None = None
         # the engine's task: the frame's index and the rows as bits; their values in the bits' order
@@ -160,7 +169,7 @@ class _Compliant(TaskController):
                                        zeta, self.null_space_stiffness, self.null_space_damping_ratio, self._hold,
                                        self.max_force, self.max_moment, self.max_torque_rate, self.singular_threshold,
                                        self.damping, self.model.lower, self.model.upper, self.joint_limit_margin,
-                                       self.joint_limit_frequency)
+                                       self.joint_limit_frequency, self._velocity_limit)
 
     def _law(self, t: float, dt: float, q: Array, qd: Array, reference: TaskReference) -> tuple[Array, Status, str]:
         if self._hold is None:
@@ -199,8 +208,9 @@ class CartesianImpedance(_Compliant):
         max_torque_rate: the largest change of a joint torque [N m/s]; None: none.
         singular_threshold, damping: J's smallest singular value below which Lambda is damped,
             and the largest lambda.
-        joint_limit_margin, joint_limit_frequency: the joint-limit barrier (module docstring): its band
-            inside each position limit [rad or m] (0: none) and its omega [rad/s].
+        joint_limit_margin, joint_limit_frequency: the joint-limit barriers (module docstring): the band
+            inside each position limit [rad or m] (0: none) and omega [rad/s], of the position barrier and
+            of the velocity barrier (on the model's velocity limits).
         effort_limit, actuator_limit, fault_action: see :class:`ControllerBase`.
     """
 

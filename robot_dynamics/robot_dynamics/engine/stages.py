@@ -200,7 +200,8 @@ class CompliantOptions(NamedTuple):
     lower: Array | None = None  #: (nq,) the joint-limit barrier's position limits [rad or m], or None: none
     upper: Array | None = None  #: (nq,)
     limit_margin: float = 0.0  #: the barrier's band inside each limit [rad or m] (0: none)
-    limit_frequency: float = 20.0  #: its omega [rad/s]
+    limit_frequency: float = 20.0  #: its omega [rad/s] (and the velocity barrier's)
+    velocity: Array | None = None  #: (nq,) the velocity barrier's limits [rad/s or m/s] (inf: none), or None: none
 
 
 class CompliantTick(NamedTuple):
@@ -227,7 +228,9 @@ def compliant(model: RobotModel, options: CompliantOptions, q: Array, qd: Array,
                               float(o.max_force), float(o.max_moment), float(o.max_torque_rate),
                               float(o.singular_threshold), float(o.damping),
                               *(None if v is None else np.ascontiguousarray(v, dtype=float) for v in (o.lower, o.upper)),
-                              float(o.limit_margin), float(o.limit_frequency), *_vectors(q, qd, pose, twist),
+                              float(o.limit_margin), float(o.limit_frequency),
+                              None if o.velocity is None else np.ascontiguousarray(o.velocity, dtype=float),
+                              *_vectors(q, qd, pose, twist),
                               None if accel is None else np.ascontiguousarray(accel, dtype=float),
                               None if tau_prev is None else np.ascontiguousarray(tau_prev, dtype=float), float(dt),
                               tau, info)

@@ -1,7 +1,8 @@
 /* Compliant control of one frame on its task inertia: Cartesian impedance (Hogan 1985; Albu-Schaeffer,
  * Ott, Frese and Hirzinger, "Cartesian impedance control of redundant robots", ICRA 2003) and Khatib's
  * operational-space control (1987; Khalil [9.36]), with a posture task in the null space, the task
- * inertia damped near singularities, the task wrench and torque rate saturated and a joint-limit barrier:
+ * inertia damped near singularities, the task wrench and torque rate saturated and barriers at the joints'
+ * position and velocity limits:
  * the one law of robot_dynamics.control.CartesianImpedance and OperationalSpaceControl (which call it
  * through robot_dynamics.engine.stages) and of the ros2_control controllers.
  *
@@ -12,7 +13,7 @@
  * S = Lambda^-1 = J A^-1 J^T + lambda^2 1 from the factors (rd_task_gram) and its own factor, Lambda never
  * formed (Lambda x = S^-1 x); the wrench (the impedance's damping by rd_impedance_damping_apply, eigen.c);
  * rnea(q, qd, 0) + J^T F + N tau_0, N tau_0 = tau_0 - J^T Lambda J A^-1 tau_0 from the factors (N not
- * formed); the joint-limit barrier; the rate limit.
+ * formed); the joint-limit barriers; the rate limit.
  * No allocation: the r x r matrices live on the stack, the nq-sized ones in rd_work (cN, cA, c0, tZ).
  */
 #include <math.h>
@@ -90,16 +91,20 @@ static int all_at_least(const double *x, int n, double low)
     return 1;
 }
 
-/* The joint-limit barrier's options: both limits or neither, lower <= upper (not NaN), the band >= 0 and
- * finite, its frequency > 0 and finite where the band is > 0. */
+/* The joint-limit barriers' options: both position limits or neither, lower <= upper (not NaN), the band >= 0
+ * and finite, the velocity limits > 0 (INFINITY allowed), the frequency > 0 and finite where the band is > 0
+ * or velocity limits are given. */
 static int limits_valid(int nq, const rd_compliant_options *o)
 {
     if (!o->lower != !o->upper || !isfinite(o->limit_margin) || o->limit_margin < 0.0)
         return 0;
-    if (o->limit_margin > 0.0 && !positive(o->limit_frequency))
+    if ((o->limit_margin > 0.0 || o->velocity) && !positive(o->limit_frequency))
         return 0;
     for (int j = 0; o->lower && j < nq; ++j)
         if (isnan(o->lower[j]) || isnan(o->upper[j]) || o->lower[j] > o->upper[j])
+            return 0;
+    for (int j = 0; o->velocity && j < nq; ++j)
+        if (!limit(o->velocity[j]))
             return 0;
     return 1;
 }
@@ -185,35 +190,57 @@ static void saturate_wrench(const rd_compliant_options *o, const task_state *s, 
     }
 }
 
-/* The joint-limit barrier (rd_compliant_options' limit_margin) on u (nq), the torques beyond rnea(q, qd, 0):
- * a = A^-1 u, the joints in a band (of limit_margin, at most a quarter of the joint's range) whose
- * acceleration runs past the cap get delta (the cut), u += A delta =
- * L (L^T delta) from A's factor L in w->H. Nothing is solved while no joint is in a band. */
+/* Joint j's barriers' band (of limit_margin, at most a quarter of the joint's range; 0: no position barrier). */
+static double band_of(const rd_compliant_options *o, int j)
+{
+    return o->lower && o->limit_margin > 0.0 ? fmin(o->limit_margin, 0.25 * (o->upper[j] - o->lower[j])) : 0.0;
+}
+
+/* Joint j (at q, qd; the tick dt) under a barrier: within a band of its position limits, faster than half its
+ * velocity limit, or with a velocity limit at a known tick (dt > 0). */
+static int barred(const rd_compliant_options *o, int j, double q, double qd, double dt)
+{
+    const double b = band_of(o, j);
+    return (b > 0.0 && (q > o->upper[j] - b || q < o->lower[j] + b)) ||
+           (o->velocity && (fabs(qd) > 0.5 * o->velocity[j] || (dt > 0.0 && isfinite(o->velocity[j]))));
+}
+
+/* Joint j's acceleration a (at q, qd; the tick dt) within its barriers: the velocity barrier's bounds, then the
+ * position barrier's (rd_compliant_options), which wins where they disagree. */
+static double barrier_cut(const rd_compliant_options *o, int j, double q, double qd, double dt, double a)
+{
+    const double omega = o->limit_frequency, b = band_of(o, j), v = o->velocity ? o->velocity[j] : INFINITY;
+    if (qd > 0.5 * v) /* faster than half the limit: at most omega (v - qd) */
+        a = fmin(a, omega * (v - qd));
+    if (qd < -0.5 * v) /* at least omega (-v - qd) */
+        a = fmax(a, omega * (-v - qd));
+    if (dt > 0.0 && isfinite(v)) /* the next tick's velocity within the limit */
+        a = fmax(fmin(a, (v - qd) / dt), (-v - qd) / dt);
+    if (b > 0.0 && q < o->lower[j] + b) /* at least omega^2 (lo_edge - q) - 2 omega qd */
+        a = fmax(a, omega * omega * (o->lower[j] + b - q) - 2.0 * omega * qd);
+    if (b > 0.0 && q > o->upper[j] - b) /* at most omega^2 (hi_edge - q) - 2 omega qd */
+        a = fmin(a, omega * omega * (o->upper[j] - b - q) - 2.0 * omega * qd);
+    return a;
+}
+
+/* The joint-limit barriers (rd_compliant_options' limit_margin and velocity) on u (nq), the torques beyond
+ * rnea(q, qd, 0): a = A^-1 u, each joint's acceleration bounded (barrier_cut), u += A delta for the cut
+ * delta, = L (L^T delta) from A's factor L in w->H. Nothing is solved while no joint is barred. */
 static void limit_barrier(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in, double *u,
                           rd_work *w)
 {
     const int nq = m->nq;
-    const double band = o->limit_margin, omega = o->limit_frequency, *L = w->H;
+    const double *L = w->H;
     int inside = 0;
-    for (int j = 0; o->lower && band > 0.0 && j < nq; ++j) {
-        const double b = fmin(band, 0.25 * (o->upper[j] - o->lower[j]));
-        inside |= in->q[j] > o->upper[j] - b || in->q[j] < o->lower[j] + b;
-    }
+    for (int j = 0; j < nq; ++j)
+        inside |= barred(o, j, in->q[j], in->qd[j], in->dt);
     if (!inside)
         return;
     double *a = w->tZ, *delta = w->tZ + nq;
     memcpy(a, u, sizeof(double) * (size_t)nq);
     rd_task_solve(L, w->tS + 108, nq, a); /* a = A^-1 u */
-    for (int j = 0; j < nq; ++j) {
-        const double b = fmin(band, 0.25 * (o->upper[j] - o->lower[j])); /* a quarter of the range at most */
-        const double q = in->q[j], qd = in->qd[j], hi_edge = o->upper[j] - b, lo_edge = o->lower[j] + b;
-        double cut = a[j];
-        if (q < lo_edge) /* at least omega^2 (lo_edge - q) - 2 omega qd */
-            cut = fmax(cut, omega * omega * (lo_edge - q) - 2.0 * omega * qd);
-        if (q > hi_edge) /* at most omega^2 (hi_edge - q) - 2 omega qd */
-            cut = fmin(cut, omega * omega * (hi_edge - q) - 2.0 * omega * qd);
-        delta[j] = cut - a[j];
-    }
+    for (int j = 0; j < nq; ++j)
+        delta[j] = barrier_cut(o, j, in->q[j], in->qd[j], in->dt, a[j]) - a[j];
     for (int i = 0; i < nq; ++i) { /* a = L^T delta, then u += L a */
         double s = 0.0;
         for (int k = i; k < nq; ++k)

@@ -18,6 +18,12 @@
 
 #include "internal.h"
 
+#if defined(__GNUC__) /* tridiagonalize's and reflect's loops: inlined where their length is known */
+#define RD_HOT inline __attribute__((always_inline))
+#else
+#define RD_HOT inline
+#endif
+
 #define JACOBI_TOLERANCE 1e-15 /* the off-diagonal part's norm relative to the matrix's when the sweeps stop */
 #define JACOBI_SWEEPS 50       /* at most (a 6 x 6 converges in 3 to 7) */
 #define QR_SWEEPS 30           /* QR steps per eigenvalue at most (a 6 x 6 takes one to three) */
@@ -120,7 +126,7 @@ static void jacobi_eigen(double *A, int n, double *V)
  * Loan, Matrix Computations, 4th ed., algorithm 8.3.1), T tridiagonal: its diagonal d (n) and off-diagonal
  * e (e[k] = T_k,k+1, n - 1); Q (n x n) into V when V is not NULL. A keeps the reflections P_k = 1 - beta v v^T
  * (Q = P_0 P_1 ...): v (n - k - 1) in column k below the diagonal, beta in A_k,k+1. */
-static void tridiagonalize(double *A, int n, double *d, double *e, double *V)
+static RD_HOT void tridiagonalize_n(double *A, int n, double *d, double *e, double *V)
 {
     for (int i = 0; V && i < n * n; ++i)
         V[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
@@ -168,9 +174,18 @@ static void tridiagonalize(double *A, int n, double *d, double *e, double *V)
     d[n - 1] = A[n * n - 1];
 }
 
+/* tridiagonalize_n, its loops of constant length for the task's six rows (the index arithmetic folded). */
+static void tridiagonalize(double *A, int n, double *d, double *e, double *V)
+{
+    if (n == 6)
+        tridiagonalize_n(A, 6, d, e, V);
+    else
+        tridiagonalize_n(A, n, d, e, V);
+}
+
 /* x = P_k x (x: n) for the reflection P_k = 1 - beta v v^T that tridiagonalize kept in A (n x n): v in
  * column k below the diagonal, beta in A_k,k+1. */
-static void reflect(const double *A, int n, int k, double *x)
+static RD_HOT void reflect(const double *A, int n, int k, double *x)
 {
     const double beta = A[k * n + k + 1];
     double s = 0.0;

@@ -383,7 +383,13 @@ typedef struct {
                                    * v / (e omega) past the edge), at the lower one at least its mirror; the
                                    * torques get A delta for the acceleration cut delta, so that the other
                                    * joints' accelerations stay as the law made them */
-    double limit_frequency;       /* omega [rad/s] (> 0, finite; read with a band > 0) */
+    double limit_frequency;       /* omega [rad/s] (> 0, finite; read with a band > 0 or velocity limits) */
+    const double *velocity;       /* (nq) the joints' velocity limits v [rad/s or m/s] (> 0; INFINITY: none), NULL:
+                                   * no velocity barrier. Faster than v / 2, joint j's acceleration away from
+                                   * zero is at most omega (v - |qd_j|): its speed approaches v at the rate
+                                   * omega and does not pass it; and at a known tick (the input's dt > 0) at
+                                   * most (v - |qd_j|) / dt at any speed, so that no single tick takes it past
+                                   * v. The position barrier's bound wins where they disagree */
 } rd_compliant_options;
 
 /* What one tick reads: the measured state, the task reference, the last tick's torques. */

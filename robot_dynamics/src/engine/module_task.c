@@ -163,6 +163,7 @@ static const arg_spec compliant_table[] = {
     CA_DOUBLE("singular_threshold", o.singular_threshold), CA_DOUBLE("damping", o.task.damping),
     {"lower", A_IN, 1, {S_NQ}, 1, CA(o.lower)}, {"upper", A_IN, 1, {S_NQ}, 1, CA(o.upper)},
     CA_DOUBLE("limit_margin", o.limit_margin), CA_DOUBLE("limit_frequency", o.limit_frequency),
+    {"velocity", A_IN, 1, {S_NQ}, 1, CA(o.velocity)},
     {"q", A_IN, 1, {S_NQ}, 0, CA(in.q)}, {"qd", A_IN, 1, {S_NQ}, 0, CA(in.qd)}, {"pose", A_IN, 2, {4, 4}, 0, CA(in.pose)},
     {"twist", A_IN, 1, {6}, 0, CA(in.twist)}, {"accel", A_IN, 1, {6}, 1, CA(in.accel)},
     {"tau_prev", A_IN, 1, {S_NQ}, 1, CA(in.tau_prev)}, CA_DOUBLE("dt", in.dt), {"tau", A_OUT, 1, {S_NQ}, 0, CA(tau)},
@@ -171,9 +172,9 @@ static const arg_spec compliant_table[] = {
 
 /* compliant(model, data, law, k, rows, kp, kd, damping_ratio, null_stiffness, null_damping_ratio, posture,
  * max_force, max_moment, max_torque_rate, singular_threshold, damping, lower, upper, limit_margin,
- * limit_frequency, q, qd, pose, twist, accel, tau_prev, dt, tau, info) -> status: rd_compliant_control (reference:
- * base axes), tau (nq) and info (3,): s_min, lambda, singular written; kd, lower, upper, accel and tau_prev None
- * for NULL. */
+ * limit_frequency, velocity, q, qd, pose, twist, accel, tau_prev, dt, tau, info) -> status: rd_compliant_control
+ * (reference: base axes), tau (nq) and info (3,): s_min, lambda, singular written; kd, lower, upper, velocity,
+ * accel and tau_prev None for NULL. */
 static PyObject *py_compliant(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -221,7 +222,8 @@ static PyObject *py_impedance_damping(PyObject *self, PyObject *args)
 static PyMethodDef task_methods[] = {
     {"compliant", py_compliant, METH_VARARGS,
      "compliant(model, data, law, k, rows, kp, kd, damping_ratio, null_stiffness, null_damping_ratio, posture, max_force, "
-     "max_moment, max_torque_rate, singular_threshold, damping, lower, upper, limit_margin, limit_frequency, q, qd, "
+     "max_moment, max_torque_rate, singular_threshold, damping, lower, upper, limit_margin, limit_frequency, velocity, "
+     "q, qd, "
      "pose, twist, accel, tau_prev, dt, tau, info) -> "
      "status: one tick of a compliant law (engine.h's rd_compliant_control), tau (nq) and info (s_min, lambda, "
      "singular) in place"},

@@ -187,6 +187,27 @@ def test_a_target_past_a_joint_limit_leaves_the_joints_inside_their_limits(iiwa,
     assert past[0.0][3] > 0.2  # the same target without the barrier: 0.37 rad past the elbow's limit
 
 
+@pytest.mark.parametrize("law", ["cartesian_impedance", "operational_space"])
+def test_a_target_that_jumps_leaves_the_joints_inside_their_velocity_limits(iiwa, law):
+    """The target jumps 0.43 m at once at 0.1 s, toward the base: with the velocity barrier (the model's
+    velocity limits, omega 20 rad/s) no joint passes its velocity limit; without it (the limits removed)
+    the joints reach several times theirs."""
+    T0 = frame_pose(iiwa, Q0, iiwa.end_effector)
+    T1 = _moved(T0, np.array([-0.35, 0.0, -0.25, 0.0, 0.0, 0.0]))
+
+    def target(t):
+        return TaskReference(T0 if t < 0.1 else T1, np.zeros(6), np.zeros(6))
+
+    gains = {"stiffness": STIFFNESS} if law == "cartesian_impedance" else {"omega": 20.0}
+    speed = {}
+    for name, model in (("barrier", iiwa), ("none", iiwa.replace(velocity_limit=np.full(iiwa.nq, np.inf)))):
+        res = _run(iiwa, build_controller(model, law, **gains), target, 1.1)
+        speed[name] = (np.abs(res.qd) / iiwa.velocity_limit).max(axis=0)  # of each joint's limit
+    assert speed["barrier"].max() <= 1.0 + 1e-3  # within a tick the torque is held while A(q) changes: 1e-4 past
+    assert speed["barrier"].max() > 0.9  # the target is fast enough to reach the limits
+    assert speed["none"].max() > 3.0
+
+
 def test_bad_parameters_name_what_was_expected(iiwa):
     with pytest.raises(rd.InputError, match="stiffness"):
         CartesianImpedance(iiwa, [1000.0, 0.0, 1000.0, 100.0, 100.0, 100.0])

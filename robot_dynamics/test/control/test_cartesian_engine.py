@@ -56,21 +56,27 @@ def reference_tau(model, c, q, qd, ref, tau_prev=None, dt=0.0):
             F[part] *= cap / norm
     Kn, A = c.null_space_stiffness, rd.crba(model, q)
     tau0 = Kn * (c._hold - q) - 2.0 * c.null_space_damping_ratio * np.sqrt(Kn * np.diag(A)) * qd
-    u = _barrier(model, c, q, qd, A, J.T @ F + task.N @ tau0)
+    u = _barrier(model, c, q, qd, A, J.T @ F + task.N @ tau0, dt)
     tau = rd.rnea(model, q, qd, np.zeros(model.nq)) + u
     if tau_prev is not None and np.isfinite(c.max_torque_rate) and dt > 0.0:
         tau = np.clip(tau, tau_prev - c.max_torque_rate * dt, tau_prev + c.max_torque_rate * dt)
     return tau, s_min
 
 
-def _barrier(model, c, q, qd, A, u):
-    """The joint-limit barrier from its description, on u, the torques beyond rnea(q, qd, 0): within
-    the band (the margin, at most a quarter of the range) at a limit the acceleration A^-1 u toward it
-    is capped at omega^2 (edge - q) - 2 omega qd, the cut added as A delta."""
+def _barrier(model, c, q, qd, A, u, dt):
+    """The joint-limit barriers from their description, on u, the torques beyond rnea(q, qd, 0): faster
+    than half its velocity limit v a joint's acceleration A^-1 u away from zero is capped at
+    omega (v - |qd|), and at a tick dt > 0 within (-v - qd) / dt .. (v - qd) / dt; then within the band
+    (the margin, at most a quarter of the range) at a position limit the acceleration toward it is
+    capped at omega^2 (edge - q) - 2 omega qd; the cut added as A delta."""
     band = np.minimum(c.joint_limit_margin, 0.25 * (model.upper - model.lower))
-    hi, lo, w = model.upper - band, model.lower + band, c.joint_limit_frequency
+    hi, lo, w, v = model.upper - band, model.lower + band, c.joint_limit_frequency, model.velocity_limit
     a = np.linalg.solve(A, u)
-    cut = np.where(q < lo, np.maximum(a, w * w * (lo - q) - 2.0 * w * qd), a)
+    cut = np.where(qd > 0.5 * v, np.minimum(a, w * (v - qd)), a)
+    cut = np.where(qd < -0.5 * v, np.maximum(cut, w * (-v - qd)), cut)
+    if dt > 0.0:
+        cut = np.clip(cut, (-v - qd) / dt, (v - qd) / dt)
+    cut = np.where(q < lo, np.maximum(cut, w * w * (lo - q) - 2.0 * w * qd), cut)
     cut = np.where(q > hi, np.minimum(cut, w * w * (hi - q) - 2.0 * w * qd), cut)
     return u + A @ (cut - a)
 
@@ -100,13 +106,14 @@ def _controllers(model, rows, rng):
 def test_the_engine_law_equals_the_numpy_formulas_at_random_states(robots, name, rows):
     """Both laws, one tick and the next (rate limited), at 12 random states, rotations of the reference
     up to 3 rad (both branches of log), the wrench saturated in some, joints in the joint-limit
-    barrier's band in some: to 1e-9 of the torques' size."""
+    barrier's band in some and past their velocity limits' cap in some: to 1e-9 of the torques' size."""
     model, rng = robots[name], np.random.default_rng(46)
-    in_band = 0  # states with a joint in the joint-limit barrier's band
+    in_band = fast = 0  # states with a joint in the position barrier's band, faster than half its velocity limit
     for _ in range(12):
         lo, hi = np.maximum(model.lower, -3.2) - 0.05, np.minimum(model.upper, 3.2) + 0.05  # a few past a limit
-        q, qd = rng.uniform(lo, hi), rng.normal(scale=0.5, size=model.nq)
+        q, qd = rng.uniform(lo, hi), rng.normal(scale=rng.choice([0.3, 1.5]), size=model.nq)
         in_band += bool(np.any((q > model.upper - 0.1) | (q < model.lower + 0.1)))
+        fast += bool(np.any(np.abs(qd) > 0.5 * model.velocity_limit))
         ref = _random_reference(model, q, model.end_effector, rng)
         for c in _controllers(model, rows, rng):
             first = c.update(0.0, q, qd, ref)
@@ -118,7 +125,8 @@ def test_the_engine_law_equals_the_numpy_formulas_at_random_states(robots, name,
             second = c.update(0.002, q2, qd, ref)  # within 200 N m/s * 2 ms of the first
             expected2, _ = reference_tau(model, c, q2, qd, ref, first.tau, 0.002)
             np.testing.assert_allclose(second.tau, expected2, rtol=1e-9, atol=1e-9 * np.abs(expected2).max())
-    assert in_band > 0 or not np.isfinite(model.upper).any()  # the barrier checked where there are limits
+    assert in_band > 0 or not np.isfinite(model.upper).any()  # the barriers checked where there are limits
+    assert fast > 0 or not np.isfinite(model.velocity_limit).any()
 
 
 @pytest.mark.parametrize("angle", [0.0, 1e-9, 1e-5, np.pi / 2 - 1e-9, np.pi / 2 + 1e-9, np.pi - 1e-4, np.pi - 1e-8,
@@ -244,6 +252,10 @@ def test_non_finite_inputs_and_bad_options_take_the_fault_path(robots):
                                 None, 0.0).code == e.BAD_SIZE
         assert stages.compliant(model, o._replace(kp=-o.kp), q, np.zeros(7), ref.pose, ref.twist, accel, None,
                                 0.0).code == e.BAD_SIZE
+        for velocity, frequency, code in ((np.full(7, np.inf), 20.0, e.OK), (np.zeros(7), 20.0, e.BAD_SIZE),
+                                          (np.full(7, np.nan), 20.0, e.BAD_SIZE), (np.ones(7), 0.0, e.BAD_SIZE)):
+            bad = o._replace(velocity=velocity, limit_frequency=frequency, limit_margin=0.0)  # the velocity barrier
+            assert stages.compliant(model, bad, q, np.zeros(7), ref.pose, ref.twist, accel, None, 0.001).code == code
         assert stages.compliant(model, o, q, np.full(7, 1e160), ref.pose, ref.twist, accel, None, 0.0).code \
             == e.BAD_OUTPUT
         c.reset()

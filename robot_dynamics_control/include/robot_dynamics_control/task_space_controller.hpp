@@ -93,6 +93,11 @@ protected:
     options_.kd = kd_.data();
     options_.null_stiffness = null_stiffness_.data();
     options_.posture = posture_.data();
+    velocity_limit_.clear();  // the velocity barrier on the URDF's limits (0, a URDF's unset value: none)
+    for (double v : this->core_.velocity_limit) {
+      velocity_limit_.push_back(v > 0.0 ? v : std::numeric_limits<double>::infinity());
+    }
+    options_.velocity = velocity_limit_.data();
     if (!apply_gains()) {
       return controller_interface::CallbackReturn::ERROR;
     }
@@ -169,7 +174,7 @@ protected:
     options_.singular_threshold = this->params_.singular_threshold;
     options_.task.damping = this->params_.singular_damping;
     options_.smooth = this->params_.friction_smoothing_velocity;
-    options_.lower = this->core_.lower.data();  // the joint-limit barrier on the URDF's position limits
+    options_.lower = this->core_.lower.data();  // the position barrier on the URDF's position limits
     options_.upper = this->core_.upper.data();
     options_.limit_margin = this->params_.joint_limit_margin;
     options_.limit_frequency = this->params_.joint_limit_frequency;
@@ -316,7 +321,7 @@ private:
   TaskTarget target_;
   TaskPose hold_, applied_;
   rd_compliant_info info_{};
-  std::vector<double> null_stiffness_, posture_, hold_posture_, tau_prev_;
+  std::vector<double> null_stiffness_, posture_, hold_posture_, tau_prev_, velocity_limit_;
   bool has_prev_ = false;
   typename rclcpp::Subscription<geometry_msgs::msg::PoseStamped>::SharedPtr target_subscription_;
   typename rclcpp::Publisher<geometry_msgs::msg::PoseStamped>::SharedPtr target_raw_;
