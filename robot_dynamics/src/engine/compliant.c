@@ -205,17 +205,17 @@ static int barred(const rd_compliant_options *o, int j, double q, double qd, dou
            (o->velocity && (fabs(qd) > 0.5 * o->velocity[j] || (dt > 0.0 && isfinite(o->velocity[j]))));
 }
 
-/* Joint j's acceleration a (at q, qd; the tick dt) within its barriers: the velocity barrier's bounds, then the
- * position barrier's (rd_compliant_options), which wins where they disagree. */
-static double barrier_cut(const rd_compliant_options *o, int j, double q, double qd, double dt, double a)
+/* Joint j's acceleration a (at q, qd; 1 / dt of the tick, 0 when unknown) within its barriers: the velocity
+ * barrier's bounds, then the position barrier's (rd_compliant_options), which wins where they disagree. */
+static double barrier_cut(const rd_compliant_options *o, int j, double q, double qd, double inv_dt, double a)
 {
     const double omega = o->limit_frequency, b = band_of(o, j), v = o->velocity ? o->velocity[j] : INFINITY;
     if (qd > 0.5 * v) /* faster than half the limit: at most omega (v - qd) */
         a = fmin(a, omega * (v - qd));
     if (qd < -0.5 * v) /* at least omega (-v - qd) */
         a = fmax(a, omega * (-v - qd));
-    if (dt > 0.0 && isfinite(v)) /* the next tick's velocity within the limit */
-        a = fmax(fmin(a, (v - qd) / dt), (-v - qd) / dt);
+    if (inv_dt > 0.0 && isfinite(v)) /* the next tick's velocity within the limit */
+        a = fmax(fmin(a, (v - qd) * inv_dt), (-v - qd) * inv_dt);
     if (b > 0.0 && q < o->lower[j] + b) /* at least omega^2 (lo_edge - q) - 2 omega qd */
         a = fmax(a, omega * omega * (o->lower[j] + b - q) - 2.0 * omega * qd);
     if (b > 0.0 && q > o->upper[j] - b) /* at most omega^2 (hi_edge - q) - 2 omega qd */
@@ -224,14 +224,15 @@ static double barrier_cut(const rd_compliant_options *o, int j, double q, double
 }
 
 /* The joint-limit barriers (rd_compliant_options' limit_margin and velocity) on u (nq), the torques beyond
- * rnea(q, qd, 0): a = A^-1 u, each joint's acceleration bounded (barrier_cut), u += A delta for the cut
- * delta, = L (L^T delta) from A's factor L in w->H. Nothing is solved while no joint is barred. */
+ * rnea(q, qd, 0): a = A^-1 u, each joint's acceleration bounded (barrier_cut), u += A delta for the cut delta,
+ * = L (L^T delta) from A's factor L in w->H. Nothing is solved while no joint is barred, nothing added while
+ * no bound cuts. */
 static void limit_barrier(const rd_model *m, const rd_compliant_options *o, const rd_compliant_input *in, double *u,
                           rd_work *w)
 {
     const int nq = m->nq;
-    const double *L = w->H;
-    int inside = 0;
+    const double *L = w->H, inv_dt = in->dt > 0.0 ? 1.0 / in->dt : 0.0;
+    int inside = 0, cut = 0;
     for (int j = 0; j < nq; ++j)
         inside |= barred(o, j, in->q[j], in->qd[j], in->dt);
     if (!inside)
@@ -239,8 +240,12 @@ static void limit_barrier(const rd_model *m, const rd_compliant_options *o, cons
     double *a = w->tZ, *delta = w->tZ + nq;
     memcpy(a, u, sizeof(double) * (size_t)nq);
     rd_task_solve(L, w->tS + 108, nq, a); /* a = A^-1 u */
-    for (int j = 0; j < nq; ++j)
-        delta[j] = barrier_cut(o, j, in->q[j], in->qd[j], in->dt, a[j]) - a[j];
+    for (int j = 0; j < nq; ++j) {
+        delta[j] = barrier_cut(o, j, in->q[j], in->qd[j], inv_dt, a[j]) - a[j];
+        cut |= delta[j] != 0.0;
+    }
+    if (!cut)
+        return;
     for (int i = 0; i < nq; ++i) { /* a = L^T delta, then u += L a */
         double s = 0.0;
         for (int k = i; k < nq; ++k)

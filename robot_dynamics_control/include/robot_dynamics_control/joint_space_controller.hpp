@@ -242,10 +242,13 @@ protected:
   }
 
   /// Gains and safety parameters changed while running: a copy into the same-sized Params (the
-  /// parameter checks keep every size within what configure reserved), then into the core.
+  /// parameter checks keep every size within what configure reserved), then into the core. Only a
+  /// new stamp is applied: try_get_params is true whenever it takes the listener's lock, changed or
+  /// not, so the gains were applied again on every tick.
   void refresh_parameters() noexcept
   {
-    if (param_listener_->try_get_params(params_)) {
+    const rclcpp::Time before = params_.__stamp;
+    if (param_listener_->try_get_params(params_) && params_.__stamp != before) {
       apply_safety();
       apply_gains();
     }
