@@ -751,7 +751,7 @@ double speed_under_a_jumping_target(const std::string & extra)
 TEST_F(TaskSpace, ATargetThatJumpsLeavesTheJointsInsideTheirVelocityLimits)
 {
   // the velocity barrier on the URDF's limits (omega: joint_limit_frequency, 20 rad/s; and no tick past a
-  // limit): the joints reach their limits and stay within them (the library's test shows them at several
+  // limit): the joints reach their limits and stay within them (the library's test shows them at 7-8
   // times theirs without it)
   for (double speed : {speed_under_a_jumping_target<CartesianImpedanceController>(""),
                        speed_under_a_jumping_target<OperationalSpaceController>(

@@ -190,10 +190,15 @@ static void saturate_wrench(const rd_compliant_options *o, const task_state *s, 
     }
 }
 
+/* The smaller and the larger of two numbers (not NaN: what the barriers compare is finite or infinite), without
+ * the library call that fmin and fmax are on x86-64's baseline. */
+static double lesser(double a, double b) { return b < a ? b : a; }
+static double greater(double a, double b) { return b > a ? b : a; }
+
 /* Joint j's barriers' band (of limit_margin, at most a quarter of the joint's range; 0: no position barrier). */
 static double band_of(const rd_compliant_options *o, int j)
 {
-    return o->lower && o->limit_margin > 0.0 ? fmin(o->limit_margin, 0.25 * (o->upper[j] - o->lower[j])) : 0.0;
+    return o->lower && o->limit_margin > 0.0 ? lesser(o->limit_margin, 0.25 * (o->upper[j] - o->lower[j])) : 0.0;
 }
 
 /* Joint j (at q, qd; the tick dt) under a barrier: within a band of its position limits, faster than half its
@@ -211,15 +216,15 @@ static double barrier_cut(const rd_compliant_options *o, int j, double q, double
 {
     const double omega = o->limit_frequency, b = band_of(o, j), v = o->velocity ? o->velocity[j] : INFINITY;
     if (qd > 0.5 * v) /* faster than half the limit: at most omega (v - qd) */
-        a = fmin(a, omega * (v - qd));
+        a = lesser(a, omega * (v - qd));
     if (qd < -0.5 * v) /* at least omega (-v - qd) */
-        a = fmax(a, omega * (-v - qd));
+        a = greater(a, omega * (-v - qd));
     if (inv_dt > 0.0 && isfinite(v)) /* the next tick's velocity within the limit */
-        a = fmax(fmin(a, (v - qd) * inv_dt), (-v - qd) * inv_dt);
+        a = greater(lesser(a, (v - qd) * inv_dt), (-v - qd) * inv_dt);
     if (b > 0.0 && q < o->lower[j] + b) /* at least omega^2 (lo_edge - q) - 2 omega qd */
-        a = fmax(a, omega * omega * (o->lower[j] + b - q) - 2.0 * omega * qd);
+        a = greater(a, omega * omega * (o->lower[j] + b - q) - 2.0 * omega * qd);
     if (b > 0.0 && q > o->upper[j] - b) /* at most omega^2 (hi_edge - q) - 2 omega qd */
-        a = fmin(a, omega * omega * (o->upper[j] - b - q) - 2.0 * omega * qd);
+        a = lesser(a, omega * omega * (o->upper[j] - b - q) - 2.0 * omega * qd);
     return a;
 }
 

@@ -191,7 +191,7 @@ def test_a_target_past_a_joint_limit_leaves_the_joints_inside_their_limits(iiwa,
 def test_a_target_that_jumps_leaves_the_joints_inside_their_velocity_limits(iiwa, law):
     """The target jumps 0.43 m at once at 0.1 s, toward the base: with the velocity barrier (the model's
     velocity limits, omega 20 rad/s) no joint passes its velocity limit; without it (the limits removed)
-    the joints reach several times theirs."""
+    the joints reach 7-8 times theirs."""
     T0 = frame_pose(iiwa, Q0, iiwa.end_effector)
     T1 = _moved(T0, np.array([-0.35, 0.0, -0.25, 0.0, 0.0, 0.0]))
 
