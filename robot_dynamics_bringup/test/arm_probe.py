@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from robot_dynamics.ros.probe import ProbeTestCase
+from robot_dynamics.ros.probe import ProbeTestCase, package_share, ros_message
 
 #: The package's launch file, in its share folder (where `ros2 launch` finds it).
 LAUNCH_FILE = ("launch", "arm.launch.py")
@@ -22,9 +22,9 @@ LAUNCH_FILE = ("launch", "arm.launch.py")
 
 def arm_launch_file() -> str:
     """The installed arm.launch.py of robot_dynamics_bringup."""
-    from ament_index_python.packages import get_package_share_directory
-
-    return os.path.join(get_package_share_directory("robot_dynamics_bringup"), *LAUNCH_FILE)
+    share = package_share("robot_dynamics_bringup")
+    assert share is not None, "robot_dynamics_bringup is not built in this workspace"
+    return os.path.join(share, *LAUNCH_FILE)
 
 
 def repository_file(*parts: str) -> Path:
@@ -82,8 +82,7 @@ class ArmProbe(ProbeTestCase):
 
     def controllers(self):
         """controller_manager's controllers: name -> (state, type); {} when it does not answer."""
-        from controller_manager_msgs.srv import ListControllers
-
+        ListControllers = ros_message("controller_manager_msgs/srv/ListControllers")
         client = self.node.create_client(ListControllers, "/controller_manager/list_controllers")
         try:
             if not client.wait_for_service(timeout_sec=30.0):
@@ -104,8 +103,7 @@ class ArmProbe(ProbeTestCase):
 
     def switch(self, deactivate=(), activate=()):
         """controller_manager's switch_controllers (strict): whether it succeeded."""
-        from controller_manager_msgs.srv import SwitchController
-
+        SwitchController = ros_message("controller_manager_msgs/srv/SwitchController")
         client = self.node.create_client(SwitchController, "/controller_manager/switch_controller")
         try:
             self.assertTrue(client.wait_for_service(timeout_sec=30.0), "no switch_controller service")

@@ -32,25 +32,14 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from arm_probe import ArmProbe, arm_launch_file  # noqa: E402
 
-
-def _missing() -> str:
-    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
-
-    try:
-        get_package_prefix("topic_based_ros2_control")
-    except PackageNotFoundError:
-        return "topic_based_ros2_control is not built in this ROS 2 (hardware:=topic needs it)"
-    return ""
+from robot_dynamics.ros.probe import included_launch, package_share  # noqa: E402
 
 
-MISSING = _missing()
+MISSING = ("" if package_share("topic_based_ros2_control") is not None else
+           "topic_based_ros2_control is not built in this ROS 2 (hardware:=topic needs it)")
 if not MISSING:
     import launch_testing
-    import launch_testing.actions
     import launch_testing.asserts
-    from launch import LaunchDescription
-    from launch.actions import IncludeLaunchDescription
-    from launch.launch_description_sources import PythonLaunchDescriptionSource
 
 GOAL = [0.5, -0.4, 0.3, 0.2, -0.1, 0.6]  # the README's arm.launch.py goal
 
@@ -59,12 +48,8 @@ if not MISSING:
 
     @pytest.mark.launch_test
     def generate_test_description():
-        arm = IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(arm_launch_file()),
-            launch_arguments={"robot": "puma560", "control": "node", "hardware": "topic", "goal": ",".join(str(g) for g in GOAL),
-                              "use_rviz": "false"}.items(),
-        )
-        return LaunchDescription([arm, launch_testing.actions.ReadyToTest()])
+        return included_launch(arm_launch_file(), {"robot": "puma560", "control": "node", "hardware": "topic",
+                                                   "goal": ",".join(str(g) for g in GOAL), "use_rviz": "false"})
 
 
 @unittest.skipIf(bool(MISSING), MISSING)

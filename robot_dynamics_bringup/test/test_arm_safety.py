@@ -22,18 +22,14 @@ import sys
 import unittest
 
 import launch_testing
-import launch_testing.actions
 import launch_testing.asserts
 import numpy as np
 import pytest
-from builtin_interfaces.msg import Duration
-from launch import LaunchDescription
-from launch.actions import IncludeLaunchDescription
-from launch.launch_description_sources import PythonLaunchDescriptionSource
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from arm_probe import ArmProbe, arm_launch_file  # noqa: E402
+
+from robot_dynamics.ros.probe import included_launch, ros_message  # noqa: E402
 
 #: the chains of the three controllers, in their activation order
 CHAINS = {
@@ -51,9 +47,7 @@ LIMIT_TOLERANCE = 0.01
 
 @pytest.mark.launch_test
 def generate_test_description():
-    arm = IncludeLaunchDescription(PythonLaunchDescriptionSource(arm_launch_file()),
-                                   launch_arguments={"robot": "puma560", "use_rviz": "false"}.items())
-    return LaunchDescription([arm, launch_testing.actions.ReadyToTest()])
+    return included_launch(arm_launch_file(), {"robot": "puma560", "use_rviz": "false"})
 
 
 class TestArmSafety(ArmProbe):
@@ -66,8 +60,7 @@ class TestArmSafety(ArmProbe):
                                    "gravity_compensation_controller": "inactive"})
 
     def test_1_the_state_topic_publishes(self):
-        from robot_dynamics_interfaces.msg import ControllerState
-
+        ControllerState = ros_message("robot_dynamics_interfaces/msg/ControllerState")
         got = []
         self.node.create_subscription(ControllerState, "/computed_torque_controller/controller_state", got.append, 100)
         self.assertTrue(self.spin_until(lambda: len(got) > 0, 20.0),
@@ -99,6 +92,9 @@ class TestArmSafety(ArmProbe):
         lower, upper = float(self.model.lower[0]), float(self.model.upper[0])
         target = q0.copy()
         target[0] = upper + 3.0
+        JointTrajectory = ros_message("trajectory_msgs/msg/JointTrajectory")
+        JointTrajectoryPoint = ros_message("trajectory_msgs/msg/JointTrajectoryPoint")
+        Duration = ros_message("builtin_interfaces/msg/Duration")
         msg = JointTrajectory()
         msg.joint_names = list(self.model.joint_names)
         msg.points = [JointTrajectoryPoint(positions=[float(x) for x in target], velocities=[0.0] * self.model.nq,

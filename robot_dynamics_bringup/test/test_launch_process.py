@@ -19,6 +19,8 @@ import time
 
 import pytest
 
+from robot_dynamics.ros.probe import package_share
+
 #: every process of a launch ends with one of these lines of launch's
 FINISHED = re.compile(r"\[INFO\] \[([\w.-]+)\]: process has finished cleanly")
 DIED = re.compile(r"\[ERROR\] \[([\w.-]+)\]: process has died \[pid \d+, exit code (-?\d+)")
@@ -115,11 +117,7 @@ def test_a_hardware_plugin_that_cannot_load_ends_the_launch_with_its_name(launch
 @pytest.mark.parametrize("arguments", [(), ("control:=node", "hardware:=topic")], ids=["in_loop-sim", "node-topic"])
 def test_ctrl_c_on_the_terminal_stops_every_process_cleanly(launch, arguments):
     if "hardware:=topic" in arguments:
-        from ament_index_python.packages import PackageNotFoundError, get_package_prefix
-
-        try:
-            get_package_prefix("topic_based_ros2_control")
-        except PackageNotFoundError:
+        if package_share("topic_based_ros2_control") is None:
             pytest.skip("topic_based_ros2_control is not built in this ROS 2 (hardware:=topic needs it)")
     arm = launch(*arguments, "goal:=0.5,-0.4,0.3,0.2,-0.1,0.6")
     # up: every spawner done, the trajectory node (started after them) running

@@ -120,6 +120,37 @@ TEST_F(NoAllocation, PdGravity)
   EXPECT_EQ(updates(h, 3.0, 100), 0) << "after a gain change";
 }
 
+TEST_F(NoAllocation, AGainChangedWhileRunningIsUsed)
+{
+  // update() applies a parameter change once (refresh_parameters: a new stamp), and uses it from then on
+  ParamsFile params(urdf, joints + drivetrain + "    kp: [100.0]\n    kd: [1.0]\n");
+  Harness<robot_dynamics_control::PdGravityController> h("pd_gravity", params.path(), urdf);
+  h.activate();
+  const size_t n = h.state_values.size() / 2;
+  std::vector<double> q(n, 0.0), qd(n, 0.0);
+  h.set_state(q, qd);
+  ASSERT_EQ(h.update(0.0), controller_interface::return_type::OK);  // the hold latched at q = 0
+  std::fill(q.begin(), q.end(), 0.01);  // 0.01 rad from the hold, at rest
+  h.set_state(q, qd);
+  auto efforts = [&](double t) {
+    EXPECT_EQ(h.update(t), controller_interface::return_type::OK);
+    return h.command_values;
+  };
+  const auto at_100 = efforts(0.001);
+  EXPECT_EQ(efforts(0.002), at_100) << "the same state and gains, the same efforts";
+  auto node = h.controller->get_node();
+  ASSERT_TRUE(node->set_parameter(rclcpp::Parameter("kp", std::vector<double>{50.0})).successful);
+  const auto at_50 = efforts(0.003);
+  double largest = 0.0;
+  for (size_t i = 0; i < at_50.size(); ++i) {
+    largest = std::max(largest, std::abs(at_50[i] - at_100[i]));
+  }
+  EXPECT_GT(largest, 0.1) << "kp 100 -> 50 at 0.01 rad changes the efforts";
+  EXPECT_EQ(efforts(0.004), at_50);
+  ASSERT_TRUE(node->set_parameter(rclcpp::Parameter("kp", std::vector<double>{100.0})).successful);
+  EXPECT_EQ(efforts(0.005), at_100) << "kp back to 100: the first efforts again";
+}
+
 TEST_F(NoAllocation, ComputedTorqueTrajectory)
 {
   ParamsFile params(urdf, joints + drivetrain + "    omega: [15.0]\n    friction_velocity: desired\n");

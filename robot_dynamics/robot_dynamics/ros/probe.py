@@ -17,7 +17,7 @@ import unittest
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["ProbeTestCase", "action_client", "included_launch", "ros_message"]
+__all__ = ["ProbeTestCase", "action_client", "included_launch", "package_share", "ros_message"]
 
 
 def ros_message(type_name: str) -> Any:
@@ -33,6 +33,17 @@ def action_client(node: Any, type_name: str, name: str) -> Any:
     from rclpy.action import ActionClient
 
     return ActionClient(node, ros_message(type_name), name)
+
+
+def package_share(name: str) -> str | None:
+    """The share folder of the ROS package ``name``, or None where it is not built (ament_index_python
+    imported when asked)."""
+    from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+
+    try:
+        return str(get_package_share_directory(name))
+    except PackageNotFoundError:
+        return None
 
 
 def included_launch(path: str, arguments: Mapping[str, str]) -> Any:

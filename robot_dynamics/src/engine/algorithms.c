@@ -12,14 +12,6 @@
 
 #include "internal.h"
 
-/* rd_crba's steps, inlined into each of its builds (the AVX2 one too: RD_TARGET_CLONES of
- * recursions_x4.h) */
-#if defined(__GNUC__)
-#define RD_HOT inline __attribute__((always_inline))
-#else
-#define RD_HOT inline
-#endif
-
 /* -- the data ----------------------------------------------------------------------------------- */
 #define RD_ALIGN 64 /* every array starts on its own cache line */
 

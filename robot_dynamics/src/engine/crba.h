@@ -29,14 +29,6 @@
 #define RD_USUALLY(x) (x)
 #endif
 
-/* rd_crba's steps inlined into each of its builds (the AVX2 one too) */
-#ifndef RD_HOT
-#if defined(__GNUC__)
-#define RD_HOT inline __attribute__((always_inline))
-#else
-#define RD_HOT inline
-#endif
-#endif
 
 /* -- four numbers at once ------------------------------------------------------------------------- */
 #if RD_LANES == 4

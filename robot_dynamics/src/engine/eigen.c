@@ -18,12 +18,6 @@
 
 #include "internal.h"
 
-#if defined(__GNUC__) /* tridiagonalize's and reflect's loops: inlined where their length is known */
-#define RD_HOT inline __attribute__((always_inline))
-#else
-#define RD_HOT inline
-#endif
-
 #define JACOBI_TOLERANCE 1e-15 /* the off-diagonal part's norm relative to the matrix's when the sweeps stop */
 #define JACOBI_SWEEPS 50       /* at most (a 6 x 6 converges in 3 to 7) */
 #define QR_SWEEPS 30           /* QR steps per eigenvalue at most (a 6 x 6 takes one to three) */
@@ -264,11 +258,11 @@ static void symmetric_eigen(double *A, int n, double *w, double *V)
 {
     double e[6], Vt[VT * VT] = {0.0}; /* V^T, VT columns */
     tridiagonalize(A, n, w, e, V);
-    for (int r = 0; r < n; ++r)
+    for (int r = 0; V && r < n; ++r)
         for (int k = 0; k < n; ++k)
             Vt[VT * k + r] = V[r * n + k];
-    tridiagonal_eigen(w, e, n, Vt);
-    for (int r = 0; r < n; ++r)
+    tridiagonal_eigen(w, e, n, V ? Vt : NULL);
+    for (int r = 0; V && r < n; ++r)
         for (int k = 0; k < n; ++k)
             V[r * n + k] = Vt[VT * k + r];
 }

@@ -7,6 +7,14 @@
 
 #include "engine.h"
 
+/* A step inlined where it is called, whatever the compiler's own choice (its loops then of the caller's
+ * constant lengths, and each target_clones build its own copy). */
+#if defined(__GNUC__)
+#define RD_HOT inline __attribute__((always_inline))
+#else
+#define RD_HOT inline
+#endif
+
 /* Two doubles at once (rd_x2): one state's code that forms two values by the same operations,
  * lane by lane, as the scalar code would (the same bits). Where the compiler has vector types
  * (as RD_LANES in engine.h) one SSE2 or NEON register; elsewhere a pair computed lane by lane. */
