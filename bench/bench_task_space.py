@@ -32,6 +32,7 @@ import sysconfig
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -130,26 +131,37 @@ def _cmake_set(name: str) -> list[str]:
     return re.search(rf"\bset\(\s*{name}\s+([^)]*)\)", text).group(1).split()
 
 
-def build_engines(folder: str) -> str:
-    """Compiles task_space_engines.cpp with the engine's sources (its own flags) against the pin wheel's
-    Pinocchio (its CMake config's compile definitions) and the system's Eigen: the executable's path."""
+def build_with_pinocchio(folder: str, name: str, cpp: list[Path], c: tuple[Path, ...] = (),
+                         include: tuple[Path, ...] = (), defines: tuple[str, ...] = ()) -> str:
+    """Compiles the C++ sources `cpp` (the first holds main) and the C sources `c` with the engine's sources
+    (its own flags, ``engine.cmake``) against the pin wheel's Pinocchio (its CMake config's compile
+    definitions) and the system's Eigen, the folders `include` searched and the macros `defines` set too:
+    the executable `name`'s path in `folder`."""
     prefix = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix"
     eigen = next((p for p in ("/usr/include/eigen3", str(prefix / "include" / "eigen3")) if Path(p, "Eigen").is_dir()), None)
     if not (prefix / "include" / "pinocchio").is_dir() or eigen is None or shutil.which("g++") is None:
-        raise SystemExit("--engines needs g++, the pin wheel (pip install pin) and Eigen (apt install libeigen3-dev)")
-    objects = []
-    for source in _cmake_set("RD_ENGINE_SOURCES"):
-        obj = os.path.join(folder, source.replace(".c", ".o"))
-        subprocess.run(["gcc", *_cmake_set("RD_ENGINE_FLAGS"), "-c", str(ENGINE / source), "-o", obj], check=True)
-        objects.append(obj)
-    defines = ["BOOST_MPL_LIMIT_LIST_SIZE=30", "BOOST_MPL_LIMIT_VECTOR_SIZE=30", "BOOST_MPL_CFG_NO_PREPROCESSED_HEADERS",
+        raise SystemExit("needs g++, the pin wheel (pip install pin) and Eigen (apt install libeigen3-dev)")
+    searched = [f"-I{ENGINE}", *(f"-I{p}" for p in include)]
+    defines = [*defines, "BOOST_MPL_LIMIT_LIST_SIZE=30", "BOOST_MPL_LIMIT_VECTOR_SIZE=30", "BOOST_MPL_CFG_NO_PREPROCESSED_HEADERS",
                "BOOST_FUSION_INVOKE_MAX_ARITY=12", "PINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION", "PINOCCHIO_WITH_URDFDOM"]
-    exe = os.path.join(folder, "task_space_engines")
-    subprocess.run(["g++", "-std=c++17", "-O3", "-DNDEBUG", *(f"-D{d}" for d in defines), f"-I{ENGINE}",
-                    f"-I{prefix / 'include'}", f"-I{eigen}", str(HERE / "task_space_engines.cpp"), *objects,
-                    f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", "-lpinocchio_default", "-lpinocchio_parsers",
-                    "-o", exe], check=True)
+    cxx = ["g++", "-std=c++17", "-O3", "-DNDEBUG", "-Wno-deprecated-declarations", *(f"-D{d}" for d in defines),
+           *searched, f"-I{prefix / 'include'}", f"-I{eigen}"]
+    compiles = [["gcc", *_cmake_set("RD_ENGINE_FLAGS"), *searched, "-c", str(source)]
+                for source in [ENGINE / s for s in _cmake_set("RD_ENGINE_SOURCES")] + list(c)]
+    compiles += [[*cxx, "-c", str(source)] for source in cpp]
+    objects = [os.path.join(folder, f"{k}_{Path(command[-1]).stem}.o") for k, command in enumerate(compiles)]
+    print(f"compiling {len(compiles)} sources for {name} (Pinocchio's headers: a few minutes)", flush=True)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # one compiler a core
+        list(pool.map(lambda job: subprocess.run([*job[0], "-o", job[1]], check=True), zip(compiles, objects)))
+    exe = os.path.join(folder, name)
+    subprocess.run(["g++", *objects, f"-L{prefix / 'lib'}", f"-Wl,-rpath,{prefix / 'lib'}", "-lpinocchio_default",
+                    "-lpinocchio_parsers", "-o", exe], check=True)
     return exe
+
+
+def build_engines(folder: str) -> str:
+    """task_space_engines.cpp built by build_with_pinocchio: the executable's path."""
+    return build_with_pinocchio(folder, "task_space_engines", [HERE / "task_space_engines.cpp"])
 
 
 def engines(exe: str, folder: str, name: str, model: rd.RobotModel, path: str | None) -> list[tuple]:
