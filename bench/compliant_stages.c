@@ -58,14 +58,13 @@ static void stage(int k, const rd_model *m, const rd_compliant_options *o, const
         memcpy(s->G, w->tS, sizeof s->G);
         rd_task_factor(s->G, r, s->gi);
     } else if (k == 6) {
-        double ed[6];
         for (int i = 0; i < r; ++i) {
             double v = 0.0;
             for (int a = 0; a < nq; ++a)
                 v += w->tJ[i * nq + a] * in->qd[a];
-            ed[i] = in->twist[i] - v;
+            s->ed[i] = in->twist[i] - v;
         }
-        rd_impedance_damping_apply(r, o->kp, w->tS, o->damping_ratio, ed, s->F);
+        rd_impedance_damping_apply(r, o->kp, w->tS, o->damping_ratio, s->ed, s->F);
     }
 }
 

@@ -11,9 +11,9 @@ extern "C" {
 #define RD_STAGES 7
 
 /* What the stages pass on beside rd_work: the frame's pose, s_min and the damping lambda it gives, S's
- * factor G and 1 / G_jj, the damping's wrench D e_dot. */
+ * factor G and 1 / G_jj, the twist error e_dot = twist_d - J qd and the damping's wrench D e_dot. */
 typedef struct {
-    double T[16], s_min, lambda, G[36], gi[6], F[6];
+    double T[16], s_min, lambda, G[36], gi[6], ed[6], F[6];
 } rd_stage_scratch;
 
 extern const char *const rd_stage_names[RD_STAGES];
