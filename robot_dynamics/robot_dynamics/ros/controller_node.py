@@ -30,7 +30,7 @@ from .conversion import stamp_nanoseconds
 from .logic import load_model_from_parameters
 from .command_log import CommandRecorder
 from .motion import ControlLoop, build_controller, controller_options
-from .node_common import declare_parameters, run, seconds
+from .node_common import LATEST, declare_parameters, run, seconds
 
 __all__ = ["ControllerNode", "main"]
 
@@ -56,8 +56,8 @@ class ControllerNode(Node):
         self.recorder = (CommandRecorder(p["command_log_cycles"], self.loop.command_joints)
                          if self.command_log else None)
         self.command_pub = self.create_publisher(Float64MultiArray, p["command_topic"], 10)
-        self.create_subscription(JointState, p["joint_states_topic"], self._on_joint_state, 10)
-        self.create_subscription(JointTrajectory, p["reference_topic"], self._on_reference, 10)
+        self.create_subscription(JointState, p["joint_states_topic"], self._on_joint_state, LATEST)
+        self.create_subscription(JointTrajectory, p["reference_topic"], self._on_reference, LATEST)
         self.create_timer(1.0 / p["rate"], self._tick)
         self._last_status = ""
         self._last_log = -1.0

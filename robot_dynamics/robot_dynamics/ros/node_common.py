@@ -23,7 +23,14 @@ from rclpy.qos import HistoryPolicy, QoSProfile, qos_profile_services_default
 from ..errors import InputError, RobotDynamicsError
 from .params import NODE_PARAMETERS, ParamSpec, describe, service_history, validate
 
-__all__ = ["declare_parameters", "seconds", "run", "service_qos", "sigint_ignored"]
+__all__ = ["LATEST", "declare_parameters", "seconds", "run", "service_qos", "sigint_ignored"]
+
+#: The history depth of a control loop's inputs (the controller's joint states and reference,
+#: the simulator's commands): the newest message only. With rclpy's 10, a Python node that falls
+#: behind a 1 kHz publisher (controller_manager's) works through a queue of states up to 10
+#: periods old: delay that the law does not know of, enough to make the loop ring at the effort
+#: limits.
+LATEST = 1
 
 
 def _descriptor(spec: ParamSpec) -> ParameterDescriptor:

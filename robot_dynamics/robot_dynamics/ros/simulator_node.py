@@ -4,9 +4,12 @@ Subscribes ``command_topic`` (std_msgs/Float64MultiArray in the order of ``joint
 ros2_control's effort forward-command controller takes them; or, with ``command_type:
 joint_state``, sensor_msgs/JointState with efforts by name, as ros2_control's TopicBasedSystem
 sends them when the simulator is the hardware behind controller_manager), integrates
-:func:`robot_dynamics.aba` with RK4 (``substeps`` per period, command held) and publishes
-sensor_msgs/JointState on ``joint_states_topic`` at ``rate``, so robot_state_publisher and
-rviz show the motion. A command older than ``command_timeout`` is dropped (zero effort).
+:func:`robot_dynamics.aba` with RK4 (``substeps`` per period of ``1/rate``, command held) and
+publishes sensor_msgs/JointState on ``joint_states_topic`` at ``rate``, so robot_state_publisher
+and rviz show the motion. The simulated arm keeps to the node's clock: a late timer callback
+integrates every period due since the last (a Python timer asked for 1 kHz fires a few hundred
+times a second on a loaded machine). A command older than ``command_timeout`` is dropped (zero
+effort).
 
 Every callback is one call into :class:`robot_dynamics.ros.motion.SimulatedPlant`.
 """
@@ -22,7 +25,7 @@ from std_msgs.msg import Float64MultiArray
 
 from .logic import load_model_from_parameters
 from .motion import SimulatedPlant
-from .node_common import declare_parameters, run, seconds
+from .node_common import LATEST, declare_parameters, run, seconds
 
 __all__ = ["SimulatorNode", "main"]
 
@@ -44,7 +47,7 @@ class SimulatorNode(Node):
         self.substeps = int(p["substeps"])
         self.state_pub = self.create_publisher(JointState, p["joint_states_topic"], 10)
         self.create_subscription(JointState if p["command_type"] == "joint_state" else Float64MultiArray,
-                                 p["command_topic"], self._on_command, 10)
+                                 p["command_topic"], self._on_command, LATEST)
         self.create_timer(self.period, self._step)
         self._last_status = ""
         self._last_log = -1.0
@@ -57,7 +60,7 @@ class SimulatorNode(Node):
             self.get_logger().warning(f"command ignored: {status}", throttle_duration_sec=2.0)
 
     def _step(self) -> None:
-        ok, status = self.plant.step(self.period, seconds(self), self.substeps)
+        ok, status = self.plant.step_to(seconds(self), self.period, self.substeps)
         if status != self._last_status and time.monotonic() - self._last_log >= 1.0:
             self._last_log = time.monotonic()
             # one call site per severity: rclpy refuses a severity change at one call site

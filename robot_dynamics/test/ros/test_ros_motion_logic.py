@@ -15,6 +15,7 @@ from robot_dynamics.ros import conversion as cv
 from robot_dynamics.ros.messages import message_class, service_class
 from robot_dynamics.ros.motion import (
     CONTROLLERS,
+    MAX_CATCH_UP,
     ControlLoop,
     SimulatedPlant,
     TrajectoryStreamer,
@@ -180,6 +181,47 @@ def test_plant_commands_order_timeout_and_rejections(planar):
     assert js.name == ["shoulder", "elbow"] and js.effort == list(plant.effort)
     plant.step(1e-3, now=1.0)
     assert plant.joint_state(JointState()).effort == [0.0, 0.0]
+
+
+def _swinging(model):
+    plant = SimulatedPlant(model, [0.1, -0.5, 0.4, 0.0, 0.3, 0.0], friction=True)
+    plant.on_command(Float64MultiArray(data=[5.0, -20.0, 3.0, 0.5, -0.2, 0.1]), now=0.0)
+    return plant
+
+
+def test_plant_keeps_to_the_clock_however_late_the_timer_fires(puma):
+    # A 1 kHz node called at irregular, mostly late times: the state is always the one at the
+    # node's clock (to half a period), and the same as stepping every period on time.
+    period, late = 1e-3, _swinging(puma)
+    clock = 0.0
+    for gap in [1.0, 3.4, 0.3, 2.6, 7.0, 1.1, 0.2, 4.9, 1.0, 2.5] * 5:
+        clock += gap * period
+        ok, status = late.step_to(clock, period, substeps=2)
+        assert ok and status == "ok", status
+        assert abs(late.time - clock) <= 0.5 * period + 1e-12  # the first call (at one period) steps one
+    on_time = _swinging(puma)
+    for _ in range(round(late.time / period)):
+        on_time.step(period, 0.0, substeps=2)
+    assert on_time.time == pytest.approx(late.time, abs=1e-12)
+    assert np.max(np.abs(late.qd)) > 0.05  # it moved
+    np.testing.assert_allclose(late.q, on_time.q, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(late.qd, on_time.qd, rtol=0, atol=1e-10)
+    # One period a call (the old behaviour) would have simulated 50 ms of the 120 ms that passed.
+    assert late.time > 0.11
+
+
+def test_plant_step_to_early_call_waits_and_a_stall_is_dropped_and_said(puma):
+    period, plant = 5e-3, _swinging(puma)  # commanded at 0, the command fresh for 0.5 s
+    assert plant.step_to(0.01, period, substeps=5) == (True, "ok")
+    q = plant.q.copy()
+    assert plant.step_to(0.01 + 0.4 * period, period, substeps=5) == (True, "ok")  # early: nothing due
+    np.testing.assert_array_equal(plant.q, q)
+    time = plant.time
+    ok, status = plant.step_to(0.41, period, substeps=5)  # a 0.4 s stall: MAX_CATCH_UP integrated
+    assert ok and status == "ok; 0.300 s of the clock dropped (the node was not scheduled)", status
+    assert plant.time - time == pytest.approx(MAX_CATCH_UP, abs=1e-12)
+    assert plant.step_to(0.41 + period, period, substeps=5) == (True, "ok")  # on time again from there
+    assert plant.time - time == pytest.approx(MAX_CATCH_UP + period, abs=1e-12)
 
 
 def _closed_loop(model, controller_name, goal, command_joints, seconds, rate=500.0, controller=None):
