@@ -32,6 +32,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from arm_probe import ArmProbe, arm_launch_file  # noqa: E402
 
+from robot_dynamics.ros.conversion import stamp_nanoseconds  # noqa: E402
 from robot_dynamics.ros.probe import included_launch, package_share  # noqa: E402
 
 
@@ -104,7 +105,7 @@ class TestArmLaunch(ArmProbe):
         # ... with the plan (1.3 s), not seconds behind it: the simulated arm keeps to the clock
         # that the reference runs on, and the loop acts on the newest state (behind by a queue,
         # the arm crept up on the goal and stopped short of it by its Coulomb friction)
-        stamps = np.array([s.header.stamp.sec + 1e-9 * s.header.stamp.nanosec for s in self.states])
+        stamps = 1e-9 * np.array([stamp_nanoseconds(s.header.stamp) for s in self.states])
         positions = np.array([self.model_order(s) for s in self.states])
         moved = int(np.argmax(np.max(np.abs(positions - positions[0]), axis=1) > 1e-3))
         arrived = int(np.argmax(np.all(np.abs(positions - GOAL) <= 1e-2, axis=1)))

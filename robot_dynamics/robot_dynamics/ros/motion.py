@@ -662,9 +662,10 @@ class SimulatedPlant:
         if periods <= 0:
             return True, self.status
         dropped = lag - periods * period
-        self.synced = float(now) if dropped > period else self.synced + periods * period
+        stalled = dropped > period
+        self.synced = float(now) if stalled else self.synced + periods * period
         ok, self.status = self.step(periods * period, now, periods * substeps)
-        if ok and dropped > period:
+        if ok and stalled:
             self.status = f"{self.status}; {dropped:.3f} s of the clock dropped (the node was not scheduled)"
         return ok, self.status
 
